@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Urna",
+    products: [
+        .library(name: "UrnaStore", targets: ["UrnaStore"]),
+        .library(name: "UrnaMigrator", targets: ["UrnaMigrator"]),
+        .library(name: "UrnaSchemas", targets: ["UrnaSchemas"]),
+        .library(name: "UrnaRecords", targets: ["UrnaRecords"]),
+        .library(name: "UrnaImport", targets: ["UrnaImport"]),
+        .executable(name: "urna", targets: ["urna"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        // Schema, objects, queries, transactions and the SQLite storage contract.
+        .target(name: "UrnaStore", dependencies: ["CSQLite"]),
+        // Descriptors -> plan -> run or dry run.
+        .target(name: "UrnaMigrator", dependencies: ["UrnaStore", "CSQLite"]),
+        // The schema history (people, elections) as data + closures.
+        .target(name: "UrnaSchemas", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Migrations"),
+        // Files -> records: byte input, CSV, XML, zip, TSE layouts. Knows nothing of the store.
+        .target(name: "UrnaRecords", dependencies: ["CLibXML2", "CZlib"]),
+        // Records -> election objects -> store; exports.
+        .target(name: "UrnaImport", dependencies: ["UrnaStore", "UrnaSchemas", "UrnaRecords"]),
+        .executableTarget(name: "urna", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords"]),
+        .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "CSQLite"]),
+        .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite"]),
+        .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "UrnaCLITests", dependencies: []),
+    ]
+)

@@ -1,0 +1,278 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A streaming CSV reader: bytes in, rows of fields out, with 1-based line numbers.
+///
+/// Works on any `ByteSource` through one buffer that starts at `CSVOptions.chunkSize` and grows
+/// only while a single row is longer than it, up to about `maxRecordBytes`; a row past the limits
+/// is skipped to its end without being buffered and comes out as a `MalformedRow`. Fields are found
+/// by a table-driven scan over raw bytes and decoded only when read (see `CSVRow`).
+///
+/// Rows: LF, CRLF and CR all end a row unless inside quotes; empty lines are skipped (they still
+/// count as lines); a last row without a line end is still a row. The encoding is resolved once, at
+/// `init`, from the first 64 KiB (see `TextEncodingChoice`); a UTF-8 byte-order mark is skipped.
+///
+/// ```swift
+/// let reader = try CSVReader(path: "consulta_cand_2018_MG.csv")
+/// while let result = try reader.next() {
+///     switch result {
+///     case .row(let row): print(row.location.line, row.count)
+///     case .malformed(let bad): print(bad)
+///     }
+/// }
+/// ```
+public final class CSVReader {
+    /// The name used in locations (by default the file name without its directory).
+    public let name: String
+    /// The encoding fields are decoded with.
+    public let encoding: TextEncoding
+    /// The options in force (limits clamped to what the reader supports).
+    public let options: CSVOptions
+    /// The source being read.
+    public let source: ByteSource
+
+    /// The first bytes of an oversized row kept for its `MalformedRow.rawBytes`.
+    static let rejectPrefixBytes = 64 * 1024
+
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var start = 0
+    private var end = 0
+    private var atEOF = false
+    private var nextLine = 1
+    private var scanner: CSVScanner
+    private let maxCapacity: Int
+
+    /// Reads CSV from any byte source; `name` is what locations show.
+    public init(
+        source: ByteSource, name: String, encoding: TextEncodingChoice = .auto, options: CSVOptions = CSVOptions()
+    ) throws {
+        let options = options.clamped
+        self.source = source
+        self.name = name
+        self.options = options
+        self.maxCapacity = options.maxRecordBytes + options.chunkSize
+        let capacity = max(options.chunkSize, TextEncoding.detectionWindow)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        // The encoding must be known before the first row, so the first 64 KiB are read here.
+        var filled = 0
+        var exhausted = false
+        do {
+            while filled < TextEncoding.detectionWindow && !exhausted {
+                let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
+                if n == 0 { exhausted = true }
+                filled += n
+            }
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+        let (resolved, bom) = encoding.resolve(prefix: UnsafeBufferPointer(start: buffer, count: filled), atEnd: exhausted)
+        self.encoding = resolved
+        self.buffer = buffer
+        self.capacity = capacity
+        self.end = filled
+        self.atEOF = exhausted
+        self.start = bom
+        scanner = CSVScanner(options: options)
+    }
+
+    /// Reads a file; locations show its name without the directory unless `name` is given.
+    public convenience init(
+        path: String, name: String? = nil, encoding: TextEncodingChoice = .auto, options: CSVOptions = CSVOptions()
+    ) throws {
+        let source = try FileByteSource(path: path)
+        try self.init(source: source, name: name ?? CSVReader.fileName(of: path), encoding: encoding, options: options)
+    }
+
+    deinit {
+        buffer.deallocate()
+        scanner.deallocate()
+    }
+
+    /// The line the next row starts on (1-based).
+    public var currentLine: Int { nextLine }
+
+    /// The next row or malformed row; nil at the end of the input. Throws only for I/O failures.
+    public func next() throws -> CSVReadResult? {
+        while true {
+            switch scanner.scan(buffer + start, end - start, atEOF: atEOF) {
+            case .end:
+                return nil
+            case let .blank(consumed):
+                start += consumed
+                nextLine += 1
+            case let .row(length, consumed, breaks):
+                let line = nextLine
+                nextLine += breaks + (consumed > length ? 1 : 0)
+                let row = UnsafeBufferPointer(start: buffer + start, count: length)
+                start += consumed
+                return makeResult(row, line: line)
+            case let .needMore(resume, fieldStart, field, breaks, state):
+                if resume - fieldStart > options.maxFieldBytes {
+                    let problem = CSVRowProblem.fieldTooLong(field: field, limit: options.maxFieldBytes)
+                    return try skipOversized(from: resume, lineBreaks: breaks, state: state, problem: problem)
+                }
+                if resume > options.maxRecordBytes {
+                    let problem = CSVRowProblem.recordTooLong(field: field, limit: options.maxRecordBytes)
+                    return try skipOversized(from: resume, lineBreaks: breaks, state: state, problem: problem)
+                }
+                try refill()
+            }
+        }
+    }
+
+    /// Calls `body` for every remaining row, in order.
+    public func forEach(_ body: (CSVReadResult) throws -> Void) throws {
+        while let result = try next() { try body(result) }
+    }
+
+    private func makeResult(_ row: UnsafeBufferPointer<UInt8>, line: Int) -> CSVReadResult {
+        var problem = scanner.problem
+        if problem == nil && row.count > options.maxRecordBytes {
+            problem = .recordTooLong(field: max(scanner.fieldCount - 1, 0), limit: options.maxRecordBytes)
+        }
+        if problem == nil && encoding == .utf8 && TextEncoding.containsNonASCII(row),
+            let bad = TextEncoding.firstInvalidUTF8(in: row)
+        {
+            problem = .invalidUTF8(field: scanner.field(containing: bad), byte: row[bad])
+        }
+        let bytes = Array(row)
+        if let problem {
+            let location = SourceLocation(file: name, line: line, column: problem.column)
+            return .malformed(MalformedRow(location: location, reason: problem.reason, rawBytes: bytes))
+        }
+        let fields = EncodedFields(bytes: bytes, spans: scanner.spanArray(), encoding: encoding, quote: options.quote)
+        return .row(CSVRow(location: SourceLocation(file: name, line: line), fields: fields))
+    }
+
+    // MARK: - Buffer
+
+    /// One read from the source into the free end of the buffer.
+    private func readMore() throws {
+        let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end))
+        if n == 0 { atEOF = true }
+        end += n
+    }
+
+    /// Moves the unread bytes to the front, grows the buffer if they fill it, and reads until full or EOF.
+    private func refill() throws {
+        if start > 0 {
+            let live = end - start
+            if live > 0 { memmove(buffer, buffer + start, live) }
+            end = live
+            start = 0
+        }
+        if end == capacity {
+            let bigger = min(capacity * 2, maxCapacity)
+            precondition(bigger > capacity, "CSVReader: row limits should have stopped growth")
+            resize(to: bigger)
+        }
+        while end < capacity && !atEOF { try readMore() }
+    }
+
+    private func resize(to newCapacity: Int) {
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        let live = end - start
+        moved.update(from: buffer + start, count: live)
+        buffer.deallocate()
+        buffer = moved
+        capacity = newCapacity
+        start = 0
+        end = live
+    }
+
+    /// Skips the rest of a row too long to buffer, following quotes so it stops at the row's real end.
+    private func skipOversized(
+        from resume: Int, lineBreaks: Int, state initial: CSVScanner.SkipState, problem: CSVRowProblem
+    ) throws -> CSVReadResult {
+        enum State { case fieldStart, unquoted, quoted, quoteInQuoted }
+        let line = nextLine
+        let prefix = Array(UnsafeBufferPointer(start: buffer + start, count: min(end - start, Self.rejectPrefixBytes)))
+        let lf = UInt8(ascii: "\n")
+        let cr = UInt8(ascii: "\r")
+        let quote = options.quote
+        let separator = options.separator
+        var state: State
+        switch initial {
+        case .fieldStart: state = .fieldStart
+        case .unquoted: state = .unquoted
+        case .quoted: state = .quoted
+        }
+        var breaks = lineBreaks
+        var lastWasCR = false
+        var terminated = false
+        var i = start + resume
+        scanning: while true {
+            if i >= end {
+                if atEOF { break scanning }
+                start = end
+                try refill()
+                i = start
+                continue
+            }
+            let b = buffer[i]
+            switch state {
+            case .quoted:
+                if b == quote {
+                    state = .quoteInQuoted
+                } else if b == lf {
+                    if !lastWasCR { breaks += 1 }
+                } else if b == cr {
+                    breaks += 1
+                }
+                lastWasCR = b == cr
+                i += 1
+            case .quoteInQuoted:
+                lastWasCR = false
+                if b == quote {
+                    state = .quoted
+                    i += 1
+                } else {
+                    state = .unquoted
+                }
+            case .fieldStart:
+                if b == quote {
+                    state = .quoted
+                    i += 1
+                } else {
+                    state = .unquoted
+                }
+            case .unquoted:
+                i += 1
+                if b == separator {
+                    state = .fieldStart
+                } else if b == lf {
+                    terminated = true
+                    break scanning
+                } else if b == cr {
+                    terminated = true
+                    if i >= end && !atEOF {
+                        start = end
+                        try refill()
+                        i = start
+                    }
+                    if i < end && buffer[i] == lf { i += 1 }
+                    break scanning
+                }
+            }
+        }
+        start = i
+        nextLine = line + breaks + (terminated ? 1 : 0)
+        if capacity > options.chunkSize && end - start <= options.chunkSize { resize(to: options.chunkSize) }
+        let location = SourceLocation(file: name, line: line, column: problem.column)
+        return .malformed(MalformedRow(location: location, reason: problem.reason, rawBytes: prefix))
+    }
+
+    /// The last path component, as locations show it.
+    static func fileName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        let tail = path[path.index(after: slash)...]
+        return tail.isEmpty ? path : String(tail)
+    }
+}

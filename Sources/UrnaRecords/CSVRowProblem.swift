@@ -1,0 +1,61 @@
+/// Why a CSV row could not be split into fields; turned into a `MalformedRow` reason.
+///
+/// Field numbers are 0-based here and 1-based in messages and locations.
+enum CSVRowProblem: Equatable {
+    case textAfterClosingQuote(field: Int, byte: UInt8)
+    case unterminatedQuote(field: Int)
+    case nulByte(field: Int)
+    case fieldTooLong(field: Int, limit: Int)
+    case recordTooLong(field: Int, limit: Int)
+    case tooManyFields(limit: Int)
+    case invalidUTF8(field: Int, byte: UInt8)
+
+    /// The 1-based field the problem is in, or 0 when it is the whole row.
+    var column: Int {
+        switch self {
+        case let .textAfterClosingQuote(field, _), let .unterminatedQuote(field), let .nulByte(field),
+            let .fieldTooLong(field, _), let .recordTooLong(field, _), let .invalidUTF8(field, _):
+            return field + 1
+        case .tooManyFields: return 0
+        }
+    }
+
+    /// What is wrong and what would fix it.
+    var reason: String {
+        switch self {
+        case let .textAfterClosingQuote(field, byte):
+            return "field \(field + 1): \(Self.describe(byte)) after the closing quote; a quote inside a quoted field "
+                + "must be doubled (\"\"), and nothing may follow the closing quote but the separator or the line end"
+        case let .unterminatedQuote(field):
+            return "field \(field + 1): the quote that opens this field is never closed before the end of the file; "
+                + "add the closing quote, or double the quotes inside the field (\"\")"
+        case let .nulByte(field):
+            return "field \(field + 1): contains a NUL byte (0x00); the file is probably UTF-16 or damaged: "
+                + "save it as Latin-1 or UTF-8 text, or remove the NUL bytes"
+        case let .fieldTooLong(field, limit):
+            return "field \(field + 1) is longer than the \(Self.describe(size: limit)) field limit; if the value is "
+                + "genuine, raise the limit (CSVOptions.maxFieldBytes), otherwise look for a quote that is never closed"
+        case let .recordTooLong(field, limit):
+            return "the row is longer than the \(Self.describe(size: limit)) row limit (reached in field \(field + 1)); "
+                + "usually a quote that is never closed swallowed the lines after it: close or double that quote, "
+                + "or raise CSVOptions.maxRecordBytes"
+        case let .tooManyFields(limit):
+            return "the row has more than \(limit) fields; check the separator, or raise CSVOptions.maxFieldCount"
+        case let .invalidUTF8(field, byte):
+            return "field \(field + 1): byte 0x\(String(byte, radix: 16, uppercase: true)) is not valid UTF-8; "
+                + "the file is probably Latin-1 or Windows-1252: read it with that encoding (latin1 or cp1252)"
+        }
+    }
+
+    private static func describe(_ byte: UInt8) -> String {
+        if byte == 0x20 { return "a space" }
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+
+    static func describe(size: Int) -> String {
+        if size >= 1 << 20 && size % (1 << 20) == 0 { return "\(size >> 20) MiB" }
+        if size >= 1 << 10 && size % (1 << 10) == 0 { return "\(size >> 10) KiB" }
+        return "\(size)-byte"
+    }
+}

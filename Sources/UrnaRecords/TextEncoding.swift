@@ -1,0 +1,230 @@
+/// The encoding a caller asks for when opening a file.
+///
+/// `.auto` looks at the bytes: a UTF-8 byte-order mark means UTF-8; otherwise, if the first 64 KiB
+/// contain non-ASCII bytes and all of them form valid UTF-8, the file is UTF-8; anything else is
+/// Latin-1 (what TSE ships). The other cases force an encoding.
+///
+/// ```swift
+/// let reader = try TSEFileReader(path: "consulta_cand_2018_MG.csv", encoding: .auto)
+/// print(reader.encoding)  // latin1
+/// ```
+public enum TextEncodingChoice: String, Sendable, CaseIterable {
+    /// Detect from the first 64 KiB (BOM, then UTF-8 validity, else Latin-1).
+    case auto
+    /// Force ISO-8859-1: every byte is the code point of the same value.
+    case latin1
+    /// Force Windows-1252: like Latin-1 except 0x80-0x9F (see `TextEncoding.cp1252`).
+    case cp1252
+    /// Force UTF-8 (a leading byte-order mark is skipped).
+    case utf8
+
+    /// The encoding this choice stands for once the first bytes of the file are known.
+    ///
+    /// `prefix` is the start of the file (64 KiB are enough); `atEnd` says whether the prefix is
+    /// the whole file, so a multi-byte sequence cut at its end is not taken as invalid UTF-8.
+    /// Returns the encoding and the length of a UTF-8 byte-order mark to skip (0 or 3).
+    public func resolve(prefix: UnsafeBufferPointer<UInt8>, atEnd: Bool) -> (encoding: TextEncoding, bomLength: Int) {
+        let bom = TextEncoding.hasUTF8ByteOrderMark(prefix) ? 3 : 0
+        switch self {
+        case .latin1: return (.latin1, 0)
+        case .cp1252: return (.cp1252, 0)
+        case .utf8: return (.utf8, bom)
+        case .auto:
+            if bom > 0 { return (.utf8, bom) }
+            let sample = UnsafeBufferPointer(rebasing: prefix.prefix(TextEncoding.detectionWindow))
+            let cutShort = !atEnd || prefix.count > TextEncoding.detectionWindow
+            guard TextEncoding.containsNonASCII(sample) else { return (.latin1, 0) }
+            let valid = TextEncoding.firstInvalidUTF8(in: sample, allowTruncatedEnd: cutShort) == nil
+            return (valid ? .utf8 : .latin1, 0)
+        }
+    }
+}
+
+/// A text encoding the readers decode, byte by byte, into Swift strings.
+///
+/// Decoding never fails: Latin-1 and Windows-1252 give every byte a character, and UTF-8 that is
+/// not valid is caught per row by the CSV reader (the row becomes a `MalformedRow`); where a caller
+/// decodes invalid UTF-8 directly, invalid sequences become U+FFFD.
+public enum TextEncoding: String, Sendable, CustomStringConvertible {
+    /// ISO-8859-1: byte value = code point. What TSE files use.
+    case latin1
+    /// Windows-1252: Latin-1 with printable characters in 0x80-0x9F (0x80 is €, 0x93/0x94 are “ ”).
+    /// The five bytes cp1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) decode to the C1 control
+    /// of the same value, as the WHATWG encoding standard and Windows do, so no byte is ever lost.
+    case cp1252
+    /// UTF-8.
+    case utf8
+
+    /// How many leading bytes `.auto` looks at.
+    public static let detectionWindow = 64 * 1024
+
+    /// A readable name, for progress lines and messages.
+    public var description: String {
+        switch self {
+        case .latin1: return "ISO-8859-1 (Latin-1)"
+        case .cp1252: return "Windows-1252"
+        case .utf8: return "UTF-8"
+        }
+    }
+
+    /// Decodes bytes to a string.
+    ///
+    /// When `collapsingDoubled` is a byte (the CSV quote), each pair of that byte is written once:
+    /// this is how a quoted CSV field's `""` escapes become `"` in the same pass.
+    public func decode(_ bytes: UnsafeBufferPointer<UInt8>, collapsingDoubled quote: UInt8? = nil) -> String {
+        let count = bytes.count
+        if count == 0 { return "" }
+        guard let base = bytes.baseAddress else { return "" }
+        switch self {
+        case .utf8:
+            guard let quote else { return String(decoding: bytes, as: UTF8.self) }
+            return TextEncoding.decodeUTF8(base, count, collapsing: quote)
+        case .latin1, .cp1252:
+            let table = self == .latin1 ? TextEncoding.latin1Lengths : TextEncoding.cp1252Lengths
+            var extra = 0
+            var quotes = 0
+            for i in 0..<count {
+                let b = base[i]
+                extra &+= Int(table[Int(b)]) &- 1
+                if b == quote { quotes &+= 1 }
+            }
+            let length = count + extra - quotes / 2
+            if extra == 0 && quotes == 0 { return String(decoding: bytes, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: length) { out in
+                self.transcodeSingleByte(base, count, into: out.baseAddress!, collapsing: quote)
+            }
+        }
+    }
+
+    /// Decodes bytes held in an array slice (see `decode(_:collapsingDoubled:)`).
+    public func decode(_ bytes: ArraySlice<UInt8>, collapsingDoubled quote: UInt8? = nil) -> String {
+        bytes.withUnsafeBufferPointer { decode($0, collapsingDoubled: quote) }
+    }
+
+    private func transcodeSingleByte(
+        _ base: UnsafePointer<UInt8>, _ count: Int, into out: UnsafeMutablePointer<UInt8>, collapsing quote: UInt8?
+    ) -> Int {
+        var o = 0
+        var i = 0
+        let q = Int(quote ?? 0xFF) // 0xFF is never a quote byte: it is not ASCII.
+        while i < count {
+            let b = base[i]
+            if b < 0x80 {
+                out[o] = b
+                o += 1
+                if Int(b) == q { i += 1 }
+            } else if self == .cp1252 && b < 0xA0 {
+                let scalar = TextEncoding.cp1252High[Int(b) - 0x80]
+                if scalar < 0x800 {
+                    out[o] = UInt8(0xC0 | (scalar >> 6))
+                    out[o + 1] = UInt8(0x80 | (scalar & 0x3F))
+                    o += 2
+                } else {
+                    out[o] = UInt8(0xE0 | (scalar >> 12))
+                    out[o + 1] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+                    out[o + 2] = UInt8(0x80 | (scalar & 0x3F))
+                    o += 3
+                }
+            } else {
+                out[o] = 0xC0 | (b >> 6)
+                out[o + 1] = 0x80 | (b & 0x3F)
+                o += 2
+            }
+            i += 1
+        }
+        return o
+    }
+
+    private static func decodeUTF8(_ base: UnsafePointer<UInt8>, _ count: Int, collapsing quote: UInt8) -> String {
+        var unescaped = [UInt8]()
+        unescaped.reserveCapacity(count)
+        var i = 0
+        while i < count {
+            let b = base[i]
+            unescaped.append(b)
+            i += b == quote ? 2 : 1
+        }
+        return String(decoding: unescaped, as: UTF8.self)
+    }
+
+    // MARK: - Byte-level facts
+
+    /// True when the bytes start with the UTF-8 byte-order mark EF BB BF.
+    public static func hasUTF8ByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+    }
+
+    /// True when some byte is 0x80 or above.
+    public static func containsNonASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        var i = 0
+        // Eight bytes at a time: the high bits of a word are zero exactly when all its bytes are ASCII.
+        while i + 8 <= count {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 { return true }
+            i += 8
+        }
+        while i < count {
+            if base[i] >= 0x80 { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// The offset of the first byte that does not belong to a valid UTF-8 sequence, or nil.
+    ///
+    /// With `allowTruncatedEnd`, a sequence that is only cut by the end of the buffer (its bytes so
+    /// far are valid) is accepted: the buffer is a prefix of something longer.
+    public static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>, allowTruncatedEnd: Bool = false) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
+        var i = 0
+        while i < count {
+            let b = base[i]
+            if b < 0x80 {
+                i += 1
+                continue
+            }
+            let need: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch b {
+            case 0xC2...0xDF: need = 1
+            case 0xE0: need = 2; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: need = 2
+            case 0xED: need = 2; high = 0x9F
+            case 0xF0: need = 3; low = 0x90
+            case 0xF1...0xF3: need = 3
+            case 0xF4: need = 3; high = 0x8F
+            default: return i
+            }
+            for k in 1...need {
+                if i + k >= count { return allowTruncatedEnd ? nil : i }
+                let c = base[i + k]
+                let (lo, hi): (UInt8, UInt8) = k == 1 ? (low, high) : (0x80, 0xBF)
+                if c < lo || c > hi { return i }
+            }
+            i += need + 1
+        }
+        return nil
+    }
+
+    /// UTF-8 length of each Latin-1 byte.
+    static let latin1Lengths: [UInt8] = (0..<256).map { $0 < 0x80 ? 1 : 2 }
+
+    /// UTF-8 length of each Windows-1252 byte.
+    static let cp1252Lengths: [UInt8] = (0..<256).map { byte in
+        if byte < 0x80 { return 1 }
+        if byte < 0xA0 { return cp1252High[byte - 0x80] < 0x800 ? 2 : 3 }
+        return 2
+    }
+
+    /// Code points of Windows-1252 bytes 0x80-0x9F; undefined bytes keep their C1 code point.
+    static let cp1252High: [UInt32] = [
+        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+        0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008D, 0x017D, 0x008F,
+        0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+        0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
+    ]
+}

@@ -1,0 +1,52 @@
+import CLibXML2
+
+/// What libxml2 calls back into: it pulls bytes from a `ByteSource` through the `XMLMarkupScanner`,
+/// and keeps the first error libxml2 reports. Owned by `XMLRecordReader`; libxml2 holds it unretained.
+final class XMLInputBridge {
+    struct ParserError {
+        let message: String
+        let line: Int
+        let column: Int
+        let isEncodingProblem: Bool
+    }
+
+    private let source: ByteSource
+    var scanner = XMLMarkupScanner()
+    private(set) var bytesRead: Int64 = 0
+    /// What the source threw; rethrown as is.
+    private(set) var sourceError: Error?
+    /// The first error (not warning) libxml2 reported.
+    private(set) var parserError: ParserError?
+
+    init(source: ByteSource) {
+        self.source = source
+    }
+
+    /// libxml2's read callback: bytes read, 0 at the end, -1 to stop (the reason is kept here).
+    func fill(_ buffer: UnsafeMutablePointer<CChar>, _ length: Int) -> Int32 {
+        guard sourceError == nil, scanner.failure == nil, length > 0 else { return -1 }
+        do {
+            let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+            if n == 0 { return scanner.finish() ? 0 : -1 }
+            bytesRead += Int64(n)
+            return scanner.scan(UnsafeRawBufferPointer(start: buffer, count: n)) ? Int32(n) : -1
+        } catch {
+            sourceError = error
+            return -1
+        }
+    }
+
+    /// libxml2's structured error callback.
+    func report(_ error: xmlError) {
+        guard parserError == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        var message = error.message.map { String(cString: $0) } ?? "libxml2 error \(error.code)"
+        while message.last?.isWhitespace == true { message.removeLast() }
+        let encodingCodes: Set<Int32> = [
+            Int32(XML_ERR_UNSUPPORTED_ENCODING.rawValue), Int32(XML_ERR_INVALID_ENCODING.rawValue),
+            Int32(XML_I18N_CONV_FAILED.rawValue), Int32(XML_I18N_NO_HANDLER.rawValue),
+        ]
+        parserError = ParserError(
+            message: message, line: Int(error.line), column: Int(error.int2),
+            isEncodingProblem: encodingCodes.contains(error.code))
+    }
+}

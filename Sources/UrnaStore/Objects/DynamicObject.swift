@@ -1,0 +1,173 @@
+import Foundation
+
+/// An object of any type, with properties read and written by name; works for schemas with no Swift class.
+///
+/// Unmanaged (made with `init(type:values:)`) it is a plain bag of values; once added to a store, or
+/// returned by a query, it is managed: reads see the file, writes go to the file and need a write
+/// transaction.
+///
+/// ```swift
+/// let person = try store.objects("Person").first!
+/// print(person["fullName"])          // .string("Ada Lovelace")
+/// try store.write { person["age"] = 37 }
+/// ```
+public final class DynamicObject {
+    public let type: ObjectSchema
+    public internal(set) weak var store: Store?
+    /// The identity column's stored value (primary key or `_id`) once managed.
+    public internal(set) var storedKey: SQLValue?
+    var values: [String: Value]
+    var loadedGeneration = -1
+
+    /// An unmanaged object of `type` with some property values (the rest take their defaults when added).
+    public init(type: ObjectSchema, values: [String: Value] = [:]) {
+        self.type = type
+        self.values = values
+    }
+
+    init(type: ObjectSchema, store: Store, key: SQLValue) {
+        self.type = type
+        self.store = store
+        self.storedKey = key
+        self.values = [:]
+    }
+
+    /// Whether this object lives in a store.
+    public var isManaged: Bool { store != nil && storedKey != nil }
+
+    /// The primary key (or `_id`) value of a managed object; for unmanaged ones, the given primary key.
+    public var primaryKeyValue: Value {
+        if let k = storedKey { return ValueCodec.decodeKey(k, keyType: type.primaryKey?.type ?? .int64) }
+        if let pk = type.primaryKey { return values[pk.name] ?? .null }
+        return .null
+    }
+
+    /// A property's value by name (`.null` for unknown names; use `value(forKey:)` to get an error).
+    public subscript(name: String) -> Value {
+        get { (try? value(forKey: name)) ?? .null }
+        set {
+            do { try setValue(newValue, forKey: name) } catch {
+                preconditionFailure("setting \(type.name).\(name): \(error)")
+            }
+        }
+    }
+
+    /// A property's value; throws for unknown properties or a deleted object.
+    public func value(forKey name: String) throws -> Value {
+        guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
+        guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
+        switch p.type {
+        case .list(let target):
+            return .list(try store.listTargets(owner: type, property: p, key: key, target: target))
+        case .linkingObjects:
+            return .list(try store.linkingObjects(of: self, property: p).map { LinkTarget(type: $0.type.name, key: $0.primaryKeyValue) })
+        default:
+            if p.ignored { return values[name] ?? p.effectiveDefault }
+            try reloadIfStale()
+            return values[name] ?? .null
+        }
+    }
+
+    /// Sets a property (in a write transaction when managed).
+    public func setValue(_ value: Value, forKey name: String) throws {
+        guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
+        guard let store, let key = storedKey else {
+            values[name] = value
+            return
+        }
+        if p.ignored {
+            values[name] = value
+            return
+        }
+        try store.update(type: type, key: key, values: [name: value])
+    }
+
+    /// The object a to-one link points at, or nil.
+    public func linked(_ name: String) throws -> DynamicObject? {
+        guard let p = type[property: name], case .link(let target) = p.type else {
+            throw StoreError.unknownProperty(type: type.name, property: name)
+        }
+        guard case .link(let t) = try value(forKey: name) else { return nil }
+        if let store { return try store.object(ofType: target, forPrimaryKey: t.key) }
+        return nil
+    }
+
+    /// The members of a list property, as live results that can be filtered and sorted.
+    public func list(_ name: String) throws -> Results {
+        guard let p = type[property: name], case .list = p.type else {
+            throw StoreError.unknownProperty(type: type.name, property: name)
+        }
+        guard let store, storedKey != nil else { throw StoreError.unmanagedObject(type: type.name) }
+        return try store.listResults(owner: self, property: p)
+    }
+
+    /// The objects whose link or list points at this one, through an inverse (linkingObjects) property.
+    public func linkingObjects(_ name: String) throws -> Results {
+        guard let p = type[property: name], case .linkingObjects = p.type else {
+            throw StoreError.unknownProperty(type: type.name, property: name)
+        }
+        guard let store, storedKey != nil else { throw StoreError.unmanagedObject(type: type.name) }
+        return try store.linkingObjects(of: self, property: p)
+    }
+
+    /// Follows a key path (`party.acronym`, `goods.@count`) and returns the value at its end.
+    public func value(atKeyPath path: String) throws -> Value {
+        let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+        if parts.count == 1 { return try value(forKey: parts[0]) }
+        if parts[1] == "@count" {
+            guard case .list(let l) = try value(forKey: parts[0]) else { return .null }
+            return .int(Int64(l.count))
+        }
+        guard let p = type[property: parts[0]] else { throw StoreError.unknownProperty(type: type.name, property: parts[0]) }
+        switch p.type {
+        case .link:
+            guard let next = try linked(parts[0]) else { return .null }
+            return try next.value(atKeyPath: parts[1])
+        case .embedded:
+            guard case .embedded(let e) = try value(forKey: parts[0]) else { return .null }
+            return e[parts[1]] ?? .null
+        case .list, .linkingObjects:
+            let members: Results
+            if case .list = p.type { members = try list(parts[0]) } else { members = try linkingObjects(parts[0]) }
+            var links: [LinkTarget] = []
+            var plain: [Value] = []
+            for m in members {
+                let v = try m.value(atKeyPath: parts[1])
+                if case .link(let t) = v { links.append(t) } else { plain.append(v) }
+            }
+            if !links.isEmpty { return .list(links) }
+            return .embedded(Dictionary(uniqueKeysWithValues: plain.enumerated().map { (String($0.offset), $0.element) }))
+        default:
+            throw StoreError.unknownProperty(type: type.name, property: path)
+        }
+    }
+
+    /// Every stored property's value plus link keys, for printing and export.
+    public func dictionary(includeLists: Bool = true) throws -> [(String, Value)] {
+        var out: [(String, Value)] = []
+        if type.primaryKey == nil, let k = storedKey { out.append((ObjectSchema.rowIdColumn, ValueCodec.decodeKey(k, keyType: .int64))) }
+        for p in type.properties where !p.ignored {
+            switch p.type {
+            case .linkingObjects: continue
+            case .list: if includeLists { out.append((p.name, try value(forKey: p.name))) }
+            default: out.append((p.name, try value(forKey: p.name)))
+            }
+        }
+        return out
+    }
+
+    func reloadIfStale() throws {
+        guard let store, let key = storedKey else { return }
+        if loadedGeneration == store.generation && !store.isInWriteTransaction { return }
+        guard let row = try store.loadRow(type: type, key: key) else { throw StoreError.invalidated(type: type.name) }
+        values = row
+        loadedGeneration = store.generation
+    }
+}
+
+extension DynamicObject: CustomStringConvertible {
+    public var description: String {
+        let body = ((try? dictionary(includeLists: false)) ?? []).map { "\($0.0) = \($0.1)" }.joined(separator: "; ")
+        return "\(type.name) { \(body) }"
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Type-erased list access for the store's writes.
+public protocol AnyObjectList: AnyObject {
+    var anyMembers: [Any] { get }
+    func attach(owner: DynamicObject, property: String)
+    func setUnmanaged(_ items: [Any])
+}
+
+/// A to-many, ordered list of objects (`@Persisted var dogs: List<Dog>`).
+///
+/// Unmanaged it is an array; managed, reads and writes go to the list's table, and `filter`/`sorted`
+/// work on its members like on any results (seed 001's open and completed tasks).
+public final class List<Element: Object>: PersistableValue, AnyObjectList, Sequence {
+    var items: [Element] = []
+    weak var owner: DynamicObject?
+    var strongOwner: DynamicObject?
+    var propertyName = ""
+
+    public init() {}
+
+    public static var persistedType: PropertyType { .list(Element.typeName) }
+    public static var persistedDefault: List<Element> { List() }
+    public var persistedValue: Value { .null }
+    public static func fromPersisted(_ v: Value, store: Store?) -> List<Element> { List() }
+
+    public var anyMembers: [Any] {
+        if let r = managedResults { return r.map { $0 as Any } }
+        return items.map { $0.isManaged ? $0.managedObject as Any : $0 as Any }
+    }
+
+    public func attach(owner: DynamicObject, property: String) {
+        strongOwner = owner
+        propertyName = property
+    }
+
+    public func setUnmanaged(_ items: [Any]) { self.items = items.compactMap { $0 as? Element } }
+
+    var managedResults: Results? {
+        guard let o = strongOwner, o.isManaged else { return nil }
+        return try? o.list(propertyName)
+    }
+
+    /// The members as typed results (filter and sort them like any query).
+    public var results: TypedResults<Element>? { managedResults.map(TypedResults.init) }
+
+    public var count: Int { managedResults?.count ?? items.count }
+
+    public subscript(i: Int) -> Element {
+        if let r = managedResults { return Element.bound(r[i]) }
+        return items[i]
+    }
+
+    /// Appends an object (in a write transaction when the list is managed).
+    public func append(_ object: Element) throws {
+        guard let o = strongOwner, o.isManaged, let store = o.store else {
+            items.append(object)
+            return
+        }
+        var members: [Any] = try managedResults.map { Array($0) } ?? []
+        members.append(object.isManaged ? object.managedObject! as Any : object as Any)
+        try store.setList(owner: o, property: propertyName, members: members)
+    }
+
+    /// Removes the member at `index`.
+    public func remove(at index: Int) throws {
+        guard let o = strongOwner, o.isManaged, let store = o.store else {
+            items.remove(at: index)
+            return
+        }
+        var members: [Any] = try managedResults.map { Array($0) } ?? []
+        members.remove(at: index)
+        try store.setList(owner: o, property: propertyName, members: members)
+    }
+
+    /// Members matching a predicate.
+    public func filter(_ predicate: String, _ arguments: QueryArgument...) throws -> TypedResults<Element> {
+        guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
+        return TypedResults(try r.filter(predicate, arguments: arguments))
+    }
+
+    /// Members sorted by a key path.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> TypedResults<Element> {
+        guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
+        return TypedResults(r.sorted(byKeyPath: keyPath, ascending: ascending))
+    }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        if let r = managedResults { return r.map { Element.bound($0) }.makeIterator() }
+        return items.makeIterator()
+    }
+}
+
+/// Type-erased inverse-link access.
+public protocol AnyLinkingObjects: AnyObject {
+    var originType: String { get }
+    var originProperty: String { get }
+    func setOrigin(property: String)
+    func attach(owner: DynamicObject, property: String)
+}
+
+/// The objects whose link or list points at this one; computed, never stored.
+public final class LinkingObjects<Element: Object>: PersistableValue, AnyLinkingObjects, Sequence {
+    public private(set) var originProperty = ""
+    var owner: DynamicObject?
+    var propertyName = ""
+
+    public init() {}
+    public var originType: String { Element.typeName }
+    public func setOrigin(property: String) { originProperty = property }
+    public func attach(owner: DynamicObject, property: String) {
+        self.owner = owner
+        propertyName = property
+    }
+
+    public static var persistedType: PropertyType { .linkingObjects(type: Element.typeName, property: "") }
+    public static var persistedDefault: LinkingObjects<Element> { LinkingObjects() }
+    public var persistedValue: Value { .null }
+    public static func fromPersisted(_ v: Value, store: Store?) -> LinkingObjects<Element> { LinkingObjects() }
+
+    /// The linking objects as typed results (empty for unmanaged objects).
+    public var results: TypedResults<Element>? {
+        guard let o = owner, o.isManaged, let r = try? o.linkingObjects(propertyName) else { return nil }
+        return TypedResults(r)
+    }
+
+    public var count: Int { results?.count ?? 0 }
+    public var first: Element? { results?.first }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { (results.map { Array($0) } ?? []).makeIterator() }
+}
+
+extension Object {
+    /// A typed object bound to a managed dynamic one.
+    static func bound(_ d: DynamicObject) -> Self {
+        let o = Self()
+        o.bind(to: d)
+        return o
+    }
+}

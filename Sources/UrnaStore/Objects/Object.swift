@@ -1,0 +1,211 @@
+import Foundation
+
+/// Base class of typed models, declared the Realm way: persisted properties marked next to their
+/// declaration, primary key and index there too; any other stored property is ignored (never stored).
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted(primaryKey: true) var id = 0
+///     @Persisted(indexed: true) var name = ""
+///     @Persisted var owner: Person?
+///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+///     var nickname = ""   // not persisted
+/// }
+/// ```
+open class Object: PersistableValue {
+    /// The managed twin when this object lives in a store.
+    public internal(set) var managedObject: DynamicObject?
+
+    public required init() {}
+
+    /// An unmanaged object from a dictionary or an ordered array of values (Realm's `Dog(value:)`).
+    public convenience init(value: Any) {
+        self.init()
+        let props = Self.persistedProperties()
+        var given: [String: Any] = [:]
+        if let d = value as? [String: Any] {
+            given = d
+        } else if let a = value as? [Any] {
+            let settable = props.filter { if case .linkingObjects = $0.property.type { false } else { true } }
+            for (i, v) in a.enumerated() where i < settable.count { given[settable[i].property.name] = v }
+        }
+        for (name, v) in given { props.first { $0.property.name == name }?.wrapper.setUnmanaged(v) }
+    }
+
+    /// The type's name in the schema (the class name).
+    open class var typeName: String { String(describing: self) }
+
+    /// The object schema derived from the `@Persisted` declarations.
+    public static func objectSchema() -> ObjectSchema {
+        ObjectSchema(typeName, persistedProperties().map(\.property))
+    }
+
+    /// Whether this object lives in a store.
+    public var isManaged: Bool { managedObject?.isManaged ?? false }
+
+    /// The store holding this object.
+    public var store: Store? { managedObject?.store }
+
+    static func persistedProperties(of instance: Object? = nil) -> [(property: Property, wrapper: AnyPersisted)] {
+        let object = instance ?? Self()
+        var out: [(Property, AnyPersisted)] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        var levels: [[(Property, AnyPersisted)]] = []
+        while let m = mirror {
+            var level: [(Property, AnyPersisted)] = []
+            for child in m.children {
+                guard let label = child.label, label.hasPrefix("_"), let w = child.value as? AnyPersisted else { continue }
+                level.append((w.property(named: String(label.dropFirst())), w))
+            }
+            levels.append(level)
+            mirror = m.superclassMirror
+        }
+        for level in levels.reversed() { out += level }
+        return out
+    }
+
+    func bind(to managed: DynamicObject) {
+        managedObject = managed
+        for (p, w) in Self.persistedProperties(of: self) { w.bind(name: p.name, to: managed) }
+    }
+
+    func unmanagedValues() throws -> [String: Any] {
+        var out: [String: Any] = [:]
+        for (p, w) in Self.persistedProperties(of: self) {
+            if case .linkingObjects = p.type { continue }
+            if let v = w.unmanagedValue() { out[p.name] = v }
+        }
+        return out
+    }
+
+    // PersistableValue: a to-one link.
+    public static var persistedType: PropertyType { .link(typeName) }
+    public static var persistedDefault: Self { Self() }
+    public var persistedValue: Value {
+        if let m = managedObject, m.isManaged { return .link(LinkTarget(type: m.type.name, key: m.primaryKeyValue)) }
+        return .null
+    }
+    public static func fromPersisted(_ v: Value, store: Store?) -> Self {
+        let o = Self()
+        if case .link(let t) = v, let store, let d = try? store.object(ofType: typeName, forPrimaryKey: t.key) { o.bind(to: d) }
+        return o
+    }
+}
+
+/// Type-erased access to a `@Persisted` wrapper, used through reflection.
+protocol AnyPersisted {
+    func property(named: String) -> Property
+    func bind(name: String, to object: DynamicObject)
+    func setUnmanaged(_ value: Any)
+    func unmanagedValue() -> Any?
+}
+
+/// Marks a model property as stored; options declare the primary key and indexes.
+@propertyWrapper
+public struct Persisted<T: PersistableValue>: AnyPersisted {
+    final class Box {
+        var local: T
+        var name = ""
+        weak var object: DynamicObject?
+        var strongObject: DynamicObject?
+        init(_ v: T) { local = v }
+    }
+    let box: Box
+    let primaryKey: Bool
+    let indexed: Bool
+    let origin: (type: String, property: String)?
+
+    public init(wrappedValue: T, primaryKey: Bool = false, indexed: Bool = false) {
+        box = Box(wrappedValue)
+        self.primaryKey = primaryKey
+        self.indexed = indexed
+        origin = nil
+    }
+
+    public init(primaryKey: Bool = false, indexed: Bool = false) {
+        self.init(wrappedValue: T.persistedDefault, primaryKey: primaryKey, indexed: indexed)
+    }
+
+    public var wrappedValue: T {
+        get {
+            guard let o = box.strongObject, o.isManaged else { return box.local }
+            if let list = box.local as? AnyObjectList { list.attach(owner: o, property: box.name); return box.local }
+            if let inverse = box.local as? AnyLinkingObjects { inverse.attach(owner: o, property: box.name); return box.local }
+            return T.fromPersisted(o[box.name], store: o.store)
+        }
+        nonmutating set {
+            guard let o = box.strongObject, o.isManaged else {
+                box.local = newValue
+                return
+            }
+            do {
+                try o.setValue(newValue.persistedValue, forKey: box.name)
+            } catch {
+                preconditionFailure("cannot set \(o.type.name).\(box.name): \(error)")
+            }
+        }
+    }
+
+    func property(named name: String) -> Property {
+        if let inverse = box.local as? AnyLinkingObjects {
+            return Property(name, .linkingObjects(type: inverse.originType, property: inverse.originProperty))
+        }
+        let def: DefaultValue? =
+            switch T.persistedOptional ? Value.null : box.local.persistedValue {
+            case .bool(let b): .bool(b)
+            case .int(let i): .int(i)
+            case .double(let d): .double(d)
+            case .string(let s): .string(s)
+            case .date(let d): .string(ISODate.format(d))
+            case .decimal(let d): .string("\(d)")
+            case .uuid(let u): .string(u.uuidString.lowercased())
+            default: nil
+            }
+        return Property(name, T.persistedType, optional: T.persistedOptional, default: primaryKey ? nil : def,
+                        indexed: indexed, primaryKey: primaryKey)
+    }
+
+    func bind(name: String, to object: DynamicObject) {
+        box.name = name
+        box.strongObject = object
+    }
+
+    func setUnmanaged(_ value: Any) {
+        if let v = value as? T {
+            box.local = v
+        } else if let list = box.local as? AnyObjectList, let items = value as? [Any] {
+            list.setUnmanaged(items)
+        }
+    }
+
+    func unmanagedValue() -> Any? {
+        if let list = box.local as? AnyObjectList { return list.anyMembers }
+        if let o = box.local as? Object { return o.isManaged ? o.managedObject as Any : o }
+        if let opt = box.local as? OptionalObject { return opt.wrappedObject }
+        return box.local.persistedValue
+    }
+}
+
+extension Persisted where T: AnyLinkingObjects {
+    /// An inverse link: the objects of T's type whose `originProperty` points at this object.
+    public init(originProperty: String) {
+        box = Box(T.persistedDefault)
+        (box.local as AnyLinkingObjects).setOrigin(property: originProperty)
+        primaryKey = false
+        indexed = false
+        origin = nil
+    }
+}
+
+protocol OptionalObject { var wrappedObject: Any? { get } }
+extension Optional: OptionalObject {
+    var wrappedObject: Any? {
+        switch self {
+        case .none: return nil
+        case .some(let w):
+            if let o = w as? Object { return o.isManaged ? o.managedObject as Any : o }
+            if let p = w as? any PersistableValue { return p.persistedValue }
+            return w
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Results of a typed model: the same lazy, live query, yielding instances of the model class.
+public struct TypedResults<Element: Object>: Sequence {
+    public let results: Results
+
+    public init(_ results: Results) { self.results = results }
+
+    public func filter(_ predicate: String, _ arguments: QueryArgument...) throws -> TypedResults {
+        TypedResults(try results.filter(predicate, arguments: arguments))
+    }
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> TypedResults {
+        TypedResults(results.sorted(byKeyPath: keyPath, ascending: ascending))
+    }
+    public func sorted(by descriptors: [SortDescriptor]) -> TypedResults { TypedResults(results.sorted(by: descriptors)) }
+    public func limit(_ n: Int) -> TypedResults { TypedResults(results.limit(n)) }
+    public var count: Int { results.count }
+    public var isEmpty: Bool { results.isEmpty }
+    public var first: Element? { results.first.map { Element.bound($0) } }
+    public subscript(i: Int) -> Element { Element.bound(results[i]) }
+    /// Sets one property on every object (one UPDATE).
+    public func setValue(_ value: Value, forKey key: String) throws { try results.setValue(value, forKey: key) }
+    public func makeIterator() -> IndexingIterator<[Element]> { results.map { Element.bound($0) }.makeIterator() }
+}
+
+extension Schema {
+    /// A schema from typed model classes.
+    public init(family: String, version: Int, models: [Object.Type], more: [ObjectSchema] = []) throws {
+        try self.init(family: family, version: version, types: models.map { $0.objectSchema() } + more)
+    }
+}
+
+extension Store {
+    /// Every object of a model type.
+    public func objects<T: Object>(_ type: T.Type) throws -> TypedResults<T> { TypedResults(try objects(T.typeName)) }
+
+    /// The object of a model type with this primary key, or nil.
+    public func object<T: Object>(ofType type: T.Type, forPrimaryKey key: Value) throws -> T? {
+        try object(ofType: T.typeName, forPrimaryKey: key).map { T.bound($0) }
+    }
+
+    /// Adds a typed object (and, inline, the unmanaged objects it links to); it becomes managed.
+    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
+        try requireWrite()
+        if object.isManaged, object.store === self { return }
+        let t = try objectSchema(Swift.type(of: object).typeName)
+        let key = try upsert(type: t, input: object, update: update)
+        object.bind(to: DynamicObject(type: t, store: self, key: key))
+    }
+
+    /// Adds several typed objects.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
+        for o in objects { try add(o, update: update) }
+    }
+
+    /// Creates a typed object from a dictionary, an array or another object (Realm's `create(_:value:update:)`).
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy = .error) throws -> T {
+        T.bound(try create(T.typeName, value: value, update: update))
+    }
+
+    /// Deletes a typed object.
+    public func delete(_ object: Object) throws {
+        guard let d = object.managedObject else { throw StoreError.unmanagedObject(type: Swift.type(of: object).typeName) }
+        try delete(d)
+        object.managedObject = nil
+    }
+
+    /// Deletes every object of typed results.
+    public func delete<T: Object>(_ results: TypedResults<T>) throws { try delete(results.results) }
+
+    /// Writes a list's members.
+    func setList(owner: DynamicObject, property: String, members: [Any]) throws {
+        try requireWrite()
+        guard let p = owner.type[property: property], case .list(let target) = p.type, let key = owner.storedKey else {
+            throw StoreError.unknownProperty(type: owner.type.name, property: property)
+        }
+        let tt = try objectSchema(target)
+        var keys: [SQLValue] = []
+        for m in members { keys.append(try upsert(type: tt, input: m, update: tt.primaryKey == nil ? .error : .modified)) }
+        try replaceList(owner: owner.type, property: p, ownerKey: key, targets: keys)
+        pendingChanges.modified[owner.type.name, default: 0] += 1
+        generation += 1
+    }
+}

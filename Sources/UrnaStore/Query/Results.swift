@@ -1,0 +1,188 @@
+import Foundation
+
+/// The objects of one type that match a filter, in a sort order: lazy and live.
+///
+/// Nothing is read until you touch the results; then only the matching keys are read, and each
+/// object's row is read when that object is touched. After any write the results re-run.
+///
+/// ```swift
+/// let mayors = try store.objects("Candidate")
+///     .filter("post == %@", "Prefeito")
+///     .sorted(byKeyPath: "nickname")
+/// print(mayors.count, mayors.first?["nickname"] ?? "-")
+/// ```
+public final class Results: Sequence {
+    /// Where the candidate rows come from before filtering.
+    enum Scope {
+        case all
+        /// Members of a list: the list table and the owner's key; ordered by position unless sorted.
+        case list(table: String, owner: SQLValue)
+        /// Objects whose list (the table) contains the target key.
+        case inverseList(table: String, target: SQLValue)
+        /// Objects whose link column holds the target key.
+        case inverseLink(column: String, target: SQLValue)
+    }
+
+    public let store: Store
+    public let type: ObjectSchema
+    let scope: Scope
+    let predicate: Predicate?
+    public let sortDescriptors: [SortDescriptor]
+    let limitCount: Int?
+    private var cachedKeys: [SQLValue]?
+    private var cachedGeneration = -1
+
+    init(store: Store, type: ObjectSchema, scope: Scope, predicate: Predicate? = nil, sorts: [SortDescriptor] = [], limit: Int? = nil) {
+        self.store = store
+        self.type = type
+        self.scope = scope
+        self.predicate = predicate
+        self.sortDescriptors = sorts
+        self.limitCount = limit
+    }
+
+    /// The results that also match `predicate` (Realm/NSPredicate syntax).
+    public func filter(_ predicate: String, _ arguments: QueryArgument...) throws -> Results {
+        try filter(predicate, arguments: arguments)
+    }
+
+    /// The results that also match `predicate`, with arguments given as an array.
+    public func filter(_ predicate: String, arguments: [QueryArgument]) throws -> Results {
+        let p = try Predicate.parse(predicate, arguments: arguments)
+        _ = try store.compiler.compile(p, on: type.name, alias: "t0")  // report errors now, not on first touch
+        return filter(p)
+    }
+
+    /// The results that also match a parsed predicate.
+    public func filter(_ p: Predicate) -> Results {
+        let combined: Predicate = predicate.map { .and([$0, p]) } ?? p
+        return Results(store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount)
+    }
+
+    /// Sorted by one key path (through to-one links allowed).
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// Sorted by several key paths, the first deciding first.
+    public func sorted(by descriptors: [SortDescriptor]) -> Results {
+        Results(store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount)
+    }
+
+    /// At most `n` objects.
+    public func limit(_ n: Int) -> Results {
+        Results(store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: Swift.max(0, n))
+    }
+
+    /// The number of matching objects (one COUNT query; no rows are read).
+    public var count: Int { (try? countThrowing()) ?? 0 }
+
+    /// The count, with errors surfaced.
+    public func countThrowing() throws -> Int {
+        if let cachedKeys, cachedGeneration == store.generation { return cachedKeys.count }
+        let (sql, bindings) = try selectSQL(columns: "1")
+        return Int(try store.connection.integer("SELECT count(*) FROM (\(sql))", bindings))
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The object at `index` (read on access).
+    public subscript(index: Int) -> DynamicObject {
+        let keys = (try? keys()) ?? []
+        precondition(index >= 0 && index < keys.count, "index \(index) out of range 0..<\(keys.count)")
+        return DynamicObject(type: type, store: store, key: keys[index])
+    }
+
+    public var first: DynamicObject? {
+        guard let k = try? limit(1).keys().first else { return nil }
+        return DynamicObject(type: type, store: store, key: k)
+    }
+
+    public var last: DynamicObject? {
+        guard let k = try? keys().last else { return nil }
+        return DynamicObject(type: type, store: store, key: k)
+    }
+
+    public func makeIterator() -> IndexingIterator<[DynamicObject]> {
+        ((try? keys()) ?? []).map { DynamicObject(type: type, store: store, key: $0) }.makeIterator()
+    }
+
+    /// Sets one property on every object of the results in one statement (seed 001's
+    /// "mark every task completed").
+    public func setValue(_ value: Value, forKey name: String) throws {
+        try store.requireWrite()
+        guard let p = type[property: name], p.isStored, !p.primaryKey else {
+            throw StoreError.unknownProperty(type: type.name, property: name)
+        }
+        let encoded: SQLValue
+        if case .link(let target) = p.type {
+            let k: Value = if case .link(let l) = value { l.key } else { value }
+            encoded = value.isNull ? .null : ValueCodec.encodeKey(k)
+            _ = target
+        } else {
+            encoded = ValueCodec.encode(try ValueCodec.coerce(value, to: p, in: type.name), as: p.type, schema: store.schema)
+        }
+        let (sql, bindings) = try keySQL()
+        try store.connection.run(
+            "UPDATE \(Identifier.quoted(type.name)) SET \(Identifier.quoted(name)) = ? WHERE \(Identifier.quoted(type.keyColumn)) IN (\(sql))",
+            [encoded] + bindings)
+        store.pendingChanges.modified[type.name, default: 0] += store.connection.changes
+        store.generation += 1
+    }
+
+    /// The matching keys, in order (cached until the next write).
+    func keys() throws -> [SQLValue] {
+        if let cachedKeys, cachedGeneration == store.generation { return cachedKeys }
+        let (sql, bindings) = try selectSQL(columns: "t0.\(Identifier.quoted(type.keyColumn))")
+        let s = try store.connection.prepare(sql)
+        try s.bind(bindings)
+        var out: [SQLValue] = []
+        while try s.step() { out.append(s.value(at: 0)) }
+        cachedKeys = out
+        cachedGeneration = store.generation
+        return out
+    }
+
+    /// SQL selecting the matching keys (for IN (...) subqueries), with its bindings.
+    func keySQL() throws -> (String, [SQLValue]) { try selectSQL(columns: "t0.\(Identifier.quoted(type.keyColumn))") }
+
+    /// The full SELECT with scope, filter, order and limit.
+    func selectSQL(columns: String) throws -> (String, [SQLValue]) {
+        let table = Identifier.quoted(type.name)
+        let key = "t0.\(Identifier.quoted(type.keyColumn))"
+        var from = "\(table) t0"
+        var conditions: [String] = []
+        var bindings: [SQLValue] = []
+        var defaultOrder = ""
+        switch scope {
+        case .all: break
+        case .list(let lt, let owner):
+            from += " JOIN \(Identifier.quoted(lt)) l0 ON l0.target = \(key)"
+            conditions.append("l0.owner = ?")
+            bindings.append(owner)
+            defaultOrder = "l0.position"
+        case .inverseList(let lt, let target):
+            conditions.append("EXISTS (SELECT 1 FROM \(Identifier.quoted(lt)) l0 WHERE l0.owner = \(key) AND l0.target = ?)")
+            bindings.append(target)
+        case .inverseLink(let column, let target):
+            conditions.append("t0.\(Identifier.quoted(column)) = ?")
+            bindings.append(target)
+        }
+        if let predicate {
+            let (sql, b) = try store.compiler.compile(predicate, on: type.name, alias: "t0")
+            conditions.append("(\(sql))")
+            bindings += b
+        }
+        var sql = "SELECT \(columns) FROM \(from)"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !sortDescriptors.isEmpty {
+            sql += " ORDER BY " + (try store.compiler.orderBy(sortDescriptors, on: type.name, alias: "t0"))
+        } else if !defaultOrder.isEmpty {
+            sql += " ORDER BY \(defaultOrder)"
+        } else {
+            sql += " ORDER BY \(key)"
+        }
+        if let limitCount { sql += " LIMIT \(limitCount)" }
+        return (sql, bindings)
+    }
+}

@@ -1,0 +1,140 @@
+import CSQLite
+import Foundation
+
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// Owns one sqlite3 handle; closes it in deinit. Not thread-safe: use one per thread.
+public final class Connection {
+    public let handle: OpaquePointer
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens (or creates, unless `readOnly`) the database at `path`; ":memory:" for an in-memory one.
+    public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+        var db: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "cannot open \(path): \(message)")
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters.
+    public func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+        }
+    }
+
+    /// Runs one statement with bound parameters.
+    public func run(_ sql: String, _ bindings: [SQLValue] = []) throws {
+        let s = try cachedStatement(sql)
+        try s.bind(bindings)
+        try s.runToCompletion()
+    }
+
+    /// Prepares a statement (not cached).
+    public func prepare(_ sql: String) throws -> Statement { try Statement(connection: self, sql: sql) }
+
+    /// A prepared statement kept for reuse; reset before it is returned.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let s = statementCache[sql] {
+            s.reset()
+            return s
+        }
+        let s = try Statement(connection: self, sql: sql)
+        statementCache[sql] = s
+        return s
+    }
+
+    /// Forgets cached statements (needed before DDL that changes tables they use).
+    public func clearStatementCache() { statementCache.removeAll() }
+
+    /// All rows of a query, each as an array of column values.
+    public func rows(_ sql: String, _ bindings: [SQLValue] = []) throws -> [[SQLValue]] {
+        let s = try cachedStatement(sql)
+        try s.bind(bindings)
+        var out: [[SQLValue]] = []
+        while try s.step() {
+            out.append((0..<s.columnCount).map { s.value(at: $0) })
+        }
+        s.reset()
+        return out
+    }
+
+    /// The first column of the first row, or nil.
+    public func scalar(_ sql: String, _ bindings: [SQLValue] = []) throws -> SQLValue? {
+        let s = try cachedStatement(sql)
+        try s.bind(bindings)
+        defer { s.reset() }
+        return try s.step() ? s.value(at: 0) : nil
+    }
+
+    /// The first column of the first row as an integer (0 when there is no row or it is NULL).
+    public func integer(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64 {
+        if case .integer(let i)? = try scalar(sql, bindings) { return i }
+        return 0
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: sqlite3_extended_errcode(handle) != 0 ? sqlite3_extended_errcode(handle) : rc,
+                    message: lastErrorMessage, sql: sql)
+    }
+
+    /// `PRAGMA user_version`.
+    public func userVersion() throws -> Int { Int(try integer("PRAGMA user_version")) }
+    public func setUserVersion(_ v: Int) throws { try execute("PRAGMA user_version = \(v)") }
+
+    /// Whether a table (or view) with this name exists.
+    public func tableExists(_ name: String) throws -> Bool {
+        try integer("SELECT count(*) FROM sqlite_master WHERE type IN ('table','view') AND name = ?", [.text(name)]) > 0
+    }
+
+    /// Registers a deterministic one- or two-argument SQL function implemented in Swift over text.
+    public func registerTextFunction(name: String, arity: Int32, _ body: @escaping ([SQLValue]) -> SQLValue) throws {
+        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        let rc = sqlite3_create_function_v2(
+            handle, name, arity, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
+            { ctx, argc, argv in
+                let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(ctx)).takeUnretainedValue()
+                var args: [SQLValue] = []
+                for i in 0..<Int(argc) { args.append(Statement.value(of: argv![i]!)) }
+                switch box.body(args) {
+                case .null: sqlite3_result_null(ctx)
+                case .integer(let i): sqlite3_result_int64(ctx, i)
+                case .real(let d): sqlite3_result_double(ctx, d)
+                case .text(let s): sqlite3_result_text(ctx, s, -1, sqliteTransient)
+                case .blob(let b): sqlite3_result_blob(ctx, b, Int32(b.count), sqliteTransient)
+                }
+            }, nil, nil,
+            { p in if let p { Unmanaged<FunctionBox>.fromOpaque(p).release() } })
+        if rc != SQLITE_OK { throw error(rc, sql: nil) }
+    }
+}
+
+final class FunctionBox {
+    let body: ([SQLValue]) -> SQLValue
+    init(_ body: @escaping ([SQLValue]) -> SQLValue) { self.body = body }
+}

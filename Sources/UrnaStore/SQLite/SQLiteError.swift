@@ -1,0 +1,29 @@
+import CSQLite
+
+/// A failed SQLite call: result code, SQLite's message and the SQL it ran (never the bound values,
+/// which may be personal data).
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+    public let sql: String?
+
+    public init(code: Int32, message: String, sql: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (SQLITE_BUSY, SQLITE_FULL, ...) without extended bits.
+    public var primaryCode: Int32 { code & 0xFF }
+
+    public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+    public var isDiskFull: Bool { primaryCode == SQLITE_FULL }
+    public var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+    public var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
+
+    public var description: String {
+        var s = "SQLite error \(code): \(message)"
+        if let sql { s += " (while running: \(sql.count > 300 ? String(sql.prefix(300)) + "..." : sql))" }
+        return s
+    }
+}

@@ -1,0 +1,114 @@
+import CSQLite
+import Foundation
+
+/// Owns one prepared statement; finalizes it in deinit.
+public final class Statement {
+    let handle: OpaquePointer
+    public let sql: String
+    unowned let connection: Connection
+
+    init(connection: Connection, sql: String) throws {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw connection.error(rc, sql: sql) }
+        handle = stmt
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    public func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
+
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds values to parameters 1...n.
+    public func bind(_ values: [SQLValue]) throws {
+        for (i, v) in values.enumerated() { try bind(v, at: Int32(i + 1)) }
+    }
+
+    public func bind(_ value: SQLValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
+        case .real(let d): rc = sqlite3_bind_double(handle, index, d)
+        case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, sqliteTransient)
+        case .blob(let b):
+            rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        }
+        if rc != SQLITE_OK { throw connection.error(rc, sql: sql) }
+    }
+
+    /// Binds an integer without building an SQLValue (hot paths).
+    @inline(__always) public func bindInt(_ v: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, v) }
+    @inline(__always) public func bindNull(at index: Int32) { sqlite3_bind_null(handle, index) }
+    @inline(__always) public func bindDouble(_ v: Double, at index: Int32) { sqlite3_bind_double(handle, index, v) }
+    @inline(__always) public func bindText(_ s: String, at index: Int32) {
+        var s = s
+        s.withUTF8 { buf in
+            _ = sqlite3_bind_text(handle, index, UnsafeRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                  Int32(buf.count), sqliteTransient)
+        }
+    }
+
+    /// Steps once: true when a row is available, false when done.
+    @discardableResult
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let e = connection.error(rc, sql: sql)
+            sqlite3_reset(handle)
+            throw e
+        }
+    }
+
+    /// Steps until done (for statements that return no rows), then resets.
+    public func runToCompletion() throws {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    public func value(at i: Int) -> SQLValue {
+        let i = Int32(i)
+        switch sqlite3_column_type(handle, i) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
+        case SQLITE_BLOB:
+            let n = Int(sqlite3_column_bytes(handle, i))
+            guard n > 0, let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
+        default:
+            guard let p = sqlite3_column_text(handle, i) else { return .text("") }
+            let n = Int(sqlite3_column_bytes(handle, i))
+            return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+        }
+    }
+
+    @inline(__always) public func int(at i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
+    @inline(__always) public func isNull(at i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
+
+    static func value(of v: OpaquePointer) -> SQLValue {
+        switch sqlite3_value_type(v) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(v))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(v))
+        case SQLITE_BLOB:
+            let n = Int(sqlite3_value_bytes(v))
+            guard n > 0, let p = sqlite3_value_blob(v) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
+        default:
+            guard let p = sqlite3_value_text(v) else { return .text("") }
+            let n = Int(sqlite3_value_bytes(v))
+            return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+        }
+    }
+}

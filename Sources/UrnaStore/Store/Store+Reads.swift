@@ -1,0 +1,63 @@
+import Foundation
+
+extension Store {
+    /// Every object of a type, as lazy live results.
+    public func objects(_ typeName: String) throws -> Results {
+        Results(store: self, type: try objectSchema(typeName), scope: .all)
+    }
+
+    /// The object with this primary key (or `_id` for types without one), or nil.
+    public func object(ofType typeName: String, forPrimaryKey key: Value) throws -> DynamicObject? {
+        let t = try objectSchema(typeName)
+        let k = ValueCodec.encodeKey(key)
+        let n = try connection.integer(
+            "SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [k])
+        return n > 0 ? DynamicObject(type: t, store: self, key: k) : nil
+    }
+
+    /// Reads one row's stored properties (lists and inverses excluded); nil when it no longer exists.
+    func loadRow(type t: ObjectSchema, key: SQLValue) throws -> [String: Value]? {
+        let props = t.storedProperties
+        if props.isEmpty {
+            let n = try connection.integer("SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [key])
+            return n > 0 ? [:] : nil
+        }
+        let cols = props.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let s = try connection.cachedStatement(
+            "SELECT \(cols) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?")
+        try s.bind([key])
+        defer { s.reset() }
+        guard try s.step() else { return nil }
+        var out: [String: Value] = [:]
+        out.reserveCapacity(props.count)
+        for (i, p) in props.enumerated() { out[p.name] = ValueCodec.decode(s.value(at: i), as: p.type, schema: schema) }
+        return out
+    }
+
+    func listTargets(owner t: ObjectSchema, property p: Property, key: SQLValue, target: String) throws -> [LinkTarget] {
+        let keyType = schema[type: target]?.primaryKey?.type ?? .int64
+        return try connection.rows(
+            "SELECT target FROM \(Identifier.quoted(StorageLayout.listTable(type: t.name, property: p.name))) WHERE owner = ? ORDER BY position",
+            [key]
+        ).map { LinkTarget(type: target, key: ValueCodec.decodeKey($0[0], keyType: keyType)) }
+    }
+
+    func listResults(owner: DynamicObject, property p: Property) throws -> Results {
+        guard case .list(let target) = p.type, let key = owner.storedKey else { throw StoreError.unmanagedObject(type: owner.type.name) }
+        return Results(store: self, type: try objectSchema(target),
+                       scope: .list(table: StorageLayout.listTable(type: owner.type.name, property: p.name), owner: key))
+    }
+
+    func linkingObjects(of object: DynamicObject, property p: Property) throws -> Results {
+        guard case .linkingObjects(let origin, let originProperty) = p.type, let key = object.storedKey else {
+            throw StoreError.unmanagedObject(type: object.type.name)
+        }
+        let o = try objectSchema(origin)
+        guard let op = o[property: originProperty] else { throw StoreError.unknownProperty(type: origin, property: originProperty) }
+        if case .list = op.type {
+            return Results(store: self, type: o,
+                           scope: .inverseList(table: StorageLayout.listTable(type: origin, property: originProperty), target: key))
+        }
+        return Results(store: self, type: o, scope: .inverseLink(column: originProperty, target: key))
+    }
+}

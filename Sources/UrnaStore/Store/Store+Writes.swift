@@ -1,0 +1,333 @@
+import Foundation
+
+/// How `create`/`add` treat an object whose primary key already exists.
+public enum UpdatePolicy: Sendable {
+    /// Throw `duplicatePrimaryKey` (plain insert).
+    case error
+    /// Update the properties that were given, keep the rest (Realm's `update: .modified`).
+    case modified
+    /// Replace every property: the ones not given go back to their defaults.
+    case all
+}
+
+extension Store {
+    /// Creates (or with `update:` upserts) an object from a dictionary, an ordered array of values, an
+    /// unmanaged `DynamicObject` or `Object`, or an object from another store (which copies it).
+    /// Nested dictionaries and arrays create linked objects inline.
+    ///
+    /// ```swift
+    /// try store.create("Person", value: ["Jane", 30, [["Buster", 5], ["Buddy", 6]]])
+    /// try store.create("Book", value: ["id": 1, "price": 9000], update: .modified)  // title kept
+    /// ```
+    @discardableResult
+    public func create(_ typeName: String, value: Any, update: UpdatePolicy = .error) throws -> DynamicObject {
+        try requireWrite()
+        let t = try objectSchema(typeName)
+        let key = try upsert(type: t, input: value, update: update)
+        return DynamicObject(type: t, store: self, key: key)
+    }
+
+    /// Adds an unmanaged object; afterwards it is managed (reads and writes go to the file).
+    public func add(_ object: DynamicObject, update: UpdatePolicy = .error) throws {
+        try requireWrite()
+        if object.store === self, object.storedKey != nil { return }
+        let key = try upsert(type: try objectSchema(object.type.name), input: object, update: update)
+        object.store = self
+        object.storedKey = key
+        object.loadedGeneration = -1
+    }
+
+    /// Deletes one object; links to it become nil and it leaves every list.
+    public func delete(_ object: DynamicObject) throws {
+        try requireWrite()
+        guard object.store === self, let key = object.storedKey else { throw StoreError.unmanagedObject(type: object.type.name) }
+        try connection.run(
+            "DELETE FROM \(Identifier.quoted(object.type.name)) WHERE \(Identifier.quoted(object.type.keyColumn)) = ?", [key])
+        if connection.changes > 0 { pendingChanges.deleted[object.type.name, default: 0] += 1 }
+        object.storedKey = nil
+        object.store = nil
+    }
+
+    /// Deletes every object of a query result.
+    public func delete(_ results: Results) throws {
+        try requireWrite()
+        let (sql, bindings) = try results.keySQL()
+        try connection.run(
+            "DELETE FROM \(Identifier.quoted(results.type.name)) WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))",
+            bindings)
+        if connection.changes > 0 { pendingChanges.deleted[results.type.name, default: 0] += connection.changes }
+    }
+
+    /// Deletes every object of every type.
+    public func deleteAll() throws {
+        try requireWrite()
+        for t in schema.tableTypes.reversed() {
+            try connection.run("DELETE FROM \(Identifier.quoted(t.name))")
+            if connection.changes > 0 { pendingChanges.deleted[t.name, default: 0] += connection.changes }
+        }
+    }
+
+    /// Deletes every object of one type.
+    public func deleteAll(_ typeName: String) throws {
+        try delete(objects(typeName))
+    }
+
+    // MARK: - Internals
+
+    /// Inserts or updates one object from any accepted input and returns its stored key.
+    func upsert(type t: ObjectSchema, input: Any, update: UpdatePolicy) throws -> SQLValue {
+        if let obj = input as? DynamicObject {
+            if obj.store === self, let k = obj.storedKey { return k }
+            if obj.isManaged {
+                // Copy from another store, with what it links to.
+                var copy: [String: Any] = [:]
+                for (name, v) in try obj.dictionary() { copy[name] = try deepCopyValue(v, from: obj) }
+                copy.removeValue(forKey: ObjectSchema.rowIdColumn)
+                return try upsert(type: t, input: copy, update: update)
+            }
+            return try upsert(type: t, input: obj.values as [String: Any], update: update)
+        }
+        if let model = input as? Object {
+            return try upsert(type: t, input: try model.unmanagedValues(), update: update)
+        }
+        let given: [String: Any]
+        if let d = input as? [String: Any] {
+            given = d
+        } else if let d = input as? [String: Value] {
+            given = d
+        } else if let a = input as? [Any] {
+            let props = t.properties.filter { !$0.ignored && !isInverse($0) }
+            guard a.count <= props.count else { throw StoreError.tooManyValues(type: t.name, given: a.count, expected: props.count) }
+            var d: [String: Any] = [:]
+            for (i, v) in a.enumerated() { d[props[i].name] = v }
+            given = d
+        } else {
+            throw StoreError.typeMismatch(type: t.name, property: "(value)", expected: "a dictionary, an array or an object", got: "\(Swift.type(of: input))")
+        }
+        for name in given.keys where t[property: name] == nil && name != ObjectSchema.rowIdColumn {
+            throw StoreError.unknownProperty(type: t.name, property: name)
+        }
+        var columns: [(Property, SQLValue)] = []
+        var lists: [(Property, [SQLValue])] = []
+        for p in t.properties where !p.ignored {
+            guard let raw = given[p.name] else { continue }
+            switch p.type {
+            case .linkingObjects:
+                throw StoreError.readOnlyProperty(type: t.name, property: p.name)
+            case .list(let target):
+                let tt = try objectSchema(target)
+                var keys: [SQLValue] = []
+                for item in try listItems(raw, type: t.name, property: p.name) {
+                    keys.append(try linkKey(item, target: tt, update: update, owner: t.name, property: p.name))
+                }
+                lists.append((p, keys))
+            case .link(let target):
+                let tt = try objectSchema(target)
+                let k: SQLValue = isNil(raw) ? .null : try linkKey(raw, target: tt, update: update, owner: t.name, property: p.name)
+                columns.append((p, k))
+            default:
+                let v = try ValueCodec.coerce(try toValue(raw, for: p, in: t.name), to: p, in: t.name)
+                columns.append((p, ValueCodec.encode(v, as: p.type, schema: schema)))
+            }
+        }
+        let key = try writeRow(type: t, columns: columns, update: update)
+        for (p, keys) in lists { try replaceList(owner: t, property: p, ownerKey: key, targets: keys) }
+        return key
+    }
+
+    private func isInverse(_ p: Property) -> Bool { if case .linkingObjects = p.type { true } else { false } }
+    private func isNil(_ v: Any) -> Bool {
+        if let v = v as? Value { return v.isNull }
+        if case Optional<Any>.none = v as Any? { return true }
+        return v is NSNull
+    }
+
+    private func listItems(_ raw: Any, type: String, property: String) throws -> [Any] {
+        if let a = raw as? [Any] { return a }
+        if let v = raw as? Value, case .list(let l) = v { return l.map { Value.link($0) } }
+        if let r = raw as? Results { return Array(r) }
+        if let l = raw as? AnyObjectList { return l.anyMembers }
+        throw StoreError.typeMismatch(type: type, property: property, expected: "a list", got: "\(Swift.type(of: raw))")
+    }
+
+    /// The key of a linked object given as an object, nested values, or a key value.
+    private func linkKey(_ raw: Any, target: ObjectSchema, update: UpdatePolicy, owner: String, property: String) throws -> SQLValue {
+        if let o = raw as? DynamicObject { return try upsert(type: target, input: o, update: o.isManaged ? update : update) }
+        if let o = raw as? Object {
+            if let managed = o.managedObject, managed.store === self, let k = managed.storedKey { return k }
+            let k = try upsert(type: target, input: o, update: update)
+            o.bind(to: DynamicObject(type: target, store: self, key: k))
+            return k
+        }
+        if raw is [String: Any] || raw is [Any] || raw is [String: Value] {
+            return try upsert(type: target, input: raw, update: target.primaryKey == nil ? .error : update)
+        }
+        let keyValue: Value
+        if let v = raw as? Value {
+            if case .link(let l) = v { keyValue = l.key } else { keyValue = v }
+        } else {
+            keyValue = try toValue(raw, for: target.primaryKey ?? Property("_id", .int64), in: target.name)
+        }
+        let k = ValueCodec.encodeKey(keyValue)
+        let exists = try connection.integer(
+            "SELECT count(*) FROM \(Identifier.quoted(target.name)) WHERE \(Identifier.quoted(target.keyColumn)) = ?", [k])
+        if exists == 0 {
+            throw StoreError.objectNotFound(type: target.name, key: keyValue.description)
+        }
+        return k
+    }
+
+    /// Inserts, or updates per `update`, one row; returns its key.
+    func writeRow(type t: ObjectSchema, columns: [(Property, SQLValue)], update: UpdatePolicy) throws -> SQLValue {
+        let table = Identifier.quoted(t.name)
+        if let pk = t.primaryKey {
+            guard let keyValue = columns.first(where: { $0.0.name == pk.name })?.1, !keyValue.isNull else {
+                if pk.type.isInteger, update == .error {
+                    // Let SQLite choose an integer key, as for a row id.
+                    return try insertRow(t, columns, table: table)
+                }
+                throw StoreError.missingPrimaryKey(type: t.name)
+            }
+            let exists =
+                try connection.integer("SELECT count(*) FROM \(table) WHERE \(Identifier.quoted(pk.name)) = ?", [keyValue]) > 0
+            if exists {
+                guard update != .error else { throw StoreError.duplicatePrimaryKey(type: t.name, key: keyValue.description) }
+                var sets = columns.filter { !$0.0.primaryKey }
+                if update == .all {
+                    let givenNames = Set(sets.map(\.0.name))
+                    for p in t.storedProperties where !p.primaryKey && !givenNames.contains(p.name) {
+                        sets.append((p, ValueCodec.encode(p.effectiveDefault, as: p.type, schema: schema)))
+                    }
+                }
+                if !sets.isEmpty {
+                    let assignments = sets.map { "\(Identifier.quoted($0.0.name)) = ?" }.joined(separator: ", ")
+                    try connection.run(
+                        "UPDATE \(table) SET \(assignments) WHERE \(Identifier.quoted(pk.name)) = ?", sets.map(\.1) + [keyValue])
+                }
+                pendingChanges.modified[t.name, default: 0] += 1
+                return keyValue
+            }
+            _ = try insertRow(t, columns, table: table)
+            return keyValue
+        }
+        return try insertRow(t, columns, table: table)
+    }
+
+    private func insertRow(_ t: ObjectSchema, _ columns: [(Property, SQLValue)], table: String) throws -> SQLValue {
+        let sql: String
+        if columns.isEmpty {
+            sql = "INSERT INTO \(table) DEFAULT VALUES"
+        } else {
+            sql = "INSERT INTO \(table) (\(columns.map { Identifier.quoted($0.0.name) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        }
+        do {
+            try connection.run(sql, columns.map(\.1))
+        } catch let e as SQLiteError where e.isConstraint && e.message.contains("UNIQUE") {
+            let k = columns.first { $0.0.primaryKey }?.1.description ?? "?"
+            throw StoreError.duplicatePrimaryKey(type: t.name, key: k)
+        }
+        pendingChanges.inserted[t.name, default: 0] += 1
+        if let pk = t.primaryKey, let v = columns.first(where: { $0.0.name == pk.name })?.1, !v.isNull { return v }
+        return .integer(connection.lastInsertRowID)
+    }
+
+    /// Updates some properties of a managed object.
+    func update(type t: ObjectSchema, key: SQLValue, values: [String: Value]) throws {
+        try requireWrite()
+        var columns: [(Property, SQLValue)] = []
+        for (name, v) in values {
+            guard let p = t[property: name] else { throw StoreError.unknownProperty(type: t.name, property: name) }
+            if p.primaryKey {
+                throw StoreError.schemaMismatch("\(t.name).\(name) is the primary key and cannot change once stored")
+            }
+            switch p.type {
+            case .list(let target):
+                let tt = try objectSchema(target)
+                let keys = try listItems(v, type: t.name, property: name).map {
+                    try linkKey($0, target: tt, update: .error, owner: t.name, property: name)
+                }
+                try replaceList(owner: t, property: p, ownerKey: key, targets: keys)
+            case .link(let target):
+                let tt = try objectSchema(target)
+                columns.append((p, v.isNull ? .null : try linkKey(v, target: tt, update: .error, owner: t.name, property: name)))
+            default:
+                let c = try ValueCodec.coerce(v, to: p, in: t.name)
+                columns.append((p, ValueCodec.encode(c, as: p.type, schema: schema)))
+            }
+        }
+        if !columns.isEmpty {
+            let assignments = columns.map { "\(Identifier.quoted($0.0.name)) = ?" }.joined(separator: ", ")
+            try connection.run(
+                "UPDATE \(Identifier.quoted(t.name)) SET \(assignments) WHERE \(Identifier.quoted(t.keyColumn)) = ?",
+                columns.map(\.1) + [key])
+        }
+        pendingChanges.modified[t.name, default: 0] += 1
+        generation += 1
+    }
+
+    /// Replaces a list's members (in order).
+    func replaceList(owner t: ObjectSchema, property p: Property, ownerKey: SQLValue, targets: [SQLValue]) throws {
+        let table = Identifier.quoted(StorageLayout.listTable(type: t.name, property: p.name))
+        try connection.run("DELETE FROM \(table) WHERE owner = ?", [ownerKey])
+        for (i, k) in targets.enumerated() {
+            try connection.run("INSERT INTO \(table)(owner, position, target) VALUES (?, ?, ?)", [ownerKey, .integer(Int64(i)), k])
+        }
+    }
+
+    /// Converts a Swift value given by a caller into a Value for property `p`.
+    func toValue(_ raw: Any, for p: Property, in type: String) throws -> Value {
+        switch raw {
+        case let v as Value: return v
+        case let s as String: return .string(s)
+        case let s as Substring: return .string(String(s))
+        case let b as Bool: return .bool(b)
+        case let i as Int: return .int(Int64(i))
+        case let i as Int64: return .int(i)
+        case let i as Int32: return .int(Int64(i))
+        case let i as Int16: return .int(Int64(i))
+        case let i as Int8: return .int(Int64(i))
+        case let i as UInt8: return .int(Int64(i))
+        case let d as Double: return .double(d)
+        case let f as Float: return .double(Double(f))
+        case let d as Date: return .date(d)
+        case let d as Data: return .data(d)
+        case let u as UUID: return .uuid(u)
+        case let d as Decimal: return .decimal(d)
+        case let e as any RawRepresentable:
+            return try toValue(e.rawValue, for: p, in: type)
+        case let d as [String: Any]:
+            var out: [String: Value] = [:]
+            guard case .embedded(let target) = p.type, let tt = schema[type: target] else {
+                throw StoreError.typeMismatch(type: type, property: p.name, expected: p.type.name, got: "a dictionary")
+            }
+            for (k, v) in d {
+                guard let ep = tt[property: k] else { throw StoreError.unknownProperty(type: target, property: k) }
+                out[k] = try ValueCodec.coerce(try toValue(v, for: ep, in: target), to: ep, in: target)
+            }
+            for ep in tt.storedProperties where out[ep.name] == nil { out[ep.name] = ep.effectiveDefault }
+            return .embedded(out)
+        case is NSNull: return .null
+        default:
+            if case Optional<Any>.none = raw as Any? { return .null }
+            let mirror = Mirror(reflecting: raw)
+            if mirror.displayStyle == .optional {
+                guard let inner = mirror.children.first?.value else { return .null }
+                return try toValue(inner, for: p, in: type)
+            }
+            throw StoreError.typeMismatch(type: type, property: p.name, expected: p.type.name, got: "\(Swift.type(of: raw))")
+        }
+    }
+
+    private func deepCopyValue(_ v: Value, from obj: DynamicObject) throws -> Any {
+        guard let source = obj.store else { return v }
+        switch v {
+        case .link(let t):
+            guard let o = try source.object(ofType: t.type, forPrimaryKey: t.key) else { return Value.null }
+            return o
+        case .list(let items):
+            return try items.compactMap { try source.object(ofType: $0.type, forPrimaryKey: $0.key) } as [Any]
+        default:
+            return v
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Errors the store raises for misuse or bad values; each names what to change.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notInWriteTransaction
+    case alreadyInWriteTransaction
+    case unknownType(String)
+    case unknownProperty(type: String, property: String)
+    case typeMismatch(type: String, property: String, expected: String, got: String)
+    case nullNotAllowed(type: String, property: String)
+    case outOfRange(type: String, property: String, value: String, range: String)
+    case readOnlyProperty(type: String, property: String)
+    case noPrimaryKey(type: String)
+    case duplicatePrimaryKey(type: String, key: String)
+    case missingPrimaryKey(type: String)
+    case objectNotFound(type: String, key: String)
+    case unmanagedObject(type: String)
+    case schemaMismatch(String)
+    case familyMismatch(file: String, expected: String)
+    case tooManyValues(type: String, given: Int, expected: Int)
+    case invalidated(type: String)
+
+    public var description: String {
+        switch self {
+        case .notInWriteTransaction:
+            "a write needs a write transaction: wrap it in store.write { ... } or beginWrite()/commitWrite()"
+        case .alreadyInWriteTransaction: "a write transaction is already open: commit or cancel it first"
+        case .unknownType(let t): "unknown object type '\(t)'"
+        case .unknownProperty(let t, let p): "\(t) has no property '\(p)'"
+        case .typeMismatch(let t, let p, let e, let g): "\(t).\(p) holds \(e), not \(g)"
+        case .nullNotAllowed(let t, let p): "\(t).\(p) is required: give it a value (or declare it optional)"
+        case .outOfRange(let t, let p, let v, let r): "\(t).\(p): \(v) is out of range (\(r))"
+        case .readOnlyProperty(let t, let p): "\(t).\(p) is computed (inverse link) and cannot be set"
+        case .noPrimaryKey(let t): "\(t) has no primary key: update: needs one"
+        case .duplicatePrimaryKey(let t, let k): "\(t) with primary key \(k) already exists: use update: .modified to upsert"
+        case .missingPrimaryKey(let t): "\(t) needs its primary key value"
+        case .objectNotFound(let t, let k): "no \(t) with key \(k)"
+        case .unmanagedObject(let t): "this \(t) is not stored in a store yet: add it first"
+        case .schemaMismatch(let m): m
+        case .familyMismatch(let f, let e): "the file holds family '\(f)', not '\(e)'"
+        case .tooManyValues(let t, let g, let e): "\(t) takes at most \(e) values in order, \(g) were given"
+        case .invalidated(let t): "this \(t) was deleted"
+        }
+    }
+}
