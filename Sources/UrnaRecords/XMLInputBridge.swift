@@ -49,4 +49,19 @@ final class XMLInputBridge {
             message: message, line: Int(error.line), column: Int(error.int2),
             isEncodingProblem: encodingCodes.contains(error.code))
     }
+
+    /// Why reading stopped: the scanner's refusal first (libxml2 only saw a failed read), then libxml2's error.
+    func readError(file: String, fallback: String) -> XMLReadError {
+        if let refused = scanner.failure {
+            return XMLReadError(
+                kind: refused.kind, location: SourceLocation(file: file, line: refused.line, column: refused.column),
+                message: refused.message)
+        }
+        if let error = parserError {
+            return XMLReadError(
+                kind: error.isEncodingProblem ? .unsupportedEncoding : .malformed,
+                location: SourceLocation(file: file, line: error.line, column: error.column), message: error.message)
+        }
+        return XMLReadError(kind: .malformed, location: SourceLocation(file: file, line: 0), message: fallback)
+    }
 }

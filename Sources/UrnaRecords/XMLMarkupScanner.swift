@@ -60,14 +60,19 @@ struct XMLMarkupScanner {
                     i = end
                     continue
                 }
-                let lt = found.assumingMemoryBound(to: UInt8.self) - base
+                let lt = UnsafeRawPointer(found) - UnsafeRawPointer(base)
                 countLines(base + i, lt - i)
                 offset += Int64(lt - i)
                 tagLine = line
                 tagColumn = Int(offset - lineStart) + 1
-                state = .afterLessThan
-                advance(0x3C)
+                offset += 1
                 i = lt + 1
+                if let resume = skipTagName(base, from: i, end: end) {
+                    offset += Int64(resume - i)
+                    i = resume
+                } else {
+                    state = .afterLessThan
+                }
             default:
                 let byte = base[i]
                 if !step(byte) { return false }
@@ -96,6 +101,33 @@ struct XMLMarkupScanner {
     }
 
     // MARK: - Private
+
+    /// Fast path for the common case, an element tag whose name ends inside this chunk: notes a record
+    /// start tag and returns where the text state resumes (at the byte after the name). Returns nil for
+    /// anything else (comments, CDATA, PIs, a name cut by the chunk end): the byte-wise states handle it.
+    @inline(__always)
+    private mutating func skipTagName(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int? {
+        guard start < end else { return nil }
+        let first = base[start]
+        if first == 0x2F { return start + 1 }  // an end tag: nothing in it matters
+        if first == 0x21 || first == 0x3F { return nil }
+        var k = start
+        var local = start
+        while k < end {
+            let byte = base[k]
+            if byte <= 0x20 || byte == 0x3E || byte == 0x2F { break }
+            if byte == 0x3A { local = k + 1 }
+            k += 1
+        }
+        guard k < end else { return nil }
+        let length = k - local
+        if length == 9 {
+            if memcmp(base + local, "candidato", 9) == 0 { recordLines.append(tagLine) }
+        } else if length == 3 {
+            if base[local] == 0x62 && base[local + 1] == 0x65 && base[local + 2] == 0x6D { recordLines.append(tagLine) }
+        }
+        return k
+    }
 
     @inline(__always) private mutating func advance(_ byte: UInt8) {
         offset += 1

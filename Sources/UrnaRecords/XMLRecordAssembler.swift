@@ -8,18 +8,10 @@ import Musl
 import Darwin
 #endif
 
-/// Turns the columns the XML reader finds into `Record`s: names each element once, detects repeated
-/// columns, lets nested `<bem>`s inherit their candidacy's keys, shares one `ColumnIndex` per column set,
-/// and renders each record's `rawBytes`.
-///
-/// Element names arrive as libxml2's interned `const xmlChar *`; they are looked up by address (checked
-/// with `strcmp`), so a String is made once per distinct name, never per element.
-final class XMLRecordAssembler {
-    /// What an element name means to the reader.
-    enum Role: UInt8 {
-        case candidatos, candidato, bens, bem, other
-    }
-
+/// Turns the columns the XML reader finds into `Record`s: detects repeated columns, lets nested
+/// `<bem>`s inherit their candidacy's keys, shares one `ColumnIndex` per column set and renders each
+/// record's `rawBytes`. A value type, so the per-node work runs without dynamic exclusivity checks.
+struct XMLRecordAssembler {
     /// Columns a `<bem>` nested in a `<candidato>` takes from it when it has no value of its own.
     static let inheritedColumns = ["CD_ELEICAO", "ANO_ELEICAO", "SQ_CANDIDATO", "SG_UF", "SG_UE"]
     /// Past this, a value is cut short and its record rejected (libxml2's own cap on one text node).
@@ -32,19 +24,11 @@ final class XMLRecordAssembler {
     /// `rawBytes` is cut at this size, as for CSV rows.
     static let maximumRawBytes = 65_536
 
-    private struct Name {
-        let raw: String
-        let rawUTF8: [UInt8]
-        let canonical: Int32
-        let role: Role
-        let known: Bool
-        let cString: UnsafeMutablePointer<CChar>
-    }
-
     private struct Draft {
         var kind: RecordKind
         var line: Int
         var canonicalIds: [Int32] = []
+        /// The name each column had in the file; negative `-1 - c` for a column inherited as canonical `c`.
         var rawIds: [Int32] = []
         var values: [String?] = []
         var problem: String?
@@ -56,28 +40,32 @@ final class XMLRecordAssembler {
         var stamps: [UInt32] = []
         var slots: [Int32] = []
 
-        mutating func reset(canonicalCount: Int) {
+        mutating func reset() {
             serial &+= 1
             if serial == 0 {
                 stamps = []
+                slots = []
                 serial = 1
             }
-            if stamps.count < canonicalCount {
-                stamps += repeatElement(0, count: canonicalCount - stamps.count)
-                slots += repeatElement(0, count: canonicalCount - slots.count)
+        }
+
+        /// The column's position when the current draft has it (growing the tables for new names).
+        mutating func slot(of c: Int) -> Int? {
+            if stamps.count <= c {
+                stamps += repeatElement(0, count: c + 1 - stamps.count)
+                slots += repeatElement(0, count: c + 1 - slots.count)
             }
+            return stamps[c] == serial ? Int(slots[c]) : nil
+        }
+
+        mutating func record(_ c: Int, at position: Int) {
+            stamps[c] = serial
+            slots[c] = Int32(position)
         }
     }
 
     private let file: String
-    private let canonicalName: (String) -> String
-    private var names: [Name] = []
-    private var namesByText: [String: Int32] = [:]
-    private var namesByAddress: [UInt: Int32] = [:]
-    private var cacheAddresses = [UInt](repeating: 0, count: 1024)
-    private var cacheIds = [Int32](repeating: -1, count: 1024)
-    private var canonicalNames: [String] = []
-    private var canonicalIds: [String: Int32] = [:]
+    var names: XMLNameTable
     private var inheritedIds: [Int32] = []
     private var unknownCounts: [Int] = []
 
@@ -87,6 +75,7 @@ final class XMLRecordAssembler {
     private var nestedSeen = Seen()
     private var nestedAssets: [Draft] = []
     private var droppedNestedAssets = 0
+    private var lastColumnCount = 16
 
     private var columnName: Int32 = -1
     private var columnText: String?
@@ -96,121 +85,65 @@ final class XMLRecordAssembler {
     private var indexes: [[Int32]: ColumnIndex] = [:]
     private var lastCandidateIndex: ([Int32], ColumnIndex)?
     private var lastAssetIndex: ([Int32], ColumnIndex)?
-    private var rendering: [UInt8] = []
 
     init(file: String, canonicalName: @escaping (String) -> String) {
         self.file = file
-        self.canonicalName = canonicalName
-        inheritedIds = Self.inheritedColumns.map { canonicalId(for: $0) }
-    }
-
-    deinit {
-        for name in names { free(name.cString) }
+        names = XMLNameTable(canonicalName: canonicalName)
+        inheritedIds = Self.inheritedColumns.map { names.canonicalId(for: $0) }
     }
 
     // MARK: - Names
 
-    /// The id of an element or attribute name; `pointer` is libxml2's NUL-terminated UTF-8 name.
-    @inline(__always) func nameId(_ pointer: UnsafePointer<xmlChar>) -> Int32 {
-        let address = UInt(bitPattern: pointer)
-        let slot = Int((address >> 3) & 1023)
-        let cached = cacheIds[slot]
-        if cacheAddresses[slot] == address && cached >= 0 && matches(cached, pointer) { return cached }
-        let id = slowNameId(pointer, address: address)
-        cacheAddresses[slot] = address
-        cacheIds[slot] = id
-        return id
-    }
-
-    @inline(__always) func role(_ id: Int32) -> Role { names[Int(id)].role }
-
     /// Unknown names seen so far (elements and attributes) and how many times each was met.
     var unknownElementCounts: [String: Int] {
         var counts: [String: Int] = [:]
-        for (id, count) in unknownCounts.enumerated() where count > 0 { counts[names[id].raw, default: 0] += count }
+        for (id, count) in unknownCounts.enumerated() where count > 0 { counts[names.raw[id], default: 0] += count }
         return counts
     }
 
-    /// Counts an element whose content is ignored (unknown structure, or a column with child elements).
-    func countIgnored(_ id: Int32) {
-        unknownCounts[Int(id)] += 1
+    /// Counts an element whose content is ignored (unknown structure, or foreign metadata).
+    mutating func countIgnored(_ id: Int32) {
+        count(id)
     }
 
-    private func matches(_ id: Int32, _ pointer: UnsafePointer<xmlChar>) -> Bool {
-        let stored = UnsafeRawPointer(names[Int(id)].cString)
-        return stored == UnsafeRawPointer(pointer) || strcmp(names[Int(id)].cString, cString(pointer)) == 0
-    }
-
-    private func slowNameId(_ pointer: UnsafePointer<xmlChar>, address: UInt) -> Int32 {
-        if let id = namesByAddress[address], matches(id, pointer) { return id }
-        let raw = String(cString: pointer)
-        if let id = namesByText[raw] {
-            namesByAddress[address] = id
-            return id
-        }
-        let id = Int32(names.count)
-        let role: Role
-        switch raw {
-        case "candidatos": role = .candidatos
-        case "candidato": role = .candidato
-        case "bens": role = .bens
-        case "bem": role = .bem
-        default: role = .other
-        }
-        let canonical = canonicalName(raw)
-        let known = role != .other || XMLKnownColumnNames.all.contains(raw) || XMLKnownColumnNames.all.contains(canonical)
-        names.append(
-            Name(raw: raw, rawUTF8: Array(raw.utf8), canonical: canonicalId(for: canonical), role: role, known: known,
-                 cString: strdup(cString(pointer))))
-        unknownCounts.append(0)
-        namesByText[raw] = id
-        namesByAddress[address] = id
-        return id
-    }
-
-    private func canonicalId(for name: String) -> Int32 {
-        if let id = canonicalIds[name] { return id }
-        let id = Int32(canonicalNames.count)
-        canonicalNames.append(name)
-        canonicalIds[name] = id
-        return id
-    }
-
-    @inline(__always) private func cString(_ pointer: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
-        UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)
+    @inline(__always) private mutating func count(_ id: Int32) {
+        let i = Int(id)
+        if unknownCounts.count <= i { unknownCounts += repeatElement(0, count: i + 1 - unknownCounts.count) }
+        unknownCounts[i] += 1
     }
 
     // MARK: - Records
 
-    /// True while a `<candidato>` is open (its `<bens>`/`<bem>` children are its assets).
+    /// True while a `<candidato>` is open and no `<bem>` inside it is (its `<bens>`/`<bem>` are its assets).
     var isInCandidate: Bool { outer?.kind == .candidate && nested == nil }
 
     /// Starts a record at the top level (a candidato, or a standalone bem).
-    func beginRecord(kind: RecordKind, line: Int) {
-        outer = Draft(kind: kind, line: line)
-        outer!.canonicalIds.reserveCapacity(lastCandidateIndex?.0.count ?? 16)
-        outer!.values.reserveCapacity(lastCandidateIndex?.0.count ?? 16)
-        outerSeen.reset(canonicalCount: canonicalNames.count)
+    mutating func beginRecord(kind: RecordKind, line: Int) {
+        var draft = Draft(kind: kind, line: line)
+        draft.canonicalIds.reserveCapacity(lastColumnCount)
+        draft.rawIds.reserveCapacity(lastColumnCount)
+        draft.values.reserveCapacity(lastColumnCount)
+        outer = draft
+        outerSeen.reset()
         nestedAssets.removeAll(keepingCapacity: true)
         droppedNestedAssets = 0
     }
 
     /// Starts a `<bem>` inside the open `<candidato>`.
-    func beginNestedAsset(line: Int) {
+    mutating func beginNestedAsset(line: Int) {
         nested = Draft(kind: .asset, line: line)
-        nestedSeen.reset(canonicalCount: canonicalNames.count)
+        nestedSeen.reset()
     }
 
-    /// Adds one attribute of the record element as a column (`value` nil or empty means no value).
-    func addAttribute(name: UnsafePointer<xmlChar>, value: UnsafePointer<xmlChar>?) {
-        let id = nameId(name)
+    /// Adds one attribute of the record element as a column (an empty value means no value).
+    mutating func addAttribute(_ id: Int32, value: UnsafePointer<xmlChar>?) {
         var text: String?
-        if let value, value.pointee != 0 { text = makeString(value, count: strlen(cString(value))) }
+        if let value, value.pointee != 0 { text = Self.makeString(value, count: strlen(XMLNameTable.cString(value))) }
         addColumn(id, text)
     }
 
     /// Starts a child element that may be a column (it is one if it holds only text).
-    func beginColumn(_ id: Int32) {
+    mutating func beginColumn(_ id: Int32) {
         columnName = id
         columnText = nil
         columnBytes = 0
@@ -218,34 +151,34 @@ final class XMLRecordAssembler {
     }
 
     /// Text (or CDATA) inside the open column element.
-    func appendText(_ pointer: UnsafePointer<xmlChar>) {
-        let count = strlen(cString(pointer))
+    mutating func appendText(_ pointer: UnsafePointer<xmlChar>) {
+        let count = strlen(XMLNameTable.cString(pointer))
         guard count > 0, !columnSpoiled else { return }
         if columnBytes + count > Self.maximumValueBytes {
-            markProblem("<\(names[Int(columnName)].raw)> holds more than \(Self.maximumValueBytes) bytes of text")
+            markProblem("<\(names.raw[Int(columnName)])> holds more than \(Self.maximumValueBytes) bytes of text")
             return
         }
         columnBytes += count
-        let piece = makeString(pointer, count: count)
+        let piece = Self.makeString(pointer, count: count)
         if columnText == nil { columnText = piece } else { columnText! += piece }
     }
 
     /// The open column element has a child element: it is not a column; its content is ignored.
-    func spoilColumn() {
+    mutating func spoilColumn() {
         guard !columnSpoiled else { return }
         columnSpoiled = true
-        unknownCounts[Int(columnName)] += 1
+        count(columnName)
     }
 
     /// Closes the open column element.
-    func endColumn() {
+    mutating func endColumn() {
         guard !columnSpoiled else { return }
         addColumn(columnName, columnText)
         columnText = nil
     }
 
     /// Closes the innermost open record; finished records are appended to `output` in document order.
-    func endRecord(into output: inout [RecordOrReject]) {
+    mutating func endRecord(into output: inout [RecordOrReject]) {
         if let asset = nested {
             nested = nil
             if nestedAssets.count < Self.maximumNestedAssets {
@@ -257,6 +190,7 @@ final class XMLRecordAssembler {
         }
         guard var record = outer else { return }
         outer = nil
+        lastColumnCount = record.values.count
         if droppedNestedAssets > 0 {
             record.problem = record.problem ?? "more than \(Self.maximumNestedAssets) <bem> in one <candidato>"
         }
@@ -272,29 +206,25 @@ final class XMLRecordAssembler {
         nestedAssets.removeAll(keepingCapacity: true)
     }
 
-    private func addColumn(_ id: Int32, _ value: String?) {
-        let name = names[Int(id)]
-        if !name.known { unknownCounts[Int(id)] += 1 }
+    private mutating func addColumn(_ id: Int32, _ value: String?) {
+        if !names.known[Int(id)] { count(id) }
         if nested != nil {
-            add(name, id, value, to: &nested!, seen: &nestedSeen)
+            Self.add(id, value, to: &nested!, seen: &nestedSeen, names: names)
         } else if outer != nil {
-            add(name, id, value, to: &outer!, seen: &outerSeen)
+            Self.add(id, value, to: &outer!, seen: &outerSeen, names: names)
         }
     }
 
-    private func add(_ name: Name, _ id: Int32, _ value: String?, to draft: inout Draft, seen: inout Seen) {
-        let c = Int(name.canonical)
-        if seen.stamps.count <= c {
-            seen.stamps += repeatElement(0, count: c + 1 - seen.stamps.count)
-            seen.slots += repeatElement(0, count: c + 1 - seen.slots.count)
-        }
-        if seen.stamps[c] == seen.serial {
+    private static func add(_ id: Int32, _ value: String?, to draft: inout Draft, seen: inout Seen, names: XMLNameTable) {
+        let canonical = names.canonical[Int(id)]
+        let c = Int(canonical)
+        if let slot = seen.slot(of: c) {
             // The same column twice (or an old and a new name for it): fine when they agree.
-            let slot = Int(seen.slots[c])
             guard let value else { return }
             if let existing = draft.values[slot], existing != value {
+                let first = names.raw[Int(draft.rawIds[slot])]
                 draft.problem = draft.problem
-                    ?? "column \(canonicalNames[c]) appears twice with different values (<\(names[Int(draft.rawIds[slot])].raw)> and <\(name.raw)>)"
+                    ?? "column \(names.canonicalNames[c]) appears twice with different values (<\(first)> and <\(names.raw[Int(id)])>)"
             } else {
                 draft.values[slot] = value
             }
@@ -304,14 +234,13 @@ final class XMLRecordAssembler {
             draft.problem = draft.problem ?? "more than \(Self.maximumColumnsPerRecord) columns in one record"
             return
         }
-        seen.stamps[c] = seen.serial
-        seen.slots[c] = Int32(draft.values.count)
-        draft.canonicalIds.append(name.canonical)
+        seen.record(c, at: draft.values.count)
+        draft.canonicalIds.append(canonical)
         draft.rawIds.append(id)
         draft.values.append(value)
     }
 
-    private func markProblem(_ problem: String) {
+    private mutating func markProblem(_ problem: String) {
         if nested != nil {
             nested!.problem = nested!.problem ?? problem
         } else if outer != nil {
@@ -328,40 +257,135 @@ final class XMLRecordAssembler {
                 if asset.values[own] == nil { asset.values[own] = value }
             } else {
                 asset.canonicalIds.append(c)
-                asset.rawIds.append(-1 - c)  // negative: a canonical name, not a raw one
+                asset.rawIds.append(-1 - c)
                 asset.values.append(value)
             }
         }
     }
 
-    private func finish(_ draft: Draft) -> RecordOrReject {
+    private mutating func finish(_ draft: Draft) -> RecordOrReject {
         let location = SourceLocation(file: file, line: draft.line)
         let raw = render(draft)
         if let problem = draft.problem {
             return .reject(MalformedRow(location: location, reason: problem, rawBytes: raw))
         }
-        return .record(
-            Record(kind: draft.kind, columns: columnIndex(draft.canonicalIds, draft.kind), values: draft.values,
-                   location: location, rawBytes: raw))
+        let columns = columnIndex(draft.canonicalIds, draft.kind)
+        return .record(Record(kind: draft.kind, columns: columns, values: draft.values, location: location, rawBytes: raw))
     }
 
-    private func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {
+    private mutating func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {
         if kind == .candidate, let (last, index) = lastCandidateIndex, last == signature { return index }
         if kind == .asset, let (last, index) = lastAssetIndex, last == signature { return index }
         let index: ColumnIndex
         if let cached = indexes[signature] {
             index = cached
         } else {
-            // A file whose every record has its own column set must not grow this without bound.
+            // A file whose records each have their own column set must not grow this without bound.
             if indexes.count >= 1024 { indexes.removeAll() }
-            index = ColumnIndex(names: signature.map { canonicalNames[Int($0)] })
+            index = ColumnIndex(names: signature.map { names.canonicalNames[Int($0)] })
             indexes[signature] = index
         }
         if kind == .candidate { lastCandidateIndex = (signature, index) } else { lastAssetIndex = (signature, index) }
         return index
     }
 
-    @inline(__always) private func makeString(_ pointer: UnsafePointer<xmlChar>, count: Int) -> String {
+    // MARK: - rawBytes
+
+    /// A record's `rawBytes`: the record re-serialised as compact UTF-8 XML, one child element per column
+    /// under the name the file used (attributes become elements too; inherited columns use their canonical
+    /// name), e.g. `<candidato><CD_ELEICAO>297</CD_ELEICAO><NM_EMAIL/></candidato>`. Not the file's own
+    /// bytes: libxml2 does not say where a node starts. Cut at `maximumRawBytes`.
+    private func render(_ draft: Draft) -> [UInt8] {
+        var capacity = 32
+        for (i, value) in draft.values.enumerated() {
+            capacity += 2 * nameLength(draft.rawIds[i]) + 5 + 5 * (value?.utf8.count ?? 0)
+        }
+        capacity = min(capacity, Self.maximumRawBytes + 64)
+        let isAsset = draft.kind == .asset
+        return names.bytes.withUnsafeBufferPointer { rawNames in
+            names.canonicalBytes.withUnsafeBufferPointer { canonicalNames in
+                [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+                    var w = Writer(out: out)
+                    w.put(isAsset ? "<bem>" : "<candidato>")
+                    for (i, value) in draft.values.enumerated() {
+                        let rawId = Int(draft.rawIds[i])
+                        let name =
+                            rawId >= 0
+                            ? rawNames.baseAddress! + names.starts[rawId]
+                            : canonicalNames.baseAddress! + names.canonicalStarts[-1 - rawId]
+                        let length = strlen(XMLNameTable.cString(name))
+                        w.put(0x3C)
+                        w.put(name, length)
+                        if var value {
+                            w.put(0x3E)
+                            value.withUTF8 { w.putEscaped($0) }
+                            w.put(0x3C)
+                            w.put(0x2F)
+                            w.put(name, length)
+                            w.put(0x3E)
+                        } else {
+                            w.put(0x2F)
+                            w.put(0x3E)
+                        }
+                        if w.full { break }
+                    }
+                    w.put(isAsset ? "</bem>" : "</candidato>")
+                    count = w.count
+                }
+            }
+        }
+    }
+
+    private func nameLength(_ rawId: Int32) -> Int {
+        let id = Int(rawId)
+        if id >= 0 {
+            let end = id + 1 < names.starts.count ? names.starts[id + 1] : names.bytes.count
+            return end - names.starts[id] - 1
+        }
+        let c = -1 - id
+        let end = c + 1 < names.canonicalStarts.count ? names.canonicalStarts[c + 1] : names.canonicalBytes.count
+        return end - names.canonicalStarts[c] - 1
+    }
+
+    /// Writes into a fixed buffer, silently stopping at its end.
+    private struct Writer {
+        let out: UnsafeMutableBufferPointer<UInt8>
+        var count = 0
+
+        var full: Bool { count >= XMLRecordAssembler.maximumRawBytes }
+
+        @inline(__always) mutating func put(_ byte: UInt8) {
+            guard count < out.count else { return }
+            out[count] = byte
+            count += 1
+        }
+
+        mutating func put(_ bytes: UnsafePointer<UInt8>, _ length: Int) {
+            let n = min(length, out.count - count)
+            guard n > 0 else { return }
+            (out.baseAddress! + count).update(from: bytes, count: n)
+            count += n
+        }
+
+        mutating func put(_ text: StaticString) {
+            put(text.utf8Start, text.utf8CodeUnitCount)
+        }
+
+        mutating func putEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let base = bytes.baseAddress else { return }
+            var plainFrom = 0
+            for k in 0..<bytes.count {
+                let byte = bytes[k]
+                guard byte == 0x26 || byte == 0x3C || byte == 0x3E else { continue }
+                put(base + plainFrom, k - plainFrom)
+                put(byte == 0x26 ? "&amp;" : byte == 0x3C ? "&lt;" : "&gt;")
+                plainFrom = k + 1
+            }
+            put(base + plainFrom, bytes.count - plainFrom)
+        }
+    }
+
+    @inline(__always) private static func makeString(_ pointer: UnsafePointer<xmlChar>, count: Int) -> String {
         String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 }

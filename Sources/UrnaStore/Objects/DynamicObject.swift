@@ -110,35 +110,13 @@ public final class DynamicObject {
         return try store.linkingObjects(of: self, property: p)
     }
 
-    /// Follows a key path (`party.acronym`, `goods.@count`) and returns the value at its end.
+    /// Follows a key path (`party.acronym`, `goods.@count`) and returns the value at its end; a path
+    /// through a list gives the members' keys as `.list` (use `Projection.resolve` for their values).
     public func value(atKeyPath path: String) throws -> Value {
-        let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
-        if parts.count == 1 { return try value(forKey: parts[0]) }
-        if parts[1] == "@count" {
-            guard case .list(let l) = try value(forKey: parts[0]) else { return .null }
-            return .int(Int64(l.count))
-        }
-        guard let p = type[property: parts[0]] else { throw StoreError.unknownProperty(type: type.name, property: parts[0]) }
-        switch p.type {
-        case .link:
-            guard let next = try linked(parts[0]) else { return .null }
-            return try next.value(atKeyPath: parts[1])
-        case .embedded:
-            guard case .embedded(let e) = try value(forKey: parts[0]) else { return .null }
-            return e[parts[1]] ?? .null
-        case .list, .linkingObjects:
-            let members: Results
-            if case .list = p.type { members = try list(parts[0]) } else { members = try linkingObjects(parts[0]) }
-            var links: [LinkTarget] = []
-            var plain: [Value] = []
-            for m in members {
-                let v = try m.value(atKeyPath: parts[1])
-                if case .link(let t) = v { links.append(t) } else { plain.append(v) }
-            }
-            if !links.isEmpty { return .list(links) }
-            return .embedded(Dictionary(uniqueKeysWithValues: plain.enumerated().map { (String($0.offset), $0.element) }))
-        default:
-            throw StoreError.unknownProperty(type: type.name, property: path)
+        switch try Projection.resolve(path, on: self) {
+        case .value(let v): return v
+        case .values(let vs):
+            return .list(vs.compactMap { if case .link(let t) = $0 { t } else { nil } })
         }
     }
 

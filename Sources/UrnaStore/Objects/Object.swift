@@ -105,6 +105,8 @@ protocol AnyPersisted {
 public struct Persisted<T: PersistableValue>: AnyPersisted {
     final class Box {
         var local: T
+        /// A value given at init that is not a T yet (nested values for a link, an Int for an Int16...).
+        var raw: Any?
         var name = ""
         weak var object: DynamicObject?
         var strongObject: DynamicObject?
@@ -171,14 +173,21 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
     }
 
     func setUnmanaged(_ value: Any) {
+        box.raw = nil
         if let v = value as? T {
             box.local = v
         } else if let list = box.local as? AnyObjectList, let items = value as? [Any] {
             list.setUnmanaged(items)
+            if items.contains(where: { !($0 is Object) }) { box.raw = items }
+        } else if let v = Value.loose(value), !T.persistedType.isLinkLike {
+            box.local = T.fromPersisted(v, store: nil)
+        } else {
+            box.raw = value
         }
     }
 
     func unmanagedValue() -> Any? {
+        if let raw = box.raw { return raw }
         if let list = box.local as? AnyObjectList { return list.anyMembers }
         if let o = box.local as? Object { return o.isManaged ? o.managedObject as Any : o }
         if let opt = box.local as? OptionalObject { return opt.wrappedObject }
@@ -206,6 +215,38 @@ extension Optional: OptionalObject {
             if let o = w as? Object { return o.isManaged ? o.managedObject as Any : o }
             if let p = w as? any PersistableValue { return p.persistedValue }
             return w
+        }
+    }
+}
+
+extension PropertyType {
+    var isLinkLike: Bool {
+        switch self {
+        case .link, .list, .linkingObjects, .embedded: true
+        default: false
+        }
+    }
+}
+
+extension Value {
+    /// A Value from a plain Swift scalar, or nil for anything else.
+    static func loose(_ raw: Any) -> Value? {
+        switch raw {
+        case let v as Value: v
+        case let s as String: .string(s)
+        case let b as Bool: .bool(b)
+        case let i as Int: .int(Int64(i))
+        case let i as Int64: .int(i)
+        case let i as Int32: .int(Int64(i))
+        case let i as Int16: .int(Int64(i))
+        case let i as Int8: .int(Int64(i))
+        case let d as Double: .double(d)
+        case let f as Float: .double(Double(f))
+        case let d as Date: .date(d)
+        case let d as Data: .data(d)
+        case let u as UUID: .uuid(u)
+        case let d as Decimal: .decimal(d)
+        default: nil
         }
     }
 }

@@ -1,0 +1,48 @@
+# Urna: `make run` and `make test` are all a fresh machine needs (they install what is missing).
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+DEB_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 pkg-config
+DB ?= urna.sqlite
+URNA := .build/release/urna
+
+.PHONY: deps build run test bench fuzz format clean
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@command -v swift >/dev/null || { echo "Swift 6 toolchain not found (expected at /opt/swift)"; exit 1; }
+
+build: deps
+	swift build -c release --product urna
+
+run: build
+	rm -f $(DB) $(DB)-wal $(DB)-shm $(DB).rejects.csv
+	$(URNA) import --db $(DB) SampleData/consulta_cand_2016_AC.txt SampleData/consulta_legendas_2016_AC.txt \
+	  SampleData/consulta_cand_2018_MG.csv SampleData/bem_candidato_2018_MG.csv
+	@echo; echo "== Mayoral candidates of Rio Branco (AC), 2016, by ballot name =="
+	$(URNA) query --db $(DB) Candidate "postCode == 11 AND unitName ==[c] 'RIO BRANCO'" --sort nickname \
+	  --fields number,nickname,party.acronym,coalition.name,result
+	@echo; echo "== One candidacy in full =="
+	$(URNA) show --db $(DB) candidate 130000614380
+	@echo; echo "== Upgrading an old app's file (seed 000's v1) =="
+	cp SampleData/elections-v1-seed.sqlite /tmp/urna-demo-v1.sqlite && rm -f /tmp/urna-demo-v1.sqlite.backup*
+	$(URNA) migrate --db /tmp/urna-demo-v1.sqlite --dry-run --sample 1
+	$(URNA) migrate --db /tmp/urna-demo-v1.sqlite
+
+test: deps
+	swift build --build-tests
+	swift test --skip-build 2>&1 | tee .build/test-output.txt; exit $${PIPESTATUS[0]}
+
+bench: deps
+	swift build -c release --product urna-bench --product urna
+	.build/release/urna-bench $(BENCH_ARGS)
+
+format:
+	swift format --in-place --recursive Sources Migrations Tests
+
+clean:
+	rm -rf .build $(DB) $(DB)-wal $(DB)-shm

@@ -1,0 +1,163 @@
+/// Reads a TSE candidate-data file, or every data member of a .zip of them, as records.
+///
+/// The file type is told by content: a zip by its signature, a layout by its header names or, for
+/// header-less originals, its field count (see `TSELayouts.recognize`). Members of a zip are read in
+/// turn, each recognised on its own; their locations read `archive.zip:member.csv`. Non-data
+/// members (LEIAME PDFs, folders) are skipped. Everything streams: memory stays flat.
+///
+/// ```swift
+/// let reader = try TSEFileReader(path: "consulta_cand_2018.zip", encoding: .auto)
+/// print(reader.layoutName, reader.encoding)
+/// while let item = try reader.next() {
+///     switch item {
+///     case .record(let record): use(record["SQ_CANDIDATO"])
+///     case .reject(let row): report(row)          // "file:line: expected 58 fields, found 57"
+///     }
+/// }
+/// ```
+///
+/// It is also a `Sequence` of `RecordOrReject`. A sequence cannot throw, so if reading fails midway
+/// (I/O error, damaged zip member, unrecognisable next member), iteration yields one last
+/// `.reject` whose reason starts with "reading stopped:", stores the error in `failure`, and ends.
+/// Callers that prefer an exception use `next()` or `forEach(_:)`.
+public final class TSEFileReader: Sequence {
+    /// The path as given.
+    public let path: String
+    /// The name used in locations: the file name, without its directory.
+    public let displayName: String
+    /// The encoding asked for.
+    public let requestedEncoding: TextEncodingChoice
+    /// The CSV options in force.
+    public let options: CSVOptions
+    /// True when the file is a zip archive.
+    public let isZip: Bool
+    /// Size of the file on disk in bytes (for a progress bar, with `bytesRead`).
+    public let fileSize: Int64
+    /// Names of the zip members that will be read, in order (empty for a plain file).
+    public let dataMembers: [String]
+    /// Names of the zip members skipped as not data (PDFs, read-mes, folders).
+    public let skippedMembers: [String]
+    /// The error that ended a `for`-loop iteration early, if one did.
+    public private(set) var failure: Error?
+
+    private let file: FileByteSource
+    private let archive: ZipArchive?
+    private var remainingEntries: [ZipArchive.Entry]
+    private var entrySource: ZipEntryByteSource?
+    private var stream: TSERecordStream?
+    private var done = false
+
+    /// Opens a file or zip archive and recognises its (first member's) layout.
+    ///
+    /// Throws `RecordFileError`: `.io` when the file cannot be read, `.unrecognized` when the
+    /// content is no known TSE layout (the message lists the missing required columns), `.empty`,
+    /// `.zip` for an archive it cannot read or one without a data member.
+    public init(path: String, encoding: TextEncodingChoice = .auto, options: CSVOptions = CSVOptions()) throws {
+        self.path = path
+        self.displayName = CSVReader.fileName(of: path)
+        self.requestedEncoding = encoding
+        self.options = options
+        let file = try FileByteSource(path: path)
+        self.file = file
+        self.fileSize = file.size
+        if try ZipArchive.looksLikeZip(file) {
+            let archive = try ZipArchive(file: file, name: displayName)
+            let data = archive.entries.filter(\.isDataFile)
+            guard !data.isEmpty else {
+                throw RecordFileError.zip(
+                    file: displayName, reason: "the archive has no data member (.csv or .txt); nothing to import")
+            }
+            self.archive = archive
+            self.isZip = true
+            self.dataMembers = data.map(\.name)
+            self.skippedMembers = archive.entries.filter { !$0.isDataFile }.map(\.name)
+            self.remainingEntries = data
+            try openNextMember()
+        } else {
+            self.archive = nil
+            self.isZip = false
+            self.dataMembers = []
+            self.skippedMembers = []
+            self.remainingEntries = []
+            let csv = try CSVReader(source: file, name: displayName, encoding: encoding, options: options)
+            stream = try TSERecordStream(csv: csv)
+        }
+    }
+
+    /// The layout of the file, or of the zip member being read.
+    public var layout: TSELayout { currentStream.layout }
+
+    /// The layout's name, e.g. "consulta_cand 58 columns (2014/2018)".
+    public var layoutName: String { layout.name }
+
+    /// What the records are (candidates, assets, coalitions).
+    public var kind: RecordKind { layout.kind }
+
+    /// The encoding in use (detected or forced) for the file or current member.
+    public var encoding: TextEncoding { currentStream.csv.encoding }
+
+    /// The name locations use now: the file name, or `archive.zip:member.csv`.
+    public var currentFile: String { currentStream.csv.name }
+
+    /// Bytes of the file on disk consumed so far (compressed bytes for a zip), for progress.
+    public var bytesRead: Int64 {
+        if done { return fileSize }
+        if let entrySource { return Swift.min(fileSize, entrySource.dataStart + entrySource.compressedBytesRead) }
+        return file.bytesRead
+    }
+
+    private var currentStream: TSERecordStream {
+        guard let stream else { preconditionFailure("TSEFileReader always has a stream once initialised") }
+        return stream
+    }
+
+    /// The next record or reject; nil after the last one. Throws `RecordFileError` on I/O failure,
+    /// a damaged zip member, or a zip member that is not a recognisable TSE file.
+    public func next() throws -> RecordOrReject? {
+        while !done {
+            if let item = try currentStream.next() { return item }
+            if remainingEntries.isEmpty {
+                done = true
+            } else {
+                try openNextMember()
+            }
+        }
+        return nil
+    }
+
+    /// Calls `body` for every remaining record or reject, in file order.
+    public func forEach(_ body: (RecordOrReject) throws -> Void) throws {
+        while let item = try next() { try body(item) }
+    }
+
+    private func openNextMember() throws {
+        guard let archive else { return }
+        let entry = remainingEntries.removeFirst()
+        let source = try archive.open(entry)
+        let csv = try CSVReader(
+            source: source, name: "\(displayName):\(entry.name)", encoding: requestedEncoding, options: options)
+        entrySource = source
+        stream = try TSERecordStream(csv: csv)
+    }
+
+    /// Iterates records and rejects; see the type's notes on how a mid-file failure is reported.
+    public struct Iterator: IteratorProtocol {
+        let reader: TSEFileReader
+
+        /// The next item, a final "reading stopped" reject after a failure, or nil at the end.
+        public mutating func next() -> RecordOrReject? {
+            guard reader.failure == nil else { return nil }
+            do {
+                return try reader.next()
+            } catch {
+                reader.failure = error
+                reader.done = true
+                let location = SourceLocation(file: reader.stream?.csv.name ?? reader.displayName, line: reader.stream?.csv.currentLine ?? 0)
+                return .reject(MalformedRow(location: location, reason: "reading stopped: \(error)", rawBytes: []))
+            }
+        }
+    }
+
+    /// An iterator over the remaining items (the reader is single-pass).
+    public func makeIterator() -> Iterator { Iterator(reader: self) }
+}

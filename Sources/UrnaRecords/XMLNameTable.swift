@@ -1,0 +1,106 @@
+import CLibXML2
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Element and attribute names met in one XML file, each given a small id the first time it is seen.
+///
+/// libxml2's reader hands out names interned in its dictionary (one address per distinct name, stable
+/// while the reader lives), so a name is found by address in a small cache, confirmed with `strcmp`
+/// against a private copy: a String is made once per distinct name, never per element.
+struct XMLNameTable {
+    /// What an element name means to the reader.
+    enum Role: UInt8 {
+        case candidatos, candidato, bens, bem, other
+    }
+
+    private let canonicalName: (String) -> String
+    /// The names as spelled in the file.
+    private(set) var raw: [String] = []
+    private(set) var roles: [Role] = []
+    /// Canonical column id of each name.
+    private(set) var canonical: [Int32] = []
+    /// False for names in no TSE layout (counted as unknown when used as a column).
+    private(set) var known: [Bool] = []
+    /// Canonical column names by id.
+    private(set) var canonicalNames: [String] = []
+    private var canonicalIds: [String: Int32] = [:]
+    /// NUL-terminated UTF-8 copies of the names, back to back: name `id` starts at `starts[id]`
+    /// (canonical names are kept the same way in `canonicalBytes`, for rendering).
+    private(set) var bytes: [UInt8] = []
+    private(set) var starts: [Int] = []
+    private(set) var canonicalBytes: [UInt8] = []
+    private(set) var canonicalStarts: [Int] = []
+    private var idsByText: [String: Int32] = [:]
+    private var cacheAddresses = [UInt](repeating: 0, count: 1024)
+    private var cacheIds = [Int32](repeating: -1, count: 1024)
+
+    init(canonicalName: @escaping (String) -> String) {
+        self.canonicalName = canonicalName
+    }
+
+    /// The id of a name given as libxml2's NUL-terminated UTF-8 string.
+    @inline(__always) mutating func id(_ pointer: UnsafePointer<xmlChar>) -> Int32 {
+        let address = UInt(bitPattern: pointer)
+        let slot = Int(truncatingIfNeeded: (address >> 3) & 1023)
+        let cached = cacheIds[slot]
+        if cacheAddresses[slot] == address && cached >= 0 && matches(cached, pointer) { return cached }
+        let id = slowId(pointer)
+        cacheAddresses[slot] = address
+        cacheIds[slot] = id
+        return id
+    }
+
+    /// The id of a canonical column name, adding it when new.
+    mutating func canonicalId(for name: String) -> Int32 {
+        if let id = canonicalIds[name] { return id }
+        let id = Int32(canonicalNames.count)
+        canonicalNames.append(name)
+        canonicalIds[name] = id
+        canonicalStarts.append(canonicalBytes.count)
+        canonicalBytes.append(contentsOf: name.utf8)
+        canonicalBytes.append(0)
+        return id
+    }
+
+    @inline(__always) static func cString(_ pointer: UnsafePointer<UInt8>) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)
+    }
+
+    @inline(__always) private func matches(_ id: Int32, _ pointer: UnsafePointer<xmlChar>) -> Bool {
+        bytes.withUnsafeBufferPointer { all in
+            strcmp(Self.cString(all.baseAddress! + starts[Int(id)]), Self.cString(pointer)) == 0
+        }
+    }
+
+    private mutating func slowId(_ pointer: UnsafePointer<xmlChar>) -> Int32 {
+        let text = String(cString: pointer)
+        if let id = idsByText[text] { return id }
+        let id = Int32(raw.count)
+        let role: Role
+        switch text {
+        case "candidatos": role = .candidatos
+        case "candidato": role = .candidato
+        case "bens": role = .bens
+        case "bem": role = .bem
+        default: role = .other
+        }
+        let canonicalText = canonicalName(text)
+        raw.append(text)
+        roles.append(role)
+        canonical.append(canonicalId(for: canonicalText))
+        known.append(
+            role != .other || TSELayouts.knownColumnNames.contains(text)
+                || TSELayouts.knownColumnNames.contains(canonicalText))
+        starts.append(bytes.count)
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(0)
+        idsByText[text] = id
+        return id
+    }
+}

@@ -1,0 +1,98 @@
+import CLibXML2
+
+/// libxml2's global state, set up once per process before the first reader.
+private let libxml2Initialized: Void = xmlInitParser()
+
+/// Reads an XML candidate dump as a stream of the same `Record`s the CSV reader yields.
+///
+/// Shape: a root (`<candidatos>`, or anything) whose `<candidato>` children become `.candidate` records
+/// and whose `<bem>` children (alone, or inside a root-level `<bens>`) become `.asset` records. Each child
+/// element of a record that holds only text is a column named like the TSE column; attributes of
+/// `<candidato>`/`<bem>` are columns too. An empty or missing element means nil; text is passed through
+/// untouched (null markers are the mapper's business). A `<bem>` inside a `<candidato>` (directly or in
+/// `<bens>`) is yielded after its candidato and inherits CD_ELEICAO, ANO_ELEICAO, SQ_CANDIDATO, SG_UF and
+/// SG_UE from it when it has no value of its own. Any other element is ignored and counted in
+/// `unknownElementCounts`, as is a column whose name is in no TSE layout (it is still kept as a column).
+///
+/// Refused outright (`XMLReadError`, thrown by `next()`): XML that is not well-formed, any `<!DOCTYPE`
+/// (so no entity is ever expanded or fetched), UTF-16/UCS-4/EBCDIC text, nesting deeper than 256.
+/// The encoding declaration is obeyed (UTF-8 by default). A record whose column repeats with another value
+/// is yielded as a `.reject`. Memory stays flat: libxml2's reader frees each node once passed, and only
+/// one candidato's bens are held at a time.
+///
+/// ```swift
+/// let reader = try XMLRecordReader(path: "dump.xml", canonicalName: TSELayouts.canonicalName)
+/// while let item = try reader.next() {
+///     if case .record(let r) = item { print(r.kind, r["SQ_CANDIDATO"] ?? "-", r.location) }
+/// }
+/// ```
+public final class XMLRecordReader {
+    /// The file name used in locations and errors.
+    public let name: String
+    /// Size of the input in bytes (0 when the source did not say).
+    public let fileSize: Int64
+
+    private let reader: OpaquePointer
+    private let bridge: XMLInputBridge
+    private var walk: XMLDocumentWalk
+
+    /// Bytes handed to libxml2 so far (it reads a few KiB ahead of the records), for progress.
+    public var bytesRead: Int64 { bridge.bytesRead }
+
+    /// Names of ignored elements and of columns outside every TSE layout, with how often each occurred.
+    public var unknownElementCounts: [String: Int] { walk.assembler.unknownElementCounts }
+
+    /// Opens an XML file; I/O problems throw `RecordFileError`, XML problems come from `next()`.
+    ///
+    /// `canonicalName` maps a column name as spelled in the file to its modern TSE name.
+    /// `name` is what locations show: by default the file name without its directory, as for CSV.
+    public convenience init(
+        path: String, name: String? = nil, canonicalName: @escaping (String) -> String = { $0 }
+    ) throws {
+        let source = try FileByteSource(path: path)
+        let shown = name ?? String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        try self.init(source: source, name: shown, size: source.size, canonicalName: canonicalName)
+    }
+
+    /// Reads XML from any byte source (a zip member, memory); `name` appears in locations and errors.
+    public init(
+        source: ByteSource, name: String, size: Int64 = 0, canonicalName: @escaping (String) -> String = { $0 }
+    ) throws {
+        _ = libxml2Initialized
+        self.name = name
+        self.fileSize = size
+        bridge = XMLInputBridge(source: source)
+        walk = XMLDocumentWalk(assembler: XMLRecordAssembler(file: name, canonicalName: canonicalName))
+        // NONET: never touch the network. Not NOENT, DTDLOAD, DTDATTR or HUGE: no entity substitution, no
+        // external DTD, libxml2's limits on depth (256), names and text sizes stay on.
+        let options = Int32(XML_PARSE_NONET.rawValue)
+        let context = Unmanaged.passUnretained(bridge).toOpaque()
+        let created = xmlReaderForIO(
+            { context, buffer, length in
+                guard let context, let buffer else { return -1 }
+                return Unmanaged<XMLInputBridge>.fromOpaque(context).takeUnretainedValue().fill(buffer, Int(length))
+            }, nil, context, name, nil, options)
+        guard let created else {
+            throw bridge.sourceError ?? bridge.readError(file: name, fallback: "libxml2 could not start reading the file")
+        }
+        reader = created
+        xmlTextReaderSetStructuredErrorHandler(
+            reader,
+            { context, error in
+                guard let context, let error else { return }
+                Unmanaged<XMLInputBridge>.fromOpaque(context).takeUnretainedValue().report(error.pointee)
+            }, context)
+    }
+
+    deinit {
+        xmlFreeTextReader(reader)
+    }
+
+    /// The next record or rejected record in document order; nil at the end of the document.
+    ///
+    /// Throws `XMLReadError` (or the source's error) when the file must be refused; records already
+    /// yielded came from a file that turned out bad, so the caller should discard them.
+    public func next() throws -> RecordOrReject? {
+        try walk.next(reader, bridge, file: name)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One option a command accepts: `--db PATH` (takes a value) or `--json` (a flag).
+struct OptionSpec {
+    let name: String
+    let valueName: String?
+    let help: String
+    var repeatable = false
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, valueName: nil, help: help) }
+    static func value(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, repeatable: repeatable)
+    }
+}
+
+/// A subcommand's interface: what `--help` prints and what the parser accepts.
+struct CommandSpec {
+    let name: String
+    let abstract: String
+    let usage: String
+    let discussion: String
+    let options: [OptionSpec]
+    /// Names of positional arguments, for help; `minPositionals`/`maxPositionals` bound how many.
+    let positionals: [(String, String)]
+    let minPositionals: Int
+    let maxPositionals: Int?
+    let examples: [String]
+
+    func helpText() -> String {
+        var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(usage)\n"
+        if !discussion.isEmpty { s += "\n\(discussion)\n" }
+        if !positionals.isEmpty {
+            s += "\nARGUMENTS:\n"
+            for (n, h) in positionals { s += "  " + n.padding(toLength: 24, withPad: " ", startingAt: 0) + h + "\n" }
+        }
+        s += "\nOPTIONS:\n"
+        for o in options + [.flag("help", "Show this help.")] {
+            let left = "--\(o.name)" + (o.valueName.map { " <\($0)>" } ?? "")
+            s += "  " + left.padding(toLength: 24, withPad: " ", startingAt: 0) + o.help + "\n"
+        }
+        if !examples.isEmpty {
+            s += "\nEXAMPLES:\n" + examples.map { "  \($0)" }.joined(separator: "\n") + "\n"
+        }
+        return s
+    }
+}
+
+/// What the user typed, checked against a spec.
+struct ParsedArguments {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func has(_ name: String) -> Bool { flags.contains(name) }
+
+    func int(_ name: String) throws -> Int? {
+        guard let v = value(name) else { return nil }
+        guard let i = Int(v) else { throw UsageError("--\(name) takes a whole number, not '\(v)'") }
+        return i
+    }
+}
+
+/// Bad usage: printed as `Error: ...` with the command's usage line; exit code 64.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+enum ArgumentParser {
+    /// Parses `args` (after the subcommand name) against `spec`.
+    static func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
+        var out = ParsedArguments()
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let a = args[i]
+            if onlyPositionals || !a.hasPrefix("--") || a == "-" {
+                if a.hasPrefix("-") && a.count == 2 && a != "-" && !onlyPositionals {
+                    throw UsageError("unknown option '\(a)': options are spelled --name (see --help)")
+                }
+                out.positionals.append(a)
+                i += 1
+                continue
+            }
+            if a == "--" {
+                onlyPositionals = true
+                i += 1
+                continue
+            }
+            var name = String(a.dropFirst(2))
+            var inlineValue: String?
+            if let eq = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            guard let o = spec.options.first(where: { $0.name == name }) else {
+                var msg = "unknown option '--\(name)'"
+                if let hint = suggestion(for: name, among: spec.options.map(\.name)) { msg += "; did you mean '--\(hint)'?" }
+                throw UsageError(msg)
+            }
+            if o.valueName != nil {
+                let v: String
+                if let inlineValue {
+                    v = inlineValue
+                } else {
+                    guard i + 1 < args.count else { throw UsageError("--\(name) needs a value (<\(o.valueName!)>)") }
+                    v = args[i + 1]
+                    i += 1
+                }
+                if !o.repeatable, out.values[name] != nil { throw UsageError("--\(name) was given twice") }
+                out.values[name, default: []].append(v)
+            } else {
+                if inlineValue != nil { throw UsageError("--\(name) is a flag and takes no value") }
+                out.flags.insert(name)
+            }
+            i += 1
+        }
+        if out.positionals.count < spec.minPositionals {
+            let missing = spec.positionals.dropFirst(out.positionals.count).first?.0 ?? "argument"
+            throw UsageError("missing \(missing)")
+        }
+        if let max = spec.maxPositionals, out.positionals.count > max {
+            throw UsageError("unexpected argument '\(out.positionals[max])'")
+        }
+        return out
+    }
+
+    /// The closest known name within two edits, for "did you mean".
+    static func suggestion(for name: String, among names: [String]) -> String? {
+        let scored = names.map { ($0, editDistance(name, $0)) }.filter { $0.1 <= 2 }.sorted { $0.1 < $1.1 }
+        return scored.first?.0
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}

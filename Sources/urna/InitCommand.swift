@@ -1,0 +1,115 @@
+import Foundation
+import UrnaSchemas
+import UrnaStore
+
+enum InitCommand {
+    static let spec = CommandSpec(
+        name: "init", abstract: "Create an empty database file at a schema family's version.",
+        usage: "urna init [--db PATH] --family NAME [--version N]",
+        discussion: "Families: \(SchemaFamilies.all.map(\.name).joined(separator: ", ")). Without --version, the latest.",
+        options: [
+            .value("db", "PATH", "File to create (default: urna.sqlite); it must not exist yet."),
+            .value("family", "NAME", "Schema family, e.g. elections or people."),
+            .value("version", "N", "Schema version (default: the family's latest)."),
+        ],
+        positionals: [], minPositionals: 0, maxPositionals: 0,
+        examples: ["urna init --db people.sqlite --family people --version 0", "urna init --db tse.sqlite --family elections"])
+
+    static let command = Command(spec: spec) { p in
+        guard let name = p.value("family") else { throw UsageError("--family is required (one of: \(SchemaFamilies.all.map(\.name).joined(separator: ", ")))") }
+        guard let family = SchemaFamilies.named(name) else {
+            throw UsageError("unknown family '\(name)'; known: \(SchemaFamilies.all.map(\.name).joined(separator: ", "))")
+        }
+        let version = try p.int("version") ?? family.latest.version
+        guard let schema = family.schema(version: version) else {
+            throw UsageError("\(name) has no version \(version); versions: \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))")
+        }
+        let path = databasePath(p)
+        if FileManager.default.fileExists(atPath: path) {
+            throw CLIError(ExitCode.failure, "\(path) already exists; choose another --db (init never overwrites a file)")
+        }
+        _ = try Store(path: path, schema: schema)
+        print("created \(path): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))")
+        return ExitCode.ok
+    }
+}
+
+enum SchemaCommand {
+    static let spec = CommandSpec(
+        name: "schema", abstract: "Print a family's schema descriptor, or the difference between two versions.",
+        usage: "urna schema --family NAME [--version N] [--diff A B] [--json]",
+        discussion: "The descriptor is the JSON each file records about itself in its _urna_schema table.",
+        options: [
+            .value("family", "NAME", "Schema family, e.g. elections or people."),
+            .value("version", "N", "Version to print (default: latest)."),
+            .flag("diff", "Print the difference between versions A and B (two arguments)."),
+            .flag("json", "With --diff: print JSON."),
+        ],
+        positionals: [("A B", "With --diff: the two versions to compare.")], minPositionals: 0, maxPositionals: 2,
+        examples: ["urna schema --family people --version 1", "urna schema --family elections --diff 1 3"])
+
+    static let command = Command(spec: spec) { p in
+        guard let name = p.value("family") else { throw UsageError("--family is required") }
+        guard let family = SchemaFamilies.named(name) else {
+            throw UsageError("unknown family '\(name)'; known: \(SchemaFamilies.all.map(\.name).joined(separator: ", "))")
+        }
+        if p.has("diff") {
+            guard p.positionals.count == 2, let a = Int(p.positionals[0]), let b = Int(p.positionals[1]) else {
+                throw UsageError("--diff takes two version numbers, e.g. --diff 1 3")
+            }
+            guard let from = family.schema(version: a), let to = family.schema(version: b) else {
+                throw UsageError("\(name) has versions \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))")
+            }
+            let diff = SchemaDiff(from: from, to: to)
+            print(p.has("json") ? diff.renderJSON() : diff.renderText())
+            return ExitCode.ok
+        }
+        if !p.positionals.isEmpty { throw UsageError("unexpected argument '\(p.positionals[0])' (did you mean --diff?)") }
+        let version = try p.int("version") ?? family.latest.version
+        guard let schema = family.schema(version: version) else {
+            throw UsageError("\(name) has no version \(version); versions: \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))")
+        }
+        print(SchemaDescriptor.encode(schema))
+        return ExitCode.ok
+    }
+}
+
+enum StatusCommand {
+    static let spec = CommandSpec(
+        name: "status", abstract: "Show a file's family, version, pending migration steps and object counts.",
+        usage: "urna status [--db PATH] [--json]",
+        discussion: "--json prints one object with family, version, latestVersion, pendingSteps and counts (type -> count).",
+        options: [.value("db", "PATH", "Database file (default: urna.sqlite)."), .flag("json", "Print JSON.")],
+        positionals: [], minPositionals: 0, maxPositionals: 0,
+        examples: ["urna status --db urna.sqlite", "urna status --db old.sqlite --json"])
+
+    static let command = Command(spec: spec) { p in
+        let path = databasePath(p)
+        let store = try openExistingStore(path, readOnly: true)
+        let counts = try store.counts()
+        let family = SchemaFamilies.named(store.schema.family)
+        let latest = family?.latest.version
+        let pending = (family?.versions.map(\.schema.version) ?? []).filter { $0 > store.schema.version }
+        if p.has("json") {
+            print(JSONText.object([
+                ("family", JSONText.string(store.schema.family)),
+                ("version", String(store.schema.version)),
+                ("latestVersion", latest.map(String.init) ?? "null"),
+                ("pendingSteps", "[" + pending.map { "\"\($0 - 1)->\($0)\"" }.joined(separator: ",") + "]"),
+                ("counts", JSONText.object(counts.keys.sorted().map { ($0, String(counts[$0]!)) })),
+            ]))
+        } else {
+            print("file:     \(path)")
+            print("family:   \(store.schema.family)" + (family == nil ? " (unknown to this urna)" : ""))
+            print("version:  \(store.schema.version)" + (latest.map { " (latest \($0))" } ?? ""))
+            if pending.isEmpty {
+                print("pending:  none")
+            } else {
+                print("pending:  " + pending.map { "\($0 - 1) -> \($0)" }.joined(separator: ", ") + "  (run: urna migrate --db \(path) --dry-run)")
+            }
+            print("objects:")
+            for t in store.schema.tableTypes { print("  " + t.name.padding(toLength: 14, withPad: " ", startingAt: 0) + String(counts[t.name] ?? 0)) }
+        }
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import UrnaStore
+
+enum QueryCommand {
+    static let spec = CommandSpec(
+        name: "query", abstract: "Print the objects of one type that match a predicate.",
+        usage: "urna query [--db PATH] TYPE [PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N] [--count] [--fields a,b,party.acronym] [--json|--csv]",
+        discussion: """
+            PREDICATE uses Realm/NSPredicate syntax: = == != < <= > >= BEGINSWITH ENDSWITH CONTAINS LIKE IN BETWEEN,
+            [c] case- and [d] diacritic-insensitive, AND OR NOT, parentheses, nil, key paths through links
+            (party.acronym == 'PSTU'), @count and ANY on lists. Values are always bound, never pasted into SQL.
+            --json prints one array of objects keyed by property name (links as the target's key);
+            --count prints the number alone.
+            """,
+        options: [
+            .value("db", "PATH", "Database file (default: urna.sqlite)."),
+            .value("sort", "KEYS", "Sort by these comma-separated key paths (through links allowed)."),
+            .flag("desc", "Sort descending."),
+            .value("limit", "N", "At most N objects."),
+            .flag("count", "Print only how many objects match."),
+            .value("fields", "LIST", "Only these fields: names, key paths (party.acronym), alias=path."),
+            .flag("json", "Print a JSON array."),
+            .flag("csv", "Print CSV with a header row."),
+        ],
+        positionals: [("TYPE", "Object type, e.g. Candidate."), ("PREDICATE", "Optional filter, e.g. \"post == 'PREFEITO'\".")],
+        minPositionals: 1, maxPositionals: 2,
+        examples: [
+            "urna query Candidate \"post ==[c] 'prefeito' AND unitName == 'BELO HORIZONTE'\" --sort nickname --fields nickname,party.acronym",
+            "urna query Good \"value > 1000000\" --count",
+            "urna query Party --json",
+        ])
+
+    static let command = Command(spec: spec) { p in
+        if p.has("json") && p.has("csv") { throw UsageError("choose one of --json and --csv") }
+        let store = try openExistingStore(databasePath(p), readOnly: true)
+        let typeName = p.positionals[0]
+        guard let type = store.schema[type: typeName], !type.embedded else {
+            var msg = "unknown type '\(typeName)'; the file has: \(store.schema.tableTypes.map(\.name).joined(separator: ", "))"
+            if let hint = ArgumentParser.suggestion(for: typeName, among: store.schema.tableTypes.map(\.name)) {
+                msg += " (did you mean '\(hint)'?)"
+            }
+            throw UsageError(msg)
+        }
+        var results = try store.objects(typeName)
+        if p.positionals.count > 1 { results = try results.filter(p.positionals[1]) }
+        if let sort = p.value("sort") {
+            let keys = sort.split(separator: ",").map { SortDescriptor(keyPath: String($0), ascending: !p.has("desc")) }
+            results = results.sorted(by: keys)
+        }
+        if let n = try p.int("limit") {
+            guard n >= 0 else { throw UsageError("--limit must be 0 or more") }
+            results = results.limit(n)
+        }
+        if p.has("count") {
+            print(try results.countThrowing())
+            return ExitCode.ok
+        }
+        let projection: Projection
+        if let f = p.value("fields") {
+            projection = try Projection(type: type, spec: f, schema: store.schema)
+        } else {
+            let fields = (type.primaryKey == nil ? [Projection.Field(name: "_id", keyPath: "_id")] : [])
+                + type.properties.filter { p in
+                    if p.ignored { return false }
+                    if case .linkingObjects = p.type { return false }
+                    return true
+                }.map { Projection.Field(name: $0.name, keyPath: $0.name) }
+            projection = try Projection(type: type, fields: fields.filter { $0.name != "_id" }, schema: store.schema)
+        }
+        var out = ""
+        if p.has("json") {
+            out += "["
+            var first = true
+            for o in results {
+                out += (first ? "\n" : ",\n") + JSONText.object(try projection.apply(to: o).map { ($0.0, JSONText.output($0.1)) })
+                first = false
+                if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
+            }
+            out += first ? "]" : "\n]"
+            print(out)
+        } else if p.has("csv") {
+            print(projection.fields.map { CSVText.field($0.name) }.joined(separator: ","))
+            for o in results { print(try projection.apply(to: o).map { CSVText.field(CSVText.output($0.1)) }.joined(separator: ",")) }
+        } else {
+            var n = 0
+            for o in results {
+                n += 1
+                let pairs = try projection.apply(to: o).map { "\($0.0): \(CSVText.output($0.1))" }
+                print(pairs.joined(separator: " | "))
+            }
+            CLI.printError("\(n) \(typeName) object\(n == 1 ? "" : "s")")
+        }
+        return ExitCode.ok
+    }
+}
