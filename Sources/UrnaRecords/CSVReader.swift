@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A streaming CSV reader: bytes in, rows of fields out, with 1-based line numbers.
@@ -58,13 +58,15 @@ public final class CSVReader {
         self.options = options
         self.maxCapacity = options.maxRecordBytes + options.chunkSize
         let capacity = max(options.chunkSize, TextEncoding.detectionWindow)
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        // One byte more than the capacity, for the scanner's sentinel.
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
         // The encoding must be known before the first row, so the first 64 KiB are read here.
         var filled = 0
         var exhausted = false
         do {
             while filled < TextEncoding.detectionWindow && !exhausted {
-                let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
+                let n = try source.read(
+                    into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
                 if n == 0 { exhausted = true }
                 filled += n
             }
@@ -72,7 +74,8 @@ public final class CSVReader {
             buffer.deallocate()
             throw error
         }
-        let (resolved, bom) = encoding.resolve(prefix: UnsafeBufferPointer(start: buffer, count: filled), atEnd: exhausted)
+        let (resolved, bom) = encoding.resolve(
+            prefix: UnsafeBufferPointer(start: buffer, count: filled), atEnd: exhausted)
         self.encoding = resolved
         self.buffer = buffer
         self.capacity = capacity
@@ -101,25 +104,26 @@ public final class CSVReader {
     /// The next row or malformed row; nil at the end of the input. Throws only for I/O failures.
     public func next() throws -> CSVReadResult? {
         while true {
+            buffer[end] = UInt8(ascii: "\n")  // the sentinel CSVScanner.scan relies on
             switch scanner.scan(buffer + start, end - start, atEOF: atEOF) {
             case .end:
                 return nil
-            case let .blank(consumed):
+            case .blank(let consumed):
                 start += consumed
                 nextLine += 1
-            case let .row(length, consumed, breaks):
+            case .row(let length, let consumed, let breaks):
                 let line = nextLine
                 nextLine += breaks + (consumed > length ? 1 : 0)
                 let row = UnsafeBufferPointer(start: buffer + start, count: length)
                 start += consumed
                 return makeResult(row, line: line)
-            case let .needMore(resume, fieldStart, field, breaks, state):
-                if resume - fieldStart > options.maxFieldBytes {
-                    let problem = CSVRowProblem.fieldTooLong(field: field, limit: options.maxFieldBytes)
-                    return try skipOversized(from: resume, lineBreaks: breaks, state: state, problem: problem)
-                }
+            case .needMore(let resume, let fieldStart, let field, let breaks, let state):
                 if resume > options.maxRecordBytes {
                     let problem = CSVRowProblem.recordTooLong(field: field, limit: options.maxRecordBytes)
+                    return try skipOversized(from: resume, lineBreaks: breaks, state: state, problem: problem)
+                }
+                if resume - fieldStart > options.maxFieldBytes {
+                    let problem = CSVRowProblem.fieldTooLong(field: field, limit: options.maxFieldBytes)
                     return try skipOversized(from: resume, lineBreaks: breaks, state: state, problem: problem)
                 }
                 try refill()
@@ -177,7 +181,7 @@ public final class CSVReader {
     }
 
     private func resize(to newCapacity: Int) {
-        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity + 1)
         let live = end - start
         moved.update(from: buffer + start, count: live)
         buffer.deallocate()

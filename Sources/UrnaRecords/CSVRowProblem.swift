@@ -13,8 +13,8 @@ enum CSVRowProblem: Equatable {
     /// The 1-based field the problem is in, or 0 when it is the whole row.
     var column: Int {
         switch self {
-        case let .textAfterClosingQuote(field, _), let .unterminatedQuote(field), let .nulByte(field),
-            let .fieldTooLong(field, _), let .recordTooLong(field, _), let .invalidUTF8(field, _):
+        case .textAfterClosingQuote(let field, _), .unterminatedQuote(let field), .nulByte(let field),
+            .fieldTooLong(let field, _), .recordTooLong(let field, _), .invalidUTF8(let field, _):
             return field + 1
         case .tooManyFields: return 0
         }
@@ -23,25 +23,26 @@ enum CSVRowProblem: Equatable {
     /// What is wrong and what would fix it.
     var reason: String {
         switch self {
-        case let .textAfterClosingQuote(field, byte):
+        case .textAfterClosingQuote(let field, let byte):
             return "field \(field + 1): \(Self.describe(byte)) after the closing quote; a quote inside a quoted field "
                 + "must be doubled (\"\"), and nothing may follow the closing quote but the separator or the line end"
-        case let .unterminatedQuote(field):
+        case .unterminatedQuote(let field):
             return "field \(field + 1): the quote that opens this field is never closed before the end of the file; "
                 + "add the closing quote, or double the quotes inside the field (\"\")"
-        case let .nulByte(field):
+        case .nulByte(let field):
             return "field \(field + 1): contains a NUL byte (0x00); the file is probably UTF-16 or damaged: "
                 + "save it as Latin-1 or UTF-8 text, or remove the NUL bytes"
-        case let .fieldTooLong(field, limit):
+        case .fieldTooLong(let field, let limit):
             return "field \(field + 1) is longer than the \(Self.describe(size: limit)) field limit; if the value is "
                 + "genuine, raise the limit (CSVOptions.maxFieldBytes), otherwise look for a quote that is never closed"
-        case let .recordTooLong(field, limit):
-            return "the row is longer than the \(Self.describe(size: limit)) row limit (reached in field \(field + 1)); "
+        case .recordTooLong(let field, let limit):
+            return
+                "the row is longer than the \(Self.describe(size: limit)) row limit (reached in field \(field + 1)); "
                 + "usually a quote that is never closed swallowed the lines after it: close or double that quote, "
                 + "or raise CSVOptions.maxRecordBytes"
-        case let .tooManyFields(limit):
+        case .tooManyFields(let limit):
             return "the row has more than \(limit) fields; check the separator, or raise CSVOptions.maxFieldCount"
-        case let .invalidUTF8(field, byte):
+        case .invalidUTF8(let field, let byte):
             return "field \(field + 1): byte 0x\(String(byte, radix: 16, uppercase: true)) is not valid UTF-8; "
                 + "the file is probably Latin-1 or Windows-1252: read it with that encoding (latin1 or cp1252)"
         }

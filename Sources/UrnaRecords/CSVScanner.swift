@@ -33,6 +33,7 @@ struct CSVScanner {
     let quote: UInt8
     let maxFieldBytes: Int
     let maxFieldCount: Int
+    let stopsAtNUL: Bool
     /// Per byte: nonzero when it stops the scan inside a quoted field (quote, CR, LF, NUL if rejected).
     private let quotedStops: UnsafeMutablePointer<UInt8>
     /// Per byte: nonzero when it stops the scan inside an unquoted field (separator, CR, LF, NUL if rejected).
@@ -49,6 +50,7 @@ struct CSVScanner {
         quote = options.quote
         maxFieldBytes = options.maxFieldBytes
         maxFieldCount = options.maxFieldCount
+        stopsAtNUL = options.nulBytes == .reject
         quotedStops = .allocate(capacity: 256)
         quotedStops.initialize(repeating: 0, count: 256)
         unquotedStops = .allocate(capacity: 256)
@@ -115,16 +117,33 @@ struct CSVScanner {
         spanCapacity *= 2
     }
 
+    /// True when some byte of `word` is the quote, CR, LF or (when NUL is rejected) NUL.
+    @inline(__always)
+    private func quotedWordStops(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        return hasZeroByte(word ^ (ones &* UInt64(quote))) || hasZeroByte(word ^ (ones &* 0x0A))
+            || hasZeroByte(word ^ (ones &* 0x0D)) || (stopsAtNUL && hasZeroByte(word))
+    }
+
     /// Scans one row starting at `p[0]`, with `n` bytes available; `atEOF` says no more will come.
+    ///
+    /// `p[n]` must be readable and hold a line feed: the sentinel stops the inner loops without a
+    /// bounds test per byte (they check `i >= n` once they stop).
     mutating func scan(_ p: UnsafePointer<UInt8>, _ n: Int, atEOF: Bool) -> Outcome {
         spanCount = 0
         problem = nil
         let lf = UInt8(ascii: "\n")
         let cr = UInt8(ascii: "\r")
-        if n == 0 { return atEOF ? .end : .needMore(resume: 0, fieldStart: 0, field: 0, lineBreaks: 0, state: .fieldStart) }
+        if n == 0 {
+            return atEOF ? .end : .needMore(resume: 0, fieldStart: 0, field: 0, lineBreaks: 0, state: .fieldStart)
+        }
         if p[0] == lf { return .blank(consumed: 1) }
         if p[0] == cr {
-            if n == 1 && !atEOF { return .needMore(resume: 0, fieldStart: 0, field: 0, lineBreaks: 0, state: .fieldStart) }
+            if n == 1 && !atEOF {
+                return .needMore(resume: 0, fieldStart: 0, field: 0, lineBreaks: 0, state: .fieldStart)
+            }
             return .blank(consumed: n > 1 && p[1] == lf ? 2 : 1)
         }
         let qStops = quotedStops
@@ -140,10 +159,17 @@ struct CSVScanner {
                 let contentStart = i
                 var escaped = false
                 quoted: while true {
-                    while i < n && qStops[Int(p[i])] == 0 { i += 1 }
+                    // Eight bytes at a time while none of them can end the quoted run, then byte by byte.
+                    while i &+ 8 <= n {
+                        let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                        if quotedWordStops(word) { break }
+                        i &+= 8
+                    }
+                    while qStops[Int(p[i])] == 0 { i &+= 1 }
                     if i >= n {
                         if !atEOF {
-                            return .needMore(resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks, state: .quoted)
+                            return .needMore(
+                                resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks, state: .quoted)
                         }
                         noteProblem(.unterminatedQuote(field: field))
                         pushSpan(contentStart, n, escaped: escaped)
@@ -153,7 +179,9 @@ struct CSVScanner {
                     if c == quote {
                         if i + 1 >= n {
                             if !atEOF {
-                                return .needMore(resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks, state: .quoted)
+                                return .needMore(
+                                    resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks,
+                                    state: .quoted)
                             }
                         } else if p[i + 1] == quote {
                             escaped = true
@@ -168,7 +196,8 @@ struct CSVScanner {
                         i += 1
                     } else if c == cr {
                         if i + 1 >= n && !atEOF {
-                            return .needMore(resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks, state: .quoted)
+                            return .needMore(
+                                resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks, state: .quoted)
                         }
                         breaks += 1
                         i += (i + 1 < n && p[i + 1] == lf) ? 2 : 1
@@ -182,7 +211,7 @@ struct CSVScanner {
                     if c != separator && c != lf && c != cr {
                         noteProblem(.textAfterClosingQuote(field: field, byte: c))
                         while true {
-                            while i < n && uStops[Int(p[i])] == 0 { i += 1 }
+                            while uStops[Int(p[i])] == 0 { i &+= 1 }
                             if i < n && p[i] == 0 {
                                 i += 1
                                 continue
@@ -190,14 +219,15 @@ struct CSVScanner {
                             break
                         }
                         if i >= n && !atEOF {
-                            return .needMore(resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks, state: .unquoted)
+                            return .needMore(
+                                resume: i, fieldStart: contentStart, field: field, lineBreaks: breaks, state: .unquoted)
                         }
                     }
                 }
             } else {
                 let fieldStart = i
                 while true {
-                    while i < n && uStops[Int(p[i])] == 0 { i += 1 }
+                    while uStops[Int(p[i])] == 0 { i &+= 1 }
                     if i < n && p[i] == 0 {
                         noteProblem(.nulByte(field: field))
                         i += 1
@@ -206,7 +236,8 @@ struct CSVScanner {
                     break
                 }
                 if i >= n && !atEOF {
-                    return .needMore(resume: i, fieldStart: fieldStart, field: field, lineBreaks: breaks, state: .unquoted)
+                    return .needMore(
+                        resume: i, fieldStart: fieldStart, field: field, lineBreaks: breaks, state: .unquoted)
                 }
                 pushSpan(fieldStart, i, escaped: false)
             }

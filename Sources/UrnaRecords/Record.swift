@@ -66,21 +66,23 @@ public struct Record: Sendable {
     public let columns: ColumnIndex
     /// File, line (first line of the record) and column 0.
     public let location: SourceLocation
-    private let storage: Storage
-
-    private enum Storage: Sendable {
-        case strings([String?], rawBytes: [UInt8])
-        case encoded(EncodedFields)
-    }
+    // Exactly one of the two is in use: `fields` for CSV rows, `strings` (+ `stringsRawBytes`) for
+    // records built from decoded values.
+    private let fields: EncodedFields?
+    private let strings: [String?]
+    private let stringsRawBytes: [UInt8]
 
     /// A record from already decoded values (the XML reader's way).
     ///
     /// `values[i]` belongs to `columns.names[i]`; `nil` means the source had no value at all.
-    public init(kind: RecordKind, columns: ColumnIndex, values: [String?], location: SourceLocation, rawBytes: [UInt8]) {
+    public init(kind: RecordKind, columns: ColumnIndex, values: [String?], location: SourceLocation, rawBytes: [UInt8])
+    {
         self.kind = kind
         self.columns = columns
         self.location = location
-        self.storage = .strings(values, rawBytes: rawBytes)
+        self.fields = nil
+        self.strings = values
+        self.stringsRawBytes = rawBytes
     }
 
     /// A record over a CSV row's bytes; fields are decoded on access.
@@ -88,26 +90,21 @@ public struct Record: Sendable {
         self.kind = kind
         self.columns = columns
         self.location = location
-        self.storage = .encoded(fields)
+        self.fields = fields
+        self.strings = []
+        self.stringsRawBytes = []
     }
 
     /// How many fields the record has (for CSV, the layout's column count).
-    public var fieldCount: Int {
-        switch storage {
-        case let .strings(values, _): return values.count
-        case let .encoded(fields): return fields.count
-        }
-    }
+    public var fieldCount: Int { fields?.count ?? strings.count }
 
     /// The raw text of a field by position (0-based), exactly as decoded: not trimmed, null markers kept.
     /// Nil when the position is out of range or the source had no value.
     public func value(at index: Int) -> String? {
-        switch storage {
-        case let .strings(values, _):
-            return values.indices.contains(index) ? values[index] : nil
-        case let .encoded(fields):
+        if let fields {
             return index >= 0 && index < fields.count ? fields.string(at: index) : nil
         }
+        return strings.indices.contains(index) ? strings[index] : nil
     }
 
     /// The raw text of a column by its canonical name; nil when the layout lacks it or it had no value.
@@ -118,19 +115,12 @@ public struct Record: Sendable {
 
     /// Every field, decoded (costs one string per field: prefer `record[name]` for the ones you need).
     public var values: [String?] {
-        switch storage {
-        case let .strings(values, _): return values
-        case let .encoded(fields): return (0..<fields.count).map { fields.string(at: $0) }
-        }
+        guard let fields else { return strings }
+        return (0..<fields.count).map { fields.string(at: $0) }
     }
 
     /// The record's original bytes as read from the file (for the rejects file), without the line terminator.
-    public var rawBytes: [UInt8] {
-        switch storage {
-        case let .strings(_, raw): return raw
-        case let .encoded(fields): return fields.bytes
-        }
-    }
+    public var rawBytes: [UInt8] { fields?.bytes ?? stringsRawBytes }
 
     /// The location of one column of this record (column = 1-based field position).
     public func location(of name: String) -> SourceLocation {

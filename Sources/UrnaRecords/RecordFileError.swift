@@ -18,24 +18,24 @@ public enum RecordFileError: Error, Sendable, CustomStringConvertible {
     /// The file the error is about.
     public var file: String {
         switch self {
-        case let .io(file, _, _, _), let .empty(file), let .unrecognized(file, _, _), let .zip(file, _): return file
-        case let .unreadableFirstRow(row): return row.location.file
+        case .io(let file, _, _, _), .empty(let file), .unrecognized(let file, _, _), .zip(let file, _): return file
+        case .unreadableFirstRow(let row): return row.location.file
         }
     }
 
     /// One line: file, what went wrong, what would fix it.
     public var description: String {
         switch self {
-        case let .io(file, operation, code, message):
+        case .io(let file, let operation, let code, let message):
             return "\(file): cannot \(operation): \(message) (errno \(code))"
-        case let .empty(file):
+        case .empty(let file):
             return "\(file): the file is empty; there is nothing to import"
-        case let .unrecognized(file, reason, missing):
+        case .unrecognized(let file, let reason, let missing):
             let tail = missing.isEmpty ? "" : "; missing columns: \(missing.joined(separator: ", "))"
             return "\(file): not a recognised TSE file: \(reason)\(tail)"
-        case let .unreadableFirstRow(row):
+        case .unreadableFirstRow(let row):
             return "\(row.location): the first row cannot be read, so the layout cannot be recognised: \(row.reason)"
-        case let .zip(file, reason):
+        case .zip(let file, let reason):
             return "\(file): \(reason)"
         }
     }

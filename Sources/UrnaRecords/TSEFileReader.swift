@@ -152,7 +152,8 @@ public final class TSEFileReader: Sequence {
             } catch {
                 reader.failure = error
                 reader.done = true
-                let location = SourceLocation(file: reader.stream?.csv.name ?? reader.displayName, line: reader.stream?.csv.currentLine ?? 0)
+                let location = SourceLocation(
+                    file: reader.stream?.csv.name ?? reader.displayName, line: reader.stream?.csv.currentLine ?? 0)
                 return .reject(MalformedRow(location: location, reason: "reading stopped: \(error)", rawBytes: []))
             }
         }

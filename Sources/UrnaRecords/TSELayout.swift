@@ -30,7 +30,9 @@ public struct TSELayout: Sendable, Equatable, CustomStringConvertible {
 
     /// A layout from a `;`-separated column list, as LAYOUTS.md writes them.
     init(name: String, kind: RecordKind, hasHeader: Bool, columnList: String) {
-        self.init(name: name, kind: kind, hasHeader: hasHeader, fileColumns: columnList.split(separator: ";").map(String.init))
+        self.init(
+            name: name, kind: kind, hasHeader: hasHeader, fileColumns: columnList.split(separator: ";").map(String.init)
+        )
     }
 
     /// Number of fields every row of this layout has.

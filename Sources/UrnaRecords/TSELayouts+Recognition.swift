@@ -67,7 +67,8 @@ extension TSELayouts {
                 hasHeader: true, fileColumns: names)
         }
         if let original = headerless(fieldCount: firstRow.count) { return original }
-        let counts = "header-less TSE originals have 46, 44 or 43 fields (consulta_cand), 12 (bem_candidato) or 18 "
+        let counts =
+            "header-less TSE originals have 46, 44 or 43 fields (consulta_cand), 12 (bem_candidato) or 18 "
             + "(consulta_legendas)"
         throw RecordFileError.unrecognized(
             file: file,

@@ -110,14 +110,16 @@ public enum TSELayouts {
     /// bem_candidato 2016 and 2018 as generated 2018-2021.
     public static let asset19 = TSELayout(
         name: "bem_candidato 19 columns (2016/2018)", kind: .asset, hasHeader: true,
-        columnList: "DT_GERACAO;HH_GERACAO;ANO_ELEICAO;CD_TIPO_ELEICAO;NM_TIPO_ELEICAO;CD_ELEICAO;DS_ELEICAO;DT_ELEICAO;"
+        columnList:
+            "DT_GERACAO;HH_GERACAO;ANO_ELEICAO;CD_TIPO_ELEICAO;NM_TIPO_ELEICAO;CD_ELEICAO;DS_ELEICAO;DT_ELEICAO;"
             + "SG_UF;SG_UE;NM_UE;SQ_CANDIDATO;NR_ORDEM_CANDIDATO;CD_TIPO_BEM_CANDIDATO;DS_TIPO_BEM_CANDIDATO;"
             + "DS_BEM_CANDIDATO;VR_BEM_CANDIDATO;DT_ULTIMA_ATUALIZACAO;HH_ULTIMA_ATUALIZACAO")
 
     /// bem_candidato 2018-2026 as regenerated 06/01/2026: same columns, three renamed.
     public static let asset19Names2026 = TSELayout(
         name: "bem_candidato 19 columns (2026 names)", kind: .asset, hasHeader: true,
-        columnList: "DT_GERACAO;HH_GERACAO;ANO_ELEICAO;CD_TIPO_ELEICAO;NM_TIPO_ELEICAO;CD_ELEICAO;DS_ELEICAO;DT_ELEICAO;"
+        columnList:
+            "DT_GERACAO;HH_GERACAO;ANO_ELEICAO;CD_TIPO_ELEICAO;NM_TIPO_ELEICAO;CD_ELEICAO;DS_ELEICAO;DT_ELEICAO;"
             + "SG_UF;SG_UE;NM_UE;SQ_CANDIDATO;NR_ORDEM_BEM_CANDIDATO;CD_TIPO_BEM_CANDIDATO;DS_TIPO_BEM_CANDIDATO;"
             + "DS_BEM_CANDIDATO;VR_BEM_CANDIDATO;DT_ULT_ATUAL_BEM_CANDIDATO;HH_ULT_ATUAL_BEM_CANDIDATO")
 
@@ -192,7 +194,9 @@ public enum TSELayouts {
 
     /// Trimmed, upper-case ASCII, without a byte-order mark.
     static func normalize(_ name: String) -> String {
-        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\u{FEFF}" }
+        let blank: (Unicode.Scalar) -> Bool = {
+            $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\u{FEFF}"
+        }
         var scalars = name.unicodeScalars[...]
         while let first = scalars.first, blank(first) { scalars.removeFirst() }
         while let last = scalars.last, blank(last) { scalars.removeLast() }

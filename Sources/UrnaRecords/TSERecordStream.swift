@@ -1,37 +1,53 @@
 /// The records of one CSV stream (a file or one zip member) in a recognised TSE layout.
 ///
-/// Reads the first row to recognise the layout; a header row is consumed, a header-less file's
-/// first row is its first record. Rows whose field count differs from the layout's are rejects.
+/// Recognition uses the first well-formed row: a header row is consumed, a header-less file's
+/// first row is its first record. Malformed rows before it (say, broken quoting on line 1 of a
+/// header-less original) are held and come out as rejects; only when no good row turns up within
+/// the first `lookahead` rows is the file refused. Rows whose field count differs from the layout's
+/// are rejects.
 final class TSERecordStream {
     let csv: CSVReader
     let layout: TSELayout
     let columns: ColumnIndex
-    private var pending: CSVRow?
+    /// Rows read during recognition and not yet handed out.
+    private var pending: [CSVReadResult] = []
+
+    /// How many malformed rows may precede the first good one before the file is refused.
+    static let lookahead = 100
 
     init(csv: CSVReader) throws {
         self.csv = csv
-        guard let first = try csv.next() else { throw RecordFileError.empty(file: csv.name) }
-        switch first {
-        case let .malformed(row):
-            throw RecordFileError.unreadableFirstRow(row)
-        case let .row(row):
-            layout = try TSELayouts.recognize(firstRow: row.strings, file: csv.name)
-            if !layout.hasHeader { pending = row }
+        var early: [MalformedRow] = []
+        var firstGood: CSVRow?
+        while firstGood == nil, early.count < Self.lookahead, let result = try csv.next() {
+            switch result {
+            case .malformed(let row): early.append(row)
+            case .row(let row): firstGood = row
+            }
         }
+        guard let first = firstGood else {
+            if let bad = early.first { throw RecordFileError.unreadableFirstRow(bad) }
+            throw RecordFileError.empty(file: csv.name)
+        }
+        do {
+            layout = try TSELayouts.recognize(firstRow: first.strings, file: csv.name)
+        } catch {
+            // A broken header makes the data row after it unrecognisable: report the header.
+            if let bad = early.first { throw RecordFileError.unreadableFirstRow(bad) }
+            throw error
+        }
+        pending = early.map { .malformed($0) }
+        if !layout.hasHeader { pending.append(.row(first)) }
+        pending.reverse()
         columns = ColumnIndex(names: layout.canonicalColumns)
     }
 
     func next() throws -> RecordOrReject? {
         let row: CSVRow
-        if let first = pending {
-            pending = nil
-            row = first
-        } else {
-            switch try csv.next() {
-            case nil: return nil
-            case let .malformed(bad)?: return .reject(bad)
-            case let .row(good)?: row = good
-            }
+        switch pending.isEmpty ? try csv.next() : pending.removeLast() {
+        case nil: return nil
+        case .malformed(let bad)?: return .reject(bad)
+        case .row(let good)?: row = good
         }
         guard row.count == layout.fieldCount else {
             var reason = "expected \(layout.fieldCount) fields, found \(row.count)"

@@ -80,17 +80,29 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
             guard let quote else { return String(decoding: bytes, as: UTF8.self) }
             return TextEncoding.decodeUTF8(base, count, collapsing: quote)
         case .latin1, .cp1252:
-            let table = self == .latin1 ? TextEncoding.latin1Lengths : TextEncoding.cp1252Lengths
+            // Exact UTF-8 length first, so short fields become small (inline) strings.
+            let q = quote.map { Int($0) } ?? 256
             var extra = 0
             var quotes = 0
-            for i in 0..<count {
-                let b = base[i]
-                extra &+= Int(table[Int(b)]) &- 1
-                if b == quote { quotes &+= 1 }
+            if self == .latin1 {
+                for i in 0..<count {
+                    let b = base[i]
+                    extra &+= Int(b >> 7)
+                    if Int(b) == q { quotes &+= 1 }
+                }
+            } else {
+                let threeByte = TextEncoding.cp1252ThreeByteMask
+                for i in 0..<count {
+                    let b = base[i]
+                    if b >= 0x80 {
+                        extra &+= b < 0xA0 && (threeByte >> UInt32(b &- 0x80)) & 1 == 1 ? 2 : 1
+                    } else if Int(b) == q {
+                        quotes &+= 1
+                    }
+                }
             }
-            let length = count + extra - quotes / 2
             if extra == 0 && quotes == 0 { return String(decoding: bytes, as: UTF8.self) }
-            return String(unsafeUninitializedCapacity: length) { out in
+            return String(unsafeUninitializedCapacity: count + extra - quotes / 2) { out in
                 self.transcodeSingleByte(base, count, into: out.baseAddress!, collapsing: quote)
             }
         }
@@ -106,7 +118,7 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
     ) -> Int {
         var o = 0
         var i = 0
-        let q = Int(quote ?? 0xFF) // 0xFF is never a quote byte: it is not ASCII.
+        let q = Int(quote ?? 0xFF)  // 0xFF is never a quote byte: it is not ASCII.
         while i < count {
             let b = base[i]
             if b < 0x80 {
@@ -191,12 +203,20 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
             var high: UInt8 = 0xBF
             switch b {
             case 0xC2...0xDF: need = 1
-            case 0xE0: need = 2; low = 0xA0
+            case 0xE0:
+                need = 2
+                low = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: need = 2
-            case 0xED: need = 2; high = 0x9F
-            case 0xF0: need = 3; low = 0x90
+            case 0xED:
+                need = 2
+                high = 0x9F
+            case 0xF0:
+                need = 3
+                low = 0x90
             case 0xF1...0xF3: need = 3
-            case 0xF4: need = 3; high = 0x8F
+            case 0xF4:
+                need = 3
+                high = 0x8F
             default: return i
             }
             for k in 1...need {
@@ -210,15 +230,12 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// UTF-8 length of each Latin-1 byte.
-    static let latin1Lengths: [UInt8] = (0..<256).map { $0 < 0x80 ? 1 : 2 }
-
-    /// UTF-8 length of each Windows-1252 byte.
-    static let cp1252Lengths: [UInt8] = (0..<256).map { byte in
-        if byte < 0x80 { return 1 }
-        if byte < 0xA0 { return cp1252High[byte - 0x80] < 0x800 ? 2 : 3 }
-        return 2
-    }
+    /// Bit n set when Windows-1252 byte 0x80+n takes three UTF-8 bytes (its code point is >= U+0800).
+    static let cp1252ThreeByteMask: UInt32 = {
+        var mask: UInt32 = 0
+        for (n, scalar) in cp1252High.enumerated() where scalar >= 0x800 { mask |= 1 << UInt32(n) }
+        return mask
+    }()
 
     /// Code points of Windows-1252 bytes 0x80-0x9F; undefined bytes keep their C1 code point.
     static let cp1252High: [UInt32] = [

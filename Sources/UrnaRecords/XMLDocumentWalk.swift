@@ -14,6 +14,7 @@ struct XMLDocumentWalk {
     private var ready: [RecordOrReject] = []
     private var readyHead = 0
     private var finished = false
+    private var sawElement = false
 
     init(assembler: XMLRecordAssembler) {
         self.assembler = assembler
@@ -50,14 +51,20 @@ struct XMLDocumentWalk {
                     finished = true
                     return
                 }
-                throw bridge.sourceError ?? bridge.readError(file: file, fallback: "libxml2 stopped reading the file")
+                throw stopError(bridge, file: file)
             }
             switch xmlTextReaderNodeType(reader) {
             case Self.elementNode:
                 startElement(reader, bridge)
             case Self.endElementNode:
                 if let frame = frames.popLast() { end(frame) }
-            case Self.textNode, Self.cdataNode, Self.significantWhitespaceNode, Self.whitespaceNode:
+            case Self.textNode, Self.cdataNode:
+                if frames.last == .column, let text = xmlTextReaderConstValue(reader) {
+                    assembler.appendText(text)
+                } else if frames.last != .ignored, let name = xmlTextReaderConstName(reader) {
+                    assembler.countIgnored(assembler.names.id(name))  // stray text between columns: "#text"
+                }
+            case Self.significantWhitespaceNode, Self.whitespaceNode:
                 if frames.last == .column, let text = xmlTextReaderConstValue(reader) { assembler.appendText(text) }
             case Self.doctypeNode:
                 // The scanner refuses `<!DOCTYPE` before libxml2 sees it; this only backs that up.
@@ -65,7 +72,8 @@ struct XMLDocumentWalk {
                     reader, file, .dtdNotAccepted, "DTDs are not accepted: remove the <!DOCTYPE ...> declaration")
             case Self.entityReferenceNode:
                 throw positionedError(
-                    reader, file, .malformed, "entity references other than &lt; &gt; &amp; &apos; &quot; are not accepted")
+                    reader, file, .malformed,
+                    "entity references other than &lt; &gt; &amp; &apos; &quot; are not accepted")
             default:
                 break  // comments, processing instructions
             }
@@ -76,7 +84,22 @@ struct XMLDocumentWalk {
         }
     }
 
+    /// Why libxml2 stopped, with clearer words for an input that holds no element at all.
+    private func stopError(_ bridge: XMLInputBridge, file: String) -> Error {
+        if let error = bridge.sourceError { return error }
+        if !sawElement && bridge.scanner.failure == nil {
+            if bridge.bytesRead == 0 { return RecordFileError.empty(file: file) }
+            if let error = bridge.parserError, error.message == "Extra content at the end of the document" {
+                return XMLReadError(
+                    kind: .malformed, location: SourceLocation(file: file, line: error.line, column: error.column),
+                    message: "the file holds no XML element (only white space, comments or declarations)")
+            }
+        }
+        return bridge.readError(file: file, fallback: "libxml2 stopped reading the file")
+    }
+
     private mutating func startElement(_ reader: OpaquePointer, _ bridge: XMLInputBridge) {
+        sawElement = true
         guard let localName = xmlTextReaderConstLocalName(reader) else { return }
         let id = assembler.names.id(localName)
         let role = assembler.names.roles[Int(id)]

@@ -24,7 +24,8 @@ final class XMLInputBridge {
 
     /// libxml2's read callback: bytes read, 0 at the end, -1 to stop (the reason is kept here).
     func fill(_ buffer: UnsafeMutablePointer<CChar>, _ length: Int) -> Int32 {
-        guard sourceError == nil, scanner.failure == nil, length > 0 else { return -1 }
+        guard sourceError == nil, scanner.failure == nil else { return -1 }
+        guard length > 0 else { return 0 }
         do {
             let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
             if n == 0 { return scanner.finish() ? 0 : -1 }
@@ -41,13 +42,23 @@ final class XMLInputBridge {
         guard parserError == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
         var message = error.message.map { String(cString: $0) } ?? "libxml2 error \(error.code)"
         while message.last?.isWhitespace == true { message.removeLast() }
-        let encodingCodes: Set<Int32> = [
-            Int32(XML_ERR_UNSUPPORTED_ENCODING.rawValue), Int32(XML_ERR_INVALID_ENCODING.rawValue),
-            Int32(XML_I18N_CONV_FAILED.rawValue), Int32(XML_I18N_NO_HANDLER.rawValue),
+        if message.hasPrefix("Excessive depth in document") {
+            // libxml2 suggests XML_PARSE_HUGE, which the user cannot set (and we do not, on purpose).
+            message = "elements are nested deeper than 256 levels; candidate dumps need 4"
+        }
+        let encodingCodes = [
+            XML_ERR_UNSUPPORTED_ENCODING, XML_ERR_INVALID_ENCODING, XML_I18N_CONV_FAILED, XML_I18N_NO_HANDLER,
         ]
+        var isEncodingProblem = encodingCodes.contains { Int32($0.rawValue) == error.code }
+        if message.hasPrefix("Input is not proper UTF-8") {
+            isEncodingProblem = true
+            message =
+                "the text is not UTF-8: declare the file's encoding, e.g. "
+                + "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"
+        }
         parserError = ParserError(
             message: message, line: Int(error.line), column: Int(error.int2),
-            isEncodingProblem: encodingCodes.contains(error.code))
+            isEncodingProblem: isEncodingProblem)
     }
 
     /// Why reading stopped: the scanner's refusal first (libxml2 only saw a failed read), then libxml2's error.

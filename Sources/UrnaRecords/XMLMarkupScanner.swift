@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A byte-level pass over the XML text before libxml2 sees it: refuses DTDs and non-ASCII-compatible
 /// encodings, and notes the line where each `<candidato` / `<bem` start tag begins.
@@ -14,11 +20,22 @@ struct XMLMarkupScanner {
         case start, text, afterLessThan, name, bang, comment, cdata, processingInstruction
     }
 
+    private enum TagStart {
+        case recordElement(resume: Int)
+        case otherElement(resume: Int)
+        case needsByteScan
+    }
+
     private var state = State.start
     private(set) var line = 1
     /// Absolute byte offset of the first byte of `line` (for error columns).
     private var lineStart: Int64 = 0
-    private var offset: Int64 = 0
+    /// Absolute offset of the next byte to scan.
+    private var consumed: Int64 = 0
+    /// Absolute offset of the current chunk's first byte, and how far into it line feeds are counted:
+    /// lines are counted in bulk, only up to where one is needed, and at the chunk's end.
+    private var chunkStart: Int64 = 0
+    private var countedUpTo = 0
     private var tagLine = 1
     private var tagColumn = 1
     private var nameLength = 0
@@ -39,50 +56,16 @@ struct XMLMarkupScanner {
     mutating func scan(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard failure == nil else { return false }
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
-        let end = bytes.count
         var i = 0
         if state == .start {
-            while startBytes.count < 4 && i < end {
+            while startBytes.count < 4 && i < bytes.count {
                 startBytes.append(base[i])
                 i += 1
             }
             if startBytes.count < 4 { return true }  // `finish` decides for inputs this short
             guard scanStartBytes() else { return false }
         }
-        while i < end {
-            switch state {
-            case .text:
-                // Fast path: jump to the next '<', counting line feeds on the way.
-                let rest = UnsafeRawPointer(base + i)
-                guard let found = memchr(rest, 0x3C, end - i) else {
-                    countLines(base + i, end - i)
-                    offset += Int64(end - i)
-                    i = end
-                    continue
-                }
-                let lt = UnsafeRawPointer(found) - UnsafeRawPointer(base)
-                countLines(base + i, lt - i)
-                offset += Int64(lt - i)
-                tagLine = line
-                tagColumn = Int(offset - lineStart) + 1
-                offset += 1
-                i = lt + 1
-                if let resume = skipTagName(base, from: i, end: end) {
-                    offset += Int64(resume - i)
-                    i = resume
-                } else {
-                    state = .afterLessThan
-                }
-            default:
-                let byte = base[i]
-                if !step(byte) { return false }
-                // Back in text, the text state re-reads this byte (a name can end at a line feed).
-                if state == .text { continue }
-                advance(byte)
-                i += 1
-            }
-        }
-        return failure == nil
+        return scanBody(base, from: i, end: bytes.count)
     }
 
     /// The line of the next record start tag the reader reaches, in document order.
@@ -102,15 +85,50 @@ struct XMLMarkupScanner {
 
     // MARK: - Private
 
-    /// Fast path for the common case, an element tag whose name ends inside this chunk: notes a record
-    /// start tag and returns where the text state resumes (at the byte after the name). Returns nil for
-    /// anything else (comments, CDATA, PIs, a name cut by the chunk end): the byte-wise states handle it.
+    /// Scans `base[from..<end]`, where `base[from]` is the byte at absolute offset `consumed`.
+    private mutating func scanBody(_ base: UnsafePointer<UInt8>, from: Int, end: Int) -> Bool {
+        chunkStart = consumed - Int64(from)
+        countedUpTo = from
+        var i = from
+        while i < end {
+            if state == .text {
+                // Fast path: jump to the next '<' and look at the tag's name in place.
+                guard let found = memchr(base + i, 0x3C, end - i) else { break }
+                let lt = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                switch tagStart(base, from: lt + 1, end: end) {
+                case .otherElement(let resume):
+                    i = resume
+                case .recordElement(let resume):
+                    countLines(base, upTo: lt)
+                    recordLines.append(line)
+                    i = resume
+                case .needsByteScan:
+                    countLines(base, upTo: lt)
+                    tagLine = line
+                    tagColumn = Int(chunkStart + Int64(lt) - lineStart) + 1
+                    state = .afterLessThan
+                    i = lt + 1
+                }
+            } else {
+                guard step(base[i]) else { return false }
+                // Back in text, the text state re-reads this byte: it may be the next '<'.
+                if state != .text { i += 1 }
+            }
+        }
+        countLines(base, upTo: end)
+        consumed = chunkStart + Int64(end)
+        return failure == nil
+    }
+
+    /// The common case, an element tag whose name ends inside this chunk, read in place: whether it
+    /// starts a record, and where the text state resumes (after the name: nothing further in a tag
+    /// matters). Comments, CDATA, PIs and names cut by the chunk's end go to the byte-wise states.
     @inline(__always)
-    private mutating func skipTagName(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int? {
-        guard start < end else { return nil }
+    private func tagStart(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> TagStart {
+        guard start < end else { return .needsByteScan }
         let first = base[start]
-        if first == 0x2F { return start + 1 }  // an end tag: nothing in it matters
-        if first == 0x21 || first == 0x3F { return nil }
+        if first == 0x2F { return .otherElement(resume: start + 1) }  // an end tag
+        if first == 0x21 || first == 0x3F { return .needsByteScan }
         var k = start
         var local = start
         while k < end {
@@ -119,32 +137,40 @@ struct XMLMarkupScanner {
             if byte == 0x3A { local = k + 1 }
             k += 1
         }
-        guard k < end else { return nil }
+        guard k < end else { return .needsByteScan }
         let length = k - local
-        if length == 9 {
-            if memcmp(base + local, "candidato", 9) == 0 { recordLines.append(tagLine) }
-        } else if length == 3 {
-            if base[local] == 0x62 && base[local + 1] == 0x65 && base[local + 2] == 0x6D { recordLines.append(tagLine) }
-        }
-        return k
+        let isRecord =
+            (length == 9 && memcmp(base + local, "candidato", 9) == 0)
+            || (length == 3 && base[local] == 0x62 && base[local + 1] == 0x65 && base[local + 2] == 0x6D)
+        return isRecord ? .recordElement(resume: k) : .otherElement(resume: k)
     }
 
-    @inline(__always) private mutating func advance(_ byte: UInt8) {
-        offset += 1
-        if byte == 0x0A {
-            line += 1
-            lineStart = offset
-        }
-    }
-
-    private mutating func countLines(_ p: UnsafePointer<UInt8>, _ count: Int) {
+    /// Counts the line feeds of the current chunk from `countedUpTo` to `end`, as libxml2 counts lines:
+    /// one per LF byte.
+    private mutating func countLines(_ base: UnsafePointer<UInt8>, upTo end: Int) {
+        guard end > countedUpTo else { return }
+        let p = base + countedUpTo
+        let count = end - countedUpTo
+        countedUpTo = end
         var lineFeeds = 0
-        for k in 0..<count where p[k] == 0x0A { lineFeeds += 1 }
+        var k = 0
+        // Eight bytes at a time: the high bit of each byte of `zeros` is set exactly when that byte is LF.
+        while k + 8 <= count {
+            let x = UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+            let low7 = UInt64(0x7F7F_7F7F_7F7F_7F7F)
+            let zeros = ~(((x & low7) &+ low7) | x | low7)
+            lineFeeds &+= zeros.nonzeroBitCount
+            k += 8
+        }
+        while k < count {
+            if p[k] == 0x0A { lineFeeds &+= 1 }
+            k += 1
+        }
         guard lineFeeds > 0 else { return }
         line += lineFeeds
         var last = count - 1
         while p[last] != 0x0A { last -= 1 }
-        lineStart = offset + Int64(last) + 1
+        lineStart = chunkStart + Int64(end - count + last) + 1
     }
 
     /// Handles one byte inside markup; returns false when the input must be refused.
@@ -247,7 +273,7 @@ struct XMLMarkupScanner {
     /// Decides on the first four bytes: skips a UTF-8 byte order mark and refuses UTF-16, UCS-4 and
     /// EBCDIC, whose markup a byte scan cannot follow. Then scans those bytes like any others.
     private mutating func scanStartBytes() -> Bool {
-        let b = startBytes + [0, 0, 0, 0]
+        let b = startBytes + [0x20, 0x20, 0x20, 0x20]  // pad a tiny input with bytes no pattern uses
         let refused: String?
         switch (b[0], b[1], b[2], b[3]) {
         case (0xFE, 0xFF, _, _), (0xFF, 0xFE, _, _), (0x00, 0x3C, _, _), (0x3C, 0x00, _, _),
@@ -264,11 +290,11 @@ struct XMLMarkupScanner {
         }
         state = .text
         let skip = startBytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        offset = Int64(skip)
-        lineStart = offset
+        lineStart = Int64(skip)
+        consumed = Int64(skip)
         let buffered = startBytes
         startBytes = []
-        return buffered.withUnsafeBytes { scan(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
+        return buffered.withUnsafeBufferPointer { scanBody($0.baseAddress!, from: skip, end: $0.count) }
     }
 
     /// Call at end of input: an input shorter than four bytes still gets its encoding check.

@@ -1,11 +1,11 @@
 import CLibXML2
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Element and attribute names met in one XML file, each given a small id the first time it is seen.

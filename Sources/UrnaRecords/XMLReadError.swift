@@ -9,7 +9,8 @@ public struct XMLReadError: Error, Sendable, CustomStringConvertible {
         case malformed
         /// The file declares a DTD (`<!DOCTYPE`): refused outright, so no entity is ever expanded or fetched.
         case dtdNotAccepted
-        /// UTF-16, UCS-4 or EBCDIC text, or an encoding libxml2 does not know.
+        /// UTF-16, UCS-4 or EBCDIC text, an encoding libxml2 does not know, or bytes that are not valid in
+        /// the declared encoding (UTF-8 when none is declared).
         case unsupportedEncoding
     }
 

@@ -1,11 +1,11 @@
 import CLibXML2
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Turns the columns the XML reader finds into `Record`s: detects repeated columns, lets nested
@@ -14,13 +14,13 @@ import Darwin
 struct XMLRecordAssembler {
     /// Columns a `<bem>` nested in a `<candidato>` takes from it when it has no value of its own.
     static let inheritedColumns = ["CD_ELEICAO", "ANO_ELEICAO", "SQ_CANDIDATO", "SG_UF", "SG_UE"]
-    /// Past this, a value is cut short and its record rejected (libxml2's own cap on one text node).
+    /// Past this, a column's text is dropped and its record rejected (libxml2's own cap on one text node).
     static let maximumValueBytes = 10_000_000
     /// Past this, extra columns are dropped and the record rejected.
     static let maximumColumnsPerRecord = 10_000
     /// Past this, a candidato's further `<bem>`s are dropped and the candidato and its bens rejected:
     /// they are held in memory until `</candidato>`.
-    static let maximumNestedAssets = 100_000
+    static let maximumNestedAssets = 10_000
     /// `rawBytes` is cut at this size, as for CSV rows.
     static let maximumRawBytes = 65_536
 
@@ -215,7 +215,8 @@ struct XMLRecordAssembler {
         }
     }
 
-    private static func add(_ id: Int32, _ value: String?, to draft: inout Draft, seen: inout Seen, names: XMLNameTable) {
+    private static func add(_ id: Int32, _ value: String?, to draft: inout Draft, seen: inout Seen, names: XMLNameTable)
+    {
         let canonical = names.canonical[Int(id)]
         let c = Int(canonical)
         if let slot = seen.slot(of: c) {
@@ -223,8 +224,10 @@ struct XMLRecordAssembler {
             guard let value else { return }
             if let existing = draft.values[slot], existing != value {
                 let first = names.raw[Int(draft.rawIds[slot])]
-                draft.problem = draft.problem
-                    ?? "column \(names.canonicalNames[c]) appears twice with different values (<\(first)> and <\(names.raw[Int(id)])>)"
+                let second = names.raw[Int(id)]
+                let column = names.canonicalNames[c]
+                draft.problem =
+                    draft.problem ?? "column \(column) appears twice with different values (<\(first)> and <\(second)>)"
             } else {
                 draft.values[slot] = value
             }
@@ -252,7 +255,9 @@ struct XMLRecordAssembler {
     /// Fills the asset's missing keys from its candidato; inherited columns go last, named canonically.
     private func inherit(into asset: inout Draft, from candidate: Draft) {
         for c in inheritedIds {
-            guard let from = candidate.canonicalIds.firstIndex(of: c), let value = candidate.values[from] else { continue }
+            guard let from = candidate.canonicalIds.firstIndex(of: c), let value = candidate.values[from] else {
+                continue
+            }
             if let own = asset.canonicalIds.firstIndex(of: c) {
                 if asset.values[own] == nil { asset.values[own] = value }
             } else {
@@ -270,7 +275,8 @@ struct XMLRecordAssembler {
             return .reject(MalformedRow(location: location, reason: problem, rawBytes: raw))
         }
         let columns = columnIndex(draft.canonicalIds, draft.kind)
-        return .record(Record(kind: draft.kind, columns: columns, values: draft.values, location: location, rawBytes: raw))
+        return .record(
+            Record(kind: draft.kind, columns: columns, values: draft.values, location: location, rawBytes: raw))
     }
 
     private mutating func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {

@@ -18,7 +18,12 @@ private let libxml2Initialized: Void = xmlInitParser()
 /// (so no entity is ever expanded or fetched), UTF-16/UCS-4/EBCDIC text, nesting deeper than 256.
 /// The encoding declaration is obeyed (UTF-8 by default). A record whose column repeats with another value
 /// is yielded as a `.reject`. Memory stays flat: libxml2's reader frees each node once passed, and only
-/// one candidato's bens are held at a time.
+/// one candidato's bens are held at a time (at most 10,000; past that the candidato is rejected).
+///
+/// A record's location is the line of its start tag (exact at any size, unlike libxml2's 16-bit node
+/// lines). Its `rawBytes` are not the file's bytes (libxml2 does not say where a node starts) but the
+/// record re-serialised as compact UTF-8 XML, one element per column under the name the file used, e.g.
+/// `<candidato><CD_ELEICAO>297</CD_ELEICAO><NM_EMAIL/></candidato>`, cut at 64 KiB.
 ///
 /// ```swift
 /// let reader = try XMLRecordReader(path: "dump.xml", canonicalName: TSELayouts.canonicalName)
@@ -73,7 +78,8 @@ public final class XMLRecordReader {
                 return Unmanaged<XMLInputBridge>.fromOpaque(context).takeUnretainedValue().fill(buffer, Int(length))
             }, nil, context, name, nil, options)
         guard let created else {
-            throw bridge.sourceError ?? bridge.readError(file: name, fallback: "libxml2 could not start reading the file")
+            throw bridge.sourceError
+                ?? bridge.readError(file: name, fallback: "libxml2 could not start reading the file")
         }
         reader = created
         xmlTextReaderSetStructuredErrorHandler(

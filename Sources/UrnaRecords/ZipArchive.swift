@@ -84,11 +84,13 @@ public final class ZipArchive {
         var header = [UInt8](repeating: 0, count: 30)
         let got = try header.withUnsafeMutableBytes { try file.read(at: entry.localHeaderOffset, into: $0) }
         guard got == 30, Self.uint32(header, 0) == 0x0403_4B50 else {
-            throw RecordFileError.zip(file: member, reason: "the archive is damaged: no local header where the central directory points")
+            throw RecordFileError.zip(
+                file: member, reason: "the archive is damaged: no local header where the central directory points")
         }
         let dataStart = entry.localHeaderOffset + 30 + Int64(Self.uint16(header, 26)) + Int64(Self.uint16(header, 28))
         guard dataStart + entry.compressedSize <= file.size else {
-            throw RecordFileError.zip(file: member, reason: "the archive is truncated: the member's data runs past the end of the file")
+            throw RecordFileError.zip(
+                file: member, reason: "the archive is truncated: the member's data runs past the end of the file")
         }
         if entry.method == 0 && entry.compressedSize != entry.uncompressedSize {
             throw RecordFileError.zip(file: member, reason: "the archive is damaged: a stored member's sizes disagree")
@@ -131,10 +133,15 @@ public final class ZipArchive {
         if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF { throw zip64 }
         guard disk == 0 && directoryDisk == 0 else {
             throw RecordFileError.zip(
-                file: name, reason: "the archive is split over several files, which this reader does not support; join or unzip it first")
+                file: name,
+                reason:
+                    "the archive is split over several files, which this reader does not support; join or unzip it first"
+            )
         }
         let endOffset = file.size - Int64(tailLength) + Int64(endRecord)
-        guard directoryOffset + directorySize <= endOffset else { throw damaged("the central directory lies outside the file") }
+        guard directoryOffset + directorySize <= endOffset else {
+            throw damaged("the central directory lies outside the file")
+        }
         var directory = [UInt8](repeating: 0, count: Int(directorySize))
         let read = try directory.withUnsafeMutableBytes { try file.read(at: directoryOffset, into: $0) }
         guard read == directory.count else { throw damaged("the central directory could not be read") }

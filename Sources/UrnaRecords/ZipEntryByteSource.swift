@@ -37,7 +37,8 @@ public final class ZipEntryByteSource: ByteSource {
             guard status == Z_OK else {
                 stream.deinitialize(count: 1)
                 stream.deallocate()
-                throw RecordFileError.zip(file: displayName, reason: "zlib could not start inflating (status \(status))")
+                throw RecordFileError.zip(
+                    file: displayName, reason: "zlib could not start inflating (status \(status))")
             }
             self.stream = stream
             input = .allocate(capacity: Self.inputCapacity)
@@ -56,7 +57,9 @@ public final class ZipEntryByteSource: ByteSource {
     /// Fills `buffer` with the next uncompressed bytes; 0 at the end of the member.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard !finished, let out = buffer.baseAddress, buffer.count > 0 else { return 0 }
-        let n = try stream == nil ? readStored(into: buffer) : inflate(into: out.assumingMemoryBound(to: UInt8.self), buffer.count)
+        let n =
+            try stream == nil
+            ? readStored(into: buffer) : inflate(into: out.assumingMemoryBound(to: UInt8.self), buffer.count)
         if n > 0 {
             crc = CZlib.crc32(crc, out.assumingMemoryBound(to: UInt8.self), UInt32(n))
             produced += Int64(n)
@@ -71,7 +74,8 @@ public final class ZipEntryByteSource: ByteSource {
             finished = true
             return 0
         }
-        let n = try file.read(at: dataStart + compressedBytesRead, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+        let n = try file.read(
+            at: dataStart + compressedBytesRead, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
         guard n == wanted else { throw truncated() }
         compressedBytesRead += Int64(n)
         if compressedBytesRead == entry.compressedSize { finished = true }
@@ -85,7 +89,9 @@ public final class ZipEntryByteSource: ByteSource {
         while true {
             if stream.pointee.avail_in == 0 && compressedBytesRead < entry.compressedSize {
                 let wanted = Int(min(Int64(Self.inputCapacity), entry.compressedSize - compressedBytesRead))
-                let n = try file.read(at: dataStart + compressedBytesRead, into: UnsafeMutableRawBufferPointer(start: input, count: wanted))
+                let n = try file.read(
+                    at: dataStart + compressedBytesRead,
+                    into: UnsafeMutableRawBufferPointer(start: input, count: wanted))
                 guard n == wanted else { throw truncated() }
                 compressedBytesRead += Int64(n)
                 stream.pointee.next_in = input
@@ -107,7 +113,8 @@ public final class ZipEntryByteSource: ByteSource {
                 if written > 0 && stream.pointee.avail_in == 0 { return written }
             default:
                 let message = stream.pointee.msg.map { String(cString: $0) } ?? "status \(status)"
-                throw RecordFileError.zip(file: displayName, reason: "the member's compressed data is damaged (zlib: \(message))")
+                throw RecordFileError.zip(
+                    file: displayName, reason: "the member's compressed data is damaged (zlib: \(message))")
             }
         }
     }
@@ -116,14 +123,19 @@ public final class ZipEntryByteSource: ByteSource {
         guard produced == entry.uncompressedSize else {
             throw RecordFileError.zip(
                 file: displayName,
-                reason: "the member is damaged: it inflates to \(produced) bytes, the archive says \(entry.uncompressedSize)")
+                reason:
+                    "the member is damaged: it inflates to \(produced) bytes, the archive says \(entry.uncompressedSize)"
+            )
         }
         guard UInt32(truncatingIfNeeded: crc) == entry.crc32 else {
-            throw RecordFileError.zip(file: displayName, reason: "the member is damaged: its CRC-32 does not match the archive's")
+            throw RecordFileError.zip(
+                file: displayName, reason: "the member is damaged: its CRC-32 does not match the archive's")
         }
     }
 
     private func truncated() -> RecordFileError {
-        .zip(file: displayName, reason: "the member's compressed data ends too early; the archive is truncated or damaged")
+        .zip(
+            file: displayName,
+            reason: "the member's compressed data ends too early; the archive is truncated or damaged")
     }
 }

@@ -106,7 +106,7 @@ enum CLI {
     static func classify(_ error: Error) -> (Int32, String) {
         if let e = error as? ExitCodeProviding { return (e.exitCode, "\(error)") }
         switch error {
-        case let e as PredicateError: return (ExitCode.usage, "\(e)")
+        case let e as QueryPredicateError: return (ExitCode.usage, "\(e)")
         case let e as StoreError:
             switch e {
             case .unknownType, .unknownProperty: return (ExitCode.usage, "\(e)")

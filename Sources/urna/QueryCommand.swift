@@ -44,7 +44,7 @@ enum QueryCommand {
         var results = try store.objects(typeName)
         if p.positionals.count > 1 { results = try results.filter(p.positionals[1]) }
         if let sort = p.value("sort") {
-            let keys = sort.split(separator: ",").map { SortDescriptor(keyPath: String($0), ascending: !p.has("desc")) }
+            let keys = sort.split(separator: ",").map { SortKey(keyPath: String($0), ascending: !p.has("desc")) }
             results = results.sorted(by: keys)
         }
         if let n = try p.int("limit") {

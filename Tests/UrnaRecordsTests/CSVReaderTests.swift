@@ -102,7 +102,7 @@ struct CSVReaderTests {
 
         let accepted = try S.csvResults(bytes)
         #expect(accepted.count == 3)
-        if case let .row(row) = accepted[1] {
+        if case .row(let row) = accepted[1] {
             #expect(row.count == 2)
             #expect(row[1].utf8.count == 10_000_000)
         } else {
@@ -114,7 +114,7 @@ struct CSVReaderTests {
         small.chunkSize = 64 * 1024
         let reader = try CSVReader(source: MemoryByteSource(bytes), name: "big.csv", encoding: .latin1, options: small)
         var results: [CSVReadResult] = []
-        try reader.forEach { results.append($0) }
+        while let result = try reader.next() { results.append(result) }
         #expect(results.count == 3)
         let bad = try #require(results[1].malformed)
         #expect(bad.location == SourceLocation(file: "big.csv", line: 2, column: 2))
@@ -160,11 +160,89 @@ struct CSVReaderTests {
     func rawBytes() throws {
         let bytes = S.latin1("\"Jo\u{E3}o\";1\r\n")
         let results = try S.csvResults(bytes)
-        guard case let .row(row) = results[0] else {
+        guard case .row(let row) = results[0] else {
             Issue.record("expected a row")
             return
         }
         #expect(row.rawBytes == Array(bytes.dropLast(2)))
         #expect(row.withFieldBytes(at: 0) { Array($0) } == [0x4A, 0x6F, 0xE3, 0x6F])
+    }
+
+    @Test(
+        "random well-formed CSV round-trips through any chunking, with the right line numbers",
+        arguments: [11, 12, 13, 14])
+    func randomRoundTrip(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let alphabet: [String] = ["a", "b", "Z", "0", " ", "é", "\"", ";", "\n", "\r", "\r\n", "ç"]
+        let endings = ["\n", "\r\n", "\r"]
+        var text = ""
+        var expected: [[String]] = []
+        var lines: [Int] = []
+        var line = 1
+        for _ in 0..<200 {
+            let fieldCount = Int(rng.next() % 6) + 1
+            var fields: [String] = []
+            var encoded: [String] = []
+            for _ in 0..<fieldCount {
+                let length = Int(rng.next() % 8)
+                let value = (0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }.joined()
+                fields.append(value)
+                // By scalars: "\r\n" is one Character, which equals neither "\r" nor "\n".
+                let mustQuote =
+                    value.unicodeScalars.contains { "\";\n\r".unicodeScalars.contains($0) }
+                    || (fieldCount == 1 && value.isEmpty)
+                encoded.append(
+                    mustQuote || rng.next() % 2 == 0
+                        ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value)
+            }
+            expected.append(fields)
+            lines.append(line)
+            let row = encoded.joined(separator: ";")
+            text += row + endings[Int(rng.next() % 3)]
+            // Newlines inside the row: CR, LF, and CRLF counted once.
+            var previousWasCR = false
+            for scalar in row.unicodeScalars {
+                if scalar == "\r" || (scalar == "\n" && !previousWasCR) { line += 1 }
+                previousWasCR = scalar == "\r"
+            }
+            line += 1
+        }
+        let bytes = Array(text.utf8)
+        for chunk in [1, 5, 64, 4096] {
+            let results = try S.csvResults(bytes, encoding: .utf8, chunk: chunk)
+            #expect(results.map(\.fields) == expected.map { Optional($0) }, "chunk \(chunk)")
+            #expect(results.map(\.line) == lines, "chunk \(chunk)")
+        }
+    }
+
+    @Test("random bytes never crash the reader, and lines only move forward", arguments: [1, 2, 3, 4, 5])
+    func randomGarbage(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let pieces: [[UInt8]] = [[0x22], [0x3B], [0x0A], [0x0D], [0x00], [0x61], [0xE9], [0xC3, 0xA9], [0x22, 0x22]]
+        var bytes: [UInt8] = []
+        for _ in 0..<5000 { bytes += pieces[Int(rng.next() % UInt64(pieces.count))] }
+        var options = CSVOptions()
+        options.maxRecordBytes = 300
+        options.chunkSize = 4096
+        for encoding in [TextEncodingChoice.latin1, .utf8] {
+            let results = try S.csvResults(bytes, encoding: encoding, options: options, chunk: 97)
+            #expect(!results.isEmpty)
+            let lines = results.map(\.line)
+            #expect(lines == lines.sorted())
+            #expect(lines.allSatisfy { $0 >= 1 })
+        }
+    }
+}
+
+/// A small seeded generator, so random tests fail the same way every time.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

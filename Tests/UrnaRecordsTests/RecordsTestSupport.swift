@@ -40,9 +40,10 @@ enum RecordsTestSupport {
         _ bytes: [UInt8], encoding: TextEncodingChoice = .latin1, options: CSVOptions = CSVOptions(), chunk: Int = .max
     ) throws -> [CSVReadResult] {
         let reader = try CSVReader(
-            source: MemoryByteSource(bytes, maximumChunk: chunk), name: "test.csv", encoding: encoding, options: options)
+            source: MemoryByteSource(bytes, maximumChunk: chunk), name: "test.csv", encoding: encoding, options: options
+        )
         var results: [CSVReadResult] = []
-        try reader.forEach { results.append($0) }
+        while let result = try reader.next() { results.append(result) }
         return results
     }
 
@@ -53,10 +54,10 @@ enum RecordsTestSupport {
         let reader = try TSEFileReader(path: path, encoding: encoding, options: options)
         var records: [Record] = []
         var rejects: [MalformedRow] = []
-        try reader.forEach { item in
+        while let item = try reader.next() {
             switch item {
-            case let .record(record): records.append(record)
-            case let .reject(row): rejects.append(row)
+            case .record(let record): records.append(record)
+            case .reject(let row): rejects.append(row)
             }
         }
         return (reader, records, rejects)
@@ -66,21 +67,21 @@ enum RecordsTestSupport {
 extension CSVReadResult {
     /// The row's fields, or nil for a malformed row.
     var fields: [String]? {
-        if case let .row(row) = self { return row.strings }
+        if case .row(let row) = self { return row.strings }
         return nil
     }
 
     /// The malformed row, or nil for a good row.
     var malformed: MalformedRow? {
-        if case let .malformed(row) = self { return row }
+        if case .malformed(let row) = self { return row }
         return nil
     }
 
     /// The 1-based line the result starts on.
     var line: Int {
         switch self {
-        case let .row(row): return row.location.line
-        case let .malformed(row): return row.location.line
+        case .row(let row): return row.location.line
+        case .malformed(let row): return row.location.line
         }
     }
 }

@@ -62,7 +62,8 @@ struct TextEncodingTests {
 
     @Test("a cp1252 file read with .cp1252 gets curly quotes and the euro sign")
     func cp1252File() throws {
-        let bytes: [UInt8] = Array("\"nome\";\"valor\"\n\"".utf8) + [0x93, 0x41, 0x94] + Array("\";\"".utf8) + [0x80]
+        let bytes: [UInt8] =
+            Array("\"nome\";\"valor\"\n\"".utf8) + [0x93, 0x41, 0x94] + Array("\";\"".utf8) + [0x80]
             + Array("5\"\n".utf8)
         let rows = try S.csvResults(bytes, encoding: .cp1252)
         #expect(rows.map(\.fields) == [["nome", "valor"], ["“A”", "€5"]])

@@ -142,13 +142,25 @@ struct XMLRecordReaderTests {
         #expect(all[0]["NM_UE"] == "SÃO JOÃO DEL-REI")
     }
 
+    @Test func declaredWindows1252IsDecoded() throws {
+        var bytes = Array("<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n<candidato><VR_BEM_CANDIDATO>".utf8)
+        bytes += [0x80, 0x20, 0xC7]  // "€ Ç"
+        bytes += Array("</VR_BEM_CANDIDATO></candidato>".utf8)
+        let all = records(try readAll(XMLRecordReader(source: MemoryByteSource(bytes), name: "cp1252.xml")))
+        #expect(all.count == 1)
+        #expect(all.first?.kind == .candidate)  // a <candidato> root is a one-record file
+        #expect(all.first?["VR_BEM_CANDIDATO"] == "€ Ç")
+    }
+
     @Test func undeclaredLatin1IsRefused() throws {
         var bytes = Array("<candidatos><candidato><NM_UE>S".utf8)
-        bytes += [0xC3 - 0x80 + 0x80, 0x4F]  // "ÃO" in Latin-1: 0xC3 then 'O' is not UTF-8
+        bytes += [0xC3, 0x4F]  // "ÃO" in Latin-1; 0xC3 then "O" is not UTF-8
         bytes += Array("</NM_UE></candidato></candidatos>".utf8)
         let reader = try XMLRecordReader(source: MemoryByteSource(bytes), name: "mem.xml")
         let error = try #require(readError(reader))
+        #expect(error.kind == .unsupportedEncoding)
         #expect(error.location.line == 1)
+        #expect(error.message.contains("declare the file's encoding"))
     }
 
     @Test func wellFormednessErrorNamesFileLineAndColumn() throws {
@@ -169,7 +181,9 @@ struct XMLRecordReaderTests {
         var seen: [String] = []
         do {
             while let item = try reader.next() {
-                if case .record(let r) = item { seen += r.values.compactMap { $0 } + [String(decoding: r.rawBytes, as: UTF8.self)] }
+                if case .record(let r) = item {
+                    seen += r.values.compactMap { $0 } + [String(decoding: r.rawBytes, as: UTF8.self)]
+                }
                 if case .reject(let bad) = item { seen.append(bad.reason) }
             }
             Issue.record("a file with an external entity was accepted")
@@ -188,7 +202,9 @@ struct XMLRecordReaderTests {
         var failure: XMLReadError?
         do {
             while let item = try reader.next() {
-                if case .record(let r) = item { longest = max(longest, r.values.map { $0?.utf8.count ?? 0 }.max() ?? 0) }
+                if case .record(let r) = item {
+                    longest = max(longest, r.values.map { $0?.utf8.count ?? 0 }.max() ?? 0)
+                }
             }
         } catch let error as XMLReadError {
             failure = error
@@ -204,7 +220,8 @@ struct XMLRecordReaderTests {
         #expect(refused?.location.line == 2)
         #expect(refused?.location.column == 1)
         #expect(refused?.message.contains("DTDs are not accepted") == true)
-        let fine = try memoryReader("<!-- <!DOCTYPE x> --><candidatos><candidato><A><![CDATA[<!DOCTYPE>]]></A></candidato></candidatos>")
+        let fine = try memoryReader(
+            "<!-- <!DOCTYPE x> --><candidatos><candidato><A><![CDATA[<!DOCTYPE>]]></A></candidato></candidatos>")
         let all = records(try readAll(fine))
         #expect(all.count == 1)
         #expect(all.first?["A"] == "<!DOCTYPE>")
@@ -212,11 +229,27 @@ struct XMLRecordReaderTests {
 
     @Test func deepNestingErrorsCleanly() throws {
         let depth = 100_000
-        let text = "<candidatos><candidato>" + String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth)
+        let text =
+            "<candidatos><candidato>" + String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth)
             + "</candidato></candidatos>"
         let error = try #require(readError(try memoryReader(text)))
         #expect(error.kind == .malformed)
         #expect(error.location.line == 1)
+        #expect(error.message.contains("deeper than 256 levels"))
+    }
+
+    @Test func unknownDeclaredEncodingIsRefused() throws {
+        let error = try #require(
+            readError(try memoryReader("<?xml version=\"1.0\" encoding=\"KLINGON\"?>\n<candidatos/>")))
+        #expect(error.kind == .unsupportedEncoding)
+        #expect(error.message.contains("KLINGON"))
+    }
+
+    @Test func namespaceErrorsRefuseTheFile() throws {
+        let error = try #require(
+            readError(try memoryReader("<candidatos>\n<candidato><x:A>1</x:A></candidato>\n</candidatos>")))
+        #expect(error.kind == .malformed)
+        #expect(error.location.line == 2)
     }
 
     @Test func utf16IsRefused() throws {
@@ -226,21 +259,31 @@ struct XMLRecordReaderTests {
         #expect(error.kind == .unsupportedEncoding)
     }
 
-    @Test func emptyInputIsAnError() throws {
-        #expect(readError(try memoryReader("")) != nil)
-        #expect(readError(try memoryReader("  ")) != nil)
+    @Test func inputWithoutElementsIsAnError() throws {
+        do {
+            _ = try readAll(try memoryReader(""))
+            Issue.record("an empty input was accepted")
+        } catch RecordFileError.empty(let file) {
+            #expect(file == "mem.xml")
+        }
+        let blank = readError(try memoryReader("<?xml version=\"1.0\"?>\n  <!-- nada -->\n"))
+        #expect(blank?.kind == .malformed)
+        #expect(blank?.message.contains("no XML element") == true)
+        #expect(readError(try memoryReader("SQ_CANDIDATO;NM_UE\n1;RIO\n"))?.kind == .malformed)
     }
 
     @Test func conflictingRepeatedColumnRejectsTheCandidateAndItsBens() throws {
         let text = """
             <candidatos>
-            <candidato><SQ_CANDIDATO>1</SQ_CANDIDATO><SQ_CANDIDATO>2</SQ_CANDIDATO><bem><NR_ORDEM_CANDIDATO>1</NR_ORDEM_CANDIDATO></bem></candidato>
+            <candidato><SQ_CANDIDATO>1</SQ_CANDIDATO><SQ_CANDIDATO>2</SQ_CANDIDATO>\
+            <bem><NR_ORDEM_CANDIDATO>1</NR_ORDEM_CANDIDATO></bem></candidato>
             <candidato><SQ_CANDIDATO>3</SQ_CANDIDATO><SQ_CANDIDATO>3</SQ_CANDIDATO></candidato>
             </candidatos>
             """
         let items = try readAll(try memoryReader(text))
         #expect(items.count == 3)
-        guard case .reject(let bad) = items[0], case .reject(let badBem) = items[1], case .record(let good) = items[2] else {
+        guard case .reject(let bad) = items[0], case .reject(let badBem) = items[1], case .record(let good) = items[2]
+        else {
             Issue.record("expected reject, reject, record; got \(items)")
             return
         }
@@ -250,6 +293,20 @@ struct XMLRecordReaderTests {
         #expect(badBem.reason.contains("line 2"))
         #expect(good["SQ_CANDIDATO"] == "3")
         #expect(good.columns.names == ["SQ_CANDIDATO"])
+    }
+
+    @Test func tooManyNestedBensRejectTheCandidateInsteadOfGrowingMemory() throws {
+        let limit = XMLRecordAssembler.maximumNestedAssets
+        let bens = String(repeating: "<bem><VR_BEM_CANDIDATO>1</VR_BEM_CANDIDATO></bem>", count: limit + 5)
+        let items = try readAll(
+            try memoryReader("<candidatos><candidato><SQ_CANDIDATO>1</SQ_CANDIDATO>\(bens)</candidato></candidatos>"))
+        #expect(items.count == 1 + limit)
+        guard case .reject(let bad) = items.first else {
+            Issue.record("the candidato was not rejected")
+            return
+        }
+        #expect(bad.reason.contains("more than \(limit) <bem>"))
+        #expect(items.allSatisfy { if case .reject = $0 { true } else { false } })
     }
 
     @Test func canonicalNamesAreUsedForColumnsAndInheritance() throws {
@@ -266,7 +323,8 @@ struct XMLRecordReaderTests {
         #expect(all[1]["SQ_CANDIDATO"] == "7")
         #expect(all[1]["SG_UF"] == "AC")
         #expect(all[1]["VALOR_BEM"] == "1,00")
-        #expect(String(decoding: all[0].rawBytes, as: UTF8.self).contains("<SEQUENCIAL_CANDIDATO>7</SEQUENCIAL_CANDIDATO>"))
+        #expect(
+            String(decoding: all[0].rawBytes, as: UTF8.self).contains("<SEQUENCIAL_CANDIDATO>7</SEQUENCIAL_CANDIDATO>"))
         #expect(reader.unknownElementCounts.isEmpty)
     }
 
@@ -294,6 +352,14 @@ struct XMLRecordReaderTests {
         #expect(all.first?["NM_UE"] == "RIO")
         #expect(all.first?.columns.position(of: "type") == nil)
         #expect(reader.unknownElementCounts == ["type": 1])
+    }
+
+    @Test func strayTextBetweenColumnsIsCounted() throws {
+        let reader = try memoryReader(
+            "<candidatos>x<candidato>\n  solto\n  <NM_UE>RIO</NM_UE>\n</candidato></candidatos>")
+        let all = records(try readAll(reader))
+        #expect(all.first?.columns.names == ["NM_UE"])
+        #expect(reader.unknownElementCounts == ["#text": 2])
     }
 
     @Test func looksLikeXML() {

@@ -21,7 +21,7 @@ open class Object: PersistableValue {
     /// An unmanaged object from a dictionary or an ordered array of values (Realm's `Dog(value:)`).
     public convenience init(value: Any) {
         self.init()
-        let props = Self.persistedProperties()
+        let props = Self.persistedProperties(of: self)
         var given: [String: Any] = [:]
         if let d = value as? [String: Any] {
             given = d

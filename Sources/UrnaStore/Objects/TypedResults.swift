@@ -12,7 +12,7 @@ public struct TypedResults<Element: Object>: Sequence {
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> TypedResults {
         TypedResults(results.sorted(byKeyPath: keyPath, ascending: ascending))
     }
-    public func sorted(by descriptors: [SortDescriptor]) -> TypedResults { TypedResults(results.sorted(by: descriptors)) }
+    public func sorted(by descriptors: [SortKey]) -> TypedResults { TypedResults(results.sorted(by: descriptors)) }
     public func limit(_ n: Int) -> TypedResults { TypedResults(results.limit(n)) }
     public var count: Int { results.count }
     public var isEmpty: Bool { results.isEmpty }

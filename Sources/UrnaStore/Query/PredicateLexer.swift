@@ -72,7 +72,7 @@ struct PredicateLexer {
             } else if c == "#" {
                 index += 1
                 let word = readWord()
-                guard !word.isEmpty else { throw PredicateError(at: start + 1, "expected a name after '#'") }
+                guard !word.isEmpty else { throw QueryPredicateError(at: start + 1, "expected a name after '#'") }
                 add(.identifier(word), from: start)
             } else if c.isASCII && c.isNumber {
                 add(.number(try readNumber()), from: start)
@@ -82,13 +82,13 @@ struct PredicateLexer {
                 index += 1
                 let word = readWord()
                 guard !word.isEmpty else {
-                    throw PredicateError(at: start + 1, "expected a collection operator like @count after '@'")
+                    throw QueryPredicateError(at: start + 1, "expected a collection operator like @count after '@'")
                 }
                 add(.collectionOperator(word), from: start)
             } else if c == "%" {
                 add(.placeholder(try readPlaceholder()), from: start)
             } else if c == "$" {
-                throw PredicateError(at: start + 1, "variables ($name) are not supported; use a %@ placeholder")
+                throw QueryPredicateError(at: start + 1, "variables ($name) are not supported; use a %@ placeholder")
             } else if "=<>!&|".contains(c) {
                 try readSymbols()
             } else if c == "[" {
@@ -103,7 +103,7 @@ struct PredicateLexer {
                 case ",": add(.comma, from: start)
                 case ".": add(.dot, from: start)
                 case "-": add(.minus, from: start)
-                default: throw PredicateError(at: start + 1, "unexpected character '\(c)'")
+                default: throw QueryPredicateError(at: start + 1, "unexpected character '\(c)'")
                 }
             }
         }
@@ -131,7 +131,9 @@ struct PredicateLexer {
         let start = index
         if chars[index] == "0", index + 1 < chars.count, chars[index + 1] == "x" || chars[index + 1] == "X" {
             index += 2
-            guard isDigit(index, hex: true) else { throw PredicateError(at: start + 1, "expected hex digits after '0x'") }
+            guard isDigit(index, hex: true) else {
+                throw QueryPredicateError(at: start + 1, "expected hex digits after '0x'")
+            }
             while isDigit(index, hex: true) { index += 1 }
             return String(chars[start..<index])
         }
@@ -178,19 +180,20 @@ struct PredicateLexer {
                 case "u":
                     let hex = index + 4 <= chars.count ? String(chars[index..<(index + 4)]) : ""
                     guard hex.count == 4, let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else {
-                        throw PredicateError(at: index - 1, "expected 4 hex digits after '\\u'")
+                        throw QueryPredicateError(at: index - 1, "expected 4 hex digits after '\\u'")
                     }
                     out.unicodeScalars.append(scalar)
                     index += 4
                 default:
-                    throw PredicateError(at: index - 1, "unknown escape '\\\(e)' in a string (write \\\\ for a backslash)")
+                    throw QueryPredicateError(
+                        at: index - 1, "unknown escape '\\\(e)' in a string (write \\\\ for a backslash)")
                 }
                 continue
             }
             out.append(c)
             index += 1
         }
-        throw PredicateError(at: start + 1, "unterminated string: add a closing \(quote)")
+        throw QueryPredicateError(at: start + 1, "unterminated string: add a closing \(quote)")
     }
 
     private mutating func readPlaceholder() throws -> Character {
@@ -209,7 +212,7 @@ struct PredicateLexer {
         case "g", "e": return "f"
         default:
             let shown = String(chars[start..<min(index, chars.count)])
-            throw PredicateError(at: start + 1, "unknown placeholder '\(shown)': use %@, %K, %d or %f")
+            throw QueryPredicateError(at: start + 1, "unknown placeholder '\(shown)': use %@, %K, %d or %f")
         }
     }
 
@@ -224,7 +227,7 @@ struct PredicateLexer {
                 tokens.append(PredicateToken(kind: .symbol("!"), position: i + 1, text: "!"))
             }
         } else {
-            throw PredicateError(at: start + 1, "unknown operator '\(run)': use ==, !=, <, <=, >, >=, &&, || or !")
+            throw QueryPredicateError(at: start + 1, "unknown operator '\(run)': use ==, !=, <, <=, >, >=, &&, || or !")
         }
     }
 
@@ -233,7 +236,7 @@ struct PredicateLexer {
         index += 1
         let letters = readWord()
         guard index < chars.count, chars[index] == "]", !letters.isEmpty else {
-            throw PredicateError(at: start + 1, "expected a modifier like [c], [d] or [cd]")
+            throw QueryPredicateError(at: start + 1, "expected a modifier like [c], [d] or [cd]")
         }
         index += 1
         return letters

@@ -25,21 +25,21 @@ public struct PredicateParser {
         self.arguments = arguments
     }
 
-    /// Parses `text`; throws `PredicateError` with the position of the first problem.
-    public static func parse(_ text: String, arguments: [QueryArgument] = []) throws -> Predicate {
+    /// Parses `text`; throws `QueryPredicateError` with the position of the first problem.
+    public static func parse(_ text: String, arguments: [QueryArgument] = []) throws -> QueryPredicate {
         let tokens = try PredicateLexer.tokenize(text)
         let placeholders = tokens.filter { if case .placeholder = $0.kind { true } else { false } }
         if placeholders.count != arguments.count {
             let position = placeholders.count > arguments.count ? placeholders[arguments.count].position : 1
             let uses = placeholders.count == 1 ? "1 argument" : "\(placeholders.count) arguments"
-            throw PredicateError(at: position, "predicate uses \(uses), \(arguments.count) given")
+            throw QueryPredicateError(at: position, "predicate uses \(uses), \(arguments.count) given")
         }
         var parser = PredicateParser(tokens: tokens, arguments: arguments)
-        if case .end = parser.current.kind { throw PredicateError(at: 1, "expected a predicate, found end of input") }
+        if case .end = parser.current.kind { throw parser.expected("a predicate") }
         let predicate = try parser.parseOr()
         if case .end = parser.current.kind { return predicate }
         if case .rightParen = parser.current.kind {
-            throw PredicateError(at: parser.current.position, "found ')' without a matching '('")
+            throw QueryPredicateError(at: parser.current.position, "found ')' without a matching '('")
         }
         throw parser.expected("AND, OR or the end of the predicate after \(parser.previous.quoted)")
     }
@@ -61,13 +61,13 @@ public struct PredicateParser {
         return false
     }
 
-    private func expected(_ what: String) -> PredicateError {
-        PredicateError(at: current.position, "expected \(what), found \(current.quoted)")
+    private func expected(_ what: String) -> QueryPredicateError {
+        QueryPredicateError(at: current.position, "expected \(what), found \(current.quoted)")
     }
 
     // MARK: - Logic
 
-    private mutating func parseOr() throws -> Predicate {
+    private mutating func parseOr() throws -> QueryPredicate {
         var parts = [try parseAnd()]
         while isKeyword("OR") || isSymbol("||") {
             advance()
@@ -76,7 +76,7 @@ public struct PredicateParser {
         return parts.count == 1 ? parts[0] : .or(parts)
     }
 
-    private mutating func parseAnd() throws -> Predicate {
+    private mutating func parseAnd() throws -> QueryPredicate {
         var parts = [try parseNot()]
         while isKeyword("AND") || isSymbol("&&") {
             advance()
@@ -85,7 +85,7 @@ public struct PredicateParser {
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
-    private mutating func parseNot() throws -> Predicate {
+    private mutating func parseNot() throws -> QueryPredicate {
         if isKeyword("NOT") || isSymbol("!") {
             advance()
             return .not(try parseNot())
@@ -93,7 +93,7 @@ public struct PredicateParser {
         return try parsePrimary()
     }
 
-    private mutating func parsePrimary() throws -> Predicate {
+    private mutating func parsePrimary() throws -> QueryPredicate {
         switch current.kind {
         case .leftParen:
             let open = current.position
@@ -109,7 +109,8 @@ public struct PredicateParser {
             advance()
             return .falsePredicate
         case .keyword("SUBQUERY"):
-            throw PredicateError(at: current.position, "SUBQUERY is not supported; use ANY, ALL or NONE on the key path")
+            throw QueryPredicateError(
+                at: current.position, "SUBQUERY is not supported; use ANY, ALL or NONE on the key path")
         case .end:
             throw expected("a comparison after \(previous.quoted)")
         default:
@@ -132,7 +133,7 @@ public struct PredicateParser {
         let leftPosition = current.position
         let left = try parseOperand(after: quantifier == .implicit ? nil : previous)
         if case .values = left {
-            throw PredicateError(at: leftPosition, "a list of values can only be the right side of IN or BETWEEN")
+            throw QueryPredicateError(at: leftPosition, "a list of values can only be the right side of IN or BETWEEN")
         }
         let operatorPosition = current.position
         let op = try parseOperator(after: left)
@@ -143,7 +144,8 @@ public struct PredicateParser {
                 case "c": options.insert(.caseInsensitive)
                 case "d": options.insert(.diacriticInsensitive)
                 default:
-                    throw PredicateError(at: current.position, "unknown modifier '\(current.text)': use [c], [d] or [cd]")
+                    throw QueryPredicateError(
+                        at: current.position, "unknown modifier '\(current.text)': use [c], [d] or [cd]")
                 }
             }
             advance()
@@ -152,13 +154,15 @@ public struct PredicateParser {
         var right = try parseOperand(after: tokens[index - 1])
         switch (op, right) {
         case (.between, .values(let vs)) where vs.count != 2:
-            throw PredicateError(at: rightPosition, "BETWEEN needs two values, like {18, 65}; found \(vs.count)")
+            throw QueryPredicateError(at: rightPosition, "BETWEEN needs two values, like {18, 65}; found \(vs.count)")
         case (.between, .values), (.in, .values), (.in, .keyPath): break
         case (.in, .value(.list(let targets))): right = .values(targets.map(Value.link))
         case (.between, _), (.in, _):
-            throw PredicateError(at: rightPosition, "\(op.rawValue) needs a list of values, like {1, 2} or a .values([...]) argument")
+            throw QueryPredicateError(
+                at: rightPosition, "\(op.rawValue) needs a list of values, like {1, 2} or a .values([...]) argument")
         case (_, .values):
-            throw PredicateError(at: rightPosition, "a list of values can only follow IN or BETWEEN, not \(op.rawValue)")
+            throw QueryPredicateError(
+                at: rightPosition, "a list of values can only follow IN or BETWEEN, not \(op.rawValue)")
         default: break
         }
         return PredicateComparison(
@@ -182,9 +186,11 @@ public struct PredicateParser {
         case .keyword("IN"): op = .in
         case .keyword("BETWEEN"): op = .between
         case .keyword("MATCHES"):
-            throw PredicateError(at: current.position, "MATCHES (regular expressions) is not supported; use LIKE with * and ?")
+            throw QueryPredicateError(
+                at: current.position, "MATCHES (regular expressions) is not supported; use LIKE with * and ?")
         default:
-            throw expected("an operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, IN, BETWEEN) after '\(left)'")
+            throw expected(
+                "an operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, IN, BETWEEN) after '\(left)'")
         }
         advance()
         return op
@@ -196,7 +202,8 @@ public struct PredicateParser {
         switch token.kind {
         case .identifier(let name):
             advance()
-            return .keyPath(try parseKeyPathRest(PredicateKeyPath([name], positions: [PredicatePosition(token.position)])))
+            return .keyPath(
+                try parseKeyPathRest(PredicateKeyPath([name], positions: [PredicatePosition(token.position)])))
         case .placeholder("K"):
             advance()
             let path = try keyPathArgument(at: token.position)
@@ -205,7 +212,8 @@ public struct PredicateParser {
             advance()
             return try valueArgument(letter, at: token.position)
         case .collectionOperator:
-            throw PredicateError(at: token.position, "\(token.text) needs a key path before it, like goods.\(token.text)")
+            throw QueryPredicateError(
+                at: token.position, "\(token.text) needs a key path before it, like goods.\(token.text)")
         case .leftBrace:
             advance()
             var values: [Value] = []
@@ -216,7 +224,7 @@ public struct PredicateParser {
             while true {
                 let elementPosition = current.position
                 guard case .value(let v) = try parseOperand(after: previous) else {
-                    throw PredicateError(at: elementPosition, "a list holds values, not key paths or lists")
+                    throw QueryPredicateError(at: elementPosition, "a list holds values, not key paths or lists")
                 }
                 values.append(v)
                 if case .comma = current.kind {
@@ -269,13 +277,13 @@ public struct PredicateParser {
         let sign = negative ? "-" : ""
         if text.hasPrefix("0x") || text.hasPrefix("0X") {
             guard let i = Int64(sign + text.dropFirst(2), radix: 16) else {
-                throw PredicateError(at: position, "the number \(sign)\(text) does not fit 64 bits")
+                throw QueryPredicateError(at: position, "the number \(sign)\(text) does not fit 64 bits")
             }
             return .int(i)
         }
         if let i = Int64(sign + text) { return .int(i) }
         guard let d = Decimal(string: sign + text, locale: Locale(identifier: "en_US_POSIX")), !d.isNaN else {
-            throw PredicateError(at: position, "the number \(sign)\(text) is out of range")
+            throw QueryPredicateError(at: position, "the number \(sign)\(text) is out of range")
         }
         return .decimal(d)
     }
@@ -311,13 +319,14 @@ public struct PredicateParser {
         switch argument {
         case .keyPath(let s), .value(.string(let s)): text = s
         default:
-            throw PredicateError(at: position, "argument \(number) for %K must be a key path, like .keyPath(\"party.acronym\")")
+            throw QueryPredicateError(
+                at: position, "argument \(number) for %K must be a key path, like .keyPath(\"party.acronym\")")
         }
         let components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         for c in components {
             let name = c.hasPrefix("@") ? String(c.dropFirst()) : c
             guard Identifier.isValid(name) else {
-                throw PredicateError(at: position, "argument \(number) for %K is not a key path: '\(text)'")
+                throw QueryPredicateError(at: position, "argument \(number) for %K is not a key path: '\(text)'")
             }
         }
         return PredicateKeyPath(components, positions: components.map { _ in PredicatePosition(position) })
@@ -327,20 +336,21 @@ public struct PredicateParser {
         let (argument, number) = takeArgument()
         switch (letter, argument) {
         case (_, .keyPath(let k)):
-            throw PredicateError(at: position, "argument \(number) is the key path '\(k)': use %K for key paths")
+            throw QueryPredicateError(at: position, "argument \(number) is the key path '\(k)': use %K for key paths")
         case ("@", .value(let v)): return .value(v)
         case ("@", .values(let vs)): return .values(vs)
         case ("d", .value(.int(let i))): return .value(.int(i))
         case ("d", .value(.bool(let b))): return .value(.int(b ? 1 : 0))
         case ("d", .value(let v)):
-            throw PredicateError(at: position, "argument \(number) for %d must be an integer, not \(v.kindName)")
+            throw QueryPredicateError(at: position, "argument \(number) for %d must be an integer, not \(v.kindName)")
         case ("f", .value(.int(let i))): return .value(.double(Double(i)))
         case ("f", .value(.double(let d))): return .value(.double(d))
         case ("f", .value(.decimal(let d))): return .value(.decimal(d))
         case ("f", .value(let v)):
-            throw PredicateError(at: position, "argument \(number) for %f must be a number, not \(v.kindName)")
+            throw QueryPredicateError(at: position, "argument \(number) for %f must be a number, not \(v.kindName)")
         default:
-            throw PredicateError(at: position, "argument \(number) for %\(letter) must be a single value; use %@ for a list")
+            throw QueryPredicateError(
+                at: position, "argument \(number) for %\(letter) must be a single value; use %@ for a list")
         }
     }
 }

@@ -6,9 +6,9 @@ import Foundation
 /// Swift literals convert on their own:
 ///
 /// ```swift
-/// try Predicate.parse("name == %@ AND age > %d", arguments: ["Ana", 18])
-/// try Predicate.parse("%K IN %@", arguments: [.keyPath("party.acronym"), ["PT", "PSTU"]])
-/// try Predicate.parse("birth < %@", arguments: [.date(cutoff)])
+/// try QueryPredicate.parse("name == %@ AND age > %d", arguments: ["Ana", 18])
+/// try QueryPredicate.parse("%K IN %@", arguments: [.keyPath("party.acronym"), ["PT", "PSTU"]])
+/// try QueryPredicate.parse("birth < %@", arguments: [.date(cutoff)])
 /// ```
 public enum QueryArgument: Sendable, Hashable {
     case value(Value)
@@ -16,7 +16,10 @@ public enum QueryArgument: Sendable, Hashable {
     /// A key path for `%K`, such as `party.acronym`.
     case keyPath(String)
 
+    /// One value for `%@`.
     public init(_ value: Value) { self = .value(value) }
+
+    // Shorthands for Swift values that are not literals (`.int(count)`, `.date(cutoff)`).
 
     public static func string(_ s: String) -> QueryArgument { .value(.string(s)) }
     public static func int<I: BinaryInteger>(_ i: I) -> QueryArgument { .value(.int(Int64(i))) }

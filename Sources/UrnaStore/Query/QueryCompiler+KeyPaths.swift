@@ -42,6 +42,8 @@ extension QueryCompiler {
         /// The path as written, for messages.
         var display: String
         var position: Int
+        /// The path names a list or linkingObjects property itself (its value is each element's key).
+        var endsAtCollection = false
 
         var throughList: Bool { hops.contains { $0.toMany } }
         var isAggregate: Bool {
@@ -77,15 +79,19 @@ extension QueryCompiler {
         func position(_ i: Int) -> Int { i < path.positions.count ? path.positions[i].offset : 0 }
         func shown(_ i: Int) -> String { names[0...i].joined(separator: ".") }
         var out = ResolvedPath(display: path.description, position: position(0))
-        guard let first = names.first, !first.isEmpty else { throw PredicateError(at: position(0), "expected a key path") }
+        guard let first = names.first, !first.isEmpty else {
+            throw QueryPredicateError(at: position(0), "expected a key path")
+        }
         var current = root
         var currentAlias = alias
         var i = 0
         while i < names.count {
             let name = names[i]
             if name.hasPrefix("@") {
-                let message = i == 0 ? "\(name) needs a key path before it, like goods.\(name)" : "nothing can follow \(names[i - 1])"
-                throw PredicateError(at: position(i), message)
+                let message =
+                    i == 0
+                    ? "\(name) needs a key path before it, like goods.\(name)" : "nothing can follow \(names[i - 1])"
+                throw QueryPredicateError(at: position(i), message)
             }
             let p = try property(name, of: current, at: position(i))
             let next: String? = i + 1 < names.count ? names[i + 1] : nil
@@ -93,7 +99,7 @@ extension QueryCompiler {
                 switch p.type {
                 case .list, .linkingObjects: break
                 default:
-                    throw PredicateError(
+                    throw QueryPredicateError(
                         at: position(i + 1),
                         "\(next) needs a list or linkingObjects property; \(shown(i)) is \(Self.article(p.type))")
                 }
@@ -108,7 +114,9 @@ extension QueryCompiler {
                     let t = try tableType(target)
                     let a = aliases.next()
                     out.hops.append(
-                        Hop(table: t.name, alias: a, condition: "\(raw: a).\(quoted: t.keyColumn) = \(raw: currentAlias).\(quoted: p.name)",
+                        Hop(
+                            table: t.name, alias: a,
+                            condition: "\(raw: a).\(quoted: t.keyColumn) = \(raw: currentAlias).\(quoted: p.name)",
                             toMany: false, outer: out.throughList))
                     current = t
                     currentAlias = a
@@ -117,17 +125,22 @@ extension QueryCompiler {
                 let t = try tableType(target)
                 let l = aliases.next()
                 out.hops.append(
-                    Hop(table: StorageLayout.listTable(type: current.name, property: p.name), alias: l,
-                        condition: "\(raw: l).\"owner\" = \(raw: currentAlias).\(quoted: key)", toMany: true, outer: false))
+                    Hop(
+                        table: StorageLayout.listTable(type: current.name, property: p.name), alias: l,
+                        condition: "\(raw: l).\"owner\" = \(raw: currentAlias).\(quoted: key)", toMany: true,
+                        outer: false))
                 if next == nil {
                     out.value = "\(raw: l).\"target\""
                     out.end = .link(target: target)
+                    out.endsAtCollection = true
                 } else if next == "@count" {
                     return try finishCount(out, names: names, at: i + 1, position: position)
                 } else {
                     let a = aliases.next()
                     out.hops.append(
-                        Hop(table: t.name, alias: a, condition: "\(raw: a).\(quoted: t.keyColumn) = \(raw: l).\"target\"",
+                        Hop(
+                            table: t.name, alias: a,
+                            condition: "\(raw: a).\(quoted: t.keyColumn) = \(raw: l).\"target\"",
                             toMany: false, outer: false))
                     current = t
                     currentAlias = a
@@ -138,33 +151,43 @@ extension QueryCompiler {
             case .linkingObjects(let originName, let originProperty):
                 let origin = try tableType(originName)
                 guard let link = origin[property: originProperty] else {
-                    throw PredicateError(at: position(i), "\(current.name).\(p.name) is the inverse of unknown \(originName).\(originProperty)")
+                    throw QueryPredicateError(
+                        at: position(i),
+                        "\(current.name).\(p.name) is the inverse of unknown \(originName).\(originProperty)")
                 }
                 var originAlias: String
                 if case .list = link.type {
                     let l = aliases.next()
                     out.hops.append(
-                        Hop(table: StorageLayout.listTable(type: origin.name, property: link.name), alias: l,
-                            condition: "\(raw: l).\"target\" = \(raw: currentAlias).\(quoted: key)", toMany: true, outer: false))
+                        Hop(
+                            table: StorageLayout.listTable(type: origin.name, property: link.name), alias: l,
+                            condition: "\(raw: l).\"target\" = \(raw: currentAlias).\(quoted: key)", toMany: true,
+                            outer: false))
                     if next == nil {
                         out.value = "\(raw: l).\"owner\""
                         out.end = .link(target: origin.name)
+                        out.endsAtCollection = true
                         break
                     }
                     if next == "@count" { return try finishCount(out, names: names, at: i + 1, position: position) }
                     originAlias = aliases.next()
                     out.hops.append(
-                        Hop(table: origin.name, alias: originAlias,
-                            condition: "\(raw: originAlias).\(quoted: origin.keyColumn) = \(raw: l).\"owner\"", toMany: false, outer: false))
+                        Hop(
+                            table: origin.name, alias: originAlias,
+                            condition: "\(raw: originAlias).\(quoted: origin.keyColumn) = \(raw: l).\"owner\"",
+                            toMany: false, outer: false))
                 } else {
                     originAlias = aliases.next()
                     out.hops.append(
-                        Hop(table: origin.name, alias: originAlias,
-                            condition: "\(raw: originAlias).\(quoted: link.name) = \(raw: currentAlias).\(quoted: key)", toMany: true,
+                        Hop(
+                            table: origin.name, alias: originAlias,
+                            condition: "\(raw: originAlias).\(quoted: link.name) = \(raw: currentAlias).\(quoted: key)",
+                            toMany: true,
                             outer: false))
                     if next == nil {
                         out.value = "\(raw: originAlias).\(quoted: origin.keyColumn)"
                         out.end = .link(target: origin.name)
+                        out.endsAtCollection = true
                         break
                     }
                     if next == "@count" { return try finishCount(out, names: names, at: i + 1, position: position) }
@@ -172,7 +195,8 @@ extension QueryCompiler {
                 current = origin
                 currentAlias = originAlias
                 if let next, next.hasPrefix("@") {
-                    return try finishAggregate(out, names: names, at: i + 1, over: origin, alias: originAlias, position: position)
+                    return try finishAggregate(
+                        out, names: names, at: i + 1, over: origin, alias: originAlias, position: position)
                 }
             case .embedded(let target):
                 if next == nil {
@@ -180,11 +204,12 @@ extension QueryCompiler {
                     out.end = .embeddedObject(target)
                 } else {
                     return try finishEmbedded(
-                        out, names: names, at: i + 1, column: "\(raw: currentAlias).\(quoted: p.name)", type: target, position: position)
+                        out, names: names, at: i + 1, column: "\(raw: currentAlias).\(quoted: p.name)", type: target,
+                        position: position)
                 }
             default:
                 if let next {
-                    throw PredicateError(
+                    throw QueryPredicateError(
                         at: position(i + 1), "\(shown(i)) is \(Self.article(p.type)); it has no property '\(next)'")
                 }
                 out.value = "\(raw: currentAlias).\(quoted: p.name)"
@@ -195,8 +220,10 @@ extension QueryCompiler {
         return out
     }
 
-    private func finishCount(_ path: ResolvedPath, names: [String], at i: Int, position: (Int) -> Int) throws -> ResolvedPath {
-        if i + 1 < names.count { throw PredicateError(at: position(i + 1), "nothing can follow @count") }
+    private func finishCount(_ path: ResolvedPath, names: [String], at i: Int, position: (Int) -> Int) throws
+        -> ResolvedPath
+    {
+        if i + 1 < names.count { throw QueryPredicateError(at: position(i + 1), "nothing can follow @count") }
         var out = path
         out.value = "COUNT(*)"
         out.end = .count
@@ -204,26 +231,32 @@ extension QueryCompiler {
     }
 
     private func finishAggregate(
-        _ path: ResolvedPath, names: [String], at i: Int, over element: ObjectSchema, alias: String, position: (Int) -> Int
+        _ path: ResolvedPath, names: [String], at i: Int, over element: ObjectSchema, alias: String,
+        position: (Int) -> Int
     ) throws -> ResolvedPath {
         let op = names[i]
         guard let function = Self.aggregateFunctions[op] else {
-            throw PredicateError(at: position(i), "unknown collection operator '\(op)': use @count, @sum, @min, @max or @avg")
+            throw QueryPredicateError(
+                at: position(i), "unknown collection operator '\(op)': use @count, @sum, @min, @max or @avg")
         }
         guard i + 1 < names.count else {
-            throw PredicateError(at: position(i), "\(op) needs the property to aggregate, like \(names[i - 1]).\(op).value")
+            throw QueryPredicateError(
+                at: position(i), "\(op) needs the property to aggregate, like \(names[i - 1]).\(op).value")
         }
-        if i + 2 < names.count { throw PredicateError(at: position(i + 2), "nothing can follow \(names[i]).\(names[i + 1])") }
+        if i + 2 < names.count {
+            throw QueryPredicateError(at: position(i + 2), "nothing can follow \(names[i]).\(names[i + 1])")
+        }
         let p = try property(names[i + 1], of: element, at: position(i + 1))
         let numeric: Bool
         switch p.type {
         case .int8, .int16, .int32, .int64, .float, .double, .decimal: numeric = true
         case .date: numeric = false
         default:
-            throw PredicateError(at: position(i + 1), "\(op) needs a number property; \(names[i + 1]) is \(Self.article(p.type))")
+            throw QueryPredicateError(
+                at: position(i + 1), "\(op) needs a number property; \(names[i + 1]) is \(Self.article(p.type))")
         }
         if !numeric && (op == "@sum" || op == "@avg") {
-            throw PredicateError(at: position(i + 1), "\(op) needs a number property; \(names[i + 1]) is a date")
+            throw QueryPredicateError(at: position(i + 1), "\(op) needs a number property; \(names[i + 1]) is a date")
         }
         var out = path
         let column: SQLFragment = "\(raw: alias).\(quoted: p.name)"
@@ -244,6 +277,7 @@ extension QueryCompiler {
             // The path is a literal so it also works in ORDER BY; its names are validated identifiers.
             jsonPath += "." + p.name
             let last = i == names.count - 1
+            let shown = names[0...i].joined(separator: ".")
             switch p.type {
             case .embedded(let t) where !last:
                 current = try embeddedType(t, at: position(i))
@@ -252,14 +286,18 @@ extension QueryCompiler {
                 out.end = .embeddedObject(t)
             case .bool, .int8, .int16, .int32, .int64, .float, .double, .string, .date, .uuid, .decimal:
                 if !last {
-                    throw PredicateError(
-                        at: position(i + 1), "\(names[0...i].joined(separator: ".")) is \(Self.article(p.type)); it has no property '\(names[i + 1])'")
+                    throw QueryPredicateError(
+                        at: position(i + 1),
+                        "\(shown) is \(Self.article(p.type)); it has no property '\(names[i + 1])'"
+                    )
                 }
                 out.value = "json_extract(\(column), '\(raw: jsonPath)')"
                 out.end = .property(p)
             default:
-                throw PredicateError(
-                    at: position(i), "\(names[0...i].joined(separator: ".")) is \(Self.article(p.type)) inside an embedded object, which queries cannot reach")
+                throw QueryPredicateError(
+                    at: position(i),
+                    "\(shown) is \(Self.article(p.type)) inside an embedded object, which queries cannot reach"
+                )
             }
         }
         return out
@@ -273,9 +311,11 @@ extension QueryCompiler {
             if let guess = Self.suggestion(for: name, among: type.properties.map(\.name)) {
                 message += " (did you mean '\(guess)'?)"
             }
-            throw PredicateError(at: position, message)
+            throw QueryPredicateError(at: position, message)
         }
-        if p.ignored { throw PredicateError(at: position, "\(type.name).\(name) is ignored (not stored), so queries cannot use it") }
+        if p.ignored {
+            throw QueryPredicateError(at: position, "\(type.name).\(name) is ignored (not stored), so queries cannot use it")
+        }
         return p
     }
 
@@ -288,7 +328,7 @@ extension QueryCompiler {
 
     private func embeddedType(_ name: String, at position: Int) throws -> ObjectSchema {
         guard let t = schema[type: name], t.embedded else {
-            throw PredicateError(at: position, "embedded type '\(name)' is not in the schema")
+            throw QueryPredicateError(at: position, "embedded type '\(name)' is not in the schema")
         }
         return t
     }
@@ -306,14 +346,17 @@ extension QueryCompiler {
 
     /// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`.
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in 0...a.count { d[i][0] = i }
         for j in 0...b.count { d[0][j] = j }
         for i in stride(from: 1, through: a.count, by: 1) {
             for j in stride(from: 1, through: b.count, by: 1) {
                 d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
             }
         }
         return d[a.count][b.count]

@@ -26,13 +26,13 @@ public final class Results: Sequence {
     public let store: Store
     public let type: ObjectSchema
     let scope: Scope
-    let predicate: Predicate?
-    public let sortDescriptors: [SortDescriptor]
+    let predicate: QueryPredicate?
+    public let sortDescriptors: [SortKey]
     let limitCount: Int?
     private var cachedKeys: [SQLValue]?
     private var cachedGeneration = -1
 
-    init(store: Store, type: ObjectSchema, scope: Scope, predicate: Predicate? = nil, sorts: [SortDescriptor] = [], limit: Int? = nil) {
+    init(store: Store, type: ObjectSchema, scope: Scope, predicate: QueryPredicate? = nil, sorts: [SortKey] = [], limit: Int? = nil) {
         self.store = store
         self.type = type
         self.scope = scope
@@ -48,24 +48,24 @@ public final class Results: Sequence {
 
     /// The results that also match `predicate`, with arguments given as an array.
     public func filter(_ predicate: String, arguments: [QueryArgument]) throws -> Results {
-        let p = try Predicate.parse(predicate, arguments: arguments)
+        let p = try QueryPredicate.parse(predicate, arguments: arguments)
         _ = try store.compiler.compile(p, on: type.name, alias: "t0")  // report errors now, not on first touch
         return filter(p)
     }
 
     /// The results that also match a parsed predicate.
-    public func filter(_ p: Predicate) -> Results {
-        let combined: Predicate = predicate.map { .and([$0, p]) } ?? p
+    public func filter(_ p: QueryPredicate) -> Results {
+        let combined: QueryPredicate = predicate.map { .and([$0, p]) } ?? p
         return Results(store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount)
     }
 
     /// Sorted by one key path (through to-one links allowed).
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results {
-        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+        sorted(by: [SortKey(keyPath: keyPath, ascending: ascending)])
     }
 
     /// Sorted by several key paths, the first deciding first.
-    public func sorted(by descriptors: [SortDescriptor]) -> Results {
+    public func sorted(by descriptors: [SortKey]) -> Results {
         Results(store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount)
     }
 

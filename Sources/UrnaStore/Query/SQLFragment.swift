@@ -33,7 +33,9 @@ struct SQLFragment: ExpressibleByStringInterpolation, CustomStringConvertible {
         var sql = ""
         var bindings: [SQLValue] = []
 
-        init(literalCapacity: Int, interpolationCount: Int) { sql.reserveCapacity(literalCapacity + 16 * interpolationCount) }
+        init(literalCapacity: Int, interpolationCount: Int) {
+            sql.reserveCapacity(literalCapacity + 16 * interpolationCount)
+        }
 
         mutating func appendLiteral(_ literal: String) { sql += literal }
 

@@ -26,7 +26,7 @@ public struct Property: Sendable, Hashable, Codable {
         self.name = name
         self.type = type
         if case .link = type { self.optional = true } else { self.optional = optional }
-        self.defaultValue = defaultValue
+        self.defaultValue = defaultValue.map { d in DefaultValue.normalised(d, for: type) }
         self.indexed = indexed
         self.primaryKey = primaryKey
         self.ignored = ignored
@@ -49,9 +49,12 @@ public struct Property: Sendable, Hashable, Codable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
-        type = try c.decode(PropertyType.self, forKey: .type)
+        let decodedType = try c.decode(PropertyType.self, forKey: .type)
+        type = decodedType
         optional = try c.decodeIfPresent(Bool.self, forKey: .optional) ?? false
-        defaultValue = try c.decodeIfPresent(DefaultValue.self, forKey: .defaultValue)
+        defaultValue = try c.decodeIfPresent(DefaultValue.self, forKey: .defaultValue).map {
+            DefaultValue.normalised($0, for: decodedType)
+        }
         indexed = try c.decodeIfPresent(Bool.self, forKey: .indexed) ?? false
         primaryKey = try c.decodeIfPresent(Bool.self, forKey: .primaryKey) ?? false
         ignored = try c.decodeIfPresent(Bool.self, forKey: .ignored) ?? false
@@ -75,6 +78,16 @@ public enum DefaultValue: Sendable, Hashable, Codable {
     case int(Int64)
     case double(Double)
     case string(String)
+
+    /// The same default in the form that suits `type` (JSON cannot tell 0 from 0.0).
+    static func normalised(_ d: DefaultValue, for type: PropertyType) -> DefaultValue {
+        switch (d, type) {
+        case (.int(let i), .float), (.int(let i), .double): .double(Double(i))
+        case (.double(let x), .int8), (.double(let x), .int16), (.double(let x), .int32), (.double(let x), .int64):
+            x.rounded() == x && abs(x) < 9e18 ? .int(Int64(x)) : d
+        default: d
+        }
+    }
 
     /// The default converted to a value of `type`.
     public func value(for type: PropertyType) -> Value {

@@ -88,6 +88,7 @@ extension Store {
             return try upsert(type: t, input: obj.values as [String: Any], update: update)
         }
         if let model = input as? Object {
+            if let managed = model.managedObject, managed.isManaged { return try upsert(type: t, input: managed, update: update) }
             return try upsert(type: t, input: try model.unmanagedValues(), update: update)
         }
         let given: [String: Any]

@@ -1,56 +1,58 @@
 import Foundation
 
-/// A filter over objects of one type, as a syntax tree: what `Predicate.parse` makes of Realm/NSPredicate
+/// A filter over objects of one type, as a syntax tree: what `QueryPredicate.parse` makes of Realm/NSPredicate
 /// text and what `QueryCompiler` turns into SQL.
 ///
 /// ```swift
-/// let p = try Predicate.parse("party.acronym == %@ AND goods.@count > 2", arguments: ["PSTU"])
-/// let narrower = p && (try Predicate.parse("name BEGINSWITH[c] 'jo'"))
+/// let p = try QueryPredicate.parse("party.acronym == %@ AND goods.@count > 2", arguments: ["PSTU"])
+/// let narrower = p && (try QueryPredicate.parse("name BEGINSWITH[c] 'jo'"))
 /// ```
 ///
 /// Predicates compose: `&&` and `||` flatten into one `.and` / `.or`, `!` wraps in `.not`; filtering a
 /// filter is `.and([old, new])`.
-public indirect enum Predicate: Sendable, Hashable {
+public indirect enum QueryPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE`: every object.
     case truePredicate
     /// `FALSEPREDICATE`: no object.
     case falsePredicate
+    /// One comparison, such as `age > 18` or `ANY goods.value > 1000`.
     case comparison(PredicateComparison)
     /// All of them (true when empty).
-    case and([Predicate])
+    case and([QueryPredicate])
     /// Any of them (false when empty).
-    case or([Predicate])
-    case not(Predicate)
+    case or([QueryPredicate])
+    /// The negation; true where the inner predicate is false or compares with nil (see QueryCompiler).
+    case not(QueryPredicate)
 
     /// Parses Realm/NSPredicate text, filling `%@`, `%d`, `%f` and `%K` from `arguments` in order.
     ///
     /// ```swift
-    /// try Predicate.parse("age BETWEEN {18, 65} AND name ==[cd] %@", arguments: ["jose"])
-    /// try Predicate.parse("%K IN %@", arguments: [.keyPath("party.acronym"), .values(["PT", "PSTU"])])
+    /// try QueryPredicate.parse("age BETWEEN {18, 65} AND name ==[cd] %@", arguments: ["jose"])
+    /// try QueryPredicate.parse("%K IN %@", arguments: [.keyPath("party.acronym"), .values(["PT", "PSTU"])])
     /// ```
-    public static func parse(_ text: String, arguments: [QueryArgument] = []) throws -> Predicate {
+    public static func parse(_ text: String, arguments: [QueryArgument] = []) throws -> QueryPredicate {
         try PredicateParser.parse(text, arguments: arguments)
     }
 
     /// Both predicates (nested `.and`s flatten; `TRUEPREDICATE` drops out).
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate {
         let parts = lhs.conjuncts + rhs.conjuncts
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
     /// Either predicate (nested `.or`s flatten; `FALSEPREDICATE` drops out).
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate {
         let parts = lhs.disjuncts + rhs.disjuncts
         return parts.count == 1 ? parts[0] : .or(parts)
     }
 
     /// The negation (a double negation cancels).
-    public static prefix func ! (p: Predicate) -> Predicate {
+    public static prefix func ! (p: QueryPredicate) -> QueryPredicate {
         if case .not(let inner) = p { return inner }
         return .not(p)
     }
 
-    private var conjuncts: [Predicate] {
+    private var conjuncts: [QueryPredicate] {
         switch self {
         case .and(let ps): ps
         case .truePredicate: []
@@ -58,7 +60,7 @@ public indirect enum Predicate: Sendable, Hashable {
         }
     }
 
-    private var disjuncts: [Predicate] {
+    private var disjuncts: [QueryPredicate] {
         switch self {
         case .or(let ps): ps
         case .falsePredicate: []
@@ -69,9 +71,11 @@ public indirect enum Predicate: Sendable, Hashable {
 
 /// One comparison: `[quantifier] left operator[options] right`, e.g. `ANY goods.value > 1000`.
 public struct PredicateComparison: Sendable, Hashable {
+    /// ANY / ALL / NONE before the left key path, or `.implicit`.
     public var quantifier: PredicateQuantifier
     public var left: PredicateOperand
     public var op: PredicateOperator
+    /// `[c]`, `[d]`, `[cd]` after the operator.
     public var options: PredicateOptions
     public var right: PredicateOperand
     /// Where the left operand, the operator and the right operand were written (for messages only).
@@ -79,6 +83,7 @@ public struct PredicateComparison: Sendable, Hashable {
     public var operatorPosition: PredicatePosition
     public var rightPosition: PredicatePosition
 
+    /// A comparison built in code: `PredicateComparison(.keyPath("age"), .greaterThan, .value(18))`.
     public init(
         _ left: PredicateOperand, _ op: PredicateOperator, _ right: PredicateOperand, options: PredicateOptions = [],
         quantifier: PredicateQuantifier = .implicit, leftPosition: PredicatePosition = 0,
@@ -97,7 +102,9 @@ public struct PredicateComparison: Sendable, Hashable {
 
 /// One side of a comparison.
 public enum PredicateOperand: Sendable, Hashable {
+    /// A property path from the queried type.
     case keyPath(PredicateKeyPath)
+    /// A literal or an argument (`nil` is `.value(.null)`).
     case value(Value)
     /// `{1, 2, 3}` or a `.values` argument: the right side of IN and BETWEEN.
     case values([Value])
@@ -110,6 +117,7 @@ public struct PredicateKeyPath: Sendable, Hashable, CustomStringConvertible, Exp
     /// Where each component was written (for messages only).
     public var positions: [PredicatePosition]
 
+    /// A key path from its components; `positions` (one per component) only serve messages.
     public init(_ components: [String], positions: [PredicatePosition] = []) {
         self.components = components
         self.positions = positions.count == components.count ? positions : components.map { _ in 0 }
@@ -120,6 +128,7 @@ public struct PredicateKeyPath: Sendable, Hashable, CustomStringConvertible, Exp
         self.init(value.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
+    /// The dotted form, `party.acronym`.
     public var description: String { components.joined(separator: ".") }
 }
 
@@ -166,6 +175,7 @@ public enum PredicateOperator: String, Sendable, Hashable {
 
 /// `[c]`, `[d]`, `[cd]`: case- and diacritic-insensitive string comparison.
 public struct PredicateOptions: OptionSet, Sendable, Hashable {
+    /// 1 = case, 2 = diacritics: the `flags` of `urna_fold`.
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
@@ -179,6 +189,7 @@ public struct PredicateOptions: OptionSet, Sendable, Hashable {
 ///
 /// Positions only serve error messages, so two predicates that differ only in spacing are equal.
 public struct PredicatePosition: Sendable, Hashable, ExpressibleByIntegerLiteral {
+    /// The 1-based character position (0: none).
     public var offset: Int
     public init(_ offset: Int) { self.offset = offset }
     public init(integerLiteral value: Int) { offset = value }
@@ -186,7 +197,7 @@ public struct PredicatePosition: Sendable, Hashable, ExpressibleByIntegerLiteral
     public func hash(into hasher: inout Hasher) {}
 }
 
-extension Predicate: CustomStringConvertible {
+extension QueryPredicate: CustomStringConvertible {
     /// The predicate as text in the syntax `parse` reads (dates and uuids as quoted text).
     public var description: String {
         switch self {
@@ -209,17 +220,21 @@ extension Predicate: CustomStringConvertible {
 }
 
 extension PredicateComparison: CustomStringConvertible {
+    /// The comparison as predicate text.
     public var description: String {
         var s = quantifier == .implicit ? "" : quantifier.rawValue + " "
         s += left.description + " " + op.rawValue
         if !options.isEmpty {
-            s += "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+            s +=
+                "[" + (options.contains(.caseInsensitive) ? "c" : "")
+                + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
         }
         return s + " " + right.description
     }
 }
 
 extension PredicateOperand: CustomStringConvertible {
+    /// The operand as predicate text (values as literals).
     public var description: String {
         switch self {
         case .keyPath(let k): k.description

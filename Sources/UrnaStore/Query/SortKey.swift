@@ -1,9 +1,9 @@
 /// One sort key: a key path from the sorted type (through to-one links allowed) and a direction.
 ///
 /// ```swift
-/// [SortDescriptor(keyPath: "party.acronym"), SortDescriptor(keyPath: "votes", ascending: false)]
+/// [SortKey(keyPath: "party.acronym"), SortKey(keyPath: "votes", ascending: false)]
 /// ```
-public struct SortDescriptor: Sendable, Hashable {
+public struct SortKey: Sendable, Hashable {
     public var keyPath: String
     public var ascending: Bool
 

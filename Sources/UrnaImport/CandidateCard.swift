@@ -1,0 +1,210 @@
+import Foundation
+import UrnaStore
+
+/// What seed 000's iElections app shows for one candidacy, as text: the candidate cell (number,
+/// office and unit, party), the vice (or, for a vice, the head of the ticket), the personal data
+/// section, and the declared goods with their types and the total in reais.
+///
+/// ```swift
+/// let store = try Store.openExisting(path: "urna.sqlite", readOnly: true)
+/// print(try CandidateCard.render(store: store, sequence: 130000614380, election: nil))
+/// ```
+public enum CandidateCard {
+    /// Why a card cannot be drawn; `exitCode` 64 when the request must name an election, 66 when nothing matches.
+    public enum CardError: Error, Sendable, CustomStringConvertible, Equatable {
+        case notFound(sequence: Int64, election: String?)
+        case ambiguous(sequence: Int64, elections: [String])
+
+        public var exitCode: Int32 {
+            switch self {
+            case .notFound: 66
+            case .ambiguous: 64
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case let .notFound(sequence, election?):
+                return "no candidacy with SQ_CANDIDATO \(sequence) in election \(election): check both, or leave the "
+                    + "election out to search every election"
+            case let .notFound(sequence, nil):
+                return "no candidacy with SQ_CANDIDATO \(sequence): import its consulta_cand file first"
+            case let .ambiguous(sequence, elections):
+                return "SQ_CANDIDATO \(sequence) is a candidacy in \(elections.count) elections: "
+                    + "\(elections.joined(separator: "; ")); name one with --election"
+            }
+        }
+    }
+
+    /// The card of the candidacy with SQ_CANDIDATO `sequence`; `election` (an Election id or CD_ELEICAO)
+    /// is needed when the sequence ran in more than one election (both rounds of a run-off).
+    public static func render(store: Store, sequence: Int64, election: String?) throws -> String {
+        let rows = try store.connection.rows(
+            "SELECT \"id\", \"election\" FROM \"Candidate\" WHERE \"sequence\" = ? ORDER BY \"election\"",
+            [.integer(sequence)])
+        var matches: [(id: String, election: String)] = rows.compactMap {
+            guard case .text(let id) = $0[0], case .text(let e) = $0[1] else { return nil }
+            return (id, e)
+        }
+        if let election { matches = matches.filter { $0.election == election } }
+        guard let match = matches.first else { throw CardError.notFound(sequence: sequence, election: election) }
+        if matches.count > 1 {
+            let described = try matches.map { m -> String in
+                guard let e = try store.object(ofType: "Election", forPrimaryKey: .string(m.election)) else { return m.election }
+                return "\(m.election) (\(text(e, "electionDescription")), round \(int(e, "round") ?? 1))"
+            }
+            throw CardError.ambiguous(sequence: sequence, elections: described)
+        }
+        guard let candidate = try store.object(ofType: "Candidate", forPrimaryKey: .string(match.id)) else {
+            throw CardError.notFound(sequence: sequence, election: election)
+        }
+        return try render(candidate)
+    }
+
+    /// The card of one Candidate object.
+    public static func render(_ c: DynamicObject) throws -> String {
+        var out: [String] = []
+        let party = try c.linked("party")
+        let election = try c.linked("election")
+        // The candidate cell.
+        out.append(text(c, "nickname").isEmpty ? text(c, "name") : text(c, "nickname"))
+        out.append("  Number \(int(c, "number").map(String.init) ?? "-") · \(post(c))")
+        if let party {
+            out.append("  \(text(party, "name")) - \(text(party, "acronym")) (party \(int(party, "number") ?? 0))")
+        }
+        if let election {
+            var line = "  \(text(election, "electionDescription")), round \(int(election, "round") ?? 1)"
+            if let d = date(election, "date") { line += ", \(d)" }
+            out.append(line + " (election \(text(election, "id")))")
+        }
+        var standing: [String] = []
+        if let s = optionalText(c, "status") { standing.append("registration \(s)") }
+        if let r = optionalText(c, "result") { standing.append("result \(r)") }
+        standing.append("SQ_CANDIDATO \(int(c, "sequence") ?? 0)")
+        out.append("  " + standing.joined(separator: " · "))
+
+        // Consultation: the vice, or the head(s) of the ticket.
+        out.append("")
+        if let vice = try c.linked("vice") {
+            out.append("Vice")
+            out.append("  " + ticketLine(vice, party: try vice.linked("party")))
+        } else {
+            let holders = Array(try c.linkingObjects("holder"))
+            if holders.isEmpty {
+                out.append("Vice: -")
+            } else {
+                out.append(holders.count == 1 ? "Head of the ticket" : "Heads of the ticket")
+                for h in holders { out.append("  " + ticketLine(h, party: try h.linked("party"))) }
+            }
+        }
+
+        // Personal data.
+        out.append("")
+        out.append("Personal data")
+        let coalition = try c.linked("coalition")
+        let fields: [(String, String)] = [
+            ("Full name", text(c, "name")),
+            ("Date of birth", date(c, "birthdate") ?? "-"),
+            ("Sex", text(c, "sex")),
+            ("Color / race", text(c, "colorRace")),
+            ("Marital status", text(c, "maritalStatus")),
+            ("Nationality", text(c, "nationality")),
+            ("Naturalness", naturalness(c)),
+            ("Literacy", text(c, "literacy")),
+            ("Occupation", text(c, "occupation")),
+            ("Coalition", coalition.map { text($0, "name") } ?? "-"),
+            ("Composition of the coalition", try coalition.map(composition) ?? "-"),
+            ("Process number", text(c, "processNumber")),
+            ("Protocol number", text(c, "protocolNumber")),
+            ("Spending limit 1st round", cents(c, "spendingLimitFirstRound").map(Reais.format) ?? "-"),
+            ("Spending limit 2nd round", cents(c, "spendingLimitSecondRound").map(Reais.format) ?? "-"),
+            ("Candidate site", optionalText(c, "site") ?? "-"),
+        ]
+        let width = fields.map { $0.0.count }.max() ?? 0
+        for (label, value) in fields {
+            out.append("  " + label + String(repeating: " ", count: width - label.count + 2) + (value.isEmpty ? "-" : value))
+        }
+
+        // List of goods.
+        out.append("")
+        let goods = Array(try c.list("goods"))
+        out.append("Declared goods (\(goods.count))")
+        var total: Int64 = 0
+        for g in goods {
+            let value = cents(g, "value") ?? 0
+            total += value
+            let type = try g.linked("type").map { text($0, "typedescription") } ?? "-"
+            let description = text(g, "goodDescription")
+            let what = description.isEmpty ? type : "\(type) — \(description)"
+            out.append("  \(int(g, "order") ?? 0). \(what): \(Reais.format(cents: value))")
+        }
+        out.append("  Total: \(Reais.format(cents: total))")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - Pieces
+
+    /// `DEPUTADO FEDERAL - MINAS GERAIS/MG`, as the seed's `post` reads ("Prefeito - BELO HORIZONTE/MG").
+    static func post(_ c: DynamicObject) -> String {
+        let unitName = text(c, "unitName"), state = text(c, "state")
+        var place = unitName.isEmpty ? text(c, "unit") : unitName
+        if !state.isEmpty { place += "/\(state)" }
+        return "\(text(c, "post")) - \(place)"
+    }
+
+    static func ticketLine(_ c: DynamicObject, party: DynamicObject?) -> String {
+        var line = "\(int(c, "number").map(String.init) ?? "-") \(text(c, "nickname")) (\(text(c, "name"))) · \(post(c))"
+        if let party { line += " · \(text(party, "acronym"))" }
+        if let s = optionalText(c, "status") { line += " · \(s)" }
+        return line + " · SQ_CANDIDATO \(int(c, "sequence") ?? 0)"
+    }
+
+    /// `MG-BOA ESPERANÇA`, like the seed's `naturalness`.
+    static func naturalness(_ c: DynamicObject) -> String {
+        let state = optionalText(c, "birthState"), city = optionalText(c, "birthCity")
+        switch (state, city) {
+        case let (s?, c?): return "\(s)-\(c)"
+        case let (s?, nil): return s
+        case let (nil, c?): return c
+        default: return "-"
+        }
+    }
+
+    /// The linked parties' acronyms joined by " / " (the seed's way), or the published composition when
+    /// some of its parties are not linked.
+    static func composition(_ coalition: DynamicObject) throws -> String {
+        let linked = try coalition.list("parties").map { text($0, "acronym") }
+        let published = optionalText(coalition, "composition")
+        if let published, CoalitionComposition(published).partyAcronyms.count != linked.count { return published }
+        return linked.isEmpty ? (published ?? "-") : linked.joined(separator: " / ")
+    }
+
+    static func text(_ o: DynamicObject, _ name: String) -> String { o[name].stringValue ?? "" }
+
+    static func optionalText(_ o: DynamicObject, _ name: String) -> String? {
+        guard let s = o[name].stringValue, !s.isEmpty else { return nil }
+        return s
+    }
+
+    static func int(_ o: DynamicObject, _ name: String) -> Int64? { o[name].intValue }
+
+    /// A decimal(2) property as exact cents.
+    static func cents(_ o: DynamicObject, _ name: String) -> Int64? {
+        guard let d = o[name].decimalValue else { return nil }
+        return try? ValueCodec.scaledInteger(d, scale: 2, type: o.type.name, property: name)
+    }
+
+    /// A date property as dd/MM/yyyy (UTC, as stored).
+    static func date(_ o: DynamicObject, _ name: String) -> String? {
+        guard let d = o[name].dateValue else { return nil }
+        let iso = ISODate.format(d)
+        let parts = iso.prefix(10).split(separator: "-")
+        guard parts.count == 3 else { return nil }
+        return "\(parts[2])/\(parts[1])/\(parts[0])"
+    }
+}
+
+/// The card of one candidacy (see `CandidateCard`); KEY is SQ_CANDIDATO, `election` disambiguates.
+public func renderCandidate(store: Store, sequence: Int64, election: String?) throws -> String {
+    try CandidateCard.render(store: store, sequence: sequence, election: election)
+}

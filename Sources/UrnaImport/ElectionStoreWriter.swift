@@ -1,0 +1,232 @@
+import UrnaStore
+
+/// Writes mapped election objects into a store's tables with prepared statements, following the
+/// storage contract (`StorageLayout`): a table per type, a column per property, links holding the
+/// target's key, lists in `<Type>_<property>(owner, position, target)`.
+///
+/// Must run inside one write transaction; it counts what it inserted, updated and left unchanged.
+final class ElectionStoreWriter {
+    let connection: Connection
+    private let candidates: UpsertStatements
+    private let goods: UpsertStatements
+    private let elections: UpsertStatements
+    private let parties: UpsertStatements
+    private let coalitions: UpsertStatements
+    private let goodTypes: UpsertStatements
+    private let findCandidate: Statement
+    private let appendGood: Statement
+    private let goodIsListed: Statement
+    private let coalitionMembers: Statement
+    private let appendCoalitionMember: Statement
+    private let ticketMembers: Statement
+    private let setVice: Statement
+
+    private(set) var candidateRows: RunRowTracker
+    private(set) var goodRows: RunRowTracker
+    private(set) var catalogueCounts: [String: ObjectCounts] = [:]
+    private var lastCandidateID = ""
+    private var lastCandidateRowid: Int64 = 0
+
+    /// Prepares every statement; throws when the store's schema is not the elections schema the
+    /// importer writes (so a wrong file is refused before any row is read).
+    init(store: Store) throws {
+        try ElectionStoreWriter.checkSchema(store.schema)
+        let c = store.connection
+        connection = c
+        candidates = try UpsertStatements(connection: c, table: "Candidate", columns: ElectionColumns.candidate)
+        goods = try UpsertStatements(connection: c, table: "Good", columns: ElectionColumns.good)
+        elections = try UpsertStatements(connection: c, table: "Election", columns: ElectionColumns.election)
+        parties = try UpsertStatements(connection: c, table: "Party", columns: ElectionColumns.party)
+        coalitions = try UpsertStatements(connection: c, table: "Coalition", columns: ElectionColumns.coalition)
+        goodTypes = try UpsertStatements(connection: c, table: "GoodType", columns: ElectionColumns.goodType)
+        let goodsList = Identifier.quoted(StorageLayout.listTable(type: "Candidate", property: "goods"))
+        let partiesList = Identifier.quoted(StorageLayout.listTable(type: "Coalition", property: "parties"))
+        findCandidate = try c.prepare("SELECT rowid FROM \"Candidate\" WHERE \"id\" = ?1")
+        appendGood = try c.prepare(
+            "INSERT INTO \(goodsList)(owner, position, target) "
+                + "SELECT ?1, coalesce(max(position) + 1, 0), ?2 FROM \(goodsList) WHERE owner = ?1")
+        goodIsListed = try c.prepare("SELECT 1 FROM \(goodsList) WHERE target = ?1 LIMIT 1")
+        coalitionMembers = try c.prepare("SELECT target FROM \(partiesList) WHERE owner = ?1 ORDER BY position")
+        appendCoalitionMember = try c.prepare(
+            "INSERT INTO \(partiesList)(owner, position, target) VALUES (?1, ?2, ?3)")
+        ticketMembers = try c.prepare(
+            "SELECT rowid, \"id\", \"unit\", \"number\", \"postCode\", \"status\", \"sequence\", \"vice\" FROM \"Candidate\" "
+                + "WHERE \"election\" = ?1 AND \"postCode\" IN (1, 2, 3, 4, 11, 12) AND \"number\" IS NOT NULL")
+        setVice = try c.prepare("UPDATE \"Candidate\" SET \"vice\" = ?2 WHERE rowid = ?1")
+        candidateRows = RunRowTracker(startMaxRowid: try c.integer("SELECT max(rowid) FROM \"Candidate\""))
+        goodRows = RunRowTracker(startMaxRowid: try c.integer("SELECT max(rowid) FROM \"Good\""))
+    }
+
+    /// The store must be the `elections` family with every column this writer fills.
+    static func checkSchema(_ schema: Schema) throws {
+        guard schema.family == "elections" else {
+            throw StoreError.schemaMismatch(
+                "the file holds the '\(schema.family)' family, not 'elections': import into an elections file")
+        }
+        let wanted: [(String, [String])] = [
+            ("Election", ElectionColumns.election), ("Party", ElectionColumns.party),
+            ("Coalition", ElectionColumns.coalition + ["parties"]), ("GoodType", ElectionColumns.goodType),
+            ("Good", ElectionColumns.good), ("Candidate", ElectionColumns.candidate + ["vice", "goods"]),
+        ]
+        for (type, columns) in wanted {
+            guard let t = schema[type: type] else { throw StoreError.unknownType(type) }
+            for column in columns where t[property: column] == nil {
+                throw StoreError.unknownProperty(type: type, property: column)
+            }
+        }
+    }
+
+    // MARK: - Candidacies and goods
+
+    func write(candidate: CandidateValues) throws {
+        let outcome = try candidates.upsert(candidate)
+        candidateRows.record(outcome)
+        switch outcome {
+        case .inserted(let r), .updated(let r), .unchanged(let r):
+            lastCandidateID = candidate.id
+            lastCandidateRowid = r
+        }
+    }
+
+    /// The rowid of a candidacy already in the database (this run's rows included), or nil.
+    func candidateRowid(id: String) throws -> Int64? {
+        if id == lastCandidateID { return lastCandidateRowid }
+        findCandidate.bind(id, 1)
+        defer { findCandidate.reset() }
+        guard try findCandidate.step() else { return nil }
+        let rowid = findCandidate.int(at: 0)
+        lastCandidateID = id
+        lastCandidateRowid = rowid
+        return rowid
+    }
+
+    /// Upserts a good and makes sure it is in its candidacy's `goods` list (appended at the end).
+    func write(good: GoodValues, candidateRowid: Int64) throws {
+        let outcome = try goods.upsert(good)
+        goodRows.record(outcome)
+        var listed = false
+        if case .inserted = outcome {
+            listed = false
+        } else {
+            goodIsListed.bind(good.id, 1)
+            listed = try goodIsListed.step()
+            goodIsListed.reset()
+        }
+        if !listed {
+            appendGood.bind(good.candidateID, 1)
+            appendGood.bind(good.id, 2)
+            _ = try appendGood.step()
+            appendGood.reset()
+            candidateRows.markChanged(candidateRowid)
+        }
+    }
+
+    // MARK: - Catalogues
+
+    /// Writes the run's elections, parties, good types and coalitions (with their party lists).
+    func flush(_ catalogue: CatalogueBuffer) throws {
+        for id in catalogue.elections.keys.sorted() {
+            count("Election", try elections.upsert(catalogue.elections[id]!))
+        }
+        for number in catalogue.parties.keys.sorted() {
+            count("Party", try parties.upsert(catalogue.parties[number]!))
+        }
+        for id in catalogue.goodTypes.keys.sorted() {
+            count("GoodType", try goodTypes.upsert(catalogue.goodTypes[id]!))
+        }
+        for id in catalogue.coalitions.keys.sorted() {
+            let entry = catalogue.coalitions[id]!
+            var outcome = try coalitions.upsert(entry.values)
+            if try addMembers(coalition: id, parties: catalogue.partyNumbers(of: entry)),
+                case .unchanged(let r) = outcome
+            {
+                outcome = .updated(r)
+            }
+            count("Coalition", outcome)
+        }
+    }
+
+    /// Appends the parties a coalition's list lacks (members already listed stay, in their order);
+    /// true when the list changed.
+    private func addMembers(coalition id: Int64, parties numbers: [Int64]) throws -> Bool {
+        coalitionMembers.bind(id, 1)
+        var existing: [Int64] = []
+        while try coalitionMembers.step() { existing.append(coalitionMembers.int(at: 0)) }
+        coalitionMembers.reset()
+        var position = Int64(existing.count)
+        var changed = false
+        for n in numbers where !existing.contains(n) {
+            appendCoalitionMember.bind(id, 1)
+            appendCoalitionMember.bind(position, 2)
+            appendCoalitionMember.bind(n, 3)
+            _ = try appendCoalitionMember.step()
+            appendCoalitionMember.reset()
+            position += 1
+            changed = true
+        }
+        return changed
+    }
+
+    private func count(_ type: String, _ outcome: UpsertStatements.Outcome) {
+        switch outcome {
+        case .inserted: catalogueCounts[type, default: ObjectCounts()].inserted += 1
+        case .updated: catalogueCounts[type, default: ObjectCounts()].updated += 1
+        case .unchanged: catalogueCounts[type, default: ObjectCounts()].unchanged += 1
+        }
+    }
+
+    // MARK: - Vices
+
+    /// Re-pairs every head of ticket of `election` with its vice (see `VicePairing`); returns how many
+    /// heads have a vice.
+    func linkVices(election: String) throws -> Int {
+        struct Row {
+            var rowid: Int64, id: String, unit: String, number: Int64, postCode: Int64, valid: Bool, sequence: Int64
+            var vice: String?
+        }
+        var rows: [Row] = []
+        ticketMembers.bind(election, 1)
+        while try ticketMembers.step() {
+            let unit: String? = if case .text(let s) = ticketMembers.value(at: 2) { s } else { nil }
+            let status: String? = if case .text(let s) = ticketMembers.value(at: 5) { s } else { nil }
+            let vice: String? = if case .text(let s) = ticketMembers.value(at: 7) { s } else { nil }
+            guard case .text(let id) = ticketMembers.value(at: 1) else { continue }
+            rows.append(
+                Row(
+                    rowid: ticketMembers.int(at: 0), id: id, unit: unit ?? "", number: ticketMembers.int(at: 3),
+                    postCode: ticketMembers.int(at: 4), valid: VicePairing.isValidStatus(status),
+                    sequence: ticketMembers.int(at: 6), vice: vice))
+        }
+        ticketMembers.reset()
+        struct Ticket: Hashable {
+            var unit: String, number: Int64, headOffice: Int64
+        }
+        var heads: [Ticket: [VicePairing.Member]] = [:]
+        var vices: [Ticket: [VicePairing.Member]] = [:]
+        for (i, r) in rows.enumerated() {
+            let member = VicePairing.Member(index: i, sequence: r.sequence, valid: r.valid)
+            if VicePairing.viceOffice(ofHead: r.postCode) != nil {
+                heads[Ticket(unit: r.unit, number: r.number, headOffice: r.postCode), default: []].append(member)
+            } else if let head = VicePairing.headOffice(ofVice: r.postCode) {
+                vices[Ticket(unit: r.unit, number: r.number, headOffice: head), default: []].append(member)
+            }
+        }
+        var linked = 0
+        for ticket in heads.keys.sorted(by: { ($0.unit, $0.number, $0.headOffice) < ($1.unit, $1.number, $1.headOffice) }) {
+            let ticketHeads = heads[ticket]!
+            let pairs = VicePairing.pair(heads: ticketHeads, vices: vices[ticket] ?? [])
+            for head in ticketHeads {
+                let row = rows[head.index]
+                let vice = pairs[head.index].map { rows[$0].id }
+                if vice != nil { linked += 1 }
+                guard vice != row.vice else { continue }
+                setVice.bind(row.rowid, 1)
+                setVice.bind(vice, 2)
+                _ = try setVice.step()
+                setVice.reset()
+                candidateRows.markChanged(row.rowid)
+            }
+        }
+        return linked
+    }
+}

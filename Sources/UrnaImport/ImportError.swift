@@ -1,0 +1,62 @@
+import UrnaRecords
+import UrnaStore
+
+/// Why an import stopped; nothing it did was kept. Each case says what would fix it, and `exitCode`
+/// follows sysexits (65 bad data, 66 missing input, 73 cannot create, 74 I/O, 75 busy).
+public enum ImportError: Error, Sendable, CustomStringConvertible {
+    /// An input file does not exist or cannot be opened.
+    case missingFile(path: String, reason: String)
+    /// An input file is not a TSE file this importer knows; `missingColumns` lists what it lacks.
+    case unrecognizedFile(file: String, reason: String, missingColumns: [String])
+    /// An input file turned out unreadable midway (I/O error, damaged zip member, broken XML).
+    case unreadableFile(file: String, reason: String)
+    /// More rows were rejected than `maxErrors` allows; the import was rolled back.
+    case tooManyRejects(rejected: Int, maxErrors: Int, rejectsFile: String?)
+    /// The database cannot be used (another family or version, not an Urna file, cannot be created).
+    case database(path: String, reason: String, exitCode: Int32)
+    /// No input files were given.
+    case noFiles
+
+    /// The process exit status a command line should use.
+    public var exitCode: Int32 {
+        switch self {
+        case .missingFile: 66
+        case .unrecognizedFile, .unreadableFile, .tooManyRejects: 65
+        case .database(_, _, let code): code
+        case .noFiles: 64
+        }
+    }
+
+    /// One paragraph: what happened and what to do.
+    public var description: String {
+        switch self {
+        case let .missingFile(path, reason):
+            return "\(path): \(reason); check the path (nothing was imported)"
+        case let .unrecognizedFile(file, reason, missing):
+            let tail = missing.isEmpty ? "" : " (missing required columns: \(missing.joined(separator: ", ")))"
+            return "\(file): \(reason)\(tail); nothing was imported"
+        case let .unreadableFile(file, reason):
+            return "\(file): \(reason); the import was rolled back"
+        case let .tooManyRejects(rejected, maxErrors, rejectsFile):
+            let whereTo = rejectsFile.map { "; the rejected rows are in \($0)" } ?? ""
+            return "\(rejected) rows rejected, more than --max-errors \(maxErrors) allows: the import was rolled back and "
+                + "the database is as it was\(whereTo); fix the rows or raise --max-errors"
+        case let .database(path, reason, _):
+            return "\(path): \(reason)"
+        case .noFiles:
+            return "no input files: name at least one consulta_cand, bem_candidato or consulta_legendas file"
+        }
+    }
+
+    /// Maps store/SQLite failures to an import error with the right exit code.
+    static func from(_ error: Error, dbPath: String) -> ImportError {
+        if let e = error as? ImportError { return e }
+        if let e = error as? StoreError { return .database(path: dbPath, reason: e.description, exitCode: 65) }
+        if let e = error as? SQLiteError {
+            let code: Int32 = e.isBusy ? 75 : 74
+            return .database(path: dbPath, reason: e.description, exitCode: code)
+        }
+        if let e = error as? RecordFileError { return .unreadableFile(file: e.file, reason: e.description) }
+        return .database(path: dbPath, reason: "\(error)", exitCode: 70)
+    }
+}

@@ -1,0 +1,36 @@
+import UrnaRecords
+
+/// What an import writes to and how strict it is.
+///
+/// ```swift
+/// var options = ImportOptions(dbPath: "urna.sqlite")
+/// options.maxErrors = 100          // more than 100 rejected rows: roll everything back
+/// options.keepPersonalData = true  // keep CPF, e-mail and voter ID
+/// ```
+public struct ImportOptions: Sendable {
+    /// The database file; created with the elections schema when it does not exist.
+    public var dbPath: String
+    /// Where rejected rows go; nil means `<dbPath>.rejects.csv`.
+    public var rejectsPath: String?
+    /// Most rejected rows tolerated; one more rolls the whole import back. nil: no limit.
+    public var maxErrors: Int?
+    /// How the files' bytes are decoded (TSE ships ISO-8859-1; `.auto` detects).
+    public var encoding: TextEncodingChoice
+    /// Keep CPF, e-mail and voter-ID number (personal data; dropped by default).
+    public var keepPersonalData: Bool
+
+    /// Options for importing into `dbPath`.
+    public init(
+        dbPath: String, rejectsPath: String? = nil, maxErrors: Int? = nil, encoding: TextEncodingChoice = .auto,
+        keepPersonalData: Bool = false
+    ) {
+        self.dbPath = dbPath
+        self.rejectsPath = rejectsPath
+        self.maxErrors = maxErrors
+        self.encoding = encoding
+        self.keepPersonalData = keepPersonalData
+    }
+
+    /// The rejects file actually used: `rejectsPath`, or `<dbPath>.rejects.csv` next to the database.
+    public var effectiveRejectsPath: String { rejectsPath ?? dbPath + ".rejects.csv" }
+}

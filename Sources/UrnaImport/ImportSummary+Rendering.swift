@@ -1,0 +1,70 @@
+extension ImportSummary {
+    /// A small table for people: one line per type, then rejects.
+    ///
+    /// ```
+    /// type        inserted   updated unchanged
+    /// Election           1         0         0
+    /// ...
+    /// rejected: 0
+    /// ```
+    public func renderText() -> String {
+        func cell(_ s: String, _ width: Int) -> String {
+            s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
+        }
+        var lines = ["type" + String(repeating: " ", count: 6) + cell("inserted", 10) + cell("updated", 10)
+            + cell("unchanged", 10)]
+        for t in Self.types {
+            lines.append(
+                t + String(repeating: " ", count: max(1, 10 - t.count)) + cell(String(inserted[t, default: 0]), 10)
+                    + cell(String(updated[t, default: 0]), 10) + cell(String(unchanged[t, default: 0]), 10))
+        }
+        var tail = "rejected: \(rejected)"
+        if let rejectsFile { tail += " (see \(rejectsFile))" }
+        lines.append(tail)
+        if headsWithVice > 0 { lines.append("heads of ticket with a vice: \(headsWithVice)") }
+        let seconds = (elapsedSeconds * 100).rounded() / 100
+        let rate = elapsedSeconds > 0 ? Int((Double(rowsRead) / elapsedSeconds).rounded()) : 0
+        lines.append("\(rowsRead) rows from \(files.count) file\(files.count == 1 ? "" : "s") in \(seconds) s (\(rate) rows/s)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Exactly one JSON object: `{"inserted": {TYPE: N}, "updated": {...}, "unchanged": {...},
+    /// "rejected": N, "rejectsFile": PATH or null, ...}` plus "files", "headsWithVice", "heldAssets"
+    /// and "elapsedSeconds". Keys in a fixed order; ends with a newline.
+    public func renderJSON() -> String {
+        func counts(_ d: [String: Int]) -> String {
+            "{" + Self.types.map { "\(jsonString($0)): \(d[$0, default: 0])" }.joined(separator: ", ") + "}"
+        }
+        let files = self.files.map {
+            "{\"path\": \(jsonString($0.path)), \"layout\": \(jsonString($0.layout)), \"rows\": \($0.rows), "
+                + "\"rejected\": \($0.rejected)}"
+        }
+        let seconds = (elapsedSeconds * 1000).rounded() / 1000
+        return "{\"inserted\": \(counts(inserted)), \"updated\": \(counts(updated)), \"unchanged\": \(counts(unchanged)), "
+            + "\"rejected\": \(rejected), \"rejectsFile\": \(rejectsFile.map(jsonString) ?? "null"), "
+            + "\"files\": [\(files.joined(separator: ", "))], \"headsWithVice\": \(headsWithVice), "
+            + "\"heldAssets\": \(heldAssets), \"elapsedSeconds\": \(seconds)}\n"
+    }
+}
+
+/// A JSON string literal (quotes, backslashes and control characters escaped).
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if u.value < 0x20 {
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+    }
+    return out + "\""
+}

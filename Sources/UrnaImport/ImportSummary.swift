@@ -1,0 +1,62 @@
+/// What an import did, per object type, and where its rejected rows went.
+///
+/// An object is counted once per run, by what happened to it compared with the database before the
+/// run: inserted, updated (some property or list changed) or unchanged. Reading the same candidacy
+/// in a state file and in the _BRASIL file therefore counts it once.
+///
+/// ```swift
+/// let summary = try Importer(options: ImportOptions(dbPath: "urna.sqlite")).run(files: paths)
+/// print(summary.renderText())
+/// print(summary.inserted["Candidate", default: 0])
+/// ```
+public struct ImportSummary: Sendable, Equatable {
+    /// One input file and what came out of it.
+    public struct FileReport: Sendable, Equatable {
+        /// The path as given.
+        public var path: String
+        /// The layout recognised (e.g. "consulta_cand 58 columns (2014/2018)", or "XML").
+        public var layout: String
+        /// Records read (rejects included).
+        public var rows: Int
+        /// Rows of this file that were rejected.
+        public var rejected: Int
+    }
+
+    /// Object types in the order the summary shows them.
+    public static let types = ["Election", "Party", "Coalition", "Candidate", "GoodType", "Good"]
+
+    /// Objects created, per type.
+    public var inserted: [String: Int]
+    /// Existing objects whose stored values or lists changed, per type.
+    public var updated: [String: Int]
+    /// Existing objects read again with nothing to change, per type.
+    public var unchanged: [String: Int]
+    /// Rows rejected (written to the rejects file).
+    public var rejected: Int
+    /// The rejects file, or nil when no row was rejected (then no file was written).
+    public var rejectsFile: String?
+    /// Each input file, in the order read.
+    public var files: [FileReport]
+    /// Heads of ticket that have a vice after the import (in the elections the run touched).
+    public var headsWithVice: Int
+    /// Assets read before their candidacy and written once it arrived.
+    public var heldAssets: Int
+    /// Wall-clock seconds the import took.
+    public var elapsedSeconds: Double
+
+    /// An empty summary (every type at zero).
+    public init() {
+        inserted = Dictionary(uniqueKeysWithValues: Self.types.map { ($0, 0) })
+        updated = inserted
+        unchanged = inserted
+        rejected = 0
+        rejectsFile = nil
+        files = []
+        headsWithVice = 0
+        heldAssets = 0
+        elapsedSeconds = 0
+    }
+
+    /// Rows read over all files.
+    public var rowsRead: Int { files.reduce(0) { $0 + $1.rows } }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import UrnaRecords
+import UrnaSchemas
+import UrnaStore
+
+/// Imports TSE files (consulta_cand, bem_candidato, consulta_legendas; CSV, TXT, zip or XML) into an
+/// elections database: reader -> `ElectionMapper` -> prepared upserts, all in one transaction.
+///
+/// - Atomic: one `BEGIN IMMEDIATE ... COMMIT`; an error, a crash or too many rejects leave the file
+///   as it was (a database this run created is removed again).
+/// - Idempotent: every object is compared before it is written, so importing the same files again
+///   changes nothing, and a state file plus the _BRASIL file counts each candidacy once.
+/// - Bad rows never stop good rows: each goes to the rejects file with file:line:column, a reason
+///   saying what would fix it, and its original bytes.
+/// - Assets whose candidacy has not been read yet are held until it arrives; vices are linked once
+///   every candidacy of the run (and of the database) is in.
+///
+/// ```swift
+/// let importer = Importer(options: ImportOptions(dbPath: "urna.sqlite"), progress: nil)
+/// let summary = try importer.run(files: ["consulta_cand_2018_MG.csv", "bem_candidato_2018_MG.csv"])
+/// print(summary.renderText())
+/// ```
+public final class Importer {
+    /// The options in force.
+    public let options: ImportOptions
+    private let progress: ImportProgress?
+
+    /// An importer; `progress` (optional) receives snapshots while `run` works.
+    public init(options: ImportOptions, progress: ImportProgress? = nil) {
+        self.options = options
+        self.progress = progress
+    }
+
+    /// Imports `files` into `options.dbPath` (created with the elections schema if missing).
+    ///
+    /// Throws `ImportError` (see its `exitCode`) and then nothing was imported.
+    public func run(files: [String]) throws -> ImportSummary {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let inputs = try open(files)
+        let dbPath = options.dbPath
+        let existed = FileManager.default.fileExists(atPath: dbPath)
+        let rejects = RejectsFile(path: options.effectiveRejectsPath)
+        do {
+            var summary = try withStore(path: dbPath) { store in
+                try tuneForBulkWrite(store.connection)
+                return try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
+            }
+            try rejects.close()
+            summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
+            summary.elapsedSeconds = seconds(since: started, clock: clock)
+            return summary
+        } catch {
+            try? rejects.close()
+            if !existed { removeDatabase(at: dbPath) }
+            throw ImportError.from(error, dbPath: dbPath)
+        }
+    }
+
+    /// Imports `files` into an open store (in one write transaction of its own).
+    public func run(files: [String], into store: Store) throws -> ImportSummary {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let inputs = try open(files)
+        let rejects = RejectsFile(path: options.effectiveRejectsPath)
+        do {
+            var summary = try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
+            try rejects.close()
+            summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
+            summary.elapsedSeconds = seconds(since: started, clock: clock)
+            return summary
+        } catch {
+            try? rejects.close()
+            throw ImportError.from(error, dbPath: store.connection.path)
+        }
+    }
+
+    // MARK: - Steps
+
+    /// Opens and recognises every file before the database is touched, candidacies first.
+    private func open(_ files: [String]) throws -> [ImportInput] {
+        guard !files.isEmpty else { throw ImportError.noFiles }
+        var inputs: [ImportInput] = []
+        for path in files {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ImportError.missingFile(path: path, reason: "no such file")
+            }
+            inputs.append(try ImportInput(path: path, encoding: options.encoding))
+        }
+        return inputs.enumerated().sorted { ($0.element.orderRank, $0.offset) < ($1.element.orderRank, $1.offset) }
+            .map(\.element)
+    }
+
+    /// Opens the store, runs `body`, and closes the store before returning or throwing.
+    private func withStore<T>(path: String, _ body: (Store) throws -> T) throws -> T {
+        let store = try Store(path: path, schema: ElectionsV3.schema)
+        return try body(store)
+    }
+
+    /// WAL with synchronous=NORMAL still commits atomically; a bigger page cache keeps the indexes warm.
+    private func tuneForBulkWrite(_ c: Connection) throws {
+        if case .text(let mode)? = try c.scalar("PRAGMA journal_mode"), mode.lowercased() == "wal" {
+            try c.execute("PRAGMA synchronous = NORMAL")
+        }
+        try c.execute("PRAGMA cache_size = -262144")
+        try c.execute("PRAGMA temp_store = MEMORY")
+    }
+
+    private func importAll(
+        _ inputs: [ImportInput], into store: Store, rejects: RejectsFile, clock: ContinuousClock,
+        started: ContinuousClock.Instant
+    ) throws -> ImportSummary {
+        try store.beginWrite()
+        do {
+            var run = ImportRun(
+                store: store, writer: try ElectionStoreWriter(store: store),
+                mapper: ElectionMapper(keepPersonalData: options.keepPersonalData), rejects: rejects,
+                maxErrors: options.maxErrors, progress: progress, clock: clock, started: started,
+                bytesTotal: inputs.reduce(0) { $0 + $1.size }, fileCount: inputs.count)
+            for (i, input) in inputs.enumerated() { try run.read(input, index: i + 1) }
+            try run.finish()
+            run.report(.committing)
+            try store.commitWrite()
+            run.report(.finished)
+            return run.summary
+        } catch {
+            store.cancelWrite()
+            throw error
+        }
+    }
+
+    private func seconds(since start: ContinuousClock.Instant, clock: ContinuousClock) -> Double {
+        let d = clock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    private func removeDatabase(at path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}

@@ -1,0 +1,39 @@
+import UrnaRecords
+
+/// The canonical TSE columns the mapper reads (spelled as `TSELayouts` canonical names).
+enum MapperColumn: Int, CaseIterable {
+    case ANO_ELEICAO, NR_TURNO, CD_ELEICAO, DS_ELEICAO, DT_ELEICAO, NM_TIPO_ELEICAO
+    case SG_UF, SG_UE, NM_UE, CD_CARGO, DS_CARGO
+    case SQ_CANDIDATO, NR_CANDIDATO, NM_CANDIDATO, NM_URNA_CANDIDATO, NM_SOCIAL_CANDIDATO
+    case NR_CPF_CANDIDATO, DS_EMAIL, NR_TITULO_ELEITORAL_CANDIDATO
+    case DS_SITUACAO_CANDIDATURA, DS_SIT_TOT_TURNO
+    case TP_AGREMIACAO, NR_PARTIDO, SG_PARTIDO, NM_PARTIDO
+    case SQ_COLIGACAO, NM_COLIGACAO, DS_COMPOSICAO_COLIGACAO
+    case DS_NACIONALIDADE, SG_UF_NASCIMENTO, NM_MUNICIPIO_NASCIMENTO, DT_NASCIMENTO
+    case DS_GENERO, DS_GRAU_INSTRUCAO, DS_ESTADO_CIVIL, DS_COR_RACA, DS_OCUPACAO
+    case VR_DESPESA_MAX_CAMPANHA, NR_PROTOCOLO_CANDIDATURA, NR_PROCESSO
+    case NR_ORDEM_CANDIDATO, CD_TIPO_BEM_CANDIDATO, DS_TIPO_BEM_CANDIDATO, DS_BEM_CANDIDATO, VR_BEM_CANDIDATO
+    case DT_ULTIMA_ATUALIZACAO, HH_ULTIMA_ATUALIZACAO
+
+    var name: String { String(describing: self) }
+}
+
+/// Where each `MapperColumn` sits in one file's layout (-1 when the layout lacks it), so a record's
+/// fields are read by position instead of hashing a column name for every field of every row.
+struct MapperColumnPositions {
+    private var positions: [Int]
+
+    init(_ columns: ColumnIndex) {
+        positions = MapperColumn.allCases.map { columns.position(of: $0.name) ?? -1 }
+    }
+
+    @inline(__always) func has(_ c: MapperColumn) -> Bool { positions[c.rawValue] >= 0 }
+
+    @inline(__always) func raw(_ c: MapperColumn, in record: Record) -> String? {
+        let p = positions[c.rawValue]
+        return p >= 0 ? record.value(at: p) : nil
+    }
+
+    /// The 1-based field number of a column, for locations (0 when absent).
+    func fieldNumber(_ c: MapperColumn) -> Int { positions[c.rawValue] + 1 }
+}

@@ -1,0 +1,173 @@
+/// TSE dates and timestamps, parsed by bytes into the store's ISO text (`ISODate.format`'s exact form).
+///
+/// Three forms occur: `dd/MM/yyyy`, `dd/MM/yyyy HH:mm:ss`, and the Oracle style of the 2010 originals,
+/// `22-MAR-52` (English or Portuguese month abbreviations, any case). A two-digit year is put in the
+/// latest century that does not place it after `referenceYear` (the election year for a birth date),
+/// so `52` read for the 2010 election is 1952 and `05` is 2005.
+///
+/// ```swift
+/// TSEDate.parse("27/03/1967")                          // .date("1967-03-27T00:00:00.000Z")
+/// TSEDate.parse("22-MAR-52", referenceYear: 2010)     // .date("1952-03-22T00:00:00.000Z")
+/// TSEDate.parse("19/09/2018 10:12:53")                 // .date("2018-09-19T10:12:53.000Z")
+/// ```
+public enum TSEDate {
+    /// Result of reading a date field.
+    public enum Parsed: Equatable, Sendable {
+        /// A null marker or no value.
+        case null
+        /// The date as the store keeps it (ISO-8601 UTC text with milliseconds).
+        case date(String)
+        /// Not a date in any known form.
+        case invalid
+    }
+
+    /// Reads one date field (null markers included); `referenceYear` places two-digit years.
+    public static func parse(_ raw: String?, referenceYear: Int? = nil) -> Parsed {
+        guard let text = TSEField.text(raw) else { return .null }
+        if TSEField.isNumericNullMarker(text) { return .null }
+        var text2 = text
+        let parsed = text2.withUTF8 { parseBytes($0, referenceYear: referenceYear ?? defaultReferenceYear) }
+        guard let parsed else { return .invalid }
+        return .date(parsed)
+    }
+
+    /// A date and a separate time column (`DT_ULTIMA_ATUALIZACAO` + `HH_ULTIMA_ATUALIZACAO`); a missing or
+    /// unreadable time leaves midnight.
+    public static func parse(date raw: String?, time rawTime: String?, referenceYear: Int? = nil) -> Parsed {
+        let day = parse(raw, referenceYear: referenceYear)
+        guard case .date(let iso) = day, let time = TSEField.code(rawTime), let hms = timeOfDay(time) else { return day }
+        return .date(String(iso.prefix(11)) + hms + ".000Z")
+    }
+
+    /// Used when no election year is known: two-digit years up to 2029 are 20xx.
+    static let defaultReferenceYear = 2029
+
+    static func parseBytes(_ b: UnsafeBufferPointer<UInt8>, referenceYear: Int) -> String? {
+        var i = 0
+        func number(maxDigits: Int) -> Int? {
+            var v = 0
+            var n = 0
+            while i < b.count, n < maxDigits, b[i] &- 0x30 <= 9 {
+                v = v * 10 + Int(b[i] &- 0x30)
+                i += 1
+                n += 1
+            }
+            return n == 0 ? nil : v
+        }
+        guard let day = number(maxDigits: 2), i < b.count else { return nil }
+        let separator = b[i]
+        i += 1
+        let month: Int
+        if separator == 0x2F {  // dd/MM/yyyy
+            guard let m = number(maxDigits: 2), i < b.count, b[i] == 0x2F else { return nil }
+            i += 1
+            month = m
+        } else if separator == 0x2D {  // dd-MON-yy
+            guard i + 3 < b.count, let m = monthNumber(b[i], b[i + 1], b[i + 2]), b[i + 3] == 0x2D else { return nil }
+            i += 4
+            month = m
+        } else {
+            return nil
+        }
+        let yearStart = i
+        guard var year = number(maxDigits: 4) else { return nil }
+        let yearDigits = i - yearStart
+        if yearDigits == 2 {
+            let century = referenceYear / 100 * 100
+            year += century
+            if year > referenceYear { year -= 100 }
+        } else if yearDigits != 4 {
+            return nil
+        }
+        var hour = 0, minute = 0, second = 0
+        if i < b.count {
+            guard b[i] == 0x20 || b[i] == 0x54 else { return nil }
+            i += 1
+            guard let h = number(maxDigits: 2), i < b.count, b[i] == 0x3A else { return nil }
+            i += 1
+            guard let mi = number(maxDigits: 2) else { return nil }
+            var s = 0
+            if i < b.count && b[i] == 0x3A {
+                i += 1
+                guard let sv = number(maxDigits: 2) else { return nil }
+                s = sv
+            }
+            guard h < 24, mi < 60, s < 60 else { return nil }
+            hour = h
+            minute = mi
+            second = s
+        }
+        guard i == b.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else {
+            return nil
+        }
+        return iso(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// `HH:mm:ss` (or `HH:mm`) as `HH:mm:ss`; nil when it is not a time of day.
+    static func timeOfDay(_ text: String) -> String? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3 else { return nil }
+        var values: [Int] = []
+        for p in parts {
+            guard (1...2).contains(p.utf8.count), let v = Int(p) else { return nil }
+            values.append(v)
+        }
+        if values.count == 2 { values.append(0) }
+        guard values[0] < 24, values[1] < 60, values[2] < 60 else { return nil }
+        return pad(values[0], 2) + ":" + pad(values[1], 2) + ":" + pad(values[2], 2)
+    }
+
+    /// The exact text `ISODate.format` writes for this UTC instant (years 0-9999).
+    static func iso(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> String {
+        String(unsafeUninitializedCapacity: 24) { out in
+            func put(_ v: Int, _ at: Int, _ width: Int) {
+                var v = v
+                for k in stride(from: at + width - 1, through: at, by: -1) {
+                    out[k] = UInt8(0x30 + v % 10)
+                    v /= 10
+                }
+            }
+            put(year, 0, 4)
+            out[4] = 0x2D
+            put(month, 5, 2)
+            out[7] = 0x2D
+            put(day, 8, 2)
+            out[10] = 0x54
+            put(hour, 11, 2)
+            out[13] = 0x3A
+            put(minute, 14, 2)
+            out[16] = 0x3A
+            put(second, 17, 2)
+            out[19] = 0x2E
+            out[20] = 0x30
+            out[21] = 0x30
+            out[22] = 0x30
+            out[23] = 0x5A
+            return 24
+        }
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// English (Oracle) and Portuguese three-letter month names, any letter case.
+    static func monthNumber(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
+        let key = String(decoding: [a | 0x20, b | 0x20, c | 0x20], as: UTF8.self)
+        return months[key]
+    }
+
+    private static let months: [String: Int] = [
+        "jan": 1, "feb": 2, "fev": 2, "mar": 3, "apr": 4, "abr": 4, "may": 5, "mai": 5, "jun": 6, "jul": 7,
+        "aug": 8, "ago": 8, "sep": 9, "set": 9, "oct": 10, "out": 10, "nov": 11, "dec": 12, "dez": 12,
+    ]
+
+    private static func pad(_ v: Int, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

@@ -1,0 +1,132 @@
+/// How TSE writes "no value", and the text clean-up every field gets, done on bytes.
+///
+/// Text is trimmed and inner runs of spaces collapse to one; then `#NULO#`, `#NULO`, `#NE#`, `#NE`,
+/// the empty string and `NÃO DIVULGÁVEL` (any case) mean nil. Numeric codes also treat `-1` (blank),
+/// `-3` (not collected that year) and `-4` (withheld) as nil.
+///
+/// ```swift
+/// TSEField.text("  JOÃO   DA SILVA ")  // "JOÃO DA SILVA"
+/// TSEField.text("#NULO#")              // nil
+/// TSEField.code("-3")                  // nil
+/// ```
+public enum TSEField {
+    /// Result of reading an integer field.
+    public enum IntegerValue: Equatable, Sendable {
+        /// A null marker (or no value at all).
+        case null
+        /// A whole number.
+        case value(Int64)
+        /// Something that is not an integer.
+        case invalid
+    }
+
+    /// The cleaned text, or nil for a null marker.
+    public static func text(_ raw: String?) -> String? {
+        guard let raw else { return nil }
+        let cleaned = clean(raw)
+        return isTextNullMarker(cleaned) ? nil : cleaned
+    }
+
+    /// Text of a column that holds a numeric code or identifier (`NR_PROCESSO`, `SG_UE`): numeric null
+    /// markers count too, but the text is kept as is (leading zeros matter).
+    public static func code(_ raw: String?) -> String? {
+        guard let text = text(raw) else { return nil }
+        return isNumericNullMarker(text) ? nil : text
+    }
+
+    /// An integer column: `-1`, `-3`, `-4` and the text markers are `.null`.
+    public static func integer(_ raw: String?) -> IntegerValue {
+        guard let text = text(raw) else { return .null }
+        if isNumericNullMarker(text) { return .null }
+        guard let v = parseInteger(text) else { return .invalid }
+        return .value(v)
+    }
+
+    /// Trims spaces and tabs at both ends and collapses inner runs of spaces to one space.
+    ///
+    /// Returns the same string (no copy) when there is nothing to change, which is most fields.
+    public static func clean(_ raw: String) -> String {
+        var raw = raw
+        return raw.withUTF8 { bytes -> String? in
+            let n = bytes.count
+            if n == 0 { return nil }
+            if !isBlank(bytes[0]) && !isBlank(bytes[n - 1]) {
+                var previousBlank = false
+                var needsWork = false
+                for b in bytes {
+                    let blank = isBlank(b)
+                    if blank && (previousBlank || b == 0x09) {
+                        needsWork = true
+                        break
+                    }
+                    previousBlank = blank
+                }
+                if !needsWork { return nil }
+            }
+            var start = 0
+            var end = n
+            while start < end && isBlank(bytes[start]) { start += 1 }
+            while end > start && isBlank(bytes[end - 1]) { end -= 1 }
+            var out: [UInt8] = []
+            out.reserveCapacity(end - start)
+            var previousBlank = false
+            for i in start..<end {
+                let b = bytes[i]
+                if isBlank(b) {
+                    if !previousBlank { out.append(0x20) }
+                    previousBlank = true
+                } else {
+                    out.append(b)
+                    previousBlank = false
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        } ?? raw
+    }
+
+    /// True for the text null markers (on already cleaned text).
+    static func isTextNullMarker(_ s: String) -> Bool {
+        let u = s.utf8
+        switch u.count {
+        case 0: return true
+        case 3, 4, 5, 6:
+            return s == "#NE" || s == "#NE#" || s == "#NULO" || s == "#NULO#"
+        case 16:
+            // "NÃO DIVULGÁVEL" in UTF-8; any letter case.
+            return s.uppercased() == "NÃO DIVULGÁVEL"
+        default: return false
+        }
+    }
+
+    /// True for `-1`, `-3` and `-4`.
+    static func isNumericNullMarker(_ s: String) -> Bool {
+        s == "-1" || s == "-3" || s == "-4"
+    }
+
+    /// Digits with an optional leading minus sign; nil on anything else or on overflow.
+    static func parseInteger(_ s: String) -> Int64? {
+        var s = s
+        return s.withUTF8 { bytes -> Int64? in
+            var i = 0
+            var negative = false
+            if i < bytes.count && bytes[i] == 0x2D {
+                negative = true
+                i += 1
+            }
+            guard i < bytes.count else { return nil }
+            var value: Int64 = 0
+            while i < bytes.count {
+                let d = bytes[i] &- 0x30
+                guard d <= 9 else { return nil }
+                let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(Int64(d))
+                if o1 || o2 { return nil }
+                value = a
+                i += 1
+            }
+            return negative ? -value : value
+        }
+    }
+
+    @inline(__always) static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import UrnaImport
+import UrnaRecords
+import UrnaStore
+
+enum ImportCommand {
+    static let spec = CommandSpec(
+        name: "import", abstract: "Import TSE candidate, asset and coalition files (CSV, zip or XML) into a database.",
+        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] FILE...",
+        discussion: """
+            Files are recognised by their content (every consulta_cand layout from 2010 to 2024, bem_candidato,
+            consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
+            The whole run is one transaction: it all lands, or nothing does. Importing the same files again changes
+            nothing. Bad rows go to the rejects file (file, line, column, reason and the original bytes; created
+            readable by you only) and never stop the good rows. CPF and e-mail are not stored unless
+            --keep-personal-data is given.
+            """,
+        options: [
+            .value("db", "PATH", "Database file (default: urna.sqlite); created when missing."),
+            .value("rejects", "PATH", "Where rejected rows go (default: <db>.rejects.csv)."),
+            .value("max-errors", "N", "Roll the whole import back (exit 65) when more than N rows are rejected."),
+            .value("encoding", "NAME", "Force the input encoding: latin1, cp1252 or utf8 (default: detected)."),
+            .flag("keep-personal-data", "Also store CPF and e-mail."),
+            .flag("json", "Print the summary as one JSON object."),
+            .flag("quiet", "No progress and no summary on success."),
+        ],
+        positionals: [("FILE...", "TSE files: .csv/.txt, .zip or .xml.")], minPositionals: 1, maxPositionals: nil,
+        examples: [
+            "urna import --db urna.sqlite SampleData/consulta_cand_2018_MG.csv SampleData/bem_candidato_2018_MG.csv",
+            "urna import --db ac.sqlite --max-errors 0 consulta_cand_2016_AC.txt consulta_legendas_2016_AC.txt",
+        ])
+
+    static let command = Command(spec: spec) { p in
+        let encoding: TextEncodingChoice
+        switch p.value("encoding")?.lowercased() {
+        case nil: encoding = .auto
+        case "latin1", "latin-1", "iso-8859-1": encoding = .latin1
+        case "cp1252", "windows-1252": encoding = .cp1252
+        case "utf8", "utf-8": encoding = .utf8
+        case let other?: throw UsageError("--encoding takes latin1, cp1252 or utf8, not '\(other)'")
+        }
+        let maxErrors = try p.int("max-errors")
+        if let m = maxErrors, m < 0 { throw UsageError("--max-errors must be 0 or more") }
+        let options = ImportOptions(dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
+                                    encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
+        let bar = ImportProgressBar(quiet: p.has("quiet") || p.has("json"))
+        let summary = try Importer(options: options, progress: bar).run(files: p.positionals)
+        bar.finish()
+        if p.has("json") {
+            print(summary.renderJSON())
+        } else if !p.has("quiet") {
+            print(summary.renderText(), terminator: summary.renderText().hasSuffix("\n") ? "" : "\n")
+        }
+        return ExitCode.ok
+    }
+}
+
+/// Draws import progress on stderr when it is a terminal: bytes read, rows per second, ETA.
+final class ImportProgressBar: ImportProgress {
+    let terminal: TerminalProgress
+    init(quiet: Bool) { terminal = TerminalProgress(quiet: quiet) }
+
+    func importProgress(_ s: ImportProgressSnapshot) {
+        let mb = Double(s.bytesRead) / 1_048_576, total = Double(s.bytesTotal) / 1_048_576
+        var eta = ""
+        if s.fractionRead > 0.01, s.fractionRead < 1 {
+            eta = String(format: ", ETA %.0fs", s.elapsedSeconds / s.fractionRead - s.elapsedSeconds)
+        }
+        let file = s.file.map { ($0 as NSString).lastPathComponent } ?? ""
+        terminal.draw(String(format: "[%d/%d] %@ %@: %.1f/%.1f MB, %d rows, %.0f rows/s%@", s.fileIndex, s.fileCount,
+                             s.phase.rawValue, file, mb, total, s.rowsRead, s.rowsPerSecond, eta))
+    }
+
+    func finish() { terminal.finish() }
+}
+
+enum ShowCommand {
+    static let spec = CommandSpec(
+        name: "show", abstract: "Show one candidacy the way seed 000's app does.",
+        usage: "urna show [--db PATH] candidate SQ_CANDIDATO [--election ID]",
+        discussion: """
+            Prints number, office and unit, party, vice (or, for a vice, the head of the ticket), personal data,
+            coalition and its parties, spending limit, and the declared goods with their types and the total in reais.
+            A candidacy is one election + SQ_CANDIDATO: when the number ran in several elections (both rounds of a
+            run-off), name one with --election.
+            """,
+        options: [
+            .value("db", "PATH", "Database file (default: urna.sqlite)."),
+            .value("election", "ID", "Election id (CD_ELEICAO) when the SQ_CANDIDATO is in more than one."),
+        ],
+        positionals: [("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number.")],
+        minPositionals: 2, maxPositionals: 2,
+        examples: ["urna show --db urna.sqlite candidate 130000614380", "urna show candidate 280000622281 --election 297"])
+
+    static let command = Command(spec: spec) { p in
+        guard p.positionals[0] == "candidate" else {
+            throw UsageError("'show' knows 'candidate' only, not '\(p.positionals[0])'")
+        }
+        guard let sequence = Int64(p.positionals[1]) else {
+            throw UsageError("SQ_CANDIDATO is a number of up to 12 digits, not '\(p.positionals[1])'")
+        }
+        let store = try openExistingStore(databasePath(p), readOnly: true)
+        print(try CandidateCard.render(store: store, sequence: sequence, election: p.value("election")), terminator: "")
+        return ExitCode.ok
+    }
+}
