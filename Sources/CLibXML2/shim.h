@@ -4,6 +4,8 @@
 #define UConverter urna_hidden_UConverter
 #define UChar urna_hidden_UChar
 #include <libxml/xmlversion.h>
+// Without ICU support declared, encoding.h does not pull ICU converter types at all.
+#undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlerror.h>

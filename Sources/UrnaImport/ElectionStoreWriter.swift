@@ -104,13 +104,17 @@ final class ElectionStoreWriter {
     func write(good: GoodValues, candidateRowid: Int64) throws {
         let outcome = try goods.upsert(good)
         goodRows.record(outcome)
-        var listed = false
-        if case .inserted = outcome {
-            listed = false
-        } else {
-            goodIsListed.bind(good.id, 1)
-            listed = try goodIsListed.step()
-            goodIsListed.reset()
+        let listed: Bool
+        switch outcome {
+        case .inserted: listed = false
+        case .updated(let r), .unchanged(let r):
+            if r > goodRows.startMaxRowid {
+                listed = true  // inserted earlier in this run, and listed then
+            } else {
+                goodIsListed.bind(good.id, 1)
+                listed = try goodIsListed.step()
+                goodIsListed.reset()
+            }
         }
         if !listed {
             appendGood.bind(good.candidateID, 1)

@@ -117,8 +117,8 @@ struct ImportRun {
 
     // MARK: - After the files
 
-    /// Held assets, catalogues, vices; then the counts go into the summary.
-    mutating func finish() throws {
+    /// Writes the assets held for a candidacy, then the catalogues (elections, parties, coalitions, good types).
+    mutating func finishRows() throws {
         currentFile = nil
         report(.heldAssets)
         let waiting = held
@@ -140,6 +140,10 @@ struct ImportRun {
         }
         report(.catalogues)
         try writer.flush(catalogue)
+    }
+
+    /// Links vices in every election the run touched; then the counts go into the summary.
+    mutating func finishLinks() throws {
         report(.linkingVices)
         for election in catalogue.electionIDs { summary.headsWithVice += try writer.linkVices(election: election) }
         for (type, c) in writer.catalogueCounts { set(type, c) }

@@ -13,7 +13,8 @@ struct ObjectCounts: Equatable {
 /// but then given a vice or a new good moves from unchanged to updated.
 struct RunRowTracker {
     private(set) var counts = ObjectCounts()
-    private let startMaxRowid: Int64
+    /// The largest rowid before the run: rows above it were inserted by the run.
+    let startMaxRowid: Int64
     private var dense: [UInt8]
     private var sparse: [Int64: UInt8] = [:]
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A property value as the store moves it around: typed, nullable, independent of Swift classes.
-public indirect enum Value: Sendable, Hashable {
+public enum Value: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -12,7 +12,7 @@ public indirect enum Value: Sendable, Hashable {
     case uuid(UUID)
     case decimal(Decimal)
     /// A reference to another object by its primary key value (or row id for types without one).
-    case link(LinkTarget)
+    indirect case link(LinkTarget)
     /// An ordered list of linked objects.
     case list([LinkTarget])
     /// An embedded object's property values.

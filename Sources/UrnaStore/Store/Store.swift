@@ -19,6 +19,7 @@ public final class Store {
     var observers: [Int: (ChangeSet) -> Void] = [:]
     var nextObserverID = 0
     let compiler: QueryCompiler
+    var insertPlans: [InsertPlanKey: CachedInsertPlan] = [:]
 
     /// Opens or creates the file at `path` with `schema`.
     ///

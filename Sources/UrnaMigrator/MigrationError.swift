@@ -1,0 +1,134 @@
+import Foundation
+import UrnaStore
+
+/// Why a migration did not run (or stopped), said so a person can fix it; `exitCode` tells a
+/// command-line tool which exit status fits.
+public enum MigrationError: Error, Sendable, CustomStringConvertible {
+    /// No file at the path.
+    case fileNotFound(path: String)
+    /// The file has no `_urna_schema` table (not made by Urna) or its descriptor cannot be read.
+    case notAnUrnaFile(path: String, reason: String)
+    /// The file's family is not one this program knows.
+    case unknownFamily(path: String, family: String, known: [String])
+    /// The file belongs to another family than the migrator's.
+    case familyMismatch(path: String, file: String, migrator: String)
+    /// The file is newer than every version this program knows: never downgraded.
+    case newerThanKnown(path: String, family: String, fileVersion: Int, latest: Int)
+    /// A version the family does not declare.
+    case unknownVersion(family: String, version: Int, known: [Int])
+    /// The target is older than the file (downgrades are not supported).
+    case downgrade(path: String, fileVersion: Int, target: Int)
+    /// The file is already at the target version: nothing to do (not a failure).
+    case alreadyCurrent(path: String, family: String, version: Int)
+    /// The file's tables differ from the descriptor it records.
+    case drift(path: String, differences: [String])
+    /// The plan has changes that need a closure or an allowance and have neither.
+    case refused(path: String, reasons: [PlanRefusal])
+    /// The file changed between planning and running.
+    case planOutdated(path: String, reason: String)
+    /// A migration closure threw; nothing was changed.
+    case closureFailed(from: Int, to: Int, message: String)
+    /// Checks before commit found problems; nothing was changed.
+    case validationFailed(path: String, failures: [ValidationFailure], total: Int)
+    /// The backup copy could not be written; nothing was changed.
+    case backupFailed(path: String, reason: String)
+    /// SQLite failed (disk full, I/O error, ...); nothing was changed.
+    case storage(SQLiteError)
+    /// The family's declaration is inconsistent (a bug in the code that declares it).
+    case invalidFamily(family: String, problems: [String])
+
+    /// The exit status a command-line tool should use: 0 nothing to do, 1 failure, 65 bad data, drift
+    /// or refused plan, 66 missing file.
+    public var exitCode: Int32 {
+        switch self {
+        case .alreadyCurrent: 0
+        case .fileNotFound: 66
+        case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
+            .refused, .validationFailed, .planOutdated:
+            65
+        case .closureFailed, .backupFailed, .storage, .invalidFamily: 1
+        }
+    }
+
+    /// False only for "nothing to do".
+    public var isFailure: Bool { exitCode != 0 }
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let p):
+            return "\(p) does not exist: check the path (create a file with `urna init` or `urna import`)"
+        case .notAnUrnaFile(let p, let reason):
+            return "\(p) is not an Urna file (\(reason)): only files made by Urna record the schema a migration needs"
+        case .unknownFamily(let p, let f, let known):
+            return "\(p) holds schema family '\(f)', which this urna does not know (it knows \(known.joined(separator: ", "))): use the program that made the file, or a newer urna"
+        case .familyMismatch(let p, let f, let m):
+            return "\(p) holds family '\(f)', not '\(m)': migrate it with the '\(f)' family"
+        case .newerThanKnown(let p, let f, let v, let latest):
+            return "\(p) is at \(f) version \(v), newer than every version this urna knows (latest \(latest)): use a newer urna; files are never downgraded"
+        case .unknownVersion(let f, let v, let known):
+            return "\(f) has no version \(v) (it has \(known.map(String.init).joined(separator: ", "))): pick one of those"
+        case .downgrade(let p, let v, let t):
+            return "\(p) is at version \(v); migrating to \(t) would be a downgrade, which is not supported: restore a backup instead"
+        case .alreadyCurrent(let p, let f, let v):
+            return "\(p) is already at \(f) version \(v): nothing to do"
+        case .drift(let p, let diffs):
+            return "\(p) does not match the schema it records (was it changed by hand?):\n"
+                + diffs.map { "  - \($0)" }.joined(separator: "\n")
+                + "\nfix the file (or restore a backup) so its tables match its descriptor, then migrate"
+        case .refused(let p, let reasons):
+            return "the upgrade of \(p) is refused:\n" + reasons.map { "  - \($0)" }.joined(separator: "\n")
+        case .planOutdated(let p, let reason):
+            return "\(p) changed since the plan was made (\(reason)): plan again"
+        case .closureFailed(let from, let to, let message):
+            return "the migration closure of step v\(from) → v\(to) failed: \(message); the file was not changed"
+        case .validationFailed(let p, let failures, let total):
+            var s = "the upgrade of \(p) failed its checks (\(total) problem\(total == 1 ? "" : "s")); the file was not changed:\n"
+            s += failures.map { "  - \($0)" }.joined(separator: "\n")
+            if total > failures.count { s += "\n  ... and \(total - failures.count) more" }
+            return s + "\nrun with --dry-run to see every problem"
+        case .backupFailed(let p, let reason):
+            return "cannot write the backup \(p): \(reason); the file was not changed (free some space or choose --backup PATH)"
+        case .storage(let e):
+            if e.isDiskFull { return "the disk is full (\(e.message)); the file was not changed: free some space and run again" }
+            return "\(e); the file was not changed"
+        case .invalidFamily(let f, let problems):
+            return "the schema family \(f) is declared inconsistently: " + problems.joined(separator: "; ")
+        }
+    }
+}
+
+/// Why a plan is refused, and what fixes it.
+public struct PlanRefusal: Sendable, Codable, Equatable, CustomStringConvertible {
+    public let fromVersion: Int
+    public let toVersion: Int
+    public let type: String
+    public let property: String?
+    public let reason: String
+    public let fix: String
+
+    public var description: String {
+        let what = property.map { "\(type).\($0)" } ?? type
+        return "v\(fromVersion) → v\(toVersion): \(what): \(reason); \(fix)"
+    }
+}
+
+/// One problem found while running or checking a step.
+public struct ValidationFailure: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// `closure`, `conversion`, `required`, `unique`, `foreign-key`, `integrity`, `shape`, `view`, ...
+    public let check: String
+    public let type: String?
+    public let property: String?
+    public let message: String
+
+    public init(check: String, type: String? = nil, property: String? = nil, message: String) {
+        self.check = check
+        self.type = type
+        self.property = property
+        self.message = message
+    }
+
+    public var description: String {
+        let what = [type, property].compactMap { $0 }.joined(separator: ".")
+        return "[\(check)] " + (what.isEmpty ? "" : "\(what): ") + message
+    }
+}

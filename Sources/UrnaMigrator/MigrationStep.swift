@@ -1,0 +1,114 @@
+import UrnaStore
+
+/// A migration closure: runs once per step, with the old and new schema (Realm's `migrationBlock`,
+/// without the version argument because a step knows its versions).
+///
+/// ```swift
+/// MigrationStep("fullName from first and last name") { migration in
+///     try migration.enumerateObjects(ofType: "Person") { old, new in
+///         new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
+///     }
+/// }
+/// ```
+public typealias MigrationClosure = @Sendable (_ migration: Migration) throws -> Void
+
+/// Realm's single-block form: one closure for every upgrade, told the version the file was at.
+///
+/// ```swift
+/// { migration, oldSchemaVersion in
+///     try migration.enumerateObjects(ofType: "Person") { old, new in
+///         if oldSchemaVersion < 1 { new["fullName"] = ... }
+///         if oldSchemaVersion < 2 { new["email"] = "" }
+///     }
+/// }
+/// ```
+public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: Int) throws -> Void
+
+/// A property that keeps its data under a new name (never dropped and re-added).
+public struct PropertyRename: Sendable, Hashable, Codable {
+    public var type: String
+    public var from: String
+    public var to: String
+
+    public init(type: String, from: String, to: String) {
+        self.type = type
+        self.from = from
+        self.to = to
+    }
+}
+
+/// An explicit permission for a change the migrator would otherwise refuse without a closure.
+public enum MigrationAllowance: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Convert the property's values as well as possible; values that don't convert exactly take the
+    /// new property's default (or nil) and the report counts them.
+    case lossyConversion(type: String, property: String)
+    /// The property becomes required without a default: its nils become the type's zero value.
+    case nullsBecomeDefault(type: String, property: String)
+
+    public var type: String {
+        switch self {
+        case .lossyConversion(let t, _), .nullsBecomeDefault(let t, _): t
+        }
+    }
+
+    public var property: String {
+        switch self {
+        case .lossyConversion(_, let p), .nullsBecomeDefault(_, let p): p
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .lossyConversion(let t, let p): "lossy conversion of \(t).\(p)"
+        case .nullsBecomeDefault(let t, let p): "nils of \(t).\(p) become its default"
+        }
+    }
+}
+
+/// How one version is reached from the previous one: renames, allowances and an optional closure.
+///
+/// What needs no closure happens by itself: added properties get their default (or nil), removed
+/// properties and types are dropped, index and primary-key changes, widening conversions.
+public struct MigrationStep: Sendable {
+    /// One line saying what the step does, for plans and status.
+    public var summary: String
+    public var renames: [PropertyRename]
+    public var allowances: [MigrationAllowance]
+    /// Runs with the old and new forms of objects; nil when the step is automatic.
+    public var migration: MigrationClosure?
+
+    public init(
+        _ summary: String = "", renames: [PropertyRename] = [], allowances: [MigrationAllowance] = [],
+        migration: MigrationClosure? = nil
+    ) {
+        self.summary = summary
+        self.renames = renames
+        self.allowances = allowances
+        self.migration = migration
+    }
+}
+
+/// One step as the runner executes it: from one full schema to another.
+///
+/// A family written in Realm's single-block form resolves to one step from the file's version to the
+/// target, whose closure calls the block with the file's version (as Realm does).
+struct ResolvedStep: @unchecked Sendable {
+    let from: Schema
+    let to: Schema
+    let renames: [PropertyRename]
+    let allowances: Set<MigrationAllowance>
+    let closure: MigrationClosure?
+    let summary: String
+
+    /// The old name of a new property, following renames.
+    func oldName(type: String, newName: String) -> String {
+        renames.first { $0.type == type && $0.to == newName }?.from ?? newName
+    }
+
+    /// The new name of an old property, following renames.
+    func newName(type: String, oldName: String) -> String {
+        renames.first { $0.type == type && $0.from == oldName }?.to ?? oldName
+    }
+
+    func allows(_ allowance: MigrationAllowance) -> Bool { allowances.contains(allowance) }
+}
