@@ -29,7 +29,7 @@ let package = Package(
         // Records -> election objects -> store; exports.
         .target(name: "UrnaImport", dependencies: ["UrnaStore", "UrnaSchemas", "UrnaRecords"]),
         .executableTarget(name: "urna", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords"]),
-        .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "CSQLite"]),
+        .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
         .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords"], resources: [.copy("Fixtures")]),

@@ -24,8 +24,8 @@ final class ElectionStoreWriter {
     private(set) var candidateRows: RunRowTracker
     private(set) var goodRows: RunRowTracker
     private(set) var catalogueCounts: [String: ObjectCounts] = [:]
-    private var lastCandidateID = ""
-    private var lastCandidateRowid: Int64 = 0
+    /// The candidacy the last asset went to, with where its next good goes (assets often come in runs).
+    private var lastSlot: (id: String, slot: GoodsSlot)?
 
     /// Prepares every statement; throws when the store's schema is not the elections schema the
     /// importer writes (so a wrong file is refused before any row is read).
@@ -41,10 +41,10 @@ final class ElectionStoreWriter {
         goodTypes = try UpsertStatements(connection: c, table: "GoodType", columns: ElectionColumns.goodType)
         let goodsList = Identifier.quoted(StorageLayout.listTable(type: "Candidate", property: "goods"))
         let partiesList = Identifier.quoted(StorageLayout.listTable(type: "Coalition", property: "parties"))
-        findCandidate = try c.prepare("SELECT rowid FROM \"Candidate\" WHERE \"id\" = ?1")
-        appendGood = try c.prepare(
-            "INSERT INTO \(goodsList)(owner, position, target) "
-                + "SELECT ?1, coalesce(max(position) + 1, 0), ?2 FROM \(goodsList) WHERE owner = ?1")
+        findCandidate = try c.prepare(
+            "SELECT c.rowid, (SELECT coalesce(max(l.position) + 1, 0) FROM \(goodsList) l WHERE l.owner = c.\"id\") "
+                + "FROM \"Candidate\" c WHERE c.\"id\" = ?1")
+        appendGood = try c.prepare("INSERT INTO \(goodsList)(owner, position, target) VALUES (?1, ?2, ?3)")
         goodIsListed = try c.prepare("SELECT 1 FROM \(goodsList) WHERE target = ?1 LIMIT 1")
         coalitionMembers = try c.prepare("SELECT target FROM \(partiesList) WHERE owner = ?1 ORDER BY position")
         appendCoalitionMember = try c.prepare(
@@ -79,29 +79,28 @@ final class ElectionStoreWriter {
     // MARK: - Candidacies and goods
 
     func write(candidate: CandidateValues) throws {
-        let outcome = try candidates.upsert(candidate)
-        candidateRows.record(outcome)
-        switch outcome {
-        case .inserted(let r), .updated(let r), .unchanged(let r):
-            lastCandidateID = candidate.id
-            lastCandidateRowid = r
-        }
+        candidateRows.record(try candidates.upsert(candidate))
     }
 
-    /// The rowid of a candidacy already in the database (this run's rows included), or nil.
-    func candidateRowid(id: String) throws -> Int64? {
-        if id == lastCandidateID { return lastCandidateRowid }
+    /// A candidacy's row and the next free position of its `goods` list.
+    struct GoodsSlot {
+        var candidateRowid: Int64
+        var nextPosition: Int64
+    }
+
+    /// Where the goods of a candidacy already in the database (this run's rows included) go, or nil.
+    func goodsSlot(candidateID id: String) throws -> GoodsSlot? {
+        if let last = lastSlot, last.id == id { return last.slot }
         findCandidate.bind(id, 1)
         defer { findCandidate.reset() }
         guard try findCandidate.step() else { return nil }
-        let rowid = findCandidate.int(at: 0)
-        lastCandidateID = id
-        lastCandidateRowid = rowid
-        return rowid
+        let slot = GoodsSlot(candidateRowid: findCandidate.int(at: 0), nextPosition: findCandidate.int(at: 1))
+        lastSlot = (id, slot)
+        return slot
     }
 
     /// Upserts a good and makes sure it is in its candidacy's `goods` list (appended at the end).
-    func write(good: GoodValues, candidateRowid: Int64) throws {
+    func write(good: GoodValues, slot: GoodsSlot) throws {
         let outcome = try goods.upsert(good)
         goodRows.record(outcome)
         let listed: Bool
@@ -116,13 +115,16 @@ final class ElectionStoreWriter {
                 goodIsListed.reset()
             }
         }
-        if !listed {
-            appendGood.bind(good.candidateID, 1)
-            appendGood.bind(good.id, 2)
-            _ = try appendGood.step()
-            appendGood.reset()
-            candidateRows.markChanged(candidateRowid)
-        }
+        guard !listed else { return }
+        appendGood.bind(good.candidateID, 1)
+        appendGood.bind(slot.nextPosition, 2)
+        appendGood.bind(good.id, 3)
+        _ = try appendGood.step()
+        appendGood.reset()
+        candidateRows.markChanged(slot.candidateRowid)
+        var next = slot
+        next.nextPosition += 1
+        lastSlot = (good.candidateID, next)
     }
 
     // MARK: - Catalogues

@@ -12,7 +12,6 @@ struct ImportRun {
 
     let store: Store
     let writer: ElectionStoreWriter
-    let mapper: ElectionMapper
     let rejects: RejectsFile
     let maxErrors: Int?
     let progress: ImportProgress?
@@ -27,20 +26,18 @@ struct ImportRun {
     private var rowsRead = 0
     private var bytesDone: Int64 = 0
     private var currentFile: String?
-    private var currentInput: ImportInput?
     private var fileIndex = 0
 
     /// How often (in rows) progress is reported.
     static let progressInterval = 8192
 
     init(
-        store: Store, writer: ElectionStoreWriter, mapper: ElectionMapper, rejects: RejectsFile, maxErrors: Int?,
+        store: Store, writer: ElectionStoreWriter, rejects: RejectsFile, maxErrors: Int?,
         progress: ImportProgress?, clock: ContinuousClock, started: ContinuousClock.Instant, bytesTotal: Int64,
         fileCount: Int
     ) {
         self.store = store
         self.writer = writer
-        self.mapper = mapper
         self.rejects = rejects
         self.maxErrors = maxErrors
         self.progress = progress
@@ -52,43 +49,34 @@ struct ImportRun {
 
     // MARK: - Reading
 
-    /// Reads every record of one input and writes what it implies.
-    mutating func read(_ input: ImportInput, index: Int) throws {
-        fileIndex = index
-        currentFile = input.path
-        currentInput = input
-        var fileReport = ImportSummary.FileReport(path: input.path, layout: input.layoutName, rows: 0, rejected: 0)
-        report(.reading)
-        defer {
-            bytesDone += input.size
-            currentInput = nil
-        }
-        while true {
-            let item: RecordOrReject?
-            do {
-                item = try input.next()
-            } catch {
-                throw ImportError.unreadableFile(file: input.path, reason: "\(error)")
-            }
-            guard let item else { break }
-            fileReport.rows += 1
-            rowsRead += 1
+    /// Writes what every record of every input implies, as the pipeline delivers them.
+    mutating func consume(_ pipeline: RecordPipeline, inputs: [ImportInput]) throws {
+        var fileReport = ImportSummary.FileReport(path: "", layout: "", rows: 0, rejected: 0)
+        while let item = pipeline.next() {
             switch item {
-            case .reject(let bad):
+            case .fileStart(let index):
+                let input = inputs[index]
+                fileIndex = index + 1
+                currentFile = input.path
+                fileReport = ImportSummary.FileReport(path: input.path, layout: input.layoutName, rows: 0, rejected: 0)
+                report(.reading, bytesRead: pipeline.bytesRead)
+            case .mapped(let mapped, let record):
+                rowsRead += 1
+                try apply(mapped, record: record)
+            case .reject(let location, let reason, let raw):
+                rowsRead += 1
                 fileReport.rejected += 1
-                try reject(bad.location, bad.reason, bad.rawBytes)
-            case .record(let record):
-                switch mapper.map(record) {
-                case .failure(let problem):
-                    fileReport.rejected += 1
-                    try reject(problem.location, problem.reason, record.rawBytes)
-                case .success(let mapped):
-                    try apply(mapped, record: record)
-                }
+                try reject(location, reason, raw)
+            case .fileEnd(let rows):
+                fileReport.rows = rows
+                summary.files.append(fileReport)
+                bytesDone += inputs[fileIndex - 1].size
+            case .failure(let error):
+                throw error
             }
-            if rowsRead % Self.progressInterval == 0 { self.report(.reading) }
+            if rowsRead % Self.progressInterval == 0 { report(.reading, bytesRead: pipeline.bytesRead) }
         }
-        summary.files.append(fileReport)
+        currentFile = nil
     }
 
     private mutating func apply(_ mapped: MappedRecord, record: Record) throws {
@@ -99,8 +87,8 @@ struct ImportRun {
             if let coalition = c.coalition { catalogue.note(coalition: coalition) }
             try writer.write(candidate: c.candidate)
         case .asset(let a):
-            if let rowid = try writer.candidateRowid(id: a.good.candidateID) {
-                try write(a, candidateRowid: rowid)
+            if let slot = try writer.goodsSlot(candidateID: a.good.candidateID) {
+                try write(a, slot: slot)
             } else {
                 held.append(HeldAsset(objects: a, location: record.location(of: "SQ_CANDIDATO"), rawBytes: record.rawBytes))
             }
@@ -110,22 +98,21 @@ struct ImportRun {
         }
     }
 
-    private mutating func write(_ a: AssetObjects, candidateRowid: Int64) throws {
+    private mutating func write(_ a: AssetObjects, slot: ElectionStoreWriter.GoodsSlot) throws {
         if let type = a.goodType { catalogue.note(goodType: type) }
-        try writer.write(good: a.good, candidateRowid: candidateRowid)
+        try writer.write(good: a.good, slot: slot)
     }
 
     // MARK: - After the files
 
     /// Writes the assets held for a candidacy, then the catalogues (elections, parties, coalitions, good types).
     mutating func finishRows() throws {
-        currentFile = nil
         report(.heldAssets)
         let waiting = held
         held = []
         for h in waiting {
-            if let rowid = try writer.candidateRowid(id: h.objects.good.candidateID) {
-                try write(h.objects, candidateRowid: rowid)
+            if let slot = try writer.goodsSlot(candidateID: h.objects.good.candidateID) {
+                try write(h.objects, slot: slot)
                 summary.heldAssets += 1
             } else {
                 try reject(
@@ -168,16 +155,15 @@ struct ImportRun {
         }
     }
 
-    func report(_ phase: ImportProgressSnapshot.Phase) {
+    func report(_ phase: ImportProgressSnapshot.Phase, bytesRead: Int64? = nil) {
         guard let progress else { return }
         let d = clock.now - started
         let elapsed = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-        let bytes = phase == .reading ? bytesDone + (currentInput?.bytesRead ?? 0) : bytesDone
         progress.importProgress(
             ImportProgressSnapshot(
                 phase: phase, file: phase == .reading ? currentFile : nil, fileIndex: fileIndex, fileCount: fileCount,
-                bytesRead: min(bytes, bytesTotal), bytesTotal: bytesTotal, rowsRead: rowsRead,
-                rejected: summary.rejected, elapsedSeconds: elapsed))
+                bytesRead: min(max(bytesRead ?? bytesDone, bytesDone), bytesTotal), bytesTotal: bytesTotal,
+                rowsRead: rowsRead, rejected: summary.rejected, elapsedSeconds: elapsed))
     }
 
     private func fileName(_ path: String) -> String {

@@ -23,26 +23,41 @@ public enum TSEDate {
 
     /// Reads one date field (null markers included); `referenceYear` places two-digit years.
     public static func parse(_ raw: String?, referenceYear: Int? = nil) -> Parsed {
-        guard let text = TSEField.text(raw) else { return .null }
-        if TSEField.isNumericNullMarker(text) { return .null }
-        var text2 = text
-        let parsed = text2.withUTF8 { parseBytes($0, referenceYear: referenceYear ?? defaultReferenceYear) }
-        guard let parsed else { return .invalid }
-        return .date(parsed)
+        guard let c = components(raw, referenceYear: referenceYear) else { return .null }
+        guard let c = c else { return .invalid }
+        return .date(iso(c))
     }
 
     /// A date and a separate time column (`DT_ULTIMA_ATUALIZACAO` + `HH_ULTIMA_ATUALIZACAO`); a missing or
     /// unreadable time leaves midnight.
     public static func parse(date raw: String?, time rawTime: String?, referenceYear: Int? = nil) -> Parsed {
-        let day = parse(raw, referenceYear: referenceYear)
-        guard case .date(let iso) = day, let time = TSEField.code(rawTime), let hms = timeOfDay(time) else { return day }
-        return .date(String(iso.prefix(11)) + hms + ".000Z")
+        guard let c = components(raw, referenceYear: referenceYear) else { return .null }
+        guard var c = c else { return .invalid }
+        if let rawTime {
+            var time = TSEField.clean(rawTime)
+            if let t = time.withUTF8(timeOfDay) { (c.hour, c.minute, c.second) = t }
+        }
+        return .date(iso(c))
+    }
+
+    /// Calendar fields of one date or timestamp.
+    struct Components {
+        var year, month, day: Int
+        var hour = 0, minute = 0, second = 0
+    }
+
+    /// nil for a null marker; .some(nil) for text that is no date.
+    private static func components(_ raw: String?, referenceYear: Int?) -> Components?? {
+        guard let raw else { return .none }
+        var text = TSEField.clean(raw)
+        if TSEField.isTextNullMarker(text) || TSEField.isNumericNullMarker(text) { return .none }
+        return .some(text.withUTF8 { parseBytes($0, referenceYear: referenceYear ?? defaultReferenceYear) })
     }
 
     /// Used when no election year is known: two-digit years up to 2029 are 20xx.
     static let defaultReferenceYear = 2029
 
-    static func parseBytes(_ b: UnsafeBufferPointer<UInt8>, referenceYear: Int) -> String? {
+    static func parseBytes(_ b: UnsafeBufferPointer<UInt8>, referenceYear: Int) -> Components? {
         var i = 0
         func number(maxDigits: Int) -> Int? {
             var v = 0
@@ -100,21 +115,37 @@ public enum TSEDate {
         guard i == b.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else {
             return nil
         }
-        return iso(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return Components(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
-    /// `HH:mm:ss` (or `HH:mm`) as `HH:mm:ss`; nil when it is not a time of day.
-    static func timeOfDay(_ text: String) -> String? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3 else { return nil }
-        var values: [Int] = []
-        for p in parts {
-            guard (1...2).contains(p.utf8.count), let v = Int(p) else { return nil }
-            values.append(v)
+    /// `HH:mm:ss` or `HH:mm` as (hour, minute, second); nil when it is not a time of day.
+    static func timeOfDay(_ b: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int)? {
+        var values = (0, 0, 0)
+        var field = 0
+        var digits = 0
+        var value = 0
+        for c in b {
+            if c == 0x3A {
+                guard digits > 0, field < 2 else { return nil }
+                if field == 0 { values.0 = value } else { values.1 = value }
+                field += 1
+                digits = 0
+                value = 0
+            } else {
+                let d = c &- 0x30
+                guard d <= 9, digits < 2 else { return nil }
+                value = value * 10 + Int(d)
+                digits += 1
+            }
         }
-        if values.count == 2 { values.append(0) }
-        guard values[0] < 24, values[1] < 60, values[2] < 60 else { return nil }
-        return pad(values[0], 2) + ":" + pad(values[1], 2) + ":" + pad(values[2], 2)
+        guard digits > 0, field >= 1 else { return nil }
+        if field == 1 { values.1 = value } else { values.2 = value }
+        guard values.0 < 24, values.1 < 60, values.2 < 60 else { return nil }
+        return values
+    }
+
+    static func iso(_ c: Components) -> String {
+        iso(year: c.year, month: c.month, day: c.day, hour: c.hour, minute: c.minute, second: c.second)
     }
 
     /// The exact text `ISODate.format` writes for this UTC instant (years 0-9999).
@@ -165,9 +196,4 @@ public enum TSEDate {
         "jan": 1, "feb": 2, "fev": 2, "mar": 3, "apr": 4, "abr": 4, "may": 5, "mai": 5, "jun": 6, "jul": 7,
         "aug": 8, "ago": 8, "sep": 9, "set": 9, "oct": 10, "out": 10, "nov": 11, "dec": 12, "dez": 12,
     ]
-
-    private static func pad(_ v: Int, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-    }
 }

@@ -90,7 +90,7 @@ public struct TypeChange: Sendable, Codable, Equatable {
             if o.ignored != p.ignored { other.append("\(p.name): \(p.ignored ? "now ignored (no column)" : "now stored")") }
         }
         for o in old.properties where !matchedOld.contains(o.name) { removed.append(PropertySummary(o)) }
-        let oldKey = old.primaryKey.map { renames.first(where: { r in r.from == $0.name })?.to ?? $0.name }
+        let oldKey = old.primaryKey.map { key in renames.first(where: { $0.from == key.name })?.to ?? key.name }
         let newKey = new.primaryKey?.name
         if oldKey != newKey { primaryKey = PrimaryKeyChange(from: old.primaryKey?.name, to: newKey) }
         if old.embedded != new.embedded { other.append(new.embedded ? "now embedded" : "no longer embedded") }

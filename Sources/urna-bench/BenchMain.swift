@@ -4,20 +4,29 @@ enum BenchMain {
     static func run(_ args: [String]) -> Int32 {
         var sections = Set(["store", "migrate", "import"])
         var rows = 1_000_000
+        var candidates = 500_000
+        var assets = 1_000_000
         var i = 0
         while i < args.count {
             switch args[i] {
             case "--only": i += 1; sections = Set(args[i].split(separator: ",").map(String.init))
             case "--rows": i += 1; rows = Int(args[i]) ?? rows
+            case "--candidates": i += 1; candidates = Int(args[i]) ?? candidates
+            case "--assets": i += 1; assets = Int(args[i]) ?? assets
             case "--help":
-                print("urna-bench [--only store,migrate,import] [--rows N]\nPrints urna's time against a real peer on the same data, as a ratio.")
+                print("urna-bench [--only store,migrate,import] [--rows N] [--candidates N] [--assets N]\nPrints urna's time against a real peer on the same data, as a ratio.")
                 return 0
             default: print("unknown argument \(args[i])"); return 64
             }
             i += 1
         }
         do {
+            print("# urna benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores); each part runs in its own process")
             if sections.contains("store") { try StoreBench.run(rows: rows) }
+            if sections.contains("import") {
+                let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
+                try ImportBench.run(candidates: candidates, assets: assets, urna: urna)
+            }
         } catch {
             print("benchmark failed: \(error)")
             return 1

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One option a command accepts: `--db PATH` (takes a value) or `--json` (a flag).
-struct OptionSpec {
+struct OptionSpec: Sendable {
     let name: String
     let valueName: String?
     let help: String
@@ -14,7 +14,7 @@ struct OptionSpec {
 }
 
 /// A subcommand's interface: what `--help` prints and what the parser accepts.
-struct CommandSpec {
+struct CommandSpec: Sendable {
     let name: String
     let abstract: String
     let usage: String

@@ -21,9 +21,9 @@ struct CLIError: Error {
 }
 
 /// One subcommand: its spec and what it does.
-struct Command {
+struct Command: Sendable {
     let spec: CommandSpec
-    let run: (ParsedArguments) throws -> Int32
+    let run: @Sendable (ParsedArguments) throws -> Int32
 }
 
 enum CLI {
@@ -104,7 +104,11 @@ enum CLI {
 
     /// Maps library errors to exit codes.
     static func classify(_ error: Error) -> (Int32, String) {
-        if let e = error as? ExitCodeProviding { return (e.exitCode, "\(error)") }
+        if let e = error as? ExitCodeProviding {
+            // Only the documented codes leave the tool; anything else a library suggests is a failure.
+            let documented: Set<Int32> = [ExitCode.ok, ExitCode.failure, ExitCode.usage, ExitCode.badData, ExitCode.missingInput]
+            return (documented.contains(e.exitCode) && e.exitCode != 0 ? e.exitCode : ExitCode.failure, "\(error)")
+        }
         switch error {
         case let e as QueryPredicateError: return (ExitCode.usage, "\(e)")
         case let e as StoreError:

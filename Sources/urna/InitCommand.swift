@@ -1,4 +1,5 @@
 import Foundation
+import UrnaMigrator
 import UrnaSchemas
 import UrnaStore
 

@@ -1,0 +1,21 @@
+import UrnaMigrator
+import UrnaStore
+
+/// The `elections` family: seed 000's iElections model (v1) grown to fit real TSE data.
+///
+/// | version | what changes | closure |
+/// |---|---|---|
+/// | 1 | seed 000's model as written: Int16 ids, naturalness in one string, money as Double | — |
+/// | 2 | Election type; candidacy keyed by election + SQ_CANDIDATO; party keyed by number; good by candidacy + order; ticket number; post, CD_CARGO, state and electoral unit split out; Int16 → Int64 | `ElectionsV2.step` |
+/// | 3 | birth state and city split out of naturalness; money as exact cents; e-mail, CPF, voter id, status, result; coalition composition and kind; election kind and date | `ElectionsV3.step` |
+///
+/// Later versions keep the seed's type and property names. The importers write v3.
+public enum Elections {
+    public static let family = SchemaFamily(
+        name: "elections",
+        versions: [
+            SchemaVersion(ElectionsV1.schema, step: MigrationStep("seed 000's iElections model")),
+            SchemaVersion(ElectionsV2.schema, step: ElectionsV2.step),
+            SchemaVersion(ElectionsV3.schema, step: ElectionsV3.step),
+        ])
+}

@@ -1,0 +1,165 @@
+import Foundation
+import UrnaRecords
+
+/// What the reading side hands to the writing side, in file order.
+enum PipelineItem: Sendable {
+    /// The next input starts (index into the run's inputs).
+    case fileStart(Int)
+    /// A record and the objects it implies; the record stays for held assets (location, bytes).
+    case mapped(MappedRecord, Record)
+    /// A row that cannot be imported: where, why, and its original bytes.
+    case reject(SourceLocation, String, [UInt8])
+    /// The input ended after `rows` rows.
+    case fileEnd(rows: Int)
+    /// Reading failed: the import must stop and roll back.
+    case failure(ImportError)
+}
+
+/// Reads and maps records on a second thread while the caller's thread writes, so parsing and
+/// SQLite overlap (they cost about the same per row). Items arrive in order, in batches, through a
+/// small bounded queue: memory stays flat and the reader never runs far ahead.
+///
+/// The store is only ever touched by the caller's thread; the reader thread owns the inputs and the
+/// mapper for the whole run.
+final class RecordPipeline: @unchecked Sendable {
+    /// Items per batch handed across threads, and how many batches may wait.
+    static let batchSize = 1024
+    static let queueDepth = 8
+
+    private let inputs: [ImportInput]
+    private let mapper: ElectionMapper
+    private let condition = NSCondition()
+    private var queue: [[PipelineItem]] = []
+    private var producerDone = false
+    private var cancelled = false
+    private var bytesReadShared: Int64 = 0
+    private var thread: Thread?
+    private var current: [PipelineItem] = []
+    private var currentIndex = 0
+    /// Batches the writer is done with, dropped by the reader thread: memory is freed by the thread
+    /// that allocated it, which keeps the two threads from contending for malloc's locks.
+    private var recycled: [[PipelineItem]] = []
+
+    init(inputs: [ImportInput], mapper: ElectionMapper) {
+        self.inputs = inputs
+        self.mapper = mapper
+    }
+
+    deinit { cancel() }
+
+    /// Starts the reading thread.
+    func start() {
+        let t = Thread { [self] in produce() }
+        t.name = "urna-import-reader"
+        t.stackSize = 1 << 20
+        thread = t
+        t.start()
+    }
+
+    /// The next item, or nil when every input has been read.
+    func next() -> PipelineItem? {
+        while currentIndex == current.count {
+            condition.lock()
+            if !current.isEmpty {
+                recycled.append(current)
+                current = []
+            }
+            while queue.isEmpty && !producerDone { condition.wait() }
+            if queue.isEmpty {
+                condition.unlock()
+                return nil
+            }
+            current = queue.removeFirst()
+            condition.broadcast()
+            condition.unlock()
+            currentIndex = 0
+        }
+        let item = current[currentIndex]
+        currentIndex += 1
+        return item
+    }
+
+    /// Bytes of input consumed by the reader so far (for progress).
+    var bytesRead: Int64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return bytesReadShared
+    }
+
+    /// Stops the reader and waits until its thread has let go of the inputs; safe to call more than once.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        queue.removeAll()
+        condition.broadcast()
+        while thread != nil && !producerDone { condition.wait() }
+        condition.unlock()
+    }
+
+    // MARK: - Reading thread
+
+    private func produce() {
+        var batch: [PipelineItem] = []
+        batch.reserveCapacity(Self.batchSize)
+        var bytesBefore: Int64 = 0
+        defer {
+            condition.lock()
+            if !batch.isEmpty && !cancelled { queue.append(batch) }
+            producerDone = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        for (index, input) in inputs.enumerated() {
+            batch.append(.fileStart(index))
+            var rows = 0
+            while true {
+                let item: RecordOrReject?
+                do {
+                    item = try input.next()
+                } catch {
+                    batch.append(.failure(ImportError.unreadableFile(file: input.path, reason: "\(error)")))
+                    return
+                }
+                guard let item else { break }
+                rows += 1
+                switch item {
+                case .reject(let bad):
+                    batch.append(.reject(bad.location, bad.reason, bad.rawBytes))
+                case .record(let record):
+                    switch mapper.map(record) {
+                    case .success(let mapped): batch.append(.mapped(mapped, record))
+                    case .failure(let problem): batch.append(.reject(problem.location, problem.reason, record.rawBytes))
+                    }
+                }
+                if batch.count >= Self.batchSize {
+                    guard send(&batch, bytesRead: bytesBefore + input.bytesRead) else { return }
+                }
+            }
+            batch.append(.fileEnd(rows: rows))
+            bytesBefore += input.size
+        }
+        _ = send(&batch, bytesRead: bytesBefore)
+    }
+
+    /// Queues a batch, waiting while the queue is full; false once the run was cancelled.
+    private func send(_ batch: inout [PipelineItem], bytesRead: Int64) -> Bool {
+        condition.lock()
+        while queue.count >= Self.queueDepth && !cancelled { condition.wait() }
+        if cancelled {
+            condition.unlock()
+            return false
+        }
+        let done = recycled
+        recycled = []
+        defer {
+            condition.unlock()
+            _ = done  // released here, on the reader thread, outside the lock
+        }
+        queue.append(batch)
+        bytesReadShared = bytesRead
+        condition.broadcast()
+        batch = []
+        batch.reserveCapacity(Self.batchSize)
+        return true
+    }
+}

@@ -1,0 +1,32 @@
+import UrnaStore
+
+/// Collects validation failures: keeps the first `limit`, counts them all.
+final class FailureLog {
+    let limit: Int
+    private(set) var failures: [ValidationFailure] = []
+    private(set) var total = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    func record(_ f: ValidationFailure) {
+        total += 1
+        if failures.count < limit { failures.append(f) }
+    }
+
+    var isEmpty: Bool { total == 0 }
+}
+
+/// The statements a step ran, in order, for reports (per-object statements appear once).
+final class SQLRecorder {
+    private(set) var statements: [String] = []
+    private var seen = Set<String>()
+
+    func note(_ sql: String) { statements.append(sql) }
+
+    func noteOnce(_ sql: String) {
+        if seen.insert(sql).inserted { statements.append(sql) }
+    }
+}
+
+/// Thrown to stop a step after its failure was logged.
+struct StepAborted: Error {}

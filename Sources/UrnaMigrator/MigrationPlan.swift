@@ -1,0 +1,139 @@
+import Foundation
+import UrnaStore
+
+/// What an upgrade will do, decided before anything runs: the version path and, per step, the schema
+/// diff, whether a closure runs, and the SQL of the automatic parts. Making a plan refuses upgrades
+/// that can't be done safely (see `MigrationError`).
+///
+/// ```swift
+/// let plan = try migrator.plan(path: "people.sqlite")
+/// print(plan.renderText())
+/// let report = try migrator.run(plan, backupPath: nil)
+/// ```
+public struct MigrationPlan: Sendable {
+    public let family: String
+    public let path: String
+    public let fromVersion: Int
+    public let toVersion: Int
+    public let steps: [PlannedStep]
+    let resolved: [ResolvedStep]
+    /// The checksum of the descriptor the file recorded when the plan was made.
+    let recordedChecksum: String
+
+    /// The versions the file passes through.
+    public var versionPath: [Int] { [fromVersion] + steps.map(\.toVersion) }
+}
+
+/// One step of a plan.
+public struct PlannedStep: Sendable, Codable {
+    public let fromVersion: Int
+    public let toVersion: Int
+    public let summary: String
+    public let hasClosure: Bool
+    public let diff: SchemaDiff
+    /// The statements of the automatic parts (closure work shows in a dry run).
+    public let sql: [String]
+    /// Types whose objects will be copied one by one through Swift, and why.
+    public let copiedThroughSwift: [String]
+    public let descriptorChecksum: String
+}
+
+extension MigrationPlan {
+    public func renderText() -> String {
+        var out = ["Plan for \(path): \(family) v\(fromVersion) → v\(toVersion) (\(steps.count) step\(steps.count == 1 ? "" : "s"), one transaction)"]
+        for s in steps {
+            out.append("")
+            out.append("Step v\(s.fromVersion) → v\(s.toVersion)" + (s.summary.isEmpty ? "" : ": \(s.summary)") + (s.hasClosure ? " [closure]" : " [automatic]"))
+            out += s.diff.renderLines(indent: "  ")
+            for c in s.copiedThroughSwift { out.append("  copied through Swift: \(c)") }
+            out.append("  SQL:")
+            for sql in s.sql { out.append("    " + sql.replacingOccurrences(of: "\n", with: "\n    ") + (sql.hasPrefix("--") ? "" : ";")) }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    public func renderJSON() -> String {
+        struct Body: Encodable {
+            let family: String
+            let path: String
+            let fromVersion: Int
+            let toVersion: Int
+            let versionPath: [Int]
+            let steps: [PlannedStep]
+        }
+        return JSONRendering.encode(Body(family: family, path: path, fromVersion: fromVersion, toVersion: toVersion, versionPath: versionPath, steps: steps))
+    }
+}
+
+/// Reading what a file records about itself.
+enum RecordedFile {
+    /// Opens an existing file (never creating one).
+    static func open(_ path: String, readOnly: Bool) throws -> Connection {
+        guard FileManager.default.fileExists(atPath: path) else { throw MigrationError.fileNotFound(path: path) }
+        do {
+            return try Connection(path: path, readOnly: readOnly, create: false)
+        } catch let e as SQLiteError {
+            throw MigrationError.notAnUrnaFile(path: path, reason: e.message)
+        }
+    }
+
+    /// The schema the file records; throws when it records none.
+    static func schema(in c: Connection, path: String) throws -> Schema {
+        do {
+            guard let s = try Store.recordedSchema(in: c) else {
+                throw MigrationError.notAnUrnaFile(path: path, reason: "it has no \(StorageLayout.schemaTable) table")
+            }
+            return s
+        } catch let e as SQLiteError {
+            throw MigrationError.notAnUrnaFile(path: path, reason: e.message)
+        } catch let e as StoreError {
+            throw MigrationError.notAnUrnaFile(path: path, reason: e.description)
+        } catch let e as SchemaError {
+            throw MigrationError.notAnUrnaFile(path: path, reason: "its descriptor is invalid: \(e)")
+        }
+    }
+
+    /// Where the file's tables differ from its descriptor (and the descriptor from the family's).
+    static func drift(in c: Connection, recorded: Schema, family: SchemaFamily?) throws -> [String] {
+        var out: [String] = []
+        let actual = try DatabaseShape.read(c)
+        let expected = try DatabaseShape.expected(for: recorded)
+        out += actual.differences(from: expected, allowExtraIndexes: true)
+        let userVersion = try c.userVersion()
+        if userVersion != recorded.version {
+            out.append("PRAGMA user_version is \(userVersion), the descriptor says version \(recorded.version)")
+        }
+        if let family, let declared = family.schema(version: recorded.version),
+            SchemaDescriptor.encode(declared) != SchemaDescriptor.encode(recorded)
+        {
+            let diff = SchemaDiff(from: declared, to: recorded)
+            let detail = diff.isEmpty ? "property details differ" : diff.renderLines(indent: "").joined(separator: "; ")
+            out.append("the descriptor the file records for version \(recorded.version) is not this program's version \(recorded.version) (\(detail))")
+        }
+        return out
+    }
+
+    /// Applied steps from the history table, oldest first.
+    static func history(in c: Connection, family: String) throws -> [HistoryEntry] {
+        guard try c.tableExists(StorageLayout.historyTable) else { return [] }
+        return try c.rows(
+            "SELECT from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum FROM \"\(StorageLayout.historyTable)\" WHERE family = ? ORDER BY id",
+            [.text(family)]
+        ).map { r in
+            func int(_ v: SQLValue) -> Int { if case .integer(let i) = v { Int(i) } else { 0 } }
+            return HistoryEntry(
+                fromVersion: int(r[0]), toVersion: int(r[1]), appliedAt: "\(r[2])", durationMs: int(r[3]), objectsTouched: int(r[4]),
+                descriptorChecksum: "\(r[5])")
+        }
+    }
+}
+
+/// A row of the history table: one applied step.
+public struct HistoryEntry: Sendable, Codable, Equatable {
+    public let fromVersion: Int
+    public let toVersion: Int
+    public let appliedAt: String
+    public let durationMs: Int
+    public let objectsTouched: Int
+    public let descriptorChecksum: String
+}

@@ -1,0 +1,141 @@
+import Foundation
+import UrnaStore
+
+/// Runs a plan's steps in one transaction on one file: the real run, or a dry run on a private copy.
+/// One code path for both, so a preview can't drift from the real thing.
+final class MigrationRunner {
+    let plan: MigrationPlan
+    let family: SchemaFamily
+    let dryRun: Bool
+    let backupPath: String?
+    let options: MigrationOptions
+    let reporter: MigrationReporter?
+
+    init(plan: MigrationPlan, family: SchemaFamily, dryRun: Bool, backupPath: String?, options: MigrationOptions, reporter: MigrationReporter?) {
+        self.plan = plan
+        self.family = family
+        self.dryRun = dryRun
+        self.backupPath = backupPath
+        self.options = options
+        self.reporter = reporter
+    }
+
+    func run(at path: String) throws -> MigrationReport {
+        let started = Date()
+        let c = try RecordedFile.open(path, readOnly: false)
+        var report = MigrationReport(
+            family: plan.family, path: plan.path, fromVersion: plan.fromVersion, toVersion: plan.toVersion, dryRun: dryRun,
+            outcome: dryRun ? .previewed : .applied, versionPath: plan.versionPath)
+        let log = FailureLog(limit: options.maxFailures)
+        var backupMade: String?
+        do {
+            // PRAGMA foreign_keys can't change inside a transaction: off for the whole run.
+            try c.execute("PRAGMA foreign_keys = OFF")
+            if let pages = options.cacheSizePages { try c.execute("PRAGMA cache_size = \(pages)") }
+            try c.execute("BEGIN IMMEDIATE")
+            // Read under the write lock: nobody can change the file between this check and the commit.
+            let recorded = try RecordedFile.schema(in: c, path: plan.path)
+            guard SchemaDescriptor.checksum(recorded) == plan.recordedChecksum, recorded.version == plan.fromVersion else {
+                throw MigrationError.planOutdated(path: plan.path, reason: "it is now at version \(recorded.version)")
+            }
+            if let b = backupPath {
+                try FileCopy.backup(sourcePath: path, to: b)
+                backupMade = b
+                report.backupPath = b
+            }
+            report.countsBefore = try counts(c, plan.resolved.first?.from)
+            for step in plan.resolved {
+                let executor = StepExecutor(
+                    connection: c, step: step, family: family.name, log: log, reporter: reporter, sampleSize: options.sample)
+                do {
+                    report.steps.append(try executor.run())
+                } catch is StepAborted {
+                    executor.abandon()
+                    report.steps.append(executor.report)
+                    break
+                }
+            }
+            report.checks = checks(log)
+            if log.isEmpty {
+                try integrityCheck(c, log: log, report: &report)
+            }
+            if !log.isEmpty {
+                try? c.execute("ROLLBACK")
+                report.failures = log.failures
+                report.failureCount = log.total
+                report.outcome = .failed
+                report.durationSeconds = Date().timeIntervalSince(started)
+                removeBackup(backupMade)
+                report.backupPath = nil
+                if dryRun { return report }
+                if let closure = log.failures.first(where: { $0.check == "closure" }) {
+                    let step = report.steps.last
+                    throw MigrationError.closureFailed(from: step?.fromVersion ?? plan.fromVersion, to: step?.toVersion ?? plan.toVersion, message: closure.message)
+                }
+                throw MigrationError.validationFailed(path: plan.path, failures: log.failures, total: log.total)
+            }
+            report.countsAfter = try counts(c, plan.resolved.last?.to)
+            try c.execute("COMMIT")
+            try c.execute("PRAGMA foreign_keys = ON")
+        } catch let e as MigrationError {
+            if c.isInTransaction { try? c.execute("ROLLBACK") }
+            removeBackup(backupMade)
+            throw e
+        } catch let e as SQLiteError {
+            if c.isInTransaction { try? c.execute("ROLLBACK") }
+            removeBackup(backupMade)
+            throw MigrationError.storage(e)
+        } catch {
+            if c.isInTransaction { try? c.execute("ROLLBACK") }
+            removeBackup(backupMade)
+            throw error
+        }
+        report.durationSeconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    func removeBackup(_ path: String?) {
+        guard let path else { return }
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    func counts(_ c: Connection, _ schema: Schema?) throws -> [String: Int] {
+        guard let schema else { return [:] }
+        var out: [String: Int] = [:]
+        for t in schema.tableTypes { out[t.name] = Int(try c.integer("SELECT count(*) FROM \(Identifier.quoted(t.name))")) }
+        return out
+    }
+
+    /// The checks each step ran, summarised from the failures they logged.
+    func checks(_ log: FailureLog) -> [CheckResult] {
+        let groups: [(String, Set<String>)] = [
+            ("closures and conversions", ["closure", "conversion"]),
+            ("NOT NULL and uniqueness", ["required", "unique", "constraint"]),
+            ("foreign_key_check", ["foreign-key"]),
+            ("tables match the target descriptor", ["shape"]),
+            ("indexes, views and triggers recreated", ["index", "view", "trigger"]),
+        ]
+        return groups.map { name, kinds in
+            let n = log.failures.filter { kinds.contains($0.check) }.count
+            return CheckResult(name: name, passed: n == 0, detail: n == 0 ? "" : "\(n) problem(s)")
+        }
+    }
+
+    func integrityCheck(_ c: Connection, log: FailureLog, report: inout MigrationReport) throws {
+        let pragma: String
+        switch options.integrityCheck {
+        case .none:
+            report.checks.append(CheckResult(name: "integrity_check", passed: true, detail: "skipped"))
+            return
+        case .full: pragma = "integrity_check"
+        case .quick: pragma = "quick_check"
+        }
+        let rows = try c.rows("PRAGMA \(pragma)")
+        let messages = rows.compactMap { r -> String? in
+            if case .text(let s) = r[0], s != "ok" { return s }
+            return nil
+        }
+        for m in messages { log.record(ValidationFailure(check: "integrity", message: m)) }
+        report.checks.append(CheckResult(name: pragma, passed: messages.isEmpty, detail: messages.isEmpty ? "" : "\(messages.count) problem(s)"))
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import UrnaStore
+
+/// Where a file stands in its family's history.
+public struct MigrationStatus: Sendable, Codable {
+    public let path: String
+    public let family: String
+    public let fileVersion: Int
+    public let latestVersion: Int
+    public let knownVersions: [Int]
+    /// Steps an upgrade to the latest version would run.
+    public let pending: [PendingStep]
+    /// The file is newer than every version this program knows (it will not be touched).
+    public let isNewerThanKnown: Bool
+    /// Differences between the file's tables and its descriptor (empty when none).
+    public let drift: [String]
+    /// Steps already applied to the file, oldest first.
+    public let history: [HistoryEntry]
+
+    public var isCurrent: Bool { fileVersion == latestVersion }
+
+    public func renderText() -> String {
+        var out = ["\(path): \(family) version \(fileVersion) (latest known: \(latestVersion))"]
+        if isNewerThanKnown {
+            out.append("The file is newer than this urna: use a newer urna.")
+        } else if isCurrent {
+            out.append("Up to date: nothing to migrate.")
+        } else {
+            out.append("Pending steps (\(pending.count)):")
+            for p in pending { out.append("  v\(p.from) → v\(p.to)" + (p.summary.isEmpty ? "" : ": \(p.summary)") + (p.hasClosure ? " [closure]" : "")) }
+        }
+        if !drift.isEmpty {
+            out.append("Drift (the file differs from the schema it records):")
+            for d in drift { out.append("  - \(d)") }
+        }
+        if !history.isEmpty {
+            out.append("History:")
+            for h in history {
+                out.append("  v\(h.fromVersion) → v\(h.toVersion) at \(h.appliedAt), \(h.durationMs) ms, \(h.objectsTouched) object(s), descriptor \(h.descriptorChecksum)")
+            }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    public func renderJSON() -> String {
+        struct Body: Encodable {
+            let status: MigrationStatus
+            let isCurrent: Bool
+        }
+        return JSONRendering.encode(self)
+    }
+}

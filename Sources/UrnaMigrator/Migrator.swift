@@ -1,0 +1,214 @@
+import Foundation
+import UrnaStore
+
+/// Where a real run keeps its backup copy.
+public enum BackupPolicy: Sendable, Equatable {
+    /// No backup (the run is still atomic: a failure leaves the file as it was).
+    case none
+    /// `<file>.v<from>.bak` next to the file (the default).
+    case besideFile
+    /// At this path (which must not exist).
+    case at(String)
+}
+
+/// How thorough the last check before commit is.
+public enum IntegrityCheck: String, Sendable, Codable {
+    /// `PRAGMA integrity_check`: every page, index and constraint (the default).
+    case full
+    /// `PRAGMA quick_check`: the same without comparing indexes to their tables; faster.
+    case quick
+    /// Skip it (foreign keys, uniqueness, NOT NULL and the table shapes are still checked).
+    case none
+}
+
+/// Knobs for runs and dry runs.
+public struct MigrationOptions: Sendable {
+    /// Objects per changed type shown before and after (dry runs default to 3).
+    public var sample = 0
+    public var integrityCheck = IntegrityCheck.full
+    /// Problems listed in reports and errors (all are counted).
+    public var maxFailures = 50
+    /// SQLite page cache size for the run, in pages (nil: SQLite's default). Small values make the
+    /// transaction spill to disk early, which tests of crash safety rely on.
+    public var cacheSizePages: Int?
+
+    public init(sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, cacheSizePages: Int? = nil) {
+        self.sample = sample
+        self.integrityCheck = integrityCheck
+        self.maxFailures = maxFailures
+        self.cacheSizePages = cacheSizePages
+    }
+}
+
+/// Upgrades files of one schema family: plans, runs, dry runs, status, diffs.
+///
+/// ```swift
+/// let migrator = Migrator(family: SchemaFamilies.people)
+/// let preview = try migrator.dryRun(path: "people.sqlite")      // never touches the file
+/// print(preview.renderText())
+/// let plan = try migrator.plan(path: "people.sqlite")
+/// let report = try migrator.run(plan, backupPath: nil)          // backup next to the file
+/// ```
+public struct Migrator {
+    public let family: SchemaFamily
+    public var reporter: MigrationReporter?
+    public var options: MigrationOptions
+
+    public init(family: SchemaFamily, reporter: MigrationReporter? = nil, options: MigrationOptions = MigrationOptions()) {
+        self.family = family
+        self.reporter = reporter
+        self.options = options
+    }
+
+    /// Decides what upgrading the file at `path` to `target` (default: latest) does, or refuses:
+    /// missing file, not an Urna file, another family, a file newer than every known version,
+    /// already current (`alreadyCurrent`, exit code 0), drift, or a change needing a closure.
+    public func plan(path: String, to target: Int? = nil) throws -> MigrationPlan {
+        try plan(path: path, to: target, displayPath: path)
+    }
+
+    func plan(path: String, to target: Int?, displayPath: String) throws -> MigrationPlan {
+        let problems = family.problems()
+        guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
+        let c = try RecordedFile.open(path, readOnly: true)
+        let recorded = try RecordedFile.schema(in: c, path: displayPath)
+        guard recorded.family == family.name else {
+            throw MigrationError.familyMismatch(path: displayPath, file: recorded.family, migrator: family.name)
+        }
+        if recorded.version > family.latestVersion {
+            throw MigrationError.newerThanKnown(path: displayPath, family: family.name, fileVersion: recorded.version, latest: family.latestVersion)
+        }
+        guard family.schema(version: recorded.version) != nil else {
+            throw MigrationError.unknownVersion(family: family.name, version: recorded.version, known: family.versionNumbers)
+        }
+        let to = target ?? family.latestVersion
+        guard family.schema(version: to) != nil else {
+            throw MigrationError.unknownVersion(family: family.name, version: to, known: family.versionNumbers)
+        }
+        if to < recorded.version { throw MigrationError.downgrade(path: displayPath, fileVersion: recorded.version, target: to) }
+        if to == recorded.version { throw MigrationError.alreadyCurrent(path: displayPath, family: family.name, version: to) }
+        let drift = try RecordedFile.drift(in: c, recorded: recorded, family: family)
+        guard drift.isEmpty else { throw MigrationError.drift(path: displayPath, differences: drift) }
+
+        let resolved = try family.resolvedSteps(from: recorded.version, to: to)
+        var refusals: [PlanRefusal] = []
+        var planned: [PlannedStep] = []
+        for step in resolved {
+            refusals += Self.refusals(step)
+            let analysis = StepAnalysis(step: step)
+            planned.append(
+                PlannedStep(
+                    fromVersion: step.from.version, toVersion: step.to.version, summary: step.summary, hasClosure: step.closure != nil,
+                    diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames), sql: analysis.previewSQL(),
+                    copiedThroughSwift: analysis.transfers.filter { $0.needsSwift && !$0.isAdded }.map { "\($0.name) (\($0.swiftReason ?? ""))" },
+                    descriptorChecksum: SchemaDescriptor.checksum(step.to)))
+        }
+        guard refusals.isEmpty else { throw MigrationError.refused(path: displayPath, reasons: refusals) }
+        return MigrationPlan(
+            family: family.name, path: displayPath, fromVersion: recorded.version, toVersion: to, steps: planned, resolved: resolved,
+            recordedChecksum: SchemaDescriptor.checksum(recorded))
+    }
+
+    /// Changes a step can't make by itself, when it has neither a closure nor an allowance.
+    static func refusals(_ step: ResolvedStep) -> [PlanRefusal] {
+        guard step.closure == nil else { return [] }
+        var out: [PlanRefusal] = []
+        for t in step.to.types {
+            guard let o = step.from[type: t.name] else { continue }
+            for p in t.properties {
+                let source = step.oldName(type: t.name, newName: p.name)
+                guard let op = o[property: source], !(op.ignored || p.ignored) else { continue }
+                let c = PropertyConversion.classify(type: t.name, old: op, new: p, oldSchema: step.from, newSchema: step.to)
+                guard c.kind == .needsClosure else { continue }
+                if let a = c.allowance, step.allows(a) { continue }
+                var fix = "give step v\(step.to.version) a closure that sets it (migration.enumerateObjects(ofType: \"\(t.name)\"))"
+                if let a = c.allowance, p.type.isColumn {
+                    switch a {
+                    case .lossyConversion: fix += ", or allow .lossyConversion(type: \"\(t.name)\", property: \"\(p.name)\")"
+                    case .nullsBecomeDefault: fix += ", give it a default, or allow .nullsBecomeDefault(type: \"\(t.name)\", property: \"\(p.name)\")"
+                    }
+                }
+                out.append(
+                    PlanRefusal(
+                        fromVersion: step.from.version, toVersion: step.to.version, type: t.name, property: p.name,
+                        reason: "\(PropertySummary.typeText(op)) → \(PropertySummary.typeText(p)): \(c.reason)", fix: fix))
+            }
+        }
+        return out
+    }
+
+    /// Runs a plan: backup (unless `backupPath` is... see `run(_:backup:)`), every step in one
+    /// transaction, checks, commit. `backupPath` nil keeps the backup at the default path next to the
+    /// file; use `run(plan, backup: .none)` for no backup.
+    public func run(_ plan: MigrationPlan, backupPath: String?) throws -> MigrationReport {
+        try run(plan, backup: backupPath.map(BackupPolicy.at) ?? .besideFile)
+    }
+
+    /// Runs a plan with an explicit backup policy. Any failure leaves the file exactly as it was.
+    public func run(_ plan: MigrationPlan, backup: BackupPolicy) throws -> MigrationReport {
+        let backupPath: String? =
+            switch backup {
+            case .none: nil
+            case .besideFile: FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion)
+            case .at(let p): p
+            }
+        let runner = MigrationRunner(
+            plan: plan, family: family, dryRun: false, backupPath: backupPath, options: options, reporter: reporter)
+        return try runner.run(at: plan.path)
+    }
+
+    /// Runs the real upgrade, closures included, on a private copy of the file in a temporary
+    /// directory, and reports what it would do; the file (and its -wal/-shm) is never opened.
+    public func dryRun(path: String, to target: Int? = nil, sample: Int = 3) throws -> MigrationReport {
+        guard FileManager.default.fileExists(atPath: path) else { throw MigrationError.fileNotFound(path: path) }
+        let directory = try FileCopy.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let copyStarted = Date()
+        let copy: String
+        do {
+            copy = try FileCopy.copyForPreview(path, into: directory)
+        } catch {
+            throw MigrationError.backupFailed(path: directory, reason: "cannot copy the file for the dry run: \(error.localizedDescription)")
+        }
+        let copySeconds = Date().timeIntervalSince(copyStarted)
+        let plan = try self.plan(path: copy, to: target, displayPath: path)
+        var options = self.options
+        options.sample = sample
+        let runner = MigrationRunner(plan: plan, family: family, dryRun: true, backupPath: nil, options: options, reporter: reporter)
+        var report = try runner.run(at: copy)
+        report.path = path
+        report.projectedSeconds = report.durationSeconds + copySeconds
+        return report
+    }
+
+    /// Where the file stands: its version, the family's latest, the steps still to run, the history,
+    /// and any drift.
+    public func status(path: String) throws -> MigrationStatus {
+        let c = try RecordedFile.open(path, readOnly: true)
+        let recorded = try RecordedFile.schema(in: c, path: path)
+        guard recorded.family == family.name else {
+            throw MigrationError.familyMismatch(path: path, file: recorded.family, migrator: family.name)
+        }
+        let newer = recorded.version > family.latestVersion
+        return MigrationStatus(
+            path: path, family: family.name, fileVersion: recorded.version, latestVersion: family.latestVersion,
+            knownVersions: family.versionNumbers,
+            pending: newer ? [] : family.pendingSteps(from: recorded.version, to: family.latestVersion),
+            isNewerThanKnown: newer, drift: try RecordedFile.drift(in: c, recorded: recorded, family: newer ? nil : family),
+            history: try RecordedFile.history(in: c, family: family.name))
+    }
+
+    /// The schema diff between two versions of the family.
+    public func diff(from: Int, to: Int) throws -> SchemaDiff { try family.diff(from: from, to: to) }
+
+    /// Plans and runs the upgrade to the latest version when the file needs one (Realm's
+    /// migrate-on-open); nil when the file is already current.
+    @discardableResult
+    public func migrateIfNeeded(path: String, backup: BackupPolicy = .besideFile) throws -> MigrationReport? {
+        do {
+            return try run(plan(path: path), backup: backup)
+        } catch MigrationError.alreadyCurrent {
+            return nil
+        }
+    }
+}

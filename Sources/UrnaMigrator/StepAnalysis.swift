@@ -1,0 +1,453 @@
+import Foundation
+import UrnaStore
+
+/// A column of a type's table during a step (the hidden `_id` has no property).
+struct StepColumn {
+    let name: String
+    let property: Property?
+    let type: PropertyType
+    /// The declared SQL type in its table (links take their target's key type).
+    let sqlType: String
+
+    var isOptional: Bool { property?.optional ?? false }
+    var isKey: Bool { property?.primaryKey ?? (name == ObjectSchema.rowIdColumn) }
+
+    static func columns(of t: ObjectSchema, in schema: Schema) -> [StepColumn] {
+        var out: [StepColumn] = []
+        if t.primaryKey == nil {
+            out.append(StepColumn(name: ObjectSchema.rowIdColumn, property: nil, type: .int64, sqlType: "INTEGER"))
+        }
+        for p in t.storedProperties {
+            out.append(StepColumn(name: p.name, property: p, type: p.type, sqlType: StorageLayout.columnType(p, in: schema)))
+        }
+        return out
+    }
+}
+
+/// Where a new column's value comes from when an old object is carried into the new table.
+enum ColumnSource {
+    /// The old column at this index, unchanged.
+    case copy(Int)
+    /// The old column at this index, converted; `nullDefault` replaces nil when the property became required.
+    case convert(Int, from: PropertyType, to: PropertyType, kind: ConversionKind, nullDefault: SQLValue?)
+    /// The old row's rowid (a type that loses its primary key keeps identities as `_id`).
+    case rowid
+    /// A constant: the new property's default (or nil).
+    case constant(SQLValue)
+}
+
+/// What one step does to one type, decided from the two schemas before anything runs.
+final class TypeTransfer {
+    let name: String
+    let old: ObjectSchema?
+    let new: ObjectSchema?
+    let oldColumns: [StepColumn]
+    let newColumns: [StepColumn]
+    let oldIndex: [String: Int]
+    let newIndex: [String: Int]
+    let oldKeyIndex: Int?
+    let newKeyIndex: Int?
+    var sources: [ColumnSource] = []
+    /// Per new column, the conversion rule when the column is carried from an old one.
+    var conversions: [PropertyConversion?] = []
+    /// The CREATE TABLE statement changes: the table is rebuilt even when nobody writes to it.
+    var tableChanges = false
+    /// Some carried value needs Swift (a conversion SQL can't do, or identities that change).
+    var needsSwift = false
+    /// Why the type is copied through Swift, for plans.
+    var swiftReason: String?
+
+    // Run-time state.
+    var rebuilt = false
+    var filled = false
+    var enumerating = false
+    var enumerations = 0
+    var cleared = false
+    var hasKeyMap = false
+    var filledBySwift = false
+    var filledByBulk = false
+    var explicitLinkColumns = Set<String>()
+    var rowsWritten = 0
+    var created = 0
+    var deleted = 0
+    var changed = 0
+    var enumerated = 0
+    var lossyValues: [String: Int] = [:]
+    var insertStatement: Statement?
+    var keyMapInsert: Statement?
+
+    init(name: String, old: ObjectSchema?, new: ObjectSchema?, oldSchema: Schema, newSchema: Schema) {
+        self.name = name
+        self.old = old
+        self.new = new
+        let oldColumns = old.map { StepColumn.columns(of: $0, in: oldSchema) } ?? []
+        let newColumns = new.map { StepColumn.columns(of: $0, in: newSchema) } ?? []
+        let oldIndex = Dictionary(uniqueKeysWithValues: oldColumns.enumerated().map { ($1.name, $0) })
+        let newIndex = Dictionary(uniqueKeysWithValues: newColumns.enumerated().map { ($1.name, $0) })
+        self.oldColumns = oldColumns
+        self.newColumns = newColumns
+        self.oldIndex = oldIndex
+        self.newIndex = newIndex
+        oldKeyIndex = old.flatMap { oldIndex[$0.keyColumn] }
+        newKeyIndex = new.flatMap { newIndex[$0.keyColumn] }
+    }
+
+    /// The table the new objects go to while the step runs.
+    var tableName: String { rebuilt ? StepAnalysis.stagingName(name) : name }
+    var isAdded: Bool { old == nil }
+    var isRemoved: Bool { new == nil }
+    var oldKeySQLType: String { oldKeyIndex.map { oldColumns[$0].sqlType } ?? "INTEGER" }
+    var newKeySQLType: String { newKeyIndex.map { newColumns[$0].sqlType } ?? "INTEGER" }
+    var keyMapTable: String { "temp.\(Identifier.quoted("_urna_m_keys_" + name))" }
+}
+
+/// What one step does to one list property's table.
+struct ListTransfer {
+    let owner: String
+    let property: String
+    let target: String
+    /// The old list table that carries its rows, when the list existed (perhaps under an old name).
+    let oldTable: String?
+    let newTable: String
+    /// The CREATE TABLE statement differs (key types, renamed table).
+    let tableChanges: Bool
+
+    var stagingTable: String { StepAnalysis.stagingName(newTable) }
+    /// The name staged explicit values use.
+    var key: String { "\(owner).\(property)" }
+}
+
+/// The pure part of a step: which tables change, where each column comes from, and the SQL of the
+/// automatic parts. Used by plans (preview) and by the runner (execution).
+struct StepAnalysis {
+    let step: ResolvedStep
+    let transfers: [TypeTransfer]
+    let byName: [String: TypeTransfer]
+    let lists: [ListTransfer]
+    /// Old list tables no list of the new schema carries.
+    let droppedLists: [(owner: String, property: String, table: String)]
+    let renames: [PropertyRename]
+
+    static func stagingName(_ table: String) -> String { "_urna_new_" + table }
+
+    init(step: ResolvedStep, extraRenames: [PropertyRename] = []) {
+        self.step = step
+        let renames = step.renames + extraRenames
+        self.renames = renames
+        func oldName(_ type: String, _ newName: String) -> String {
+            renames.first { $0.type == type && $0.to == newName }?.from ?? newName
+        }
+        var names: [String] = step.to.tableTypes.map(\.name)
+        for t in step.from.tableTypes where !names.contains(t.name) { names.append(t.name) }
+        var transfers: [TypeTransfer] = []
+        for name in names {
+            let o = step.from[type: name].flatMap { $0.embedded ? nil : $0 }
+            let n = step.to[type: name].flatMap { $0.embedded ? nil : $0 }
+            let t = TypeTransfer(name: name, old: o, new: n, oldSchema: step.from, newSchema: step.to)
+            Self.decideSources(t, step: step, oldName: { oldName(name, $0) })
+            transfers.append(t)
+        }
+        self.transfers = transfers
+        byName = Dictionary(uniqueKeysWithValues: transfers.map { ($0.name, $0) })
+        (lists, droppedLists) = Self.listTransfers(step: step, renames: renames)
+    }
+
+    private init(step: ResolvedStep, transfers: [TypeTransfer], renames: [PropertyRename]) {
+        self.step = step
+        self.transfers = transfers
+        self.renames = renames
+        byName = Dictionary(uniqueKeysWithValues: transfers.map { ($0.name, $0) })
+        (lists, droppedLists) = Self.listTransfers(step: step, renames: renames)
+    }
+
+    /// The same analysis with more renames (the closure's `renameProperty`), keeping the transfers.
+    func withRenames(_ renames: [PropertyRename]) -> StepAnalysis {
+        StepAnalysis(step: step, transfers: transfers, renames: renames)
+    }
+
+    static func listTransfers(step: ResolvedStep, renames: [PropertyRename]) -> ([ListTransfer], [(owner: String, property: String, table: String)]) {
+        func oldName(_ type: String, _ newName: String) -> String {
+            renames.first { $0.type == type && $0.to == newName }?.from ?? newName
+        }
+        var lists: [ListTransfer] = []
+        var carriedOld = Set<String>()
+        for t in step.to.tableTypes {
+            for p in t.properties where !p.ignored {
+                guard case .list(let target) = p.type else { continue }
+                let newTable = StorageLayout.listTable(type: t.name, property: p.name)
+                var oldTable: String?
+                var changes = true
+                if let o = step.from[type: t.name], let op = o[property: oldName(t.name, p.name)], !op.ignored,
+                    case .list(let oldTarget) = op.type, oldTarget == target
+                {
+                    let table = StorageLayout.listTable(type: t.name, property: op.name)
+                    oldTable = table
+                    let oldSQL = StorageLayout.createListTableSQL(owner: o, property: op, target: target, in: step.from)
+                        .replacingOccurrences(of: Identifier.quoted(table), with: Identifier.quoted(newTable))
+                    let newSQL = StorageLayout.createListTableSQL(owner: t, property: p, target: target, in: step.to)
+                    changes = table != newTable || SQLText.normalize(oldSQL) != SQLText.normalize(newSQL)
+                    carriedOld.insert(table)
+                }
+                lists.append(
+                    ListTransfer(owner: t.name, property: p.name, target: target, oldTable: oldTable, newTable: newTable, tableChanges: changes))
+            }
+        }
+        var dropped: [(String, String, String)] = []
+        for t in step.from.tableTypes {
+            for p in t.properties where !p.ignored {
+                guard case .list = p.type else { continue }
+                let table = StorageLayout.listTable(type: t.name, property: p.name)
+                if !carriedOld.contains(table) { dropped.append((t.name, p.name, table)) }
+            }
+        }
+        return (lists, dropped)
+    }
+
+    /// Fills a transfer's column sources and decides whether its table changes and needs Swift.
+    static func decideSources(_ t: TypeTransfer, step: ResolvedStep, oldName: (String) -> String) {
+        guard let n = t.new else { return }
+        if let o = t.old {
+            let oldSQL = StorageLayout.createTableSQL(o, in: step.from)
+            let newSQL = StorageLayout.createTableSQL(n, in: step.to)
+            t.tableChanges = SQLText.normalize(oldSQL) != SQLText.normalize(newSQL)
+        } else {
+            t.tableChanges = true
+        }
+        var sources: [ColumnSource] = []
+        var conversions: [PropertyConversion?] = []
+        for c in t.newColumns {
+            guard let p = c.property else {
+                // Hidden _id: carried from the old _id, or from the old rowid when the type had a primary key.
+                if let i = t.oldIndex[ObjectSchema.rowIdColumn], t.old?.primaryKey == nil {
+                    sources.append(.copy(i))
+                } else {
+                    sources.append(t.old == nil ? .constant(.null) : .rowid)
+                }
+                conversions.append(nil)
+                continue
+            }
+            let source = oldName(p.name)
+            guard let o = t.old, let op = o[property: source], op.isStored, let oi = t.oldIndex[source] else {
+                sources.append(.constant(ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)))
+                conversions.append(nil)
+                continue
+            }
+            let conversion = PropertyConversion.classify(type: n.name, old: op, new: p, oldSchema: step.from, newSchema: step.to)
+            conversions.append(conversion)
+            if conversion.kind == .identical {
+                sources.append(.copy(oi))
+                continue
+            }
+            var nullDefault: SQLValue?
+            if op.optional && !p.optional {
+                if p.defaultValue != nil || step.allows(.nullsBecomeDefault(type: n.name, property: p.name)) {
+                    nullDefault = ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)
+                }
+            }
+            sources.append(.convert(oi, from: op.type, to: p.type, kind: conversion.kind, nullDefault: nullDefault))
+        }
+        t.sources = sources
+        t.conversions = conversions
+
+        // Identities change when the key column comes from another old column, or converts.
+        if let o = t.old, let nk = t.newKeyIndex {
+            let oldKeyName = o.keyColumn
+            switch sources[nk] {
+            case .copy(let i):
+                if t.oldColumns[i].name != oldKeyName || t.oldColumns[i].sqlType != t.newColumns[nk].sqlType {
+                    t.needsSwift = true
+                    t.swiftReason = "identities change (\(oldKeyName) → \(n.keyColumn))"
+                }
+            case .convert(let i, let from, let to, let kind, _):
+                let sameStorage =
+                    kind != .needsClosure && StoredValueConverter.sqlExpression("x", from: from, to: to) == "x"
+                    && t.oldColumns[i].sqlType == t.newColumns[nk].sqlType
+                if t.oldColumns[i].name != oldKeyName || !sameStorage {
+                    t.needsSwift = true
+                    t.swiftReason =
+                        t.oldColumns[i].name == oldKeyName
+                        ? "primary key \(n.keyColumn) changes type" : "identities change (\(oldKeyName) → \(n.keyColumn))"
+                }
+            case .rowid, .constant:
+                t.needsSwift = true
+                t.swiftReason = "identities change (\(oldKeyName) → \(n.keyColumn))"
+            }
+        }
+        for (i, s) in sources.enumerated() {
+            if case .convert(let oi, let from, let to, let kind, _) = s {
+                if kind == .needsClosure || StoredValueConverter.sqlExpression("x", from: from, to: to) == nil {
+                    t.needsSwift = true
+                    if t.swiftReason == nil {
+                        t.swiftReason = "\(t.newColumns[i].name) converts \(t.oldColumns[oi].type.name) → \(to.name)"
+                    }
+                }
+            }
+        }
+        if t.needsSwift { t.tableChanges = true }
+    }
+
+    // MARK: - SQL of the automatic parts
+
+    /// CREATE TABLE for the new form of a type, under its staging name.
+    func createStagingSQL(_ t: TypeTransfer) -> String? {
+        guard let n = t.new else { return nil }
+        return StorageLayout.createTableSQL(n, in: step.to, tableName: Self.stagingName(t.name))
+    }
+
+    /// CREATE TABLE for a list's new table, under its staging name.
+    func createListStagingSQL(_ l: ListTransfer) -> String? {
+        guard let owner = step.to[type: l.owner], let p = owner[property: l.property] else { return nil }
+        let sql = StorageLayout.createListTableSQL(owner: owner, property: p, target: l.target, in: step.to)
+        return sql.replacingOccurrences(
+            of: "CREATE TABLE \(Identifier.quoted(l.newTable))", with: "CREATE TABLE \(Identifier.quoted(l.stagingTable))")
+    }
+
+    /// The SQL expression of new column `i` of `t` in a bulk copy from the old table aliased `o`;
+    /// `keyMaps` names the types whose identities changed (links to them are translated).
+    func bulkExpression(_ t: TypeTransfer, column i: Int, keyMaps: Set<String>) -> String {
+        let c = t.newColumns[i]
+        var expr: String
+        switch t.sources[i] {
+        case .copy(let oi):
+            expr = "o." + Identifier.quoted(t.oldColumns[oi].name)
+        case .convert(let oi, let from, let to, _, let nullDefault):
+            let col = "o." + Identifier.quoted(t.oldColumns[oi].name)
+            expr = StoredValueConverter.sqlExpression(col, from: from, to: to) ?? col
+            if let d = nullDefault { expr = "COALESCE(\(expr), \(StorageLayout.literal(d)))" }
+        case .rowid:
+            expr = "o.rowid"
+        case .constant(let v):
+            expr = StorageLayout.literal(v)
+        }
+        if case .link(let target) = c.type, keyMaps.contains(target), let tt = byName[target] {
+            let oldRef: String
+            if case .copy(let oi) = t.sources[i] { oldRef = t.oldColumns[oi].sqlType } else { oldRef = tt.oldKeySQLType }
+            let probe = Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
+            expr = "COALESCE((SELECT m.\"new_key\" FROM \(tt.keyMapTable) m WHERE m.\"old_key\" = \(probe)), \(expr))"
+        }
+        return expr
+    }
+
+    /// INSERT ... SELECT copying every old object of `t` into its staging table.
+    func bulkCopySQL(_ t: TypeTransfer, keyMaps: Set<String>) -> String {
+        let cols = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let exprs = t.newColumns.indices.map { bulkExpression(t, column: $0, keyMaps: keyMaps) }.joined(separator: ", ")
+        return "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs) FROM \(Identifier.quoted(t.name)) o ORDER BY o.rowid"
+    }
+
+    /// The prepared INSERT used for objects copied through Swift.
+    func insertSQL(_ t: TypeTransfer, table: String? = nil) -> String {
+        let cols = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let marks = Array(repeating: "?", count: t.newColumns.count).joined(separator: ", ")
+        return "INSERT INTO \(Identifier.quoted(table ?? t.tableName)) (\(cols)) VALUES (\(marks))"
+    }
+
+    /// The SELECT streaming a type's old objects (stored columns, then rowid).
+    func selectOldSQL(_ t: TypeTransfer) -> String {
+        let cols = (t.oldColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
+        return "SELECT \(cols) FROM \(Identifier.quoted(t.name)) ORDER BY rowid"
+    }
+
+    /// Index statements of a schema, by index name (list tables excluded).
+    static func indexStatements(_ schema: Schema) -> [String: String] {
+        var out: [String: String] = [:]
+        for t in schema.tableTypes {
+            for sql in StorageLayout.indexSQL(for: t, in: schema) where sql.hasPrefix("CREATE INDEX") {
+                if let name = SQLText.createdName(sql) { out[name] = sql }
+            }
+        }
+        return out
+    }
+
+    /// The statements the automatic part of the step runs, for a plan's preview (closure work and the
+    /// translation of links to re-keyed objects are decided while running; the dry run shows them).
+    func previewSQL() -> [String] {
+        var out: [String] = []
+        let hasClosure = step.closure != nil
+        for t in transfers where !t.isRemoved && (t.tableChanges || t.isAdded) {
+            if let sql = createStagingSQL(t) { out.append(sql) }
+            if t.isAdded { continue }
+            if t.needsSwift {
+                out.append("-- \(t.name): each object copied through Swift (\(t.swiftReason ?? "conversion")): \(insertSQL(t, table: Self.stagingName(t.name)))")
+            } else {
+                out.append(bulkCopySQL(t, keyMaps: []) + (hasClosure ? "  -- unless the closure enumerates \(t.name)" : ""))
+            }
+        }
+        if hasClosure {
+            out.append("-- the closure's enumerations copy their types through Swift: INSERT INTO \"_urna_new_<Type>\" (...) VALUES (...) per object")
+        }
+        for l in lists where l.tableChanges {
+            if let sql = createListStagingSQL(l) { out.append(sql) }
+            if let old = l.oldTable {
+                out.append(
+                    "INSERT INTO \(Identifier.quoted(l.stagingTable)) (\"owner\", \"position\", \"target\") SELECT \"owner\", \"position\", \"target\" FROM \(Identifier.quoted(old))"
+                )
+            }
+        }
+        for t in transfers where t.isRemoved { out.append("DROP TABLE \(Identifier.quoted(t.name))") }
+        for d in droppedLists { out.append("DROP TABLE \(Identifier.quoted(d.table))") }
+        for t in transfers where !t.isRemoved && !t.isAdded && t.tableChanges {
+            out.append("DROP TABLE \(Identifier.quoted(t.name))")
+            out.append("ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
+        }
+        for t in transfers where t.isAdded {
+            out.append("ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
+        }
+        for l in lists where l.tableChanges {
+            if let old = l.oldTable { out.append("DROP TABLE \(Identifier.quoted(old))") }
+            out.append("ALTER TABLE \(Identifier.quoted(l.stagingTable)) RENAME TO \(Identifier.quoted(l.newTable))")
+        }
+        let oldIndexes = Self.indexStatements(step.from)
+        let newIndexes = Self.indexStatements(step.to)
+        let rebuiltTables = Set(transfers.filter { $0.tableChanges }.map(\.name) + lists.filter(\.tableChanges).map(\.newTable))
+        for (name, _) in oldIndexes.sorted(by: { $0.key < $1.key }) where newIndexes[name] == nil {
+            out.append("DROP INDEX IF EXISTS \(Identifier.quoted(name))")
+        }
+        for (name, sql) in newIndexes.sorted(by: { $0.key < $1.key }) {
+            let table = SQLText.indexedTable(sql) ?? ""
+            if oldIndexes[name].map(SQLText.normalize) != SQLText.normalize(sql) || rebuiltTables.contains(table) {
+                out.append(sql)
+            }
+        }
+        for l in lists where l.tableChanges {
+            out.append(
+                "CREATE INDEX \(Identifier.quoted(l.newTable + "_target_idx")) ON \(Identifier.quoted(l.newTable))(\"target\")")
+        }
+        out.append("-- record version \(step.to.version) in \(StorageLayout.schemaTable) and a row in \(StorageLayout.historyTable)")
+        return out
+    }
+}
+
+/// Small helpers over SQL text.
+enum SQLText {
+    /// Whitespace collapsed, so two spellings of one statement compare equal.
+    static func normalize(_ sql: String) -> String {
+        var out = ""
+        out.reserveCapacity(sql.count)
+        var pendingSpace = false
+        for ch in sql {
+            if ch.isWhitespace {
+                pendingSpace = true
+                continue
+            }
+            if pendingSpace, let last = out.last, !"(,".contains(last), !"),".contains(ch) { out.append(" ") }
+            pendingSpace = false
+            out.append(ch)
+        }
+        return out
+    }
+
+    /// The quoted name after CREATE INDEX / CREATE TABLE.
+    static func createdName(_ sql: String) -> String? {
+        guard let start = sql.firstIndex(of: "\"") else { return nil }
+        let rest = sql[sql.index(after: start)...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+
+    /// The table an index statement indexes (`... ON "T"(...)`).
+    static func indexedTable(_ sql: String) -> String? {
+        guard let on = sql.range(of: " ON ") else { return nil }
+        return createdName(String(sql[on.upperBound...]))
+    }
+}

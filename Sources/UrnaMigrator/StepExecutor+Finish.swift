@@ -1,0 +1,242 @@
+import Foundation
+import UrnaStore
+
+/// After the closure: copy what it didn't, make links follow changed keys, rebuild lists, swap tables.
+extension StepExecutor {
+    /// Objects of rebuilt types the closure didn't enumerate: through Swift when their identities or
+    /// values need it, else with one INSERT ... SELECT (links to re-keyed objects translated in SQL).
+    func copyRemainingObjects() throws {
+        for t in transfers where t.old != nil && t.new != nil && t.rebuilt && !t.filled && !t.cleared && t.needsSwift {
+            try enumerate(t.name) { _, _ in }
+            t.enumerations -= 1
+        }
+        let keyMaps = Set(transfers.filter(\.hasKeyMap).map(\.name))
+        for t in transfers where t.old != nil && t.new != nil && t.rebuilt && !t.filled && !t.cleared {
+            let sql = analysis.bulkCopySQL(t, keyMaps: keyMaps)
+            do {
+                try exec(sql)
+            } catch let e as SQLiteError where e.isConstraint {
+                try explainFailedCopy(t, e)
+                throw StepAborted()
+            }
+            t.rowsWritten += connection.changes
+            t.filled = true
+            t.filledByBulk = true
+            try checkWidenedValues(t)
+        }
+    }
+
+    /// Decimal scale-ups multiply stored integers; a product past 64 bits would silently become REAL.
+    func checkWidenedValues(_ t: TypeTransfer) throws {
+        for (i, s) in t.sources.enumerated() {
+            guard case .convert(_, _, let to, _, _) = s, case .decimal = to else { continue }
+            let c = Identifier.quoted(t.newColumns[i].name)
+            let n = try count("SELECT count(*) FROM \(Identifier.quoted(t.tableName)) WHERE typeof(\(c)) NOT IN ('integer', 'null')")
+            if n > 0 {
+                log.record(
+                    ValidationFailure(
+                        check: "conversion", type: t.name, property: t.newColumns[i].name,
+                        message: "\(n) value(s) overflow \(to.name) (more than 64 bits): convert them in a closure"))
+            }
+        }
+    }
+
+    /// A bulk copy broke a constraint: find which keys collide or which required values are missing.
+    func explainFailedCopy(_ t: TypeTransfer, _ e: SQLiteError) throws {
+        if let nk = t.newKeyIndex, e.message.contains("UNIQUE") || e.message.contains("PRIMARY") {
+            let expr = analysis.bulkExpression(t, column: nk, keyMaps: [])
+            let rows = try connection.rows(
+                "SELECT k, count(*) FROM (SELECT \(expr) AS k FROM \(Identifier.quoted(t.name)) o) GROUP BY k HAVING count(*) > 1 LIMIT 5")
+            for r in rows {
+                log.record(
+                    ValidationFailure(
+                        check: "unique", type: t.name, property: t.newColumns[nk].name,
+                        message: "\(r[1]) objects would share the primary key \(r[0])"))
+            }
+            if !rows.isEmpty { return }
+        }
+        log.record(ValidationFailure(check: "constraint", type: t.name, message: "copying the objects failed: \(e.message)"))
+    }
+
+    /// Links carried with an old key are rewritten to the target's new key (links the closure set
+    /// are left alone: they are final).
+    func rewriteChangedKeys() throws {
+        for target in transfers where target.hasKeyMap {
+            for u in transfers where u.new != nil {
+                // Bulk copies translated their links already; added types hold only links the closure set.
+                if u.rebuilt && !u.filledBySwift { continue }
+                for c in u.newColumns {
+                    guard case .link(let x) = c.type, x == target.name else { continue }
+                    let table = Identifier.quoted(u.tableName)
+                    let col = Identifier.quoted(c.name)
+                    var sql =
+                        "UPDATE \(table) SET \(col) = (SELECT m.\"new_key\" FROM \(target.keyMapTable) m WHERE m.\"old_key\" = \(table).\(col)) WHERE \(col) IN (SELECT \"old_key\" FROM \(target.keyMapTable))"
+                    if u.explicitLinkColumns.contains(c.name) {
+                        sql += " AND rowid NOT IN (SELECT \"rid\" FROM \(Self.linksTable) WHERE \"tbl\" = \(StorageLayout.literal(.text(u.name))) AND \"col\" = \(StorageLayout.literal(.text(c.name))))"
+                    }
+                    try exec(sql)
+                    if !u.rebuilt { u.rowsWritten += connection.changes }
+                }
+            }
+        }
+    }
+
+    /// Lists whose table, owners' keys, targets' keys or values changed get a new table: carried rows
+    /// (keys translated), then the lists the closure set.
+    func rebuildLists() throws {
+        for l in analysis.lists {
+            guard let owner = transfer(l.owner), let target = transfer(l.target) else { continue }
+            let staged = stagedLists.contains(l.key)
+            guard l.tableChanges || owner.hasKeyMap || target.hasKeyMap || staged || owner.cleared || target.cleared else { continue }
+            guard let create = analysis.createListStagingSQL(l) else { continue }
+            try exec(create)
+            rebuiltLists.insert(l.key)
+            if let old = l.oldTable, !owner.cleared, !target.cleared, owner.old != nil, target.old != nil {
+                func translated(_ column: String, _ t: TypeTransfer) -> String {
+                    let ref = "l.\"\(column)\""
+                    guard t.hasKeyMap else { return ref }
+                    let probe = Affinity.sqlExpression(ref, from: t.oldKeySQLType, to: t.newKeySQLType)
+                    return "COALESCE((SELECT m.\"new_key\" FROM \(t.keyMapTable) m WHERE m.\"old_key\" = \(probe)), \(ref))"
+                }
+                var sql =
+                    "INSERT INTO \(Identifier.quoted(l.stagingTable)) (\"owner\", \"position\", \"target\") SELECT \(translated("owner", owner)), l.\"position\", \(translated("target", target)) FROM \(Identifier.quoted(old)) l"
+                if staged {
+                    sql += " WHERE NOT EXISTS (SELECT 1 FROM \(Self.listOwnersTable) s WHERE s.\"list\" = \(StorageLayout.literal(.text(l.key))) AND s.\"origin\" = l.\"owner\")"
+                }
+                try exec(sql)
+            }
+            if staged, let ownerType = owner.new {
+                try exec(
+                    "INSERT INTO \(Identifier.quoted(l.stagingTable)) (\"owner\", \"position\", \"target\") SELECT n.\(Identifier.quoted(ownerType.keyColumn)), i.\"position\", i.\"target\" FROM \(Self.listItemsTable) i JOIN \(Identifier.quoted(owner.tableName)) n ON n.rowid = i.\"rid\" WHERE i.\"list\" = \(StorageLayout.literal(.text(l.key)))"
+                )
+            }
+        }
+    }
+
+    func listTable(_ l: ListTransfer) -> String? {
+        if rebuiltLists.contains(l.key) { return l.stagingTable }
+        return l.oldTable
+    }
+
+    /// Objects deleted in the step: links to them become nil and they leave every list, as a delete
+    /// in the store does.
+    func removeDanglingReferences() throws {
+        for d in transfers where d.new != nil && (d.deleted > 0 || d.cleared) {
+            guard let dn = d.new else { continue }
+            let keys = "SELECT \(Identifier.quoted(dn.keyColumn)) FROM \(Identifier.quoted(d.tableName))"
+            for u in transfers where u.new != nil {
+                for c in u.newColumns {
+                    guard case .link(let x) = c.type, x == d.name else { continue }
+                    let col = Identifier.quoted(c.name)
+                    try exec("UPDATE \(Identifier.quoted(u.tableName)) SET \(col) = NULL WHERE \(col) IS NOT NULL AND \(col) NOT IN (\(keys))")
+                    if !u.rebuilt { u.rowsWritten += connection.changes }
+                }
+            }
+            for l in analysis.lists where l.owner == d.name || l.target == d.name {
+                guard let table = listTable(l) else { continue }
+                let column = l.owner == d.name ? "owner" : "target"
+                try exec("DELETE FROM \(Identifier.quoted(table)) WHERE \"\(column)\" NOT IN (\(keys))")
+            }
+        }
+    }
+
+    /// Old tables out, new tables in under the final names; unused staging tables dropped.
+    func swapTables() throws {
+        for s in statements.values { s.reset() }
+        statements.removeAll()
+        oldLookups.removeAll()
+        for t in transfers {
+            t.insertStatement = nil
+            t.keyMapInsert = nil
+        }
+        for t in transfers {
+            if t.isRemoved {
+                try exec("DROP TABLE \(Identifier.quoted(t.name))")
+            } else if t.rebuilt {
+                if !t.isAdded { try exec("DROP TABLE \(Identifier.quoted(t.name))") }
+                try exec("ALTER TABLE \(Identifier.quoted(t.tableName)) RENAME TO \(Identifier.quoted(t.name))")
+            } else {
+                try quiet("DROP TABLE \(Identifier.quoted(StepAnalysis.stagingName(t.name)))")
+            }
+        }
+        for d in analysis.droppedLists { try exec("DROP TABLE IF EXISTS \(Identifier.quoted(d.table))") }
+        for l in analysis.lists where rebuiltLists.contains(l.key) {
+            if let old = l.oldTable { try exec("DROP TABLE IF EXISTS \(Identifier.quoted(old))") }
+            try exec("ALTER TABLE \(Identifier.quoted(l.stagingTable)) RENAME TO \(Identifier.quoted(l.newTable))")
+        }
+        for t in transfers { t.rebuilt = false }
+    }
+
+    /// The new schema's indexes exist, the old schema's others are gone.
+    func ensureIndexes() throws {
+        let oldIndexes = StepAnalysis.indexStatements(step.from)
+        let newIndexes = StepAnalysis.indexStatements(step.to)
+        var existing: [String: String] = [:]
+        for row in try connection.rows("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            if case .text(let n) = row[0], case .text(let s) = row[1] { existing[n] = s }
+        }
+        for name in oldIndexes.keys.sorted() where newIndexes[name] == nil && existing[name] != nil {
+            try exec("DROP INDEX \(Identifier.quoted(name))")
+        }
+        for (name, sql) in newIndexes.sorted(by: { $0.key < $1.key }) {
+            if let have = existing[name] {
+                if SQLText.normalize(have) == SQLText.normalize(sql) { continue }
+                try exec("DROP INDEX \(Identifier.quoted(name))")
+            }
+            try exec(sql)
+        }
+    }
+
+    // MARK: - Checks
+
+    /// The tables now match what a fresh file of the new version would have.
+    func checkShape() throws {
+        let actual = try DatabaseShape.read(connection)
+        let expected = try DatabaseShape.expected(for: step.to)
+        for d in actual.differences(from: expected, allowExtraIndexes: true) {
+            log.record(ValidationFailure(check: "shape", message: d))
+        }
+    }
+
+    func checkForeignKeys() throws {
+        var reported = 0
+        for row in try connection.rows("PRAGMA foreign_key_check") {
+            guard case .text(let table) = row[0] else { continue }
+            let parent = row.count > 2 ? "\(row[2])" : "?"
+            var column = "?"
+            if row.count > 3, case .integer(let fk) = row[3] {
+                let fks = try connection.rows("PRAGMA foreign_key_list(\(Identifier.quoted(table)))")
+                if let f = fks.first(where: { if case .integer(let id) = $0[0] { id == fk } else { false } }) { column = "\(f[3])" }
+            }
+            var which = ""
+            if case .integer(let rowid) = row[1] {
+                if let t = transfer(table), let n = t.new {
+                    let key = try connection.scalar(
+                        "SELECT \(Identifier.quoted(n.keyColumn)) FROM \(Identifier.quoted(table)) WHERE rowid = ?", [.integer(rowid)])
+                    which = " object \(key.map { "\($0)" } ?? "rowid \(rowid)")"
+                } else {
+                    which = " row \(rowid)"
+                }
+            }
+            log.record(
+                ValidationFailure(
+                    check: "foreign-key", type: table, property: column,
+                    message: "\(which.isEmpty ? "a row" : String(which.dropFirst())) points at a \(parent) that does not exist"))
+            reported += 1
+            if reported >= log.limit { break }
+        }
+    }
+
+    // MARK: - History
+
+    func writeHistory(_ report: StepReport) throws {
+        try connection.run(
+            "INSERT INTO \"\(StorageLayout.historyTable)\" (family, from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(family), .integer(Int64(step.from.version)), .integer(Int64(step.to.version)), .text(ISODate.format(Date())),
+                .integer(Int64((report.durationSeconds * 1000).rounded())), .integer(Int64(report.objectsTouched)),
+                .text(report.descriptorChecksum),
+            ])
+        recorder.note("INSERT INTO \"\(StorageLayout.historyTable)\" (...) VALUES (...)")
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import UrnaStore
+
+/// Runs one step inside the runner's transaction: staging tables, the closure, the automatic copies,
+/// key rewrites, table swaps, indexes, the schema record and the step's checks.
+///
+/// Old tables are never written while the closure runs: new objects go to staging tables
+/// (`_urna_new_<Type>`) that replace the old tables at the end (the SQLite way: new table, copy,
+/// drop, rename), so the closure always reads the file as it was.
+final class StepExecutor {
+    let connection: Connection
+    let step: ResolvedStep
+    var analysis: StepAnalysis
+    let log: FailureLog
+    let recorder = SQLRecorder()
+    let reporter: MigrationReporter?
+    let sampleSize: Int
+    let family: String
+
+    var pendingError: Error?
+    var closureRenames: [PropertyRename] = []
+    /// Lists with values set by the closure (staged in temp tables until the lists are rebuilt).
+    var stagedLists = Set<String>()
+    var rebuiltLists = Set<String>()
+    /// New objects being enumerated, by type, for `delete(old)`.
+    var currentPending: [String: MigrationObject] = [:]
+    var oldLookups: [String: Statement] = [:]
+    var statements: [String: Statement] = [:]
+    /// Views, triggers and user indexes set aside while tables are rebuilt.
+    var userObjects: [(type: String, name: String, table: String, sql: String)] = []
+
+    var countsBefore: [String: Int] = [:]
+    /// The step's report so far (complete once `run` returns; partial when it throws).
+    var report: StepReport
+    var samplesBefore: [String: [(key: SQLValue, sample: ObjectSample)]] = [:]
+
+    init(connection: Connection, step: ResolvedStep, family: String, log: FailureLog, reporter: MigrationReporter?, sampleSize: Int) {
+        self.connection = connection
+        self.step = step
+        self.family = family
+        self.analysis = StepAnalysis(step: step)
+        self.log = log
+        self.reporter = reporter
+        self.sampleSize = sampleSize
+        self.report = StepReport(
+            fromVersion: step.from.version, toVersion: step.to.version, summary: step.summary,
+            descriptorChecksum: SchemaDescriptor.checksum(step.to), diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames))
+    }
+
+    var transfers: [TypeTransfer] { analysis.transfers }
+    func transfer(_ name: String) -> TypeTransfer? { analysis.byName[name] }
+
+    // MARK: - Running
+
+    /// Runs the step; on a failure that stops it, logs the failure and throws `StepAborted`.
+    func run() throws -> StepReport {
+        let started = Date()
+        reporter?.stepStarted(from: step.from.version, to: step.to.version)
+        let failuresAtStart = log.failures.count
+        let totalAtStart = log.total
+        defer {
+            report.failures = Array(log.failures.dropFirst(failuresAtStart))
+            report.sql = recorder.statements
+            report.durationSeconds = Date().timeIntervalSince(started)
+        }
+        countsBefore = try counts(step.from)
+        report.countsBefore = countsBefore
+        try collectSamplesBefore()
+        try createTempTables()
+        try setAsideUserObjects()
+        try createStagingTables()
+
+        if let closure = step.closure {
+            let migration = Migration(executor: self)
+            do {
+                try closure(migration)
+                if let e = takePendingError() { throw e }
+            } catch let e as StepAborted {
+                throw e
+            } catch let e as SQLiteError where !e.isConstraint {
+                throw e
+            } catch {
+                log.record(ValidationFailure(check: "closure", message: "the closure threw: \(describe(error))"))
+                throw StepAborted()
+            }
+        }
+        report.diff = SchemaDiff(from: step.from, to: step.to, renames: analysis.renames)
+        try checkClosureCoverage()
+        report.droppedData = try droppedData()
+        try copyRemainingObjects()
+        try rewriteChangedKeys()
+        try rebuildLists()
+        try removeDanglingReferences()
+        try swapTables()
+        try ensureIndexes()
+        try restoreUserObjects()
+        try Store.recordSchema(step.to, in: connection)
+        recorder.note("-- record version \(step.to.version) in \(StorageLayout.schemaTable)")
+        try checkShape()
+        try checkForeignKeys()
+
+        report.countsAfter = try counts(step.to)
+        report.samples = try collectSamples()
+        report.activity = activity()
+        report.objectsTouched = transfers.reduce(0) { $0 + $1.rowsWritten + $1.created + $1.deleted }
+        report.copiedThroughSwift = transfers.filter { $0.filledBySwift }.map(\.name)
+        try dropTempTables()
+        connection.clearStatementCache()
+        report.durationSeconds = Date().timeIntervalSince(started)
+        try writeHistory(report)
+        if log.total > totalAtStart { throw StepAborted() }
+        reporter?.stepFinished(report)
+        return report
+    }
+
+    /// Drops the step's work tables after a failure (the transaction is rolled back anyway).
+    func abandon() {
+        statements.removeAll()
+        oldLookups.removeAll()
+        for t in transfers { t.insertStatement = nil; t.keyMapInsert = nil }
+    }
+
+    func record(_ error: Error) {
+        if pendingError == nil { pendingError = error }
+    }
+
+    func takePendingError() -> Error? {
+        defer { pendingError = nil }
+        return pendingError
+    }
+
+    func describe(_ error: Error) -> String {
+        "\(error)"
+    }
+
+    // MARK: - SQL helpers
+
+    /// Runs a schema or data statement of the step and notes it for the report.
+    func exec(_ sql: String) throws {
+        recorder.note(sql)
+        try connection.execute(sql)
+    }
+
+    /// Runs bookkeeping SQL (temp tables) that reports leave out.
+    func quiet(_ sql: String) throws { try connection.execute(sql) }
+
+    func statement(_ sql: String) throws -> Statement {
+        if let s = statements[sql] {
+            s.reset()
+            return s
+        }
+        let s = try connection.prepare(sql)
+        statements[sql] = s
+        return s
+    }
+
+    func count(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int {
+        let s = try statement(sql)
+        try s.bind(bindings)
+        defer { s.reset() }
+        guard try s.step() else { return 0 }
+        return Int(s.int(at: 0))
+    }
+
+    func counts(_ schema: Schema) throws -> [String: Int] {
+        var out: [String: Int] = [:]
+        for t in schema.tableTypes { out[t.name] = try count("SELECT count(*) FROM \(Identifier.quoted(t.name))") }
+        return out
+    }
+
+    // MARK: - Setup
+
+    static let linksTable = "temp.\"_urna_m_links\""
+    static let listOwnersTable = "temp.\"_urna_m_list_owners\""
+    static let listItemsTable = "temp.\"_urna_m_list_items\""
+
+    /// Key maps for every type, the explicit-link log and the staged lists: created before the closure
+    /// runs because schema changes while statements are stepping are best avoided.
+    func createTempTables() throws {
+        for t in transfers where t.old != nil && t.new != nil {
+            try quiet(
+                "CREATE TEMP TABLE \(Identifier.quoted("_urna_m_keys_" + t.name)) (\"old_key\" \(t.newKeySQLType) PRIMARY KEY, \"new_key\" \(t.newKeySQLType)) WITHOUT ROWID"
+            )
+        }
+        try quiet("CREATE TEMP TABLE \"_urna_m_links\" (\"tbl\" TEXT, \"col\" TEXT, \"rid\" INTEGER, PRIMARY KEY (\"tbl\", \"col\", \"rid\")) WITHOUT ROWID")
+        try quiet("CREATE TEMP TABLE \"_urna_m_list_owners\" (\"list\" TEXT, \"rid\" INTEGER, \"origin\", PRIMARY KEY (\"list\", \"rid\")) WITHOUT ROWID")
+        try quiet(
+            "CREATE TEMP TABLE \"_urna_m_list_items\" (\"list\" TEXT, \"rid\" INTEGER, \"position\" INTEGER, \"target\", PRIMARY KEY (\"list\", \"rid\", \"position\")) WITHOUT ROWID"
+        )
+    }
+
+    func dropTempTables() throws {
+        statements.removeAll()
+        oldLookups.removeAll()
+        for t in transfers {
+            t.insertStatement = nil
+            t.keyMapInsert = nil
+            if t.old != nil && t.new != nil { try quiet("DROP TABLE temp.\(Identifier.quoted("_urna_m_keys_" + t.name))") }
+        }
+        try quiet("DROP TABLE \(Self.linksTable)")
+        try quiet("DROP TABLE \(Self.listOwnersTable)")
+        try quiet("DROP TABLE \(Self.listItemsTable)")
+    }
+
+    /// A staging table for every type of the new schema (cheap while empty); the ones nobody writes
+    /// are dropped at the end and their old tables kept as they are.
+    func createStagingTables() throws {
+        for t in transfers where !t.isRemoved {
+            guard let sql = analysis.createStagingSQL(t) else { continue }
+            try quiet(sql)
+            if t.tableChanges || t.isAdded { markRebuilt(t) }
+            if t.isAdded { t.filled = true }
+        }
+    }
+
+    /// Marks a type's table as rebuilt: its new objects go to the staging table.
+    func markRebuilt(_ t: TypeTransfer) {
+        guard !t.rebuilt else { return }
+        t.rebuilt = true
+        if let sql = analysis.createStagingSQL(t) { recorder.note(sql) }
+    }
+
+    /// Views and triggers are dropped while tables are rebuilt (renaming a table re-checks every view
+    /// and trigger, and triggers must not fire on copies); user indexes vanish with their table.
+    /// All are recreated at the end of the step.
+    func setAsideUserObjects() throws {
+        let ours = Set(StepAnalysis.indexStatements(step.from).keys)
+        for row in try connection.rows(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND type IN ('index', 'view', 'trigger') ORDER BY rowid")
+        {
+            guard case .text(let type) = row[0], case .text(let name) = row[1], case .text(let table) = row[2],
+                case .text(let sql) = row[3]
+            else { continue }
+            if type == "index" && (ours.contains(name) || table.hasPrefix("_urna")) { continue }
+            userObjects.append((type, name, table, sql))
+        }
+        for o in userObjects where o.type != "index" {
+            try exec("DROP \(o.type.uppercased()) \(Identifier.quoted(o.name))")
+        }
+    }
+
+    func restoreUserObjects() throws {
+        for kind in ["index", "view", "trigger"] {
+            for o in userObjects where o.type == kind {
+                let exists = try count("SELECT count(*) FROM sqlite_master WHERE type = ? AND name = ?", [.text(kind), .text(o.name)]) > 0
+                if exists { continue }
+                do {
+                    try exec(o.sql)
+                } catch let e as SQLiteError {
+                    log.record(
+                        ValidationFailure(
+                            check: kind, type: o.table,
+                            message: "\(kind) \(o.name) no longer works on version \(step.to.version) (\(e.message)): drop it or change it before migrating"
+                        ))
+                }
+            }
+        }
+    }
+
+    // MARK: - Closure coverage
+
+    /// Changes that need a closure must have been handled by one: the closure has to enumerate the
+    /// type (or delete its data) unless an allowance covers the property.
+    func checkClosureCoverage() throws {
+        let before = log.total
+        for t in transfers where t.old != nil && t.new != nil && t.enumerations == 0 && !t.cleared {
+            for (i, conversion) in t.conversions.enumerated() {
+                guard let conversion, conversion.kind == .needsClosure else { continue }
+                if let a = conversion.allowance, step.allows(a) { continue }
+                if (countsBefore[t.name] ?? 0) == 0 { continue }
+                log.record(
+                    ValidationFailure(
+                        check: "closure", type: t.name, property: t.newColumns[i].name,
+                        message: "\(conversion.reason), so the step's closure must set it, but the closure never enumerated \(t.name)"
+                    ))
+            }
+        }
+        if log.total > before { throw StepAborted() }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import UrnaImport
+import UrnaMigrator
+import UrnaSchemas
+import UrnaStore
+
+enum MigrateCommand {
+    static let spec = CommandSpec(
+        name: "migrate", abstract: "Upgrade a file to a newer schema version, or preview the upgrade.",
+        usage: "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup]",
+        discussion: """
+            Every step from the file's version to the target runs in one transaction: the file ends wholly upgraded or
+            exactly as it was. Before committing, foreign keys, integrity, NOT NULL, uniqueness and the new tables
+            against the target descriptor are checked. A backup copy is kept next to the file unless --no-backup.
+            --dry-run runs the real migration closures on a private copy and reports the diff, the SQL, counts before
+            and after, what closures changed, data that would be dropped, sample objects and the projected time;
+            the file is not touched.
+            """,
+        options: [
+            .value("db", "PATH", "Database file (default: urna.sqlite)."),
+            .value("to", "N", "Target version (default: the family's latest)."),
+            .flag("dry-run", "Preview on a private copy; never changes the file."),
+            .value("sample", "N", "Objects to show before/after per changed type in a dry run (default 3)."),
+            .flag("json", "Print the report as one JSON object."),
+            .value("backup", "PATH", "Where to keep the backup (default: next to the file)."),
+            .flag("no-backup", "Keep no backup."),
+        ],
+        positionals: [], minPositionals: 0, maxPositionals: 0,
+        examples: ["urna migrate --db old.sqlite --dry-run", "urna migrate --db old.sqlite --to 2 --json", "urna migrate --db old.sqlite --no-backup"])
+
+    static let command = Command(spec: spec) { p in
+        if p.value("backup") != nil && p.has("no-backup") { throw UsageError("choose one of --backup PATH and --no-backup") }
+        let path = databasePath(p)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db PATH")
+        }
+        let recorded: Schema
+        do {
+            let c = try Connection(path: path, readOnly: true, create: false)
+            guard let r = try Store.recordedSchema(in: c) else {
+                throw CLIError(ExitCode.badData, "\(path) is not an Urna file (no _urna_schema table)")
+            }
+            recorded = r
+        }
+        guard let family = SchemaFamilies.named(recorded.family) else {
+            throw CLIError(ExitCode.badData,
+                "\(path) holds family '\(recorded.family)', which this urna does not know (known: \(SchemaFamilies.all.map(\.name).joined(separator: ", ")))")
+        }
+        let target = try p.int("to") ?? family.latestVersion
+        let migrator = Migrator(family: family)
+        let sample = try p.int("sample") ?? 3
+        if p.has("dry-run") {
+            let report = try migrator.dryRun(path: path, to: target, sample: sample)
+            print(p.has("json") ? report.renderJSON() : report.renderText())
+            return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
+        }
+        let plan: MigrationPlan
+        do {
+            plan = try migrator.plan(path: path, to: target)
+        } catch let e as MigrationError {
+            if case .alreadyCurrent = e {
+                print(p.has("json") ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(target))])
+                                    : "nothing to do: \(path) is already at \(family.name) version \(target)")
+                return ExitCode.ok
+            }
+            throw e
+        }
+        let backup: BackupPolicy = p.has("no-backup") ? .none : (p.value("backup").map(BackupPolicy.at) ?? .besideFile)
+        let report = try migrator.run(plan, backup: backup)
+        print(p.has("json") ? report.renderJSON() : report.renderText())
+        return ExitCode.ok
+    }
+}
+
+extension MigrationError: ExitCodeProviding {}
+extension ImportError: ExitCodeProviding {}
