@@ -27,7 +27,7 @@ run: build
 	$(URNA) query --db $(DB) Candidate "postCode == 11 AND unitName ==[c] 'RIO BRANCO'" --sort nickname \
 	  --fields number,nickname,party.acronym,coalition.name,result
 	@echo; echo "== One candidacy in full =="
-	$(URNA) show --db $(DB) candidate 130000614380
+	$(URNA) show --db $(DB) candidate 130000600702
 	@echo; echo "== Upgrading an old app's file (seed 000's v1) =="
 	cp SampleData/elections-v1-seed.sqlite /tmp/urna-demo-v1.sqlite && rm -f /tmp/urna-demo-v1.sqlite.backup*
 	$(URNA) migrate --db /tmp/urna-demo-v1.sqlite --dry-run --sample 1

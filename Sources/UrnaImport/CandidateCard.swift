@@ -24,12 +24,12 @@ public enum CandidateCard {
 
         public var description: String {
             switch self {
-            case let .notFound(sequence, election?):
+            case .notFound(let sequence, let election?):
                 return "no candidacy with SQ_CANDIDATO \(sequence) in election \(election): check both, or leave the "
                     + "election out to search every election"
-            case let .notFound(sequence, nil):
+            case .notFound(let sequence, nil):
                 return "no candidacy with SQ_CANDIDATO \(sequence): import its consulta_cand file first"
-            case let .ambiguous(sequence, elections):
+            case .ambiguous(let sequence, let elections):
                 return "SQ_CANDIDATO \(sequence) is a candidacy in \(elections.count) elections: "
                     + "\(elections.joined(separator: "; ")); name one with --election"
             }
@@ -50,7 +50,9 @@ public enum CandidateCard {
         guard let match = matches.first else { throw CardError.notFound(sequence: sequence, election: election) }
         if matches.count > 1 {
             let described = try matches.map { m -> String in
-                guard let e = try store.object(ofType: "Election", forPrimaryKey: .string(m.election)) else { return m.election }
+                guard let e = try store.object(ofType: "Election", forPrimaryKey: .string(m.election)) else {
+                    return m.election
+                }
                 return "\(m.election) (\(text(e, "electionDescription")), round \(int(e, "round") ?? 1))"
             }
             throw CardError.ambiguous(sequence: sequence, elections: described)
@@ -122,7 +124,8 @@ public enum CandidateCard {
         ]
         let width = fields.map { $0.0.count }.max() ?? 0
         for (label, value) in fields {
-            out.append("  " + label + String(repeating: " ", count: width - label.count + 2) + (value.isEmpty ? "-" : value))
+            out.append(
+                "  " + label + String(repeating: " ", count: width - label.count + 2) + (value.isEmpty ? "-" : value))
         }
 
         // List of goods.
@@ -146,14 +149,16 @@ public enum CandidateCard {
 
     /// `DEPUTADO FEDERAL - MINAS GERAIS/MG`, as the seed's `post` reads ("Prefeito - BELO HORIZONTE/MG").
     static func post(_ c: DynamicObject) -> String {
-        let unitName = text(c, "unitName"), state = text(c, "state")
+        let unitName = text(c, "unitName")
+        let state = text(c, "state")
         var place = unitName.isEmpty ? text(c, "unit") : unitName
         if !state.isEmpty { place += "/\(state)" }
         return "\(text(c, "post")) - \(place)"
     }
 
     static func ticketLine(_ c: DynamicObject, party: DynamicObject?) -> String {
-        var line = "\(int(c, "number").map(String.init) ?? "-") \(text(c, "nickname")) (\(text(c, "name"))) · \(post(c))"
+        var line =
+            "\(int(c, "number").map(String.init) ?? "-") \(text(c, "nickname")) (\(text(c, "name"))) · \(post(c))"
         if let party { line += " · \(text(party, "acronym"))" }
         if let s = optionalText(c, "status") { line += " · \(s)" }
         return line + " · SQ_CANDIDATO \(int(c, "sequence") ?? 0)"
@@ -161,11 +166,12 @@ public enum CandidateCard {
 
     /// `MG-BOA ESPERANÇA`, like the seed's `naturalness`.
     static func naturalness(_ c: DynamicObject) -> String {
-        let state = optionalText(c, "birthState"), city = optionalText(c, "birthCity")
+        let state = optionalText(c, "birthState")
+        let city = optionalText(c, "birthCity")
         switch (state, city) {
-        case let (s?, c?): return "\(s)-\(c)"
-        case let (s?, nil): return s
-        case let (nil, c?): return c
+        case (let s?, let c?): return "\(s)-\(c)"
+        case (let s?, nil): return s
+        case (nil, let c?): return c
         default: return "-"
         }
     }

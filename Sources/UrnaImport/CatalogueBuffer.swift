@@ -14,14 +14,14 @@ struct CatalogueBuffer {
     private(set) var goodTypes: [Int64: GoodTypeValues] = [:]
     /// Acronym key -> party number, as last seen in this run.
     private(set) var acronyms: [String: Int64] = [:]
-    private var lastElectionID = ""
+    private var lastElection: ElectionValues?
 
     /// Elections whose candidacies the run touched (their vices are re-paired).
     var electionIDs: [String] { elections.keys.sorted() }
 
     mutating func note(election e: ElectionValues) {
-        if e.id == lastElectionID, elections[e.id] == e { return }
-        lastElectionID = e.id
+        if e == lastElection { return }  // rows of one election come together
+        lastElection = e
         elections[e.id] = e
     }
 

@@ -1,7 +1,10 @@
 /// A coalition's published composition (`DS_COMPOSICAO_COLIGACAO`), split into parties and federations.
 ///
-/// Members are separated by `/` outside parentheses (TSE writes ` / `); a federation lists its own
-/// parties in parentheses, with bare `/` between them, so splitting naively on `/` would break it.
+/// Members are separated by ` / ` (slash between spaces). A bare `/` joins the parties of one
+/// federation, either alone (`PSDB/CIDADANIA`, as 2022 files write it) or inside a named federation's
+/// parentheses (`Federação Brasil da Esperança - FE BRASIL(PT/PC do B/PV)`, as 2024 files do), so
+/// splitting naively on `/` would lose which parties ran together. A composition written with bare
+/// slashes only (`PSL/PMB`) reads as one group; its parties are the same either way.
 ///
 /// ```swift
 /// let c = CoalitionComposition("Federação Brasil da Esperança - FE BRASIL(PT/PC do B/PV) / PSB")
@@ -13,7 +16,7 @@ public struct CoalitionComposition: Equatable, Sendable {
     public enum Member: Equatable, Sendable {
         /// A party, by acronym as written.
         case party(String)
-        /// A party federation and the acronyms of its parties.
+        /// A party federation (named, or named by its parties as `PSDB/CIDADANIA`) and its parties' acronyms.
         case federation(name: String, parties: [String])
     }
 
@@ -23,12 +26,13 @@ public struct CoalitionComposition: Equatable, Sendable {
     /// Parses composition text (already cleaned of null markers).
     public init(_ text: String) {
         var members: [Member] = []
-        for item in CoalitionComposition.splitTopLevel(text) {
+        for item in CoalitionComposition.splitMembers(text) {
             if let open = item.firstIndex(of: "("), item.hasSuffix(")") {
                 let name = item[..<open].trimmingSpaces()
                 let inner = item[item.index(after: open)..<item.index(before: item.endIndex)]
-                let parties = inner.split(separator: "/").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
-                members.append(.federation(name: name, parties: parties))
+                members.append(.federation(name: name, parties: CoalitionComposition.splitParties(inner)))
+            } else if item.contains("/") {
+                members.append(.federation(name: item, parties: CoalitionComposition.splitParties(item)))
             } else {
                 members.append(.party(item))
             }
@@ -53,28 +57,34 @@ public struct CoalitionComposition: Equatable, Sendable {
         TSEField.clean(acronym).uppercased()
     }
 
-    /// Items between `/` at parenthesis depth 0, trimmed, empty ones dropped.
-    static func splitTopLevel(_ text: String) -> [String] {
+    /// Items between ` / ` outside parentheses, trimmed, empty ones dropped.
+    static func splitMembers(_ text: String) -> [String] {
         var items: [String] = []
-        var current = ""
+        var current: [Character] = []
         var depth = 0
-        for ch in text {
+        let chars = Array(text)
+        for (i, ch) in chars.enumerated() {
             switch ch {
             case "(":
                 depth += 1
-                current.append(ch)
             case ")":
                 depth = max(0, depth - 1)
-                current.append(ch)
-            case "/" where depth == 0:
-                items.append(current.trimmingSpaces())
-                current = ""
+            case "/" where depth == 0 && i > 0 && i + 1 < chars.count && chars[i - 1] == " " && chars[i + 1] == " ":
+                items.append(String(current).trimmingSpaces())
+                current = []
+                continue
             default:
-                current.append(ch)
+                break
             }
+            current.append(ch)
         }
-        items.append(current.trimmingSpaces())
+        items.append(String(current).trimmingSpaces())
         return items.filter { !$0.isEmpty }
+    }
+
+    /// The acronyms of `PT/PC do B/PV`.
+    static func splitParties<S: StringProtocol>(_ text: S) -> [String] {
+        text.split(separator: "/").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 }
 

@@ -34,12 +34,12 @@ public final class ElectionMapper {
     /// The objects `record` implies, or why it cannot be imported.
     public func map(_ record: Record) -> Result<MappedRecord, MappingProblem> {
         let columns = positions(for: record.columns)
-        var reader = FieldReader(record: record, columns: columns)
+        let reader = FieldReader(record: record, columns: columns)
         do {
             switch record.kind {
-            case .candidate: return .success(.candidacy(try mapCandidacy(&reader)))
-            case .asset: return .success(.asset(try mapAsset(&reader)))
-            case .coalition: return .success(.coalitionMember(try mapCoalitionMember(&reader)))
+            case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
+            case .asset: return .success(.asset(try mapAsset(reader)))
+            case .coalition: return .success(.coalitionMember(try mapCoalitionMember(reader)))
             }
         } catch let problem as MappingProblem {
             return .failure(problem)
@@ -60,8 +60,8 @@ public final class ElectionMapper {
 
     // MARK: - Candidacy
 
-    private func mapCandidacy(_ r: inout FieldReader) throws -> CandidacyObjects {
-        let election = try mapElection(&r, roundRequired: true)
+    private func mapCandidacy(_ r: FieldReader) throws -> CandidacyObjects {
+        let election = try mapElection(r)
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
         let referenceYear = Int(election.year)
         let limit = try r.money(.VR_DESPESA_MAX_CAMPANHA)
@@ -88,15 +88,15 @@ public final class ElectionMapper {
             candidate.cpf = r.code(.NR_CPF_CANDIDATO)
             candidate.voterId = r.code(.NR_TITULO_ELEITORAL_CANDIDATO)
         }
-        let party = try mapParty(&r)
-        let coalition = try mapCoalition(&r, required: false)
+        let party = try mapParty(r)
+        let coalition = try mapCoalition(r, required: false)
         candidate.partyNumber = party?.number
         candidate.coalitionID = coalition?.id
         return CandidacyObjects(election: election, candidate: candidate, party: party, coalition: coalition)
     }
 
     /// The election of a record: CD_ELEICAO when the layout has it, else year + round + description.
-    private func mapElection(_ r: inout FieldReader, roundRequired: Bool) throws -> ElectionValues {
+    private func mapElection(_ r: FieldReader) throws -> ElectionValues {
         let year = try r.integer(.ANO_ELEICAO) ?? 0
         let round = try r.integer(.NR_TURNO) ?? 1
         let description = r.text(.DS_ELEICAO) ?? ""
@@ -133,12 +133,12 @@ public final class ElectionMapper {
         return election
     }
 
-    private func mapParty(_ r: inout FieldReader) throws -> PartyValues? {
+    private func mapParty(_ r: FieldReader) throws -> PartyValues? {
         guard let number = try r.integer(.NR_PARTIDO) else { return nil }
         return PartyValues(number: number, acronym: r.text(.SG_PARTIDO) ?? "", name: r.text(.NM_PARTIDO) ?? "")
     }
 
-    private func mapCoalition(_ r: inout FieldReader, required: Bool) throws -> CoalitionValues? {
+    private func mapCoalition(_ r: FieldReader, required: Bool) throws -> CoalitionValues? {
         let id: Int64
         if required {
             id = try r.requiredInteger(.SQ_COLIGACAO, what: "the coalition's sequential number")
@@ -153,7 +153,7 @@ public final class ElectionMapper {
 
     // MARK: - Asset
 
-    private func mapAsset(_ r: inout FieldReader) throws -> AssetObjects {
+    private func mapAsset(_ r: FieldReader) throws -> AssetObjects {
         let electionID: String
         if r.columns.has(.CD_ELEICAO) {
             electionID = String(try r.requiredInteger(.CD_ELEICAO, what: "the election code"))
@@ -161,7 +161,8 @@ public final class ElectionMapper {
             // Header-less asset files name no round: a declaration belongs to the first-round candidacy.
             let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
             guard let description = r.text(.DS_ELEICAO) else {
-                throw r.problem(.DS_ELEICAO, "DS_ELEICAO is empty: without CD_ELEICAO it names the election; fill it in")
+                throw r.problem(
+                    .DS_ELEICAO, "DS_ELEICAO is empty: without CD_ELEICAO it names the election; fill it in")
             }
             electionID = "\(year)/1/\(description.uppercased())"
         }
@@ -179,7 +180,8 @@ public final class ElectionMapper {
         case .null: cents = 0
         case .invalid:
             throw r.problem(
-                .VR_BEM_CANDIDATO, "VR_BEM_CANDIDATO is not an amount in reais like 3669,04 (digits, a decimal comma "
+                .VR_BEM_CANDIDATO,
+                "VR_BEM_CANDIDATO is not an amount in reais like 3669,04 (digits, a decimal comma "
                     + "and two decimals): correct it")
         }
         let year = try r.integer(.ANO_ELEICAO)
@@ -213,11 +215,11 @@ public final class ElectionMapper {
 
     // MARK: - Coalition legend
 
-    private func mapCoalitionMember(_ r: inout FieldReader) throws -> CoalitionMemberObjects {
-        guard let coalition = try mapCoalition(&r, required: true) else {
+    private func mapCoalitionMember(_ r: FieldReader) throws -> CoalitionMemberObjects {
+        guard let coalition = try mapCoalition(r, required: true) else {
             throw r.problem(.SQ_COLIGACAO, "SQ_COLIGACAO is empty: fill it in")
         }
-        return CoalitionMemberObjects(coalition: coalition, party: try mapParty(&r))
+        return CoalitionMemberObjects(coalition: coalition, party: try mapParty(r))
     }
 }
 
@@ -267,7 +269,8 @@ struct FieldReader {
 
     func dateProblem(_ c: MapperColumn) -> MappingProblem {
         problem(
-            c, "\(c.name) is not a date (expected dd/MM/yyyy, dd/MM/yyyy HH:mm:ss or 22-MAR-52): correct it, "
+            c,
+            "\(c.name) is not a date (expected dd/MM/yyyy, dd/MM/yyyy HH:mm:ss or 22-MAR-52): correct it, "
                 + "or empty it if unknown")
     }
 

@@ -218,7 +218,9 @@ final class ElectionStoreWriter {
             }
         }
         var linked = 0
-        for ticket in heads.keys.sorted(by: { ($0.unit, $0.number, $0.headOffice) < ($1.unit, $1.number, $1.headOffice) }) {
+        for ticket in heads.keys.sorted(by: {
+            ($0.unit, $0.number, $0.headOffice) < ($1.unit, $1.number, $1.headOffice)
+        }) {
             let ticketHeads = heads[ticket]!
             let pairs = VicePairing.pair(heads: ticketHeads, vices: vices[ticket] ?? [])
             for head in ticketHeads {

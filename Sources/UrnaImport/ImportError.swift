@@ -30,18 +30,19 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// One paragraph: what happened and what to do.
     public var description: String {
         switch self {
-        case let .missingFile(path, reason):
+        case .missingFile(let path, let reason):
             return "\(path): \(reason); check the path (nothing was imported)"
-        case let .unrecognizedFile(file, reason, missing):
+        case .unrecognizedFile(let file, let reason, let missing):
             let tail = missing.isEmpty ? "" : " (missing required columns: \(missing.joined(separator: ", ")))"
             return "\(file): \(reason)\(tail); nothing was imported"
-        case let .unreadableFile(file, reason):
+        case .unreadableFile(let file, let reason):
             return "\(file): \(reason); the import was rolled back"
-        case let .tooManyRejects(rejected, maxErrors, rejectsFile):
+        case .tooManyRejects(let rejected, let maxErrors, let rejectsFile):
             let whereTo = rejectsFile.map { "; the rejected rows are in \($0)" } ?? ""
-            return "\(rejected) rows rejected, more than --max-errors \(maxErrors) allows: the import was rolled back and "
+            return
+                "\(rejected) rows rejected, more than --max-errors \(maxErrors) allows: the import was rolled back and "
                 + "the database is as it was\(whereTo); fix the rows or raise --max-errors"
-        case let .database(path, reason, _):
+        case .database(let path, let reason, _):
             return "\(path): \(reason)"
         case .noFiles:
             return "no input files: name at least one consulta_cand, bem_candidato or consulta_legendas file"

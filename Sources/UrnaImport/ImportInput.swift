@@ -10,6 +10,9 @@ final class ImportInput {
     let path: String
     let reader: Reader
     let size: Int64
+    /// The recognised layout's name (of the first member, for a zip), for the summary. Fixed at open:
+    /// the reader itself then belongs to the pipeline's reading thread.
+    let layoutName: String
 
     /// Opens and recognises `path`; throws `ImportError` naming the file (66 missing, 65 unrecognised).
     init(path: String, encoding: TextEncodingChoice) throws {
@@ -20,43 +23,35 @@ final class ImportInput {
                 let xml = try XMLRecordReader(path: path, canonicalName: TSELayouts.canonicalName)
                 reader = .xml(xml)
                 size = xml.fileSize
+                layoutName = "XML records"
             } else {
                 let tse = try TSEFileReader(path: path, encoding: encoding)
                 reader = .tse(tse)
                 size = tse.fileSize
+                layoutName = tse.layoutName
             }
         } catch let error as RecordFileError {
             switch error {
-            case let .io(_, operation, _, message):
+            case .io(_, let operation, _, let message):
                 throw ImportError.missingFile(path: path, reason: "cannot \(operation): \(message)")
-            case let .unrecognized(file, reason, missing):
-                throw ImportError.unrecognizedFile(file: file, reason: "not a recognised TSE file: \(reason)", missingColumns: missing)
+            case .unrecognized(let file, let reason, let missing):
+                throw ImportError.unrecognizedFile(
+                    file: file, reason: "not a recognised TSE file: \(reason)", missingColumns: missing)
             case .empty, .unreadableFirstRow, .zip:
                 throw ImportError.unrecognizedFile(file: error.file, reason: error.description, missingColumns: [])
             }
+        } catch {
+            // XML refused at its start (a DOCTYPE, another encoding, not well-formed).
+            throw ImportError.unrecognizedFile(file: path, reason: "\(error)", missingColumns: [])
         }
     }
 
-    /// The layout's name, for the summary.
-    var layoutName: String {
-        switch reader {
-        case .tse(let r): r.layoutName
-        case .xml: "XML records"
-        }
-    }
-
-    /// Which files go first: candidacies, then legends, then XML (mixed), then assets, so an asset
-    /// usually finds its candidacy already written and is not held in memory.
+    /// Asset files go after every other file (in the order given otherwise), so an asset usually finds
+    /// its candidacy already written and is not held in memory. Candidate and legend files keep the
+    /// given order: party and coalition names take the latest values seen.
     var orderRank: Int {
-        switch reader {
-        case .tse(let r):
-            switch r.kind {
-            case .candidate: 0
-            case .coalition: 1
-            case .asset: 3
-            }
-        case .xml: 2
-        }
+        if case .tse(let r) = reader, r.kind == .asset { return 1 }
+        return 0
     }
 
     var bytesRead: Int64 {

@@ -1,5 +1,4 @@
 import UrnaRecords
-import UrnaStore
 
 /// The state of one import while it runs: the loop over records, held assets, rejects, counts.
 struct ImportRun {
@@ -8,9 +7,10 @@ struct ImportRun {
         var objects: AssetObjects
         var location: SourceLocation
         var rawBytes: [UInt8]
+        /// Index in `summary.files` of the file it came from.
+        var fileReport: Int
     }
 
-    let store: Store
     let writer: ElectionStoreWriter
     let rejects: RejectsFile
     let maxErrors: Int?
@@ -32,11 +32,10 @@ struct ImportRun {
     static let progressInterval = 8192
 
     init(
-        store: Store, writer: ElectionStoreWriter, rejects: RejectsFile, maxErrors: Int?,
+        writer: ElectionStoreWriter, rejects: RejectsFile, maxErrors: Int?,
         progress: ImportProgress?, clock: ContinuousClock, started: ContinuousClock.Instant, bytesTotal: Int64,
         fileCount: Int
     ) {
-        self.store = store
         self.writer = writer
         self.rejects = rejects
         self.maxErrors = maxErrors
@@ -52,7 +51,7 @@ struct ImportRun {
     /// Writes what every record of every input implies, as the pipeline delivers them.
     mutating func consume(_ pipeline: RecordPipeline, inputs: [ImportInput]) throws {
         var fileReport = ImportSummary.FileReport(path: "", layout: "", rows: 0, rejected: 0)
-        while let item = pipeline.next() {
+        try pipeline.drain { item in
             switch item {
             case .fileStart(let index):
                 let input = inputs[index]
@@ -63,6 +62,7 @@ struct ImportRun {
             case .mapped(let mapped, let record):
                 rowsRead += 1
                 try apply(mapped, record: record)
+                if rowsRead % Self.progressInterval == 0 { report(.reading, bytesRead: pipeline.bytesRead) }
             case .reject(let location, let reason, let raw):
                 rowsRead += 1
                 fileReport.rejected += 1
@@ -74,7 +74,6 @@ struct ImportRun {
             case .failure(let error):
                 throw error
             }
-            if rowsRead % Self.progressInterval == 0 { report(.reading, bytesRead: pipeline.bytesRead) }
         }
         currentFile = nil
     }
@@ -90,7 +89,10 @@ struct ImportRun {
             if let slot = try writer.goodsSlot(candidateID: a.good.candidateID) {
                 try write(a, slot: slot)
             } else {
-                held.append(HeldAsset(objects: a, location: record.location(of: "SQ_CANDIDATO"), rawBytes: record.rawBytes))
+                held.append(
+                    HeldAsset(
+                        objects: a, location: record.location(of: "SQ_CANDIDATO"), rawBytes: record.rawBytes,
+                        fileReport: summary.files.count))
             }
         case .coalitionMember(let m):
             if let party = m.party { catalogue.note(party: party) }
@@ -120,9 +122,7 @@ struct ImportRun {
                     "no candidacy \(h.objects.good.candidateID) (CD_ELEICAO/SQ_CANDIDATO) in this file set or the "
                         + "database; import its consulta_cand file too",
                     h.rawBytes)
-                if let i = summary.files.lastIndex(where: { h.location.file.hasPrefix(fileName($0.path)) }) {
-                    summary.files[i].rejected += 1
-                }
+                if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
             }
         }
         report(.catalogues)
@@ -151,7 +151,8 @@ struct ImportRun {
         summary.rejected += 1
         if let maxErrors, summary.rejected > maxErrors {
             try rejects.flush()
-            throw ImportError.tooManyRejects(rejected: summary.rejected, maxErrors: maxErrors, rejectsFile: rejects.path)
+            throw ImportError.tooManyRejects(
+                rejected: summary.rejected, maxErrors: maxErrors, rejectsFile: rejects.path)
         }
     }
 
@@ -164,9 +165,5 @@ struct ImportRun {
                 phase: phase, file: phase == .reading ? currentFile : nil, fileIndex: fileIndex, fileCount: fileCount,
                 bytesRead: min(max(bytesRead ?? bytesDone, bytesDone), bytesTotal), bytesTotal: bytesTotal,
                 rowsRead: rowsRead, rejected: summary.rejected, elapsedSeconds: elapsed))
-    }
-
-    private func fileName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
     }
 }

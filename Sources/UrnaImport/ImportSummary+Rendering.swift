@@ -11,8 +11,10 @@ extension ImportSummary {
         func cell(_ s: String, _ width: Int) -> String {
             s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
         }
-        var lines = ["type" + String(repeating: " ", count: 6) + cell("inserted", 10) + cell("updated", 10)
-            + cell("unchanged", 10)]
+        var lines = [
+            "type" + String(repeating: " ", count: 6) + cell("inserted", 10) + cell("updated", 10)
+                + cell("unchanged", 10)
+        ]
         for t in Self.types {
             lines.append(
                 t + String(repeating: " ", count: max(1, 10 - t.count)) + cell(String(inserted[t, default: 0]), 10)
@@ -24,13 +26,14 @@ extension ImportSummary {
         if headsWithVice > 0 { lines.append("heads of ticket with a vice: \(headsWithVice)") }
         let seconds = (elapsedSeconds * 100).rounded() / 100
         let rate = elapsedSeconds > 0 ? Int((Double(rowsRead) / elapsedSeconds).rounded()) : 0
-        lines.append("\(rowsRead) rows from \(files.count) file\(files.count == 1 ? "" : "s") in \(seconds) s (\(rate) rows/s)")
+        lines.append(
+            "\(rowsRead) rows from \(files.count) file\(files.count == 1 ? "" : "s") in \(seconds) s (\(rate) rows/s)")
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// Exactly one JSON object: `{"inserted": {TYPE: N}, "updated": {...}, "unchanged": {...},
     /// "rejected": N, "rejectsFile": PATH or null, ...}` plus "files", "headsWithVice", "heldAssets"
-    /// and "elapsedSeconds". Keys in a fixed order; ends with a newline.
+    /// and "elapsedSeconds". Keys in a fixed order, on one line, without a final newline (`print` adds it).
     public func renderJSON() -> String {
         func counts(_ d: [String: Int]) -> String {
             "{" + Self.types.map { "\(jsonString($0)): \(d[$0, default: 0])" }.joined(separator: ", ") + "}"
@@ -40,10 +43,11 @@ extension ImportSummary {
                 + "\"rejected\": \($0.rejected)}"
         }
         let seconds = (elapsedSeconds * 1000).rounded() / 1000
-        return "{\"inserted\": \(counts(inserted)), \"updated\": \(counts(updated)), \"unchanged\": \(counts(unchanged)), "
+        return
+            "{\"inserted\": \(counts(inserted)), \"updated\": \(counts(updated)), \"unchanged\": \(counts(unchanged)), "
             + "\"rejected\": \(rejected), \"rejectsFile\": \(rejectsFile.map(jsonString) ?? "null"), "
             + "\"files\": [\(files.joined(separator: ", "))], \"headsWithVice\": \(headsWithVice), "
-            + "\"heldAssets\": \(heldAssets), \"elapsedSeconds\": \(seconds)}\n"
+            + "\"heldAssets\": \(heldAssets), \"elapsedSeconds\": \(seconds)}"
     }
 }
 

@@ -13,24 +13,45 @@ public enum MappedRecord: Sendable {
     case coalitionMember(CoalitionMemberObjects)
 }
 
+// The three payloads are classes: a candidacy holds some forty strings, and the importer hands
+// each one from its reading thread to its writing thread; a class moves as one reference.
+
 /// The objects a candidacy row implies.
-public struct CandidacyObjects: Sendable {
-    public var election: ElectionValues
-    public var candidate: CandidateValues
-    public var party: PartyValues?
-    public var coalition: CoalitionValues?
+public final class CandidacyObjects: Sendable {
+    public let election: ElectionValues
+    public let candidate: CandidateValues
+    public let party: PartyValues?
+    public let coalition: CoalitionValues?
+
+    public init(election: ElectionValues, candidate: CandidateValues, party: PartyValues?, coalition: CoalitionValues?)
+    {
+        self.election = election
+        self.candidate = candidate
+        self.party = party
+        self.coalition = coalition
+    }
 }
 
 /// The objects an asset row implies; the candidacy it belongs to is `good.candidateID`.
-public struct AssetObjects: Sendable {
-    public var good: GoodValues
-    public var goodType: GoodTypeValues?
+public final class AssetObjects: Sendable {
+    public let good: GoodValues
+    public let goodType: GoodTypeValues?
+
+    public init(good: GoodValues, goodType: GoodTypeValues?) {
+        self.good = good
+        self.goodType = goodType
+    }
 }
 
 /// A legend row: a coalition and one of its parties.
-public struct CoalitionMemberObjects: Sendable {
-    public var coalition: CoalitionValues
-    public var party: PartyValues?
+public final class CoalitionMemberObjects: Sendable {
+    public let coalition: CoalitionValues
+    public let party: PartyValues?
+
+    public init(coalition: CoalitionValues, party: PartyValues?) {
+        self.coalition = coalition
+        self.party = party
+    }
 }
 
 /// An `Election`: `id` is CD_ELEICAO, or `year/round/DESCRIPTION` for header-less originals.

@@ -1,6 +1,7 @@
 import UrnaRecords
 
-/// The canonical TSE columns the mapper reads (spelled as `TSELayouts` canonical names).
+/// The canonical TSE columns the mapper reads, spelled as TSE spells them (`TSELayouts` canonical names).
+// swift-format-ignore: AlwaysUseLowerCamelCase
 enum MapperColumn: Int, CaseIterable {
     case ANO_ELEICAO, NR_TURNO, CD_ELEICAO, DS_ELEICAO, DT_ELEICAO, NM_TIPO_ELEICAO
     case SG_UF, SG_UE, NM_UE, CD_CARGO, DS_CARGO

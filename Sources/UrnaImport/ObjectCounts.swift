@@ -26,7 +26,9 @@ struct RunRowTracker {
 
     init(startMaxRowid: Int64) {
         self.startMaxRowid = startMaxRowid
-        dense = startMaxRowid > 0 && startMaxRowid < Self.denseLimit ? [UInt8](repeating: 0, count: Int(startMaxRowid) + 1) : []
+        dense =
+            startMaxRowid > 0 && startMaxRowid < Self.denseLimit
+            ? [UInt8](repeating: 0, count: Int(startMaxRowid) + 1) : []
     }
 
     mutating func record(_ outcome: UpsertStatements.Outcome) {

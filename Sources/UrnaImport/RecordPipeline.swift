@@ -34,8 +34,6 @@ final class RecordPipeline: @unchecked Sendable {
     private var cancelled = false
     private var bytesReadShared: Int64 = 0
     private var thread: Thread?
-    private var current: [PipelineItem] = []
-    private var currentIndex = 0
     /// Batches the writer is done with, dropped by the reader thread: memory is freed by the thread
     /// that allocated it, which keeps the two threads from contending for malloc's locks.
     private var recycled: [[PipelineItem]] = []
@@ -56,27 +54,33 @@ final class RecordPipeline: @unchecked Sendable {
         t.start()
     }
 
-    /// The next item, or nil when every input has been read.
-    func next() -> PipelineItem? {
-        while currentIndex == current.count {
-            condition.lock()
-            if !current.isEmpty {
-                recycled.append(current)
-                current = []
-            }
-            while queue.isEmpty && !producerDone { condition.wait() }
-            if queue.isEmpty {
-                condition.unlock()
-                return nil
-            }
-            current = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
-            currentIndex = 0
+    /// Calls `body` with every item in order, until every input has been read or `body` throws.
+    ///
+    /// Items are lent to `body`, not copied out of their batch: a candidacy row holds some forty
+    /// references, and copying them cost more than the SQLite insert.
+    func drain(_ body: (PipelineItem) throws -> Void) rethrows {
+        while let batch = nextBatch() {
+            defer { recycle(batch) }
+            for i in batch.indices { try body(batch[i]) }
         }
-        let item = current[currentIndex]
-        currentIndex += 1
-        return item
+    }
+
+    /// The next batch, waiting for the reader; nil when everything was read.
+    private func nextBatch() -> [PipelineItem]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !producerDone { condition.wait() }
+        if queue.isEmpty { return nil }
+        let batch = queue.removeFirst()
+        condition.broadcast()
+        return batch
+    }
+
+    /// Hands a finished batch back, so the reader thread frees what it allocated.
+    private func recycle(_ batch: consuming [PipelineItem]) {
+        condition.lock()
+        recycled.append(batch)
+        condition.unlock()
     }
 
     /// Bytes of input consumed by the reader so far (for progress).

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import UrnaRecords
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The CSV file rejected rows go to: `file,line,column,reason,original` with a header row.
 ///
@@ -17,15 +18,14 @@ final class RejectsFile {
     private var descriptor: Int32 = -1
     private var buffer: [UInt8] = []
     private(set) var count = 0
+    /// Whether anything was written (the file exists only then).
+    private(set) var wasCreated = false
 
     init(path: String) {
         self.path = path
     }
 
     deinit { try? close() }
-
-    /// Whether anything was written (the file exists only then).
-    var wasCreated: Bool { descriptor >= 0 }
 
     /// Appends one rejected row.
     func write(location: SourceLocation, reason: String, original: [UInt8]) throws {
@@ -75,12 +75,14 @@ final class RejectsFile {
         let fd = posixOpen(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw ImportError.database(
-                path: path, reason: "cannot create the rejects file: \(String(cString: strerror(errno))); "
+                path: path,
+                reason: "cannot create the rejects file: \(String(cString: strerror(errno))); "
                     + "choose another place with --rejects", exitCode: 73)
         }
         // An existing file keeps its mode through O_CREAT: tighten it, the rows may hold personal data.
         _ = fchmod(fd, 0o600)
         descriptor = fd
+        wasCreated = true
         buffer += Array("file,line,column,reason,original\n".utf8)
     }
 

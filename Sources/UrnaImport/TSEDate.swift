@@ -94,7 +94,9 @@ public enum TSEDate {
         } else if yearDigits != 4 {
             return nil
         }
-        var hour = 0, minute = 0, second = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
         if i < b.count {
             guard b[i] == 0x20 || b[i] == 0x54 else { return nil }
             i += 1

@@ -66,7 +66,8 @@ public enum VicePairing {
         }
         for head in ordered {
             if let best = available.indices.min(by: {
-                let a = available[$0], b = available[$1]
+                let a = available[$0]
+                let b = available[$1]
                 return (a.valid == head.valid ? 0 : 1, a.valid ? 0 : 1, distance(a, head))
                     < (b.valid == head.valid ? 0 : 1, b.valid ? 0 : 1, distance(b, head))
             }) {

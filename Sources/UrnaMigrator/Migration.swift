@@ -18,16 +18,22 @@ import UrnaStore
 public final class Migration {
     unowned let executor: StepExecutor
 
-    init(executor: StepExecutor) { self.executor = executor }
+    init(executor: StepExecutor) {
+        self.executor = executor
+        oldSchema = executor.step.from
+        newSchema = executor.step.to
+        oldSchemaVersion = executor.step.from.version
+        newSchemaVersion = executor.step.to.version
+    }
 
     /// The schema the file has before this step.
-    public var oldSchema: Schema { executor.step.from }
+    public let oldSchema: Schema
     /// The schema the file has after this step.
-    public var newSchema: Schema { executor.step.to }
+    public let newSchema: Schema
     /// The version the file has before this step.
-    public var oldSchemaVersion: Int { executor.step.from.version }
+    public let oldSchemaVersion: Int
     /// The version the file has after this step.
-    public var newSchemaVersion: Int { executor.step.to.version }
+    public let newSchemaVersion: Int
 
     /// Calls `block` with the old and new form of every object of `typeName` the file holds (none for
     /// a type the old version doesn't have). New forms start with the values carried over: same-named

@@ -18,20 +18,24 @@ public final class MigrationObject {
     public enum Role: Sendable { case old, new }
 
     public let role: Role
-    /// The object's type as the old or new schema declares it.
-    public let objectSchema: ObjectSchema
-    unowned let transfer: TypeTransfer
-    unowned let executor: StepExecutor
-    /// Stored column values, in the order of the transfer's old or new columns.
-    var values: [SQLValue]
-    /// New objects: which columns the closure set.
-    var dirty: [Bool]
+    let layout: ObjectLayout
+    let executor: StepExecutor
+    /// Stored column values, in the order of the layout's columns (see `loadedMask`).
+    let values: ValueBuffer
+    /// While an enumeration is on this object's row, columns are read from the statement on first
+    /// use: bit i set means `values[i]` holds column i (objects with more than 64 columns load eagerly).
+    var loadedMask: UInt64 = ~0
+    /// The live row unloaded columns come from, and which of its columns each one is.
+    var row: RowStatement?
+    /// New objects: which columns the closure set (bit i = column i; columns past 63 in `dirtyHigh`).
+    var dirtyMask: UInt64 = 0
+    var dirtyHigh: Set<Int> = []
     /// New objects: columns whose carried value did not convert exactly.
     var inexact: [Int] = []
     /// New objects: lists the closure set (target keys).
     var lists: [String: [SQLValue]] = [:]
     /// The key the object had in the old file (nil for objects created by the step).
-    let originKey: SQLValue?
+    var originKey: SQLValue?
     /// New objects: the row in the new table once written.
     var rowid: Int64?
     /// New objects enumerated but not written yet (written when the block returns).
@@ -40,23 +44,51 @@ public final class MigrationObject {
     var changed = false
     /// Created by the step (not carried from the old file).
     var isCreated = false
+    /// The closure kept a reference to this new object (so it can't be reused).
+    var escaped = false
+    /// Its rowid must be known once written (escaped, explicit links, lists).
+    var needsRowid = false
 
-    init(role: Role, schema: ObjectSchema, transfer: TypeTransfer, executor: StepExecutor, values: [SQLValue], originKey: SQLValue?) {
-        self.role = role
-        self.objectSchema = schema
-        self.transfer = transfer
+    init(layout: ObjectLayout, executor: StepExecutor, values: [SQLValue], originKey: SQLValue?) {
+        self.role = layout.role
+        self.layout = layout
         self.executor = executor
-        self.values = values
-        self.dirty = role == .new ? Array(repeating: false, count: values.count) : []
+        self.values = ValueBuffer(values)
         self.originKey = originKey
     }
 
+    /// The object's type as the old or new schema declares it.
+    public var objectSchema: ObjectSchema { layout.objectSchema }
     /// The type's name.
-    public var typeName: String { objectSchema.name }
+    public var typeName: String { layout.objectSchema.name }
 
-    var columnIndex: [String: Int] { role == .old ? transfer.oldIndex : transfer.newIndex }
-    var columns: [StepColumn] { role == .old ? transfer.oldColumns : transfer.newColumns }
-    var schema: Schema { role == .old ? executor.step.from : executor.step.to }
+    var transfer: TypeTransfer { layout.transfer }
+    var columns: [StepColumn] { layout.columns }
+    var schema: Schema { layout.schema }
+
+    /// Reads column i from the live row if it hasn't been read yet.
+    @inline(__always) func load(_ i: Int) {
+        guard i < 64, loadedMask & (1 << UInt64(i)) == 0, let row else { return }
+        values[i] = row.value(at: layout.rowColumn[i])
+        loadedMask |= 1 << UInt64(i)
+    }
+
+    /// Reads every column still on the row and forgets the row (the object outlives it).
+    func detach() {
+        guard row != nil else { return }
+        for i in 0..<values.count { load(i) }
+        row = nil
+        loadedMask = ~0
+    }
+
+    /// Objects wider than 64 columns are always loaded.
+    func isLoaded(_ i: Int) -> Bool { i >= 64 || loadedMask & (1 << UInt64(i)) != 0 }
+
+    func isDirty(_ i: Int) -> Bool { i < 64 ? dirtyMask & (1 << UInt64(i)) != 0 : dirtyHigh.contains(i) }
+
+    func markDirty(_ i: Int) {
+        if i < 64 { dirtyMask |= 1 << UInt64(i) } else { dirtyHigh.insert(i) }
+    }
 
     /// A property's value by name; an unknown name or a write that doesn't fit stops the step with an
     /// error naming the property (use `value(forKey:)`/`setValue(_:forKey:)` to handle errors yourself).
@@ -74,29 +106,37 @@ public final class MigrationObject {
 
     /// The primary key (or `_id`) value.
     public var primaryKeyValue: Value {
-        let keyIndex = role == .old ? transfer.oldKeyIndex : transfer.newKeyIndex
-        guard let i = keyIndex else { return .null }
-        return ValueCodec.decodeKey(values[i], keyType: objectSchema.primaryKey?.type ?? .int64)
+        guard let i = layout.keyIndex, i < values.count else { return .null }
+        load(i)
+        return ValueCodec.decodeKey(values[i], keyType: layout.keyType)
     }
 
     /// A link to this object (by its current key), to assign to a link property.
-    public var link: Value { .link(LinkTarget(type: objectSchema.name, key: primaryKeyValue)) }
+    public var link: Value { .link(LinkTarget(type: typeName, key: primaryKeyValue)) }
 
     /// A property's value; throws for unknown properties.
     public func value(forKey name: String) throws -> Value {
-        if let i = columnIndex[name] {
-            let c = columns[i]
-            if c.property == nil { return ValueCodec.decodeKey(values[i], keyType: .int64) }
-            return ValueCodec.decode(values[i], as: c.type, schema: schema)
+        if let i = layout.column(name) {
+            load(i)
+            let v = values[i]
+            switch (layout.types[i], v) {
+            case (.string, .text(let s)): return .string(s)
+            case (.int64, .integer(let n)), (.int32, .integer(let n)), (.int16, .integer(let n)), (.int8, .integer(let n)):
+                return .int(n)
+            case (.double, .real(let d)): return .double(d)
+            default: break
+            }
+            if layout.hidden[i] { return ValueCodec.decodeKey(v, keyType: .int64) }
+            return ValueCodec.decode(v, as: layout.types[i], schema: layout.needsSchema[i] ? layout.schema : nil)
         }
-        guard let p = objectSchema[property: name] else {
-            throw MigrationObjectError.unknownProperty(type: objectSchema.name, property: name, version: schema.version)
+        guard let p = layout.propertyOf[name] else {
+            throw MigrationObjectError.unknownProperty(type: typeName, property: name, version: schema.version)
         }
         switch p.type {
         case .list(let target):
             return .list(try executor.listValue(of: self, property: p, target: target))
         case .linkingObjects(let origin, let originProperty):
-            guard role == .old else { throw MigrationObjectError.inverseOfNewObject(type: objectSchema.name, property: name) }
+            guard role == .old else { throw MigrationObjectError.inverseOfNewObject(type: typeName, property: name) }
             return .list(try executor.inverseValue(of: self, origin: origin, originProperty: originProperty))
         default:
             return p.effectiveDefault  // ignored (never stored)
@@ -105,66 +145,76 @@ public final class MigrationObject {
 
     /// Sets a property of a new object; throws when the value doesn't fit the property.
     public func setValue(_ value: Value, forKey name: String) throws {
-        guard role == .new else { throw MigrationObjectError.oldIsReadOnly(type: objectSchema.name, property: name) }
-        guard !transfer.isRemoved else { throw MigrationObjectError.removedType(objectSchema.name) }
-        guard !isDeleted else { throw MigrationObjectError.deleted(type: objectSchema.name) }
-        guard let p = objectSchema[property: name] else {
-            throw MigrationObjectError.unknownProperty(type: objectSchema.name, property: name, version: schema.version)
+        guard role == .new else { throw MigrationObjectError.oldIsReadOnly(type: typeName, property: name) }
+        guard !layout.isRemovedType else { throw MigrationObjectError.removedType(typeName) }
+        guard !isDeleted else { throw MigrationObjectError.deleted(type: typeName) }
+        guard let i = layout.column(name) else { return try setNonColumn(value, forKey: name) }
+        let stored: SQLValue
+        switch (layout.types[i], value) {
+        case (.string, .string(let s)): stored = .text(s)
+        case (.int64, .int(let n)): stored = .integer(n)
+        case (.double, .double(let d)): stored = .real(d)
+        case (.link(let target), _):
+            switch value {
+            case .null: stored = .null
+            case .link(let t):
+                guard t.type == target else {
+                    throw StoreError.typeMismatch(type: typeName, property: name, expected: "link(\(target))", got: "link(\(t.type))")
+                }
+                stored = ValueCodec.encodeKey(t.key)
+            case .int, .string, .uuid: stored = ValueCodec.encodeKey(value)
+            default: throw StoreError.typeMismatch(type: typeName, property: name, expected: "link(\(target))", got: value.kindName)
+            }
+        default:
+            let p = layout.propertyOf[name] ?? Property(name, layout.types[i])
+            let v = try ValueCodec.coerce(value, to: p, in: typeName)
+            stored = ValueCodec.encode(v, as: p.type, schema: layout.needsSchema[i] ? schema : nil)
+        }
+        load(i)
+        if stored != values[i] {
+            if !isPending, rowid != nil, i == layout.keyIndex, originKey == nil, !isCreated, layout.hasOld {
+                throw MigrationObjectError.keyChangeNeedsOrigin(type: typeName)
+            }
+            changed = true
+        }
+        values[i] = stored
+        markDirty(i)
+        if !isPending, rowid != nil { try executor.writeColumn(of: self, column: i) }
+    }
+
+    /// Lists (and unknown or computed properties) have no column.
+    func setNonColumn(_ value: Value, forKey name: String) throws {
+        guard let p = layout.propertyOf[name] else {
+            throw MigrationObjectError.unknownProperty(type: typeName, property: name, version: schema.version)
         }
         switch p.type {
         case .linkingObjects:
-            throw StoreError.readOnlyProperty(type: objectSchema.name, property: name)
+            throw StoreError.readOnlyProperty(type: typeName, property: name)
         case .list(let target):
             let items: [LinkTarget]
             switch value {
             case .list(let l): items = l
             case .null: items = []
-            default: throw StoreError.typeMismatch(type: objectSchema.name, property: name, expected: p.type.name, got: value.kindName)
+            default: throw StoreError.typeMismatch(type: typeName, property: name, expected: p.type.name, got: value.kindName)
             }
             for item in items where item.type != target {
-                throw StoreError.typeMismatch(type: objectSchema.name, property: name, expected: p.type.name, got: "link(\(item.type))")
+                throw StoreError.typeMismatch(type: typeName, property: name, expected: p.type.name, got: "link(\(item.type))")
             }
             lists[name] = items.map { ValueCodec.encodeKey($0.key) }
             changed = true
             if !isPending { try executor.flushLists(of: self) }
-            return
         default:
-            break
+            return  // ignored property: nothing stored
         }
-        guard let i = columnIndex[name] else { return }  // ignored property: nothing stored
-        let stored: SQLValue
-        if case .link(let target) = p.type {
-            switch value {
-            case .null: stored = .null
-            case .link(let t):
-                guard t.type == target else {
-                    throw StoreError.typeMismatch(type: objectSchema.name, property: name, expected: p.type.name, got: "link(\(t.type))")
-                }
-                stored = ValueCodec.encodeKey(t.key)
-            case .int, .string, .uuid: stored = ValueCodec.encodeKey(value)
-            default: throw StoreError.typeMismatch(type: objectSchema.name, property: name, expected: p.type.name, got: value.kindName)
-            }
-        } else {
-            let v = try ValueCodec.coerce(value, to: p, in: objectSchema.name)
-            stored = ValueCodec.encode(v, as: p.type, schema: schema)
-        }
-        if !isPending, rowid != nil, i == transfer.newKeyIndex, stored != values[i], originKey == nil, !isCreated,
-            transfer.old != nil
-        {
-            throw MigrationObjectError.keyChangeNeedsOrigin(type: objectSchema.name)
-        }
-        if stored != values[i] { changed = true }
-        values[i] = stored
-        dirty[i] = true
-        if !isPending, rowid != nil { try executor.writeColumn(of: self, column: i) }
     }
 
     /// The object a link of an old object points at, in its old form (nil when the link is nil).
     public func linked(_ name: String) throws -> MigrationObject? {
-        guard role == .old else { throw MigrationObjectError.followNewLink(type: objectSchema.name, property: name) }
-        guard let p = objectSchema[property: name], case .link(let target) = p.type, let i = columnIndex[name] else {
-            throw MigrationObjectError.unknownProperty(type: objectSchema.name, property: name, version: schema.version)
+        guard role == .old else { throw MigrationObjectError.followNewLink(type: typeName, property: name) }
+        guard let i = layout.column(name), case .link(let target) = layout.types[i] else {
+            throw MigrationObjectError.unknownProperty(type: typeName, property: name, version: schema.version)
         }
+        load(i)
         if values[i].isNull { return nil }
         return try executor.oldObject(ofType: target, storedKey: values[i])
     }

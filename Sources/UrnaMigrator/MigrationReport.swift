@@ -100,7 +100,7 @@ public struct TypeActivity: Sendable, Codable, Equatable {
     /// Per property: values converted with loss under an allowance.
     public var lossyValues: [String: Int] = [:]
 
-    init(type: String, enumerated: Int = 0, created: Int = 0, deleted: Int = 0, changed: Int = 0, copied: Int = 0, lossyValues: [String: Int] = [:]) {
+    public init(type: String, enumerated: Int = 0, created: Int = 0, deleted: Int = 0, changed: Int = 0, copied: Int = 0, lossyValues: [String: Int] = [:]) {
         self.type = type
         self.enumerated = enumerated
         self.created = created
@@ -128,6 +128,12 @@ public struct DroppedData: Sendable, Codable, Equatable {
     public let type: String
     public let property: String?
     public let values: Int
+
+    public init(type: String, property: String?, values: Int) {
+        self.type = type
+        self.property = property
+        self.values = values
+    }
 }
 
 /// Sample objects of one type, before and after the step (same objects, same order).

@@ -31,7 +31,7 @@ final class MigrationRunner {
         do {
             // PRAGMA foreign_keys can't change inside a transaction: off for the whole run.
             try c.execute("PRAGMA foreign_keys = OFF")
-            if let pages = options.cacheSizePages { try c.execute("PRAGMA cache_size = \(pages)") }
+            for pragma in options.pragmas { try c.execute("PRAGMA \(pragma)") }
             try c.execute("BEGIN IMMEDIATE")
             // Read under the write lock: nobody can change the file between this check and the commit.
             let recorded = try RecordedFile.schema(in: c, path: plan.path)
@@ -43,18 +43,19 @@ final class MigrationRunner {
                 backupMade = b
                 report.backupPath = b
             }
-            report.countsBefore = try counts(c, plan.resolved.first?.from)
             for step in plan.resolved {
                 let executor = StepExecutor(
                     connection: c, step: step, family: family.name, log: log, reporter: reporter, sampleSize: options.sample)
                 do {
-                    report.steps.append(try executor.run())
+                    try executor.run()
+                    report.steps.append(executor.report)
                 } catch is StepAborted {
                     executor.abandon()
                     report.steps.append(executor.report)
                     break
                 }
             }
+            report.countsBefore = report.steps.first?.countsBefore ?? [:]
             report.checks = checks(log)
             if log.isEmpty {
                 try integrityCheck(c, log: log, report: &report)
@@ -74,7 +75,7 @@ final class MigrationRunner {
                 }
                 throw MigrationError.validationFailed(path: plan.path, failures: log.failures, total: log.total)
             }
-            report.countsAfter = try counts(c, plan.resolved.last?.to)
+            report.countsAfter = report.steps.last?.countsAfter ?? [:]
             try c.execute("COMMIT")
             try c.execute("PRAGMA foreign_keys = ON")
         } catch let e as MigrationError {
@@ -97,13 +98,6 @@ final class MigrationRunner {
     func removeBackup(_ path: String?) {
         guard let path else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
-
-    func counts(_ c: Connection, _ schema: Schema?) throws -> [String: Int] {
-        guard let schema else { return [:] }
-        var out: [String: Int] = [:]
-        for t in schema.tableTypes { out[t.name] = Int(try c.integer("SELECT count(*) FROM \(Identifier.quoted(t.name))")) }
-        return out
     }
 
     /// The checks each step ran, summarised from the failures they logged.

@@ -28,15 +28,15 @@ public struct MigrationOptions: Sendable {
     public var integrityCheck = IntegrityCheck.full
     /// Problems listed in reports and errors (all are counted).
     public var maxFailures = 50
-    /// SQLite page cache size for the run, in pages (nil: SQLite's default). Small values make the
-    /// transaction spill to disk early, which tests of crash safety rely on.
-    public var cacheSizePages: Int?
+    /// PRAGMA statements run on the migration's connection before its transaction begins, e.g.
+    /// `["cache_size = -200000"]` for a 200 MB page cache.
+    public var pragmas: [String] = []
 
-    public init(sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, cacheSizePages: Int? = nil) {
+    public init(sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = []) {
         self.sample = sample
         self.integrityCheck = integrityCheck
         self.maxFailures = maxFailures
-        self.cacheSizePages = cacheSizePages
+        self.pragmas = pragmas
     }
 }
 

@@ -83,7 +83,10 @@ public struct TypeChange: Sendable, Codable, Equatable {
                 if p.indexed && !o.indexed { indexesAdded.append(p.name) }
                 if o.indexed && !p.indexed { indexesRemoved.append(p.name) }
             }
-            if o.defaultValue != p.defaultValue && p.isStored && !p.optional {
+            if p.isStored && !p.optional && !o.optional
+                && ValueCodec.encode(o.defaultValue?.value(for: p.type) ?? p.type.zeroValue, as: p.type)
+                    != ValueCodec.encode(p.effectiveDefault, as: p.type)
+            {
                 other.append(
                     "\(p.name): default \(o.defaultValue.map(Self.text) ?? "none") → \(p.defaultValue.map(Self.text) ?? "none")")
             }
@@ -132,6 +135,11 @@ public struct PropertySummary: Sendable, Codable, Equatable {
 public struct Rename: Sendable, Codable, Equatable {
     public let from: String
     public let to: String
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
+    }
 }
 
 /// A property whose type or optionality changes, and what that means for its values.

@@ -73,8 +73,20 @@ final class TypeTransfer {
     var changed = 0
     var enumerated = 0
     var lossyValues: [String: Int] = [:]
-    var insertStatement: Statement?
+    var insertStatement: RowStatement?
+    /// The batch of the enumeration in progress.
+    var batch: BatchInserter?
     var keyMapInsert: Statement?
+    /// The object being enumerated (for `delete(old)`).
+    var currentPending: MigrationObject?
+    var oldLayout: ObjectLayout?
+    var newLayout: ObjectLayout?
+    var carryOps: [CarryOp] = []
+    var requiredColumns: [Int] = []
+    var columnDefaults: [SQLValue] = []
+    var trackedLinkColumns: [Int] = []
+    /// Per new column: the old column it is copied from unchanged (-1: computed, constant or converted).
+    var carriedFrom: [Int32] = []
 
     init(name: String, old: ObjectSchema?, new: ObjectSchema?, oldSchema: Schema, newSchema: Schema) {
         self.name = name

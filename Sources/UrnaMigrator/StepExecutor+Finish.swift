@@ -134,8 +134,9 @@ extension StepExecutor {
             }
             for l in analysis.lists where l.owner == d.name || l.target == d.name {
                 guard let table = listTable(l) else { continue }
-                let column = l.owner == d.name ? "owner" : "target"
-                try exec("DELETE FROM \(Identifier.quoted(table)) WHERE \"\(column)\" NOT IN (\(keys))")
+                for column in ["owner", "target"] where (column == "owner" ? l.owner : l.target) == d.name {
+                    try exec("DELETE FROM \(Identifier.quoted(table)) WHERE \"\(column)\" NOT IN (\(keys))")
+                }
             }
         }
     }

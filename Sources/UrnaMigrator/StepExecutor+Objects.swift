@@ -10,142 +10,258 @@ extension StepExecutor {
             if step.from[type: typeName] != nil || step.to[type: typeName] != nil { return }  // embedded: no objects
             throw MigrationObjectError.unknownType(typeName, version: nil)
         }
-        guard let old = t.old, !t.cleared else { return }
+        guard t.old != nil, !t.cleared, let oldLayout = t.oldLayout, let newLayout = t.newLayout else { return }
         guard !t.enumerating else { throw MigrationObjectError.nestedEnumeration(typeName) }
         t.enumerating = true
-        defer { t.enumerating = false }
+        defer {
+            t.enumerating = false
+            t.currentPending = nil
+            t.batch = nil
+        }
         t.enumerations += 1
         let firstPass = t.new != nil && !t.filled
-        if firstPass { markRebuilt(t) }
-        if firstPass { recorder.noteOnce(analysis.insertSQL(t)) }
-        let select = try connection.prepare(analysis.selectOldSQL(t))
+        var batch: BatchInserter?
+        if firstPass {
+            markRebuilt(t)
+            let b = try BatchInserter(t, connection: connection)
+            recorder.noteOnce(b.sql)
+            t.batch = b
+            batch = b
+        }
+        let select = try RowStatement(connection, analysis.selectOldSQL(t))
         let total = countsBefore[typeName] ?? 0
-        let rowidIndex = t.oldColumns.count
+        let oldCount = t.oldColumns.count
+        let newCount = t.newColumns.count
+        // Up to 64 columns, values are read from the row when first used; wider types read eagerly.
+        let lazy = oldCount <= 64 && newCount <= 64
+        let keyIndex = t.oldKeyIndex
+        let removedPlaceholder = t.new == nil ? MigrationObject(layout: newLayout, executor: self, values: [], originKey: nil) : nil
+        var spareOld: MigrationObject?
         var done = 0
         while try select.step() {
-            var values = [SQLValue]()
-            values.reserveCapacity(t.oldColumns.count)
-            for i in 0..<t.oldColumns.count { values.append(select.value(at: i)) }
-            let rowid = select.int(at: rowidIndex)
-            let originKey = t.oldKeyIndex.map { values[$0] }
-            let oldObject = MigrationObject(
-                role: .old, schema: old, transfer: t, executor: self, values: values, originKey: originKey)
-            let newObject: MigrationObject
-            if let n = t.new {
-                if firstPass {
-                    newObject = carry(t, schema: n, old: values, rowid: rowid, originKey: originKey)
-                    currentPending[typeName] = newObject
-                } else {
-                    guard let key = originKey, let stored = try self.newObject(ofType: typeName, originKey: key) else { continue }
-                    newObject = stored
-                }
+            // Objects the closure did not keep are reused for later rows: no allocation per object.
+            var oldObject = spareOld ?? MigrationObject(
+                layout: oldLayout, executor: self, values: Array(repeating: .null, count: oldCount), originKey: nil)
+            spareOld = nil
+            oldObject.row = select
+            oldObject.loadedMask = 0
+            if !lazy { oldObject.detach() }
+            var originKey: SQLValue?
+            if let k = keyIndex {
+                oldObject.load(k)
+                originKey = oldObject.values[k]
+            }
+            oldObject.originKey = originKey
+            let oldRowid = select.int(at: Int32(oldCount))
+            var newObject: MigrationObject
+            if let removedPlaceholder {
+                newObject = removedPlaceholder
+            } else if let batch {
+                newObject = batch.pool.popLast() ?? MigrationObject(
+                    layout: newLayout, executor: self, values: Array(repeating: .null, count: newCount), originKey: nil)
+                carry(t, into: newObject, from: oldObject, row: select, rowid: oldRowid, lazy: lazy)
+                t.currentPending = newObject
             } else {
-                newObject = MigrationObject(role: .new, schema: old, transfer: t, executor: self, values: [], originKey: originKey)
-                newObject.isDeleted = true  // the type is gone: writes to it fail with a clear message
+                guard let key = originKey, let stored = try self.newObject(ofType: typeName, originKey: key) else { continue }
+                newObject = stored
             }
             try block(oldObject, newObject)
-            currentPending[typeName] = nil
+            t.currentPending = nil
             if let e = takePendingError() { throw e }
             t.enumerated += 1
-            if firstPass { try insert(newObject) } else if newObject.changed { t.changed += 1 }
+            if let batch {
+                let escaped = !isKnownUniquelyReferenced(&newObject)
+                if escaped { newObject.detach() }
+                try write(newObject, row: select, oldRowid: oldRowid, into: batch, escaped: escaped)
+            } else if newObject.changed {
+                t.changed += 1
+            }
+            if isKnownUniquelyReferenced(&oldObject) { spareOld = oldObject } else { oldObject.detach() }
             done += 1
             if done % 50_000 == 0 { reporter?.progress(type: typeName, done: done, total: total) }
         }
+        if let batch { try flush(batch) }
         if firstPass {
             t.filled = true
             t.filledBySwift = true
         }
-        if total >= 50_000 { reporter?.progress(type: typeName, done: done, total: total) }
+        if total >= 50_000 && done % 50_000 != 0 { reporter?.progress(type: typeName, done: done, total: total) }
     }
 
-    /// The new form of an old object: same-named and renamed values carried over (converted where the
-    /// type changed), defaults for the rest.
-    func carry(_ t: TypeTransfer, schema: ObjectSchema, old: [SQLValue], rowid: Int64, originKey: SQLValue?) -> MigrationObject {
-        var values = [SQLValue](repeating: .null, count: t.newColumns.count)
-        var inexact: [Int] = []
-        for (i, source) in t.sources.enumerated() {
-            switch source {
-            case .copy(let oi): values[i] = old[oi]
-            case .rowid: values[i] = .integer(rowid)
-            case .constant(let v): values[i] = v
-            case .convert(let oi, let from, let to, _, let nullDefault):
-                let v = old[oi]
+    /// Makes `o` the new form of the old object on `row`: same-named and renamed values carried over
+    /// (read from the row only if used), converted where the type changed, defaults for the rest.
+    func carry(_ t: TypeTransfer, into o: MigrationObject, from old: MigrationObject, row: RowStatement, rowid: Int64, lazy: Bool) {
+        o.row = row
+        o.loadedMask = 0
+        o.dirtyMask = 0
+        if !o.dirtyHigh.isEmpty { o.dirtyHigh = [] }
+        if !o.inexact.isEmpty { o.inexact.removeAll(keepingCapacity: true) }
+        if !o.lists.isEmpty { o.lists = [:] }
+        o.rowid = nil
+        o.isPending = true
+        o.isDeleted = false
+        o.changed = false
+        o.escaped = false
+        o.needsRowid = false
+        o.originKey = old.originKey
+        for (i, op) in t.carryOps.enumerated() {
+            let bit: UInt64 = i < 64 ? 1 << UInt64(i) : 0
+            switch op {
+            case .copy:
+                continue  // read from the row on first use
+            case .rowid:
+                o.values[i] = .integer(rowid)
+            case .constant(let v):
+                o.values[i] = v
+            case .convert(let ci):
+                guard case .convert(let oi, let from, let to, _, let nullDefault) = t.sources[ci] else { continue }
+                old.load(oi)
+                let v = old.values[oi]
                 if v.isNull {
-                    values[i] = nullDefault ?? .null
+                    o.values[i] = nullDefault ?? .null
                 } else if let (converted, exact) = StoredValueConverter.convert(v, from: from, to: to) {
-                    values[i] = converted
-                    if !exact { inexact.append(i) }
+                    o.values[i] = converted
+                    if !exact { o.inexact.append(i) }
                 } else {
-                    values[i] = t.newColumns[i].property.map { ValueCodec.encode($0.effectiveDefault, as: $0.type, schema: step.to) } ?? .null
-                    inexact.append(i)
+                    o.values[i] = t.columnDefaults[i]
+                    o.inexact.append(i)
                 }
             }
+            o.loadedMask |= bit
         }
-        let o = MigrationObject(role: .new, schema: schema, transfer: t, executor: self, values: values, originKey: originKey)
-        o.inexact = inexact
-        o.isPending = true
-        return o
+        if !lazy { o.detach() }
     }
 
-    /// Writes a pending new object (enumerated or created) into its type's new table.
-    func insert(_ o: MigrationObject) throws {
+    /// Checks a finished new object before it is written: conversions that lost data, required
+    /// values left nil. False when the object was deleted instead.
+    func prepareForWrite(_ o: MigrationObject) -> Bool {
         let t = o.transfer
         o.isPending = false
         if o.isDeleted {
             t.deleted += 1
-            return
+            return false
         }
-        let key = o.originKey.map { "\($0)" } ?? "(new)"
-        for i in o.inexact where !o.dirty[i] {
-            let c = t.newColumns[i]
-            if step.allows(.lossyConversion(type: t.name, property: c.name)) {
-                t.lossyValues[c.name, default: 0] += 1
+        for i in o.inexact where !o.isDirty(i) {
+            let name = t.newColumns[i].name
+            if step.allows(.lossyConversion(type: t.name, property: name)) {
+                t.lossyValues[name, default: 0] += 1
             } else {
                 log.record(
                     ValidationFailure(
-                        check: "conversion", type: t.name, property: c.name,
-                        message: "object \(key): its old value has no exact \(c.type.name) value; set it in the closure or allow a lossy conversion"
+                        check: "conversion", type: t.name, property: name,
+                        message: "object \(o.originKey.map { "\($0)" } ?? "(new)"): its old value has no exact \(t.newColumns[i].type.name) value; set it in the closure or allow a lossy conversion"
                     ))
             }
         }
-        for (i, c) in t.newColumns.enumerated() where o.values[i].isNull {
-            guard let p = c.property, !p.optional else { continue }
-            if p.primaryKey && p.type.isInteger { continue }  // SQLite chooses one
-            if step.allows(.nullsBecomeDefault(type: t.name, property: p.name)) {
-                o.values[i] = ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)
-                continue
-            }
+        for i in t.requiredColumns where o.isLoaded(i) && o.values[i].isNull {
+            let name = t.newColumns[i].name
+            o.values[i] = t.columnDefaults[i]
+            if step.allows(.nullsBecomeDefault(type: t.name, property: name)) { continue }
             log.record(
                 ValidationFailure(
-                    check: "required", type: t.name, property: p.name,
-                    message: "object \(key) has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
+                    check: "required", type: t.name, property: name,
+                    message: "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
                 ))
-            o.values[i] = ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)
         }
-        let s: Statement
+        if o.changed && !o.isCreated { t.changed += 1 }
+        return true
+    }
+
+    /// Adds an enumerated object to its type's batch (while its old row is current).
+    func write(_ o: MigrationObject, row: RowStatement, oldRowid: Int64, into batch: BatchInserter, escaped: Bool) throws {
+        guard prepareForWrite(o) else {
+            if !escaped { batch.pool.append(o) }
+            return
+        }
+        let t = o.transfer
+        try noteKeyChange(o)
+        o.escaped = escaped
+        o.needsRowid = escaped || !o.lists.isEmpty || t.trackedLinkColumns.contains { o.isDirty($0) }
+        if o.needsRowid, let k = t.newKeyIndex { o.load(k) }
+        batch.add(o, row: row, oldRowid: oldRowid)
+        if escaped || batch.isFull { try flush(batch) }
+    }
+
+    /// Runs a batch's INSERT and finishes its objects (rowids where needed, explicit links, lists).
+    func flush(_ batch: BatchInserter) throws {
+        let t = batch.transfer
+        for (o, written) in try batch.flush(self) {
+            if written {
+                t.rowsWritten += 1
+                if o.needsRowid {
+                    o.rowid = try rowid(of: o)
+                    try noteExplicitLinks(o)
+                    if !o.lists.isEmpty { try flushLists(of: o) }
+                }
+            }
+            if !o.escaped { batch.pool.append(o) }
+        }
+    }
+
+    /// Flushes the batches of enumerations in progress (before anything reads the new tables).
+    func flushBatches() throws {
+        for t in transfers { if let b = t.batch { try flush(b) } }
+    }
+
+    /// The rowid of a written object, from its key.
+    func rowid(of o: MigrationObject) throws -> Int64? {
+        let t = o.transfer
+        guard let k = t.newKeyIndex, let n = t.new else { return nil }
+        if t.newKeySQLType == "INTEGER", case .integer(let r) = o.values[k] { return r }
+        let s = try statement("SELECT rowid FROM \(Identifier.quoted(t.tableName)) WHERE \(Identifier.quoted(n.keyColumn)) = ?")
+        try s.bind([o.values[k]])
+        defer { s.reset() }
+        return try s.step() ? s.int(at: 0) : nil
+    }
+
+    /// Reads the values a batched object still took from its old row (after a failed batch).
+    func reloadCarried(_ o: MigrationObject, oldRowid: Int64) throws {
+        let t = o.transfer
+        guard (0..<t.newColumns.count).contains(where: { !o.isLoaded($0) }) else { return }
+        let cols = t.oldColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
+        let s = try statement("SELECT \(cols) FROM \(Identifier.quoted(t.name)) WHERE rowid = ?")
+        try s.bind([.integer(oldRowid)])
+        defer { s.reset() }
+        guard try s.step() else { return }
+        for i in 0..<t.newColumns.count where !o.isLoaded(i) {
+            o.values[i] = s.value(at: Int(t.carriedFrom[i]))
+            o.loadedMask |= i < 64 ? 1 << UInt64(i) : 0
+        }
+    }
+
+    /// Writes one object with its own INSERT; false (and a logged failure) when a constraint refuses it.
+    func insertOne(_ o: MigrationObject) throws -> Bool {
+        let t = o.transfer
+        let s: RowStatement
         if let cached = t.insertStatement {
             s = cached
         } else {
-            s = try connection.prepare(analysis.insertSQL(t))
+            s = try RowStatement(connection, analysis.insertSQL(t))
             t.insertStatement = s
         }
-        for (i, v) in o.values.enumerated() { try s.bind(v, at: Int32(i + 1)) }
+        for i in 0..<o.values.count { s.bind(o.values[i], at: Int32(i + 1)) }
         do {
-            try s.runToCompletion()
+            try s.run()
         } catch let e as SQLiteError where e.isConstraint {
-            let keyText = t.newKeyIndex.map { "\(o.values[$0])" } ?? key
+            let keyText = t.newKeyIndex.map { "\(o.values[$0])" } ?? "(new)"
             log.record(
                 ValidationFailure(
                     check: e.message.contains("UNIQUE") || e.message.contains("PRIMARY") ? "unique" : "constraint", type: t.name,
                     message: "object \(keyText) cannot be written: \(e.message)"))
             o.isDeleted = true
-            return
+            return false
         }
         o.rowid = connection.lastInsertRowID
-        t.rowsWritten += 1
-        if o.changed { t.changed += 1 }
+        return true
+    }
+
+    /// Writes a created object (all its values are in memory).
+    func insert(_ o: MigrationObject) throws {
+        guard prepareForWrite(o) else { return }
+        guard try insertOne(o) else { return }
+        o.transfer.rowsWritten += 1
         try noteKeyChange(o)
-        try noteExplicitLinks(o)
+        if o.dirtyMask != 0 || !o.dirtyHigh.isEmpty { try noteExplicitLinks(o) }
         if !o.lists.isEmpty { try flushLists(of: o) }
     }
 
@@ -153,6 +269,9 @@ extension StepExecutor {
     func noteKeyChange(_ o: MigrationObject) throws {
         let t = o.transfer
         guard let origin = o.originKey, let nk = t.newKeyIndex else { return }
+        // A key carried unchanged from the old key column can't have changed.
+        if !o.isLoaded(nk), t.carriedFrom[nk] >= 0, Int(t.carriedFrom[nk]) == t.oldKeyIndex { return }
+        o.load(nk)
         let before = Affinity.apply(origin, sqlType: t.newKeySQLType)
         let now = Affinity.apply(o.values[nk], sqlType: t.newKeySQLType)
         guard before != now else { return }
@@ -173,17 +292,18 @@ extension StepExecutor {
     func noteExplicitLinks(_ o: MigrationObject) throws {
         let t = o.transfer
         guard let rowid = o.rowid else { return }
-        for (i, c) in t.newColumns.enumerated() where o.dirty[i] {
-            guard case .link(let target) = c.type, transfer(target)?.old != nil else { continue }
+        for i in t.trackedLinkColumns where o.isDirty(i) {
+            let name = t.newColumns[i].name
             try connection.run(
                 "INSERT OR IGNORE INTO \(Self.linksTable) (\"tbl\", \"col\", \"rid\") VALUES (?, ?, ?)",
-                [.text(t.name), .text(c.name), .integer(rowid)])
-            t.explicitLinkColumns.insert(c.name)
+                [.text(t.name), .text(name), .integer(rowid)])
+            t.explicitLinkColumns.insert(name)
         }
     }
 
     /// Writes one column of an object already in its new table.
     func writeColumn(of o: MigrationObject, column i: Int) throws {
+        try flushBatches()
         let t = o.transfer
         guard let rowid = o.rowid else { return }
         let c = t.newColumns[i]
@@ -227,14 +347,11 @@ extension StepExecutor {
     // MARK: - Creating and deleting
 
     func create(_ typeName: String, values given: [String: Value]) throws -> MigrationObject {
+        try flushBatches()
         guard let t = transfer(typeName) else { throw MigrationObjectError.unknownType(typeName, version: step.to.version) }
-        guard let n = t.new else { throw MigrationObjectError.removedType(typeName) }
+        guard t.new != nil, let layout = t.newLayout else { throw MigrationObjectError.removedType(typeName) }
         markRebuilt(t)
-        let values = t.newColumns.map { c -> SQLValue in
-            guard let p = c.property else { return .null }
-            return ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)
-        }
-        let o = MigrationObject(role: .new, schema: n, transfer: t, executor: self, values: values, originKey: nil)
+        let o = MigrationObject(layout: layout, executor: self, values: t.columnDefaults, originKey: nil)
         o.isCreated = true
         o.isPending = true
         for (name, v) in given.sorted(by: { $0.key < $1.key }) { try o.setValue(v, forKey: name) }
@@ -250,10 +367,11 @@ extension StepExecutor {
     }
 
     func delete(_ object: MigrationObject) throws {
+        try flushBatches()
         var o = object
         if o.role == .old {
             guard let key = o.originKey else { return }
-            if let pending = currentPending[o.typeName], pending.originKey == key {
+            if let pending = o.transfer.currentPending, pending.originKey == key {
                 pending.isDeleted = true
                 return
             }
@@ -272,6 +390,7 @@ extension StepExecutor {
     }
 
     func deleteData(_ typeName: String) throws {
+        try flushBatches()
         guard let t = transfer(typeName) else { throw MigrationObjectError.unknownType(typeName, version: nil) }
         guard !t.cleared else { return }
         let oldCount = t.old == nil ? 0 : (countsBefore[typeName] ?? 0)
@@ -308,6 +427,7 @@ extension StepExecutor {
         closureRenames.append(rename)
         let renames = analysis.renames + [rename]
         StepAnalysis.decideSources(t, step: step) { n in renames.first { $0.type == typeName && $0.to == n }?.from ?? n }
+        t.prepare(oldSchema: step.from, newSchema: step.to)
         analysis = analysis.withRenames(renames)
         if t.tableChanges { markRebuilt(t) }
     }
@@ -315,7 +435,7 @@ extension StepExecutor {
     // MARK: - Lookups
 
     func oldObject(ofType typeName: String, storedKey: SQLValue) throws -> MigrationObject? {
-        guard let t = transfer(typeName), let old = t.old else {
+        guard let t = transfer(typeName), let old = t.old, let layout = t.oldLayout else {
             if step.from[type: typeName] == nil { throw MigrationObjectError.unknownType(typeName, version: step.from.version) }
             return nil
         }
@@ -332,7 +452,7 @@ extension StepExecutor {
         defer { s.reset() }
         guard try s.step() else { return nil }
         let values = (0..<t.oldColumns.count).map { s.value(at: $0) }
-        return MigrationObject(role: .old, schema: old, transfer: t, executor: self, values: values, originKey: t.oldKeyIndex.map { values[$0] })
+        return MigrationObject(layout: layout, executor: self, values: values, originKey: t.oldKeyIndex.map { values[$0] })
     }
 
     /// The new object whose key is now `currentKey`.
@@ -344,7 +464,7 @@ extension StepExecutor {
     /// The new form of the old object that had the key `originKey`.
     func newObject(ofType typeName: String, originKey: SQLValue) throws -> MigrationObject? {
         guard let t = transfer(typeName), t.new != nil else { throw MigrationObjectError.unknownType(typeName, version: step.to.version) }
-        if let pending = currentPending[typeName], pending.originKey == originKey { return pending }
+        if let pending = t.currentPending, pending.originKey == originKey { return pending }
         var key = Affinity.apply(originKey, sqlType: t.newKeySQLType)
         if t.hasKeyMap {
             let s = try statement("SELECT \"new_key\" FROM \(t.keyMapTable) WHERE \"old_key\" = ?")
@@ -356,7 +476,8 @@ extension StepExecutor {
     }
 
     func loadNew(_ t: TypeTransfer, key: SQLValue, originKey: SQLValue?) throws -> MigrationObject? {
-        guard let n = t.new else { return nil }
+        try flushBatches()
+        guard let n = t.new, let layout = t.newLayout else { return nil }
         guard t.filled || t.enumerating || t.created > 0 else { throw MigrationObjectError.notEnumeratedYet(t.name) }
         let cols = (t.newColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
         let s = try statement("SELECT \(cols) FROM \(Identifier.quoted(t.tableName)) WHERE \(Identifier.quoted(n.keyColumn)) = ?")
@@ -364,7 +485,7 @@ extension StepExecutor {
         defer { s.reset() }
         guard try s.step() else { return nil }
         let values = (0..<t.newColumns.count).map { s.value(at: $0) }
-        let o = MigrationObject(role: .new, schema: n, transfer: t, executor: self, values: values, originKey: originKey)
+        let o = MigrationObject(layout: layout, executor: self, values: values, originKey: originKey)
         o.rowid = s.int(at: t.newColumns.count)
         return o
     }
@@ -374,6 +495,7 @@ extension StepExecutor {
     func listValue(of o: MigrationObject, property p: Property, target: String) throws -> [LinkTarget] {
         let t = o.transfer
         if o.role == .new {
+            try flushBatches()
             let keyType = step.to[type: target]?.primaryKey?.type ?? .int64
             if let keys = o.lists[p.name] { return keys.map { LinkTarget(type: target, key: ValueCodec.decodeKey($0, keyType: keyType)) } }
             let listKey = "\(t.name).\(p.name)"

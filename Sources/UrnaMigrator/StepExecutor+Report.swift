@@ -48,13 +48,13 @@ extension StepExecutor {
     func collectSamplesBefore() throws {
         guard sampleSize > 0 else { return }
         for t in sampledTypes() {
-            guard let old = t.old else { continue }
+            guard let old = t.old, let layout = t.oldLayout else { continue }
             let s = try connection.prepare(analysis.selectOldSQL(t) + " LIMIT \(sampleSize)")
             var samples: [(SQLValue, ObjectSample)] = []
             while try s.step() {
                 let values = (0..<t.oldColumns.count).map { s.value(at: $0) }
                 let key = t.oldKeyIndex.map { values[$0] } ?? .null
-                let o = MigrationObject(role: .old, schema: old, transfer: t, executor: self, values: values, originKey: key)
+                let o = MigrationObject(layout: layout, executor: self, values: values, originKey: key)
                 samples.append((key, try render(o, schema: old)))
             }
             samplesBefore[t.name] = samples
@@ -68,7 +68,7 @@ extension StepExecutor {
         for t in sampledTypes() {
             let before = samplesBefore[t.name] ?? []
             var after: [ObjectSample] = []
-            if let n = t.new {
+            if let n = t.new, let layout = t.newLayout {
                 let cols = (t.newColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
                 var keys: [SQLValue] = []
                 if t.isAdded {
@@ -89,7 +89,7 @@ extension StepExecutor {
                         continue
                     }
                     let values = Array(row.prefix(t.newColumns.count))
-                    let o = MigrationObject(role: .new, schema: n, transfer: t, executor: self, values: values, originKey: nil)
+                    let o = MigrationObject(layout: layout, executor: self, values: values, originKey: nil)
                     o.rowid = { if case .integer(let r) = row.last { r } else { nil } }()
                     after.append(try render(o, schema: n, listsFromFinalTables: true))
                 }

@@ -22,8 +22,6 @@ final class StepExecutor {
     /// Lists with values set by the closure (staged in temp tables until the lists are rebuilt).
     var stagedLists = Set<String>()
     var rebuiltLists = Set<String>()
-    /// New objects being enumerated, by type, for `delete(old)`.
-    var currentPending: [String: MigrationObject] = [:]
     var oldLookups: [String: Statement] = [:]
     var statements: [String: Statement] = [:]
     /// Views, triggers and user indexes set aside while tables are rebuilt.
@@ -42,6 +40,7 @@ final class StepExecutor {
         self.log = log
         self.reporter = reporter
         self.sampleSize = sampleSize
+        for t in analysis.transfers { t.prepare(oldSchema: step.from, newSchema: step.to) }
         self.report = StepReport(
             fromVersion: step.from.version, toVersion: step.to.version, summary: step.summary,
             descriptorChecksum: SchemaDescriptor.checksum(step.to), diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames))
@@ -52,8 +51,9 @@ final class StepExecutor {
 
     // MARK: - Running
 
-    /// Runs the step; on a failure that stops it, logs the failure and throws `StepAborted`.
-    func run() throws -> StepReport {
+    /// Runs the step (its report is in `report` afterwards); on a failure that stops it, logs the
+    /// failure and throws `StepAborted`, leaving a partial report.
+    func run() throws {
         let started = Date()
         reporter?.stepStarted(from: step.from.version, to: step.to.version)
         let failuresAtStart = log.failures.count
@@ -109,24 +109,30 @@ final class StepExecutor {
         report.durationSeconds = Date().timeIntervalSince(started)
         try writeHistory(report)
         if log.total > totalAtStart { throw StepAborted() }
+        report.sql = recorder.statements
         reporter?.stepFinished(report)
-        return report
     }
 
     /// Drops the step's work tables after a failure (the transaction is rolled back anyway).
     func abandon() {
         statements.removeAll()
         oldLookups.removeAll()
-        for t in transfers { t.insertStatement = nil; t.keyMapInsert = nil }
+        for t in transfers {
+            t.insertStatement = nil
+            t.keyMapInsert = nil
+            t.currentPending = nil
+            t.batch = nil
+        }
     }
 
     func record(_ error: Error) {
         if pendingError == nil { pendingError = error }
     }
 
-    func takePendingError() -> Error? {
-        defer { pendingError = nil }
-        return pendingError
+    @inline(__always) func takePendingError() -> Error? {
+        guard let e = pendingError else { return nil }
+        pendingError = nil
+        return e
     }
 
     func describe(_ error: Error) -> String {

@@ -90,7 +90,7 @@ enum ShowCommand {
         ],
         positionals: [("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number.")],
         minPositionals: 2, maxPositionals: 2,
-        examples: ["urna show --db urna.sqlite candidate 130000614380", "urna show candidate 280000622281 --election 297"])
+        examples: ["urna show --db urna.sqlite candidate 130000600702", "urna show candidate 280000622281 --election 297"])
 
     static let command = Command(spec: spec) { p in
         guard p.positionals[0] == "candidate" else {

@@ -1,0 +1,92 @@
+import CSQLite
+import Foundation
+import UrnaStore
+
+/// A prepared statement for the migrator's per-object loop: owns its sqlite3_stmt (finalized in
+/// deinit) and can bind a column of another statement's current row without copying it into Swift,
+/// so values a closure doesn't touch go from the old table to the new one inside SQLite.
+final class RowStatement {
+    let handle: OpaquePointer
+    let sql: String
+    let connection: Connection
+
+    init(_ connection: Connection, _ sql: String) throws {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else {
+            throw SQLiteError(code: sqlite3_extended_errcode(connection.handle), message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+        }
+        handle = stmt
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Steps once: true when a row is available.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let error = SQLiteError(
+            code: sqlite3_extended_errcode(connection.handle), message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    /// Runs a statement that returns no rows, then resets it (bindings are kept until rebound).
+    func run() throws {
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
+            throw SQLiteError(
+                code: sqlite3_extended_errcode(connection.handle), message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+        }
+    }
+
+    func reset() { sqlite3_reset(handle) }
+
+    @inline(__always) func int(at i: Int32) -> Int64 { sqlite3_column_int64(handle, i) }
+
+    func value(at i: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, i) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
+        case SQLITE_BLOB:
+            let n = Int(sqlite3_column_bytes(handle, i))
+            guard n > 0, let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
+        default:
+            guard let p = sqlite3_column_text(handle, i) else { return .text("") }
+            let n = Int(sqlite3_column_bytes(handle, i))
+            return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+        }
+    }
+
+    func bind(_ v: SQLValue, at i: Int32) {
+        switch v {
+        case .null: sqlite3_bind_null(handle, i)
+        case .integer(let n): sqlite3_bind_int64(handle, i, n)
+        case .real(let d): sqlite3_bind_double(handle, i, d)
+        case .text(var s):
+            s.withUTF8 { buf in
+                if let base = buf.baseAddress, buf.count > 0 {
+                    _ = sqlite3_bind_text(
+                        handle, i, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buf.count), rowStatementTransient)
+                } else {
+                    _ = sqlite3_bind_text(handle, i, "", 0, rowStatementTransient)
+                }
+            }
+        case .blob(let b):
+            _ = b.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), rowStatementTransient) }
+        }
+    }
+
+    /// Binds column `column` of `row`'s current row (SQLite copies it).
+    @inline(__always) func bind(columnOf row: RowStatement, column: Int32, at i: Int32) {
+        sqlite3_bind_value(handle, i, sqlite3_column_value(row.handle, column))
+    }
+}
+
+let rowStatementTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
