@@ -12,9 +12,12 @@ import UrnaStore
 public enum CandidateCard {
     /// Why a card cannot be drawn; `exitCode` 64 when the request must name an election, 66 when nothing matches.
     public enum CardError: Error, Sendable, CustomStringConvertible, Equatable {
+        /// No candidacy has this SQ_CANDIDATO (in this election, when one was named).
         case notFound(sequence: Int64, election: String?)
+        /// The SQ_CANDIDATO ran in several elections; `elections` describes each (id, description, round).
         case ambiguous(sequence: Int64, elections: [String])
 
+        /// The process exit status a command line should use.
         public var exitCode: Int32 {
             switch self {
             case .notFound: 66
@@ -22,6 +25,7 @@ public enum CandidateCard {
             }
         }
 
+        /// What went wrong and what to pass instead.
         public var description: String {
             switch self {
             case .notFound(let sequence, let election?):

@@ -32,6 +32,7 @@ public struct ImportProgressSnapshot: Sendable, Equatable {
         case finished
     }
 
+    /// What the importer is doing now.
     public var phase: Phase
     /// The file being read (as locations show it), or nil between files.
     public var file: String?

@@ -22,39 +22,92 @@ public final class MigrationObject {
     let executor: StepExecutor
     /// Stored column values, in the order of the layout's columns (see `loadedMask`).
     let values: ValueBuffer
-    /// While an enumeration is on this object's row, columns are read from the statement on first
-    /// use: bit i set means `values[i]` holds column i (objects with more than 64 columns load eagerly).
-    var loadedMask: UInt64 = ~0
-    /// The live row unloaded columns come from, and which of its columns each one is.
-    var row: RowStatement?
-    /// New objects: which columns the closure set (bit i = column i; columns past 63 in `dirtyHigh`).
-    var dirtyMask: UInt64 = 0
-    var dirtyHigh: Set<Int> = []
-    /// New objects: columns whose carried value did not convert exactly.
-    var inexact: [Int] = []
-    /// New objects: lists the closure set (target keys).
-    var lists: [String: [SQLValue]] = [:]
-    /// The key the object had in the old file (nil for objects created by the step).
-    var originKey: SQLValue?
-    /// New objects: the row in the new table once written.
-    var rowid: Int64?
-    /// New objects enumerated but not written yet (written when the block returns).
-    var isPending = false
-    public internal(set) var isDeleted = false
-    var changed = false
-    /// Created by the step (not carried from the old file).
-    var isCreated = false
-    /// The closure kept a reference to this new object (so it can't be reused).
-    var escaped = false
-    /// Its rowid must be known once written (escaped, explicit links, lists).
-    var needsRowid = false
+    /// The object's mutable bookkeeping, behind a pointer: it changes for every object of every
+    /// enumeration, and stored class properties would pay a dynamic exclusivity check each time.
+    let state: UnsafeMutablePointer<ObjectState>
 
     init(layout: ObjectLayout, executor: StepExecutor, values: [SQLValue], originKey: SQLValue?) {
         self.role = layout.role
         self.layout = layout
         self.executor = executor
         self.values = ValueBuffer(values)
-        self.originKey = originKey
+        state = .allocate(capacity: 1)
+        state.initialize(to: ObjectState(originKey: originKey))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// While an enumeration is on this object's row, columns are read from the statement on first
+    /// use: bit i set means `values[i]` holds column i (objects with more than 64 columns load eagerly).
+    var loadedMask: UInt64 {
+        get { state.pointee.loadedMask }
+        set { state.pointee.loadedMask = newValue }
+    }
+    /// The live row unloaded columns come from.
+    var row: RowStatement? {
+        get { state.pointee.row }
+        set { state.pointee.row = newValue }
+    }
+    /// New objects: which columns the closure set (bit i = column i; columns past 63 in `dirtyHigh`).
+    var dirtyMask: UInt64 {
+        get { state.pointee.dirtyMask }
+        set { state.pointee.dirtyMask = newValue }
+    }
+    var dirtyHigh: Set<Int> {
+        get { state.pointee.dirtyHigh }
+        _modify { yield &state.pointee.dirtyHigh }
+    }
+    /// New objects: columns whose carried value did not convert exactly.
+    var inexact: [Int] {
+        get { state.pointee.inexact }
+        _modify { yield &state.pointee.inexact }
+    }
+    /// New objects: lists the closure set (target keys).
+    var lists: [String: [SQLValue]] {
+        get { state.pointee.lists }
+        _modify { yield &state.pointee.lists }
+    }
+    /// The key the object had in the old file (nil for objects created by the step).
+    var originKey: SQLValue? {
+        get { state.pointee.originKey }
+        set { state.pointee.originKey = newValue }
+    }
+    /// New objects: the row in the new table once written.
+    var rowid: Int64? {
+        get { state.pointee.rowid }
+        set { state.pointee.rowid = newValue }
+    }
+    /// New objects enumerated but not written yet.
+    var isPending: Bool {
+        get { state.pointee.isPending }
+        set { state.pointee.isPending = newValue }
+    }
+    /// Deleted in this step.
+    public internal(set) var isDeleted: Bool {
+        get { state.pointee.isDeleted }
+        set { state.pointee.isDeleted = newValue }
+    }
+    var changed: Bool {
+        get { state.pointee.changed }
+        set { state.pointee.changed = newValue }
+    }
+    /// Created by the step (not carried from the old file).
+    var isCreated: Bool {
+        get { state.pointee.isCreated }
+        set { state.pointee.isCreated = newValue }
+    }
+    /// The closure kept a reference to this new object (so it can't be reused).
+    var escaped: Bool {
+        get { state.pointee.escaped }
+        set { state.pointee.escaped = newValue }
+    }
+    /// Its rowid must be known once written (escaped, explicit links, lists).
+    var needsRowid: Bool {
+        get { state.pointee.needsRowid }
+        set { state.pointee.needsRowid = newValue }
     }
 
     /// The object's type as the old or new schema declares it.
@@ -68,9 +121,11 @@ public final class MigrationObject {
 
     /// Reads column i from the live row if it hasn't been read yet.
     @inline(__always) func load(_ i: Int) {
-        guard i < 64, loadedMask & (1 << UInt64(i)) == 0, let row else { return }
+        guard i < 64 else { return }
+        let bit: UInt64 = 1 << UInt64(i)
+        guard state.pointee.loadedMask & bit == 0, let row = state.pointee.row else { return }
         values[i] = row.value(at: layout.rowColumn[i])
-        loadedMask |= 1 << UInt64(i)
+        state.pointee.loadedMask |= bit
     }
 
     /// Reads every column still on the row and forgets the row (the object outlives it).
@@ -82,12 +137,14 @@ public final class MigrationObject {
     }
 
     /// Objects wider than 64 columns are always loaded.
-    func isLoaded(_ i: Int) -> Bool { i >= 64 || loadedMask & (1 << UInt64(i)) != 0 }
+    @inline(__always) func isLoaded(_ i: Int) -> Bool { i >= 64 || state.pointee.loadedMask & (1 << UInt64(i)) != 0 }
 
-    func isDirty(_ i: Int) -> Bool { i < 64 ? dirtyMask & (1 << UInt64(i)) != 0 : dirtyHigh.contains(i) }
+    @inline(__always) func isDirty(_ i: Int) -> Bool {
+        i < 64 ? state.pointee.dirtyMask & (1 << UInt64(i)) != 0 : state.pointee.dirtyHigh.contains(i)
+    }
 
-    func markDirty(_ i: Int) {
-        if i < 64 { dirtyMask |= 1 << UInt64(i) } else { dirtyHigh.insert(i) }
+    @inline(__always) func markDirty(_ i: Int) {
+        if i < 64 { state.pointee.dirtyMask |= 1 << UInt64(i) } else { state.pointee.dirtyHigh.insert(i) }
     }
 
     /// A property's value by name; an unknown name or a write that doesn't fit stops the step with an
@@ -119,12 +176,11 @@ public final class MigrationObject {
         if let i = layout.column(name) {
             load(i)
             let v = values[i]
-            switch (layout.types[i], v) {
-            case (.string, .text(let s)): return .string(s)
-            case (.int64, .integer(let n)), (.int32, .integer(let n)), (.int16, .integer(let n)), (.int8, .integer(let n)):
-                return .int(n)
-            case (.double, .real(let d)): return .double(d)
-            default: break
+            switch layout.scalar[i] {
+            case .text: if case .text(let s) = v { return .string(s) }
+            case .integer: if case .integer(let n) = v { return .int(n) }
+            case .real: if case .real(let d) = v { return .double(d) }
+            case .other: break
             }
             if layout.hidden[i] { return ValueCodec.decodeKey(v, keyType: .int64) }
             return ValueCodec.decode(v, as: layout.types[i], schema: layout.needsSchema[i] ? layout.schema : nil)
@@ -147,39 +203,50 @@ public final class MigrationObject {
     public func setValue(_ value: Value, forKey name: String) throws {
         guard role == .new else { throw MigrationObjectError.oldIsReadOnly(type: typeName, property: name) }
         guard !layout.isRemovedType else { throw MigrationObjectError.removedType(typeName) }
-        guard !isDeleted else { throw MigrationObjectError.deleted(type: typeName) }
+        guard !state.pointee.isDeleted else { throw MigrationObjectError.deleted(type: typeName) }
         guard let i = layout.column(name) else { return try setNonColumn(value, forKey: name) }
         let stored: SQLValue
-        switch (layout.types[i], value) {
-        case (.string, .string(let s)): stored = .text(s)
-        case (.int64, .int(let n)): stored = .integer(n)
-        case (.double, .double(let d)): stored = .real(d)
-        case (.link(let target), _):
+        switch layout.scalar[i] {
+        case .text:
+            if case .string(let s) = value { stored = .text(s) } else { stored = try encodeSlow(value, column: i, name: name) }
+        case .integer where layout.types[i] == .int64:
+            if case .int(let n) = value { stored = .integer(n) } else { stored = try encodeSlow(value, column: i, name: name) }
+        case .real where layout.types[i] == .double:
+            if case .double(let d) = value { stored = .real(d) } else { stored = try encodeSlow(value, column: i, name: name) }
+        default:
+            stored = try encodeSlow(value, column: i, name: name)
+        }
+        load(i)
+        if stored != values[i] {
+            if !state.pointee.isPending, state.pointee.rowid != nil, i == layout.keyIndex, state.pointee.originKey == nil,
+                !state.pointee.isCreated, layout.hasOld
+            {
+                throw MigrationObjectError.keyChangeNeedsOrigin(type: typeName)
+            }
+            state.pointee.changed = true
+        }
+        values[i] = stored
+        markDirty(i)
+        if !state.pointee.isPending, state.pointee.rowid != nil { try executor.writeColumn(of: self, column: i) }
+    }
+
+    /// Values that need the store's coercion (links, dates, decimals, narrow integers, ...).
+    func encodeSlow(_ value: Value, column i: Int, name: String) throws -> SQLValue {
+        if case .link(let target) = layout.types[i] {
             switch value {
-            case .null: stored = .null
+            case .null: return .null
             case .link(let t):
                 guard t.type == target else {
                     throw StoreError.typeMismatch(type: typeName, property: name, expected: "link(\(target))", got: "link(\(t.type))")
                 }
-                stored = ValueCodec.encodeKey(t.key)
-            case .int, .string, .uuid: stored = ValueCodec.encodeKey(value)
+                return ValueCodec.encodeKey(t.key)
+            case .int, .string, .uuid: return ValueCodec.encodeKey(value)
             default: throw StoreError.typeMismatch(type: typeName, property: name, expected: "link(\(target))", got: value.kindName)
             }
-        default:
-            let p = layout.propertyOf[name] ?? Property(name, layout.types[i])
-            let v = try ValueCodec.coerce(value, to: p, in: typeName)
-            stored = ValueCodec.encode(v, as: p.type, schema: layout.needsSchema[i] ? schema : nil)
         }
-        load(i)
-        if stored != values[i] {
-            if !isPending, rowid != nil, i == layout.keyIndex, originKey == nil, !isCreated, layout.hasOld {
-                throw MigrationObjectError.keyChangeNeedsOrigin(type: typeName)
-            }
-            changed = true
-        }
-        values[i] = stored
-        markDirty(i)
-        if !isPending, rowid != nil { try executor.writeColumn(of: self, column: i) }
+        let p = layout.propertyOf[name] ?? Property(name, layout.types[i])
+        let v = try ValueCodec.coerce(value, to: p, in: typeName)
+        return ValueCodec.encode(v, as: p.type, schema: layout.needsSchema[i] ? schema : nil)
     }
 
     /// Lists (and unknown or computed properties) have no column.
@@ -223,6 +290,26 @@ public final class MigrationObject {
     public func dictionary() -> [(String, Value)] {
         columns.indices.map { (columns[$0].name, (try? value(forKey: columns[$0].name)) ?? .null) }
     }
+}
+
+/// A migration object's mutable bookkeeping (see `MigrationObject.state`).
+struct ObjectState {
+    var loadedMask: UInt64 = ~0
+    var row: RowStatement?
+    var dirtyMask: UInt64 = 0
+    var dirtyHigh: Set<Int> = []
+    var inexact: [Int] = []
+    var lists: [String: [SQLValue]] = [:]
+    var originKey: SQLValue?
+    var rowid: Int64?
+    var isPending = false
+    var isDeleted = false
+    var changed = false
+    var isCreated = false
+    var escaped = false
+    var needsRowid = false
+
+    init(originKey: SQLValue?) { self.originKey = originKey }
 }
 
 extension MigrationObject: CustomStringConvertible {

@@ -13,6 +13,8 @@ final class ObjectLayout {
     let propertyOf: [String: Property]
     /// Columns without a property: the hidden `_id`.
     let hidden: [Bool]
+    /// The SQLite storage class of each column's values (fast paths for reads and writes).
+    let scalar: [ScalarKind]
     /// Columns whose values decode with the schema's help (links, embedded objects).
     let needsSchema: [Bool]
     let keyIndex: Int?
@@ -46,6 +48,14 @@ final class ObjectLayout {
         for p in objectSchema.properties { props[p.name] = p }
         propertyOf = props
         hidden = columns.map { $0.property == nil }
+        scalar = columns.map {
+            switch $0.type {
+            case .string: .text
+            case .int8, .int16, .int32, .int64: $0.property == nil ? .other : .integer
+            case .double: .real
+            default: .other
+            }
+        }
         needsSchema = columns.map {
             switch $0.type {
             case .link, .embedded: true
@@ -129,19 +139,50 @@ final class ValueBuffer {
     }
 }
 
-/// The last names looked up in a layout, tried before hashing: a closure reads and writes the same
-/// few properties for every object, and comparing equal small strings is a couple of word compares.
+/// The last names looked up in a layout, tried before hashing. A closure passes the same string
+/// literals for every object, and a literal is the same two words each time: comparing those words
+/// finds it without hashing. (Equal strings with other storage just miss and are hashed.)
 final class NameCache {
-    private var names: [String] = Array(repeating: "", count: 8)
-    private var indexes: [Int] = Array(repeating: -1, count: 8)
-    private var next = 0
+    private static let size = 8
+    private let words: UnsafeMutablePointer<(UInt, UInt)>
+    private let indexes: UnsafeMutablePointer<Int>
+    /// The names themselves, kept alive so their storage (and so their words) can't be reused.
+    private let names: UnsafeMutablePointer<String>
+    private var next: UnsafeMutablePointer<Int>
+
+    init() {
+        words = .allocate(capacity: Self.size)
+        words.initialize(repeating: (0, 0), count: Self.size)
+        indexes = .allocate(capacity: Self.size)
+        indexes.initialize(repeating: -1, count: Self.size)
+        names = .allocate(capacity: Self.size)
+        names.initialize(repeating: "", count: Self.size)
+        next = .allocate(capacity: 1)
+        next.initialize(to: 0)
+    }
+
+    deinit {
+        words.deallocate()
+        indexes.deallocate()
+        names.deinitialize(count: Self.size)
+        names.deallocate()
+        next.deallocate()
+    }
 
     @inline(__always) func lookup(_ name: String, in table: [String: Int]) -> Int? {
-        for k in 0..<8 where indexes[k] >= 0 && names[k] == name { return indexes[k] }
+        let w = unsafeBitCast(name, to: (UInt, UInt).self)
+        for k in 0..<Self.size where words[k] == w && indexes[k] >= 0 { return indexes[k] }
         guard let i = table[name] else { return nil }
-        names[next] = name
-        indexes[next] = i
-        next = (next + 1) & 7
+        let slot = next.pointee
+        words[slot] = w
+        indexes[slot] = i
+        names[slot] = name
+        next.pointee = (slot + 1) % Self.size
         return i
     }
+}
+
+/// How a column's values are stored, for the fast paths of `MigrationObject`.
+enum ScalarKind {
+    case text, integer, real, other
 }

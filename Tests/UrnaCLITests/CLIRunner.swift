@@ -24,23 +24,25 @@ enum CLIRunner {
         p.executableURL = binary
         p.arguments = args
         if let dir { p.currentDirectoryURL = dir }
-        let out = Pipe(), err = Pipe()
+        let dir = FileManager.default.temporaryDirectory
+        let outURL = dir.appendingPathComponent("urna-cli-out-\(UUID().uuidString)")
+        let errURL = dir.appendingPathComponent("urna-cli-err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        var outData = Data(), errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            outData = out.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
         p.waitUntilExit()
-        return CLIResult(code: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+        try out.close()
+        try err.close()
+        return CLIResult(code: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                         stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
     static func tempDir() throws -> URL {
