@@ -2,8 +2,9 @@
 #define URNA_CSQLITE_SHIM_H
 #include <sqlite3.h>
 
-/// sqlite3_config is variadic: Swift cannot call it directly.
-static inline int urna_sqlite3_config_single_thread(void) { return sqlite3_config(SQLITE_CONFIG_MULTITHREAD); }
+/// sqlite3_config is variadic: Swift cannot call it directly. Turns off SQLite's memory statistics
+/// (a global mutex on every allocation); must run before the first connection opens.
+static inline int urna_sqlite3_config_no_memstatus(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 
 /// sqlite3_db_config is variadic: switch defensive mode on or off.
 static inline int urna_sqlite3_db_config_defensive(sqlite3 *db, int on) {

@@ -54,7 +54,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         if let e = error as? ImportError { return e }
         if let e = error as? StoreError { return .database(path: dbPath, reason: e.description, exitCode: 65) }
         if let e = error as? SQLiteError {
-            let code: Int32 = e.isBusy ? 75 : 74
+            let cannotOpen: Int32 = 14  // SQLITE_CANTOPEN: no such folder, no permission
+            let code: Int32 = e.isBusy ? 75 : (e.primaryCode == cannotOpen ? 73 : 74)
             return .database(path: dbPath, reason: e.description, exitCode: code)
         }
         if let e = error as? RecordFileError { return .unreadableFile(file: e.file, reason: e.description) }

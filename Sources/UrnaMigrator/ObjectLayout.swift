@@ -108,6 +108,13 @@ extension TypeTransfer {
         columnDefaults = newColumns.map { c in
             c.property.map { ValueCodec.encode($0.effectiveDefault, as: $0.type, schema: newSchema) } ?? .null
         }
+        let carriedOld = Set(sources.compactMap { s -> Int? in
+            switch s {
+            case .copy(let oi), .convert(let oi, _, _, _, _): oi
+            default: nil
+            }
+        })
+        droppedColumns = oldColumns.indices.filter { $0 != oldKeyIndex && oldColumns[$0].property != nil && !carriedOld.contains($0) }
         trackedLinkColumns = newColumns.indices.filter { i in
             if case .link(let target) = newColumns[i].type { oldSchema[type: target] != nil } else { false }
         }

@@ -2,9 +2,9 @@ import CSQLite
 import Foundation
 import UrnaStore
 
-/// A prepared statement for the migrator's per-object loop: owns its sqlite3_stmt (finalized in
-/// deinit) and can bind a column of another statement's current row without copying it into Swift,
-/// so values a closure doesn't touch go from the old table to the new one inside SQLite.
+/// A prepared statement for the migrator's per-object work: owns its sqlite3_stmt (finalized in
+/// deinit) and exposes the handle, so an enumeration can hand a column of the old row to SQLite
+/// without copying it into Swift.
 final class RowStatement {
     let handle: OpaquePointer
     let sql: String
@@ -81,11 +81,6 @@ final class RowStatement {
         case .blob(let b):
             _ = b.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), rowStatementTransient) }
         }
-    }
-
-    /// Binds column `column` of `row`'s current row (SQLite copies it).
-    @inline(__always) func bind(columnOf row: RowStatement, column: Int32, at i: Int32) {
-        sqlite3_bind_value(handle, i, sqlite3_column_value(row.handle, column))
     }
 }
 

@@ -67,24 +67,52 @@ final class TypeTransfer {
     var filledBySwift = false
     var filledByBulk = false
     var explicitLinkColumns = Set<String>()
-    var rowsWritten = 0
     var created = 0
-    var deleted = 0
-    var changed = 0
-    var enumerated = 0
     var lossyValues: [String: Int] = [:]
-    var insertStatement: RowStatement?
-    /// The batch of the enumeration in progress.
-    var batch: BatchInserter?
-    var keyMapInsert: Statement?
+    /// Counters and the object being enumerated, behind a pointer (they change for every object).
+    let live: UnsafeMutablePointer<LiveCounters> = {
+        let p = UnsafeMutablePointer<LiveCounters>.allocate(capacity: 1)
+        p.initialize(to: LiveCounters())
+        return p
+    }()
+    var rowsWritten: Int {
+        get { live.pointee.rowsWritten }
+        set { live.pointee.rowsWritten = newValue }
+    }
+    var deleted: Int {
+        get { live.pointee.deleted }
+        set { live.pointee.deleted = newValue }
+    }
+    var changed: Int {
+        get { live.pointee.changed }
+        set { live.pointee.changed = newValue }
+    }
+    var enumerated: Int {
+        get { live.pointee.enumerated }
+        set { live.pointee.enumerated = newValue }
+    }
     /// The object being enumerated (for `delete(old)`).
-    var currentPending: MigrationObject?
+    var currentPending: MigrationObject? {
+        get { live.pointee.currentPending }
+        set { live.pointee.currentPending = newValue }
+    }
+
+    deinit {
+        live.deinitialize(count: 1)
+        live.deallocate()
+    }
+    var insertStatement: RowStatement?
+    var keyMapInsert: Statement?
     var oldLayout: ObjectLayout?
     var newLayout: ObjectLayout?
     var carryOps: [CarryOp] = []
     var requiredColumns: [Int] = []
     var columnDefaults: [SQLValue] = []
     var trackedLinkColumns: [Int] = []
+    /// Old columns whose property the new version drops, and (once a first pass streamed every old
+    /// object) how many non-nil values each held.
+    var droppedColumns: [Int] = []
+    var droppedCounts: [Int]?
     /// Per new column: the old column it is copied from unchanged (-1: computed, constant or converted).
     var carriedFrom: [Int32] = []
 
@@ -111,6 +139,15 @@ final class TypeTransfer {
     var oldKeySQLType: String { oldKeyIndex.map { oldColumns[$0].sqlType } ?? "INTEGER" }
     var newKeySQLType: String { newKeyIndex.map { newColumns[$0].sqlType } ?? "INTEGER" }
     var keyMapTable: String { "temp.\(Identifier.quoted("_urna_m_keys_" + name))" }
+}
+
+/// A transfer's per-object counters.
+struct LiveCounters {
+    var rowsWritten = 0
+    var deleted = 0
+    var changed = 0
+    var enumerated = 0
+    var currentPending: MigrationObject?
 }
 
 /// What one step does to one list property's table.
@@ -296,170 +333,5 @@ struct StepAnalysis {
             }
         }
         if t.needsSwift { t.tableChanges = true }
-    }
-
-    // MARK: - SQL of the automatic parts
-
-    /// CREATE TABLE for the new form of a type, under its staging name.
-    func createStagingSQL(_ t: TypeTransfer) -> String? {
-        guard let n = t.new else { return nil }
-        return StorageLayout.createTableSQL(n, in: step.to, tableName: Self.stagingName(t.name))
-    }
-
-    /// CREATE TABLE for a list's new table, under its staging name.
-    func createListStagingSQL(_ l: ListTransfer) -> String? {
-        guard let owner = step.to[type: l.owner], let p = owner[property: l.property] else { return nil }
-        let sql = StorageLayout.createListTableSQL(owner: owner, property: p, target: l.target, in: step.to)
-        return sql.replacingOccurrences(
-            of: "CREATE TABLE \(Identifier.quoted(l.newTable))", with: "CREATE TABLE \(Identifier.quoted(l.stagingTable))")
-    }
-
-    /// The SQL expression of new column `i` of `t` in a bulk copy from the old table aliased `o`;
-    /// `keyMaps` names the types whose identities changed (links to them are translated).
-    func bulkExpression(_ t: TypeTransfer, column i: Int, keyMaps: Set<String>) -> String {
-        let c = t.newColumns[i]
-        var expr: String
-        switch t.sources[i] {
-        case .copy(let oi):
-            expr = "o." + Identifier.quoted(t.oldColumns[oi].name)
-        case .convert(let oi, let from, let to, _, let nullDefault):
-            let col = "o." + Identifier.quoted(t.oldColumns[oi].name)
-            expr = StoredValueConverter.sqlExpression(col, from: from, to: to) ?? col
-            if let d = nullDefault { expr = "COALESCE(\(expr), \(StorageLayout.literal(d)))" }
-        case .rowid:
-            expr = "o.rowid"
-        case .constant(let v):
-            expr = StorageLayout.literal(v)
-        }
-        if case .link(let target) = c.type, keyMaps.contains(target), let tt = byName[target] {
-            let oldRef: String
-            if case .copy(let oi) = t.sources[i] { oldRef = t.oldColumns[oi].sqlType } else { oldRef = tt.oldKeySQLType }
-            let probe = Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
-            expr = "COALESCE((SELECT m.\"new_key\" FROM \(tt.keyMapTable) m WHERE m.\"old_key\" = \(probe)), \(expr))"
-        }
-        return expr
-    }
-
-    /// INSERT ... SELECT copying every old object of `t` into its staging table.
-    func bulkCopySQL(_ t: TypeTransfer, keyMaps: Set<String>) -> String {
-        let cols = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        let exprs = t.newColumns.indices.map { bulkExpression(t, column: $0, keyMaps: keyMaps) }.joined(separator: ", ")
-        return "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs) FROM \(Identifier.quoted(t.name)) o ORDER BY o.rowid"
-    }
-
-    /// The prepared INSERT used for objects copied through Swift.
-    func insertSQL(_ t: TypeTransfer, table: String? = nil) -> String {
-        let cols = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        let marks = Array(repeating: "?", count: t.newColumns.count).joined(separator: ", ")
-        return "INSERT INTO \(Identifier.quoted(table ?? t.tableName)) (\(cols)) VALUES (\(marks))"
-    }
-
-    /// The SELECT streaming a type's old objects (stored columns, then rowid).
-    func selectOldSQL(_ t: TypeTransfer) -> String {
-        let cols = (t.oldColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
-        return "SELECT \(cols) FROM \(Identifier.quoted(t.name)) ORDER BY rowid"
-    }
-
-    /// Index statements of a schema, by index name (list tables excluded).
-    static func indexStatements(_ schema: Schema) -> [String: String] {
-        var out: [String: String] = [:]
-        for t in schema.tableTypes {
-            for sql in StorageLayout.indexSQL(for: t, in: schema) where sql.hasPrefix("CREATE INDEX") {
-                if let name = SQLText.createdName(sql) { out[name] = sql }
-            }
-        }
-        return out
-    }
-
-    /// The statements the automatic part of the step runs, for a plan's preview (closure work and the
-    /// translation of links to re-keyed objects are decided while running; the dry run shows them).
-    func previewSQL() -> [String] {
-        var out: [String] = []
-        let hasClosure = step.closure != nil
-        for t in transfers where !t.isRemoved && (t.tableChanges || t.isAdded) {
-            if let sql = createStagingSQL(t) { out.append(sql) }
-            if t.isAdded { continue }
-            if t.needsSwift {
-                out.append("-- \(t.name): each object copied through Swift (\(t.swiftReason ?? "conversion")): \(insertSQL(t, table: Self.stagingName(t.name)))")
-            } else {
-                out.append(bulkCopySQL(t, keyMaps: []) + (hasClosure ? "  -- unless the closure enumerates \(t.name)" : ""))
-            }
-        }
-        if hasClosure {
-            out.append("-- the closure's enumerations copy their types through Swift: INSERT INTO \"_urna_new_<Type>\" (...) VALUES (...) per object")
-        }
-        for l in lists where l.tableChanges {
-            if let sql = createListStagingSQL(l) { out.append(sql) }
-            if let old = l.oldTable {
-                out.append(
-                    "INSERT INTO \(Identifier.quoted(l.stagingTable)) (\"owner\", \"position\", \"target\") SELECT \"owner\", \"position\", \"target\" FROM \(Identifier.quoted(old))"
-                )
-            }
-        }
-        for t in transfers where t.isRemoved { out.append("DROP TABLE \(Identifier.quoted(t.name))") }
-        for d in droppedLists { out.append("DROP TABLE \(Identifier.quoted(d.table))") }
-        for t in transfers where !t.isRemoved && !t.isAdded && t.tableChanges {
-            out.append("DROP TABLE \(Identifier.quoted(t.name))")
-            out.append("ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
-        }
-        for t in transfers where t.isAdded {
-            out.append("ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
-        }
-        for l in lists where l.tableChanges {
-            if let old = l.oldTable { out.append("DROP TABLE \(Identifier.quoted(old))") }
-            out.append("ALTER TABLE \(Identifier.quoted(l.stagingTable)) RENAME TO \(Identifier.quoted(l.newTable))")
-        }
-        let oldIndexes = Self.indexStatements(step.from)
-        let newIndexes = Self.indexStatements(step.to)
-        let rebuiltTables = Set(transfers.filter { $0.tableChanges }.map(\.name) + lists.filter(\.tableChanges).map(\.newTable))
-        for (name, _) in oldIndexes.sorted(by: { $0.key < $1.key }) where newIndexes[name] == nil {
-            out.append("DROP INDEX IF EXISTS \(Identifier.quoted(name))")
-        }
-        for (name, sql) in newIndexes.sorted(by: { $0.key < $1.key }) {
-            let table = SQLText.indexedTable(sql) ?? ""
-            if oldIndexes[name].map(SQLText.normalize) != SQLText.normalize(sql) || rebuiltTables.contains(table) {
-                out.append(sql)
-            }
-        }
-        for l in lists where l.tableChanges {
-            out.append(
-                "CREATE INDEX \(Identifier.quoted(l.newTable + "_target_idx")) ON \(Identifier.quoted(l.newTable))(\"target\")")
-        }
-        out.append("-- record version \(step.to.version) in \(StorageLayout.schemaTable) and a row in \(StorageLayout.historyTable)")
-        return out
-    }
-}
-
-/// Small helpers over SQL text.
-enum SQLText {
-    /// Whitespace collapsed, so two spellings of one statement compare equal.
-    static func normalize(_ sql: String) -> String {
-        var out = ""
-        out.reserveCapacity(sql.count)
-        var pendingSpace = false
-        for ch in sql {
-            if ch.isWhitespace {
-                pendingSpace = true
-                continue
-            }
-            if pendingSpace, let last = out.last, !"(,".contains(last), !"),".contains(ch) { out.append(" ") }
-            pendingSpace = false
-            out.append(ch)
-        }
-        return out
-    }
-
-    /// The quoted name after CREATE INDEX / CREATE TABLE.
-    static func createdName(_ sql: String) -> String? {
-        guard let start = sql.firstIndex(of: "\"") else { return nil }
-        let rest = sql[sql.index(after: start)...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end])
-    }
-
-    /// The table an index statement indexes (`... ON "T"(...)`).
-    static func indexedTable(_ sql: String) -> String? {
-        guard let on = sql.range(of: " ON ") else { return nil }
-        return createdName(String(sql[on.upperBound...]))
     }
 }

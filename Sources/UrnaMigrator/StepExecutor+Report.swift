@@ -19,7 +19,11 @@ extension StepExecutor {
             }
             let objects = countsBefore[t.name] ?? 0
             if t.isRemoved { out.append(DroppedData(type: t.name, property: nil, values: objects)) }
-            if !gone.isEmpty && objects > 0 {
+            if !gone.isEmpty, let counted = t.droppedCounts, t.droppedColumns.count == gone.count {
+                for (k, c) in t.droppedColumns.enumerated() where counted[k] > 0 {
+                    out.append(DroppedData(type: t.name, property: t.oldColumns[c].name, values: counted[k]))
+                }
+            } else if !gone.isEmpty && objects > 0 {
                 let cols = gone.map { "count(\(Identifier.quoted($0.name)))" }.joined(separator: ", ")
                 let row = try connection.rows("SELECT \(cols) FROM \(Identifier.quoted(t.name))").first ?? []
                 for (i, p) in gone.enumerated() {

@@ -17,12 +17,19 @@ final class StepExecutor {
     let sampleSize: Int
     let family: String
 
-    var pendingError: Error?
+    /// The first error a subscript hit since the closure's last object (subscripts can't throw).
+    let pendingErrorBox: UnsafeMutablePointer<Error?> = {
+        let p = UnsafeMutablePointer<Error?>.allocate(capacity: 1)
+        p.initialize(to: nil)
+        return p
+    }()
     var closureRenames: [PropertyRename] = []
     /// Lists with values set by the closure (staged in temp tables until the lists are rebuilt).
     var stagedLists = Set<String>()
     var rebuiltLists = Set<String>()
     var oldLookups: [String: Statement] = [:]
+    /// The virtual tables enumerations insert from, by type.
+    var sources: [String: ObjectSource] = [:]
     var statements: [String: Statement] = [:]
     /// Views, triggers and user indexes set aside while tables are rebuilt.
     var userObjects: [(type: String, name: String, table: String, sql: String)] = []
@@ -86,8 +93,8 @@ final class StepExecutor {
         }
         report.diff = SchemaDiff(from: step.from, to: step.to, renames: analysis.renames)
         try checkClosureCoverage()
-        report.droppedData = try droppedData()
         try copyRemainingObjects()
+        report.droppedData = try droppedData()
         try rewriteChangedKeys()
         try rebuildLists()
         try removeDanglingReferences()
@@ -113,25 +120,34 @@ final class StepExecutor {
         reporter?.stepFinished(report)
     }
 
+    func dropSources() {
+        sources.removeAll()
+    }
+
     /// Drops the step's work tables after a failure (the transaction is rolled back anyway).
     func abandon() {
+        dropSources()
         statements.removeAll()
         oldLookups.removeAll()
         for t in transfers {
             t.insertStatement = nil
             t.keyMapInsert = nil
             t.currentPending = nil
-            t.batch = nil
         }
     }
 
+    deinit {
+        pendingErrorBox.deinitialize(count: 1)
+        pendingErrorBox.deallocate()
+    }
+
     func record(_ error: Error) {
-        if pendingError == nil { pendingError = error }
+        if pendingErrorBox.pointee == nil { pendingErrorBox.pointee = error }
     }
 
     @inline(__always) func takePendingError() -> Error? {
-        guard let e = pendingError else { return nil }
-        pendingError = nil
+        guard let e = pendingErrorBox.pointee else { return nil }
+        pendingErrorBox.pointee = nil
         return e
     }
 
@@ -184,6 +200,9 @@ final class StepExecutor {
     /// runs because schema changes while statements are stepping are best avoided.
     func createTempTables() throws {
         for t in transfers where t.old != nil && t.new != nil {
+            sources[t.name] = try ObjectSource(typeName: t.name, width: t.newColumns.count, connection: connection)
+        }
+        for t in transfers where t.old != nil && t.new != nil {
             try quiet(
                 "CREATE TEMP TABLE \(Identifier.quoted("_urna_m_keys_" + t.name)) (\"old_key\" \(t.newKeySQLType) PRIMARY KEY, \"new_key\" \(t.newKeySQLType)) WITHOUT ROWID"
             )
@@ -196,6 +215,7 @@ final class StepExecutor {
     }
 
     func dropTempTables() throws {
+        dropSources()
         statements.removeAll()
         oldLookups.removeAll()
         for t in transfers {

@@ -12,7 +12,7 @@ enum ImportCommand {
             consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
             The whole run is one transaction: it all lands, or nothing does. Importing the same files again changes
             nothing. Bad rows go to the rejects file (file, line, column, reason and the original bytes; created
-            readable by you only) and never stop the good rows. CPF and e-mail are not stored unless
+            readable by you only) and never stop the good rows. CPF, e-mail and voter-ID number are not stored unless
             --keep-personal-data is given.
             """,
         options: [
@@ -20,7 +20,7 @@ enum ImportCommand {
             .value("rejects", "PATH", "Where rejected rows go (default: <db>.rejects.csv)."),
             .value("max-errors", "N", "Roll the whole import back (exit 65) when more than N rows are rejected."),
             .value("encoding", "NAME", "Force the input encoding: latin1, cp1252 or utf8 (default: detected)."),
-            .flag("keep-personal-data", "Also store CPF and e-mail."),
+            .flag("keep-personal-data", "Also store CPF, e-mail and voter-ID number."),
             .flag("json", "Print the summary as one JSON object."),
             .flag("quiet", "No progress and no summary on success."),
         ],

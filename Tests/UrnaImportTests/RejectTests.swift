@@ -185,4 +185,22 @@ import UrnaStore
         }
         #expect(!FileManager.default.fileExists(atPath: db))  // nothing was touched
     }
+
+    @Test func aFileOfAnotherFamilyIsRefusedAndLeftAlone() throws {
+        let folder = try ImportTestSupport.scratchFolder()
+        let db = folder + "/people.sqlite"
+        let people = try Schema(
+            family: "people", version: 1, types: [ObjectSchema("Person", [Property("name", .string, default: "")])])
+        do { _ = try Store(path: db, schema: people) }
+        let before = try ImportTestSupport.dump(db)
+        do {
+            _ = try ImportTestSupport.importFiles(
+                [ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv")], into: db)
+            Issue.record("an import into a people file must be refused")
+        } catch let error as ImportError {
+            #expect(error.exitCode == 65)
+            #expect("\(error)".contains("people"))
+        }
+        #expect(try ImportTestSupport.dump(db) == before)
+    }
 }

@@ -148,8 +148,8 @@ public func fuzzPredicateParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     } catch is QueryPredicateError {
     } catch is StoreError {
     } catch let error as SQLiteError {
-        // SQLite's own limits (expression depth 1000, LIKE pattern length) are clear errors, not bugs.
-        let limits = ["too large", "too many", "too complex", "too deep", "maximum depth"]
+        // SQLite's own limits (expression depth 1000, parser stack, LIKE pattern length) are errors, not crashes.
+        let limits = ["too large", "too many", "too complex", "too deep", "maximum depth", "parser stack overflow"]
         fuzzInvariant(limits.contains { error.message.contains($0) }, "SQLite refused the compiled SQL: \(error)")
     } catch {
         fuzzInvariant(false, "compile or run threw \(type(of: error)): \(error)")

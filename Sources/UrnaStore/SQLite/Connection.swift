@@ -3,6 +3,12 @@ import Foundation
 
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
+/// Process-wide SQLite settings, applied once before the first connection.
+private let sqliteConfigured: Bool = {
+    _ = urna_sqlite3_config_no_memstatus()
+    return true
+}()
+
 /// Owns one sqlite3 handle; closes it in deinit. Not thread-safe: use one per thread.
 public final class Connection {
     public let handle: OpaquePointer
@@ -11,6 +17,7 @@ public final class Connection {
 
     /// Opens (or creates, unless `readOnly`) the database at `path`; ":memory:" for an in-memory one.
     public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+        _ = sqliteConfigured
         var db: OpaquePointer?
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }

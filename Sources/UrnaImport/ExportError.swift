@@ -1,0 +1,58 @@
+/// Why an export stopped; each case says what would fix it. `exitCode`: 64 bad usage, 65 data the
+/// format cannot carry, 66 missing database, 74 output error.
+public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The type does not exist in the file, or the format cannot export it.
+    case unsupportedType(type: String, format: ExportFormat, supported: [String])
+    /// The encoding cannot be used with the format (JSON is UTF-8 only).
+    case unsupportedEncoding(format: ExportFormat, encoding: ExportEncoding)
+    /// The file is not an elections file this exporter can read as TSE rows.
+    case notAnElectionsFile(reason: String)
+    /// A value has a character the output encoding or format cannot carry.
+    case unencodable(type: String, key: String, column: String, scalar: UInt32, hint: String)
+    /// A stored value has no TSE rendering (a hand-edited row, a candidacy without election...).
+    case unrepresentable(type: String, key: String, column: String, reason: String)
+    /// One CSV file cannot hold rows of elections with and without CD_ELEICAO (see `ElectionExporter`).
+    case mixedElectionKeys
+    /// Writing the output failed.
+    case output(path: String, message: String)
+
+    /// The process exit status a command line should use.
+    public var exitCode: Int32 {
+        switch self {
+        case .unsupportedType, .unsupportedEncoding: 64
+        case .notAnElectionsFile, .unencodable, .unrepresentable, .mixedElectionKeys: 65
+        case .output: 74
+        }
+    }
+
+    /// What happened and what to do.
+    public var description: String {
+        switch self {
+        case .unsupportedType(let type, let format, let supported):
+            return "\(format.rawValue) export cannot write '\(type)': choose --type "
+                + supported.joined(separator: ", ")
+        case .unsupportedEncoding(let format, let encoding):
+            return "\(format.rawValue) is always UTF-8: drop --encoding \(encoding.rawValue)"
+        case .notAnElectionsFile(let reason):
+            return "\(reason); XML and CSV exports need an elections file at the latest version (try `urna migrate`),"
+                + " or use --format json"
+        case .unencodable(let type, let key, let column, let scalar, let hint):
+            let code = "U+" + String(scalar, radix: 16, uppercase: true).leftPadded(to: 4)
+            return "\(type) \(key): \(column) holds the character \(code), which \(hint)"
+        case .unrepresentable(let type, let key, let column, let reason):
+            return "\(type) \(key): \(column) \(reason)"
+        case .mixedElectionKeys:
+            return "the selected candidacies mix elections with a CD_ELEICAO and header-less originals without one, "
+                + "and one TSE CSV file cannot key both: export them apart (\"election.code != nil\" and "
+                + "\"election.code == nil\") or use --format xml"
+        case .output(let path, let message):
+            return "cannot write \(path): \(message)"
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,97 @@
+import CSQLite
+import Foundation
+import UrnaStore
+
+/// An eponymous virtual table per type (`urna_rows_<Type>`) through which one INSERT pulls the new
+/// objects of an enumeration: its cursor steps the old rows and runs the closure (`xNext`), then
+/// hands the new values to the INSERT (`xColumn`), values the closure didn't touch straight from the
+/// old row. No statement per object, no bound parameters: SQLite does the writing in one statement,
+/// as hand-written SQL would.
+final class ObjectSource {
+    let name: String
+    let width: Int
+    /// The enumeration the table serves right now.
+    var cursor: EnumerationCursor?
+    private let module: UnsafeMutablePointer<sqlite3_module>
+    private let connection: Connection
+
+    init(typeName: String, width: Int, connection: Connection) throws {
+        name = "urna_rows_" + typeName
+        self.width = width
+        self.connection = connection
+        module = .allocate(capacity: 1)
+        module.initialize(to: ObjectSource.makeModule())
+        let rc = sqlite3_create_module_v2(connection.handle, name, module, Unmanaged.passUnretained(self).toOpaque(), nil)
+        guard rc == SQLITE_OK else {
+            module.deallocate()
+            throw SQLiteError(code: rc, message: "cannot register the virtual table \(name)")
+        }
+    }
+
+    /// Unregisters the table: SQLite must not call into it (or read its module) once it is gone.
+    deinit {
+        sqlite3_create_module_v2(connection.handle, name, nil, nil, nil)
+        module.deallocate()
+    }
+
+    /// The column list the virtual table declares.
+    var declaration: String {
+        "CREATE TABLE x(" + (0..<max(width, 1)).map { "c\($0)" }.joined(separator: ", ") + ")"
+    }
+
+    static func makeModule() -> sqlite3_module {
+        var m = sqlite3_module()
+        m.iVersion = 1
+        m.xConnect = { db, aux, _, _, ppVTab, _ in
+            let source = Unmanaged<ObjectSource>.fromOpaque(aux!).takeUnretainedValue()
+            let rc = sqlite3_declare_vtab(db, source.declaration)
+            guard rc == SQLITE_OK else { return rc }
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: objectSourceVTabSize + 8, alignment: 8)
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: objectSourceVTabSize)
+            raw.storeBytes(of: aux!, toByteOffset: objectSourceVTabSize, as: UnsafeMutableRawPointer.self)
+            ppVTab!.pointee = raw.assumingMemoryBound(to: sqlite3_vtab.self)
+            return SQLITE_OK
+        }
+        m.xBestIndex = { _, info in
+            info!.pointee.estimatedCost = 1e9
+            return SQLITE_OK
+        }
+        m.xDisconnect = { vtab in
+            UnsafeMutableRawPointer(vtab!).deallocate()
+            return SQLITE_OK
+        }
+        m.xOpen = { vtab, ppCursor in
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: objectSourceCursorSize + 8, alignment: 8)
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: objectSourceCursorSize)
+            let aux = UnsafeMutableRawPointer(vtab!).load(fromByteOffset: objectSourceVTabSize, as: UnsafeMutableRawPointer.self)
+            raw.storeBytes(of: aux, toByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
+            ppCursor!.pointee = raw.assumingMemoryBound(to: sqlite3_vtab_cursor.self)
+            return SQLITE_OK
+        }
+        m.xClose = { cursor in
+            UnsafeMutableRawPointer(cursor!).deallocate()
+            return SQLITE_OK
+        }
+        m.xFilter = { cursor, _, _, _, _ in objectSourceEnumeration(cursor)?.advance() ?? SQLITE_ERROR }
+        m.xNext = { cursor in objectSourceEnumeration(cursor)?.advance() ?? SQLITE_ERROR }
+        m.xEof = { cursor in (objectSourceEnumeration(cursor)?.isDone ?? true) ? 1 : 0 }
+        m.xColumn = { cursor, context, i in
+            objectSourceEnumeration(cursor)?.column(Int(i), into: context!)
+            return SQLITE_OK
+        }
+        m.xRowid = { cursor, out in
+            out!.pointee = objectSourceEnumeration(cursor)?.emitted ?? 0
+            return SQLITE_OK
+        }
+        return m
+    }
+}
+
+// The C callbacks find their Swift objects through pointers stored right after the C structs.
+private let objectSourceVTabSize = MemoryLayout<sqlite3_vtab>.stride
+private let objectSourceCursorSize = MemoryLayout<sqlite3_vtab_cursor>.stride
+
+private func objectSourceEnumeration(_ cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>?) -> EnumerationCursor? {
+    let raw = UnsafeMutableRawPointer(cursor!).load(fromByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
+    return Unmanaged<ObjectSource>.fromOpaque(raw).takeUnretainedValue().cursor
+}
