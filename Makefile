@@ -29,7 +29,7 @@ run: build
 	@echo; echo "== One candidacy in full =="
 	$(URNA) show --db $(DB) candidate 130000600702
 	@echo; echo "== Upgrading an old app's file (seed 000's v1) =="
-	cp SampleData/elections-v1-seed.sqlite /tmp/urna-demo-v1.sqlite && rm -f /tmp/urna-demo-v1.sqlite.backup*
+	rm -f /tmp/urna-demo-v1.sqlite* && cp SampleData/elections-v1-seed.sqlite /tmp/urna-demo-v1.sqlite
 	$(URNA) migrate --db /tmp/urna-demo-v1.sqlite --dry-run --sample 1
 	$(URNA) migrate --db /tmp/urna-demo-v1.sqlite
 

@@ -17,17 +17,37 @@ public enum ElectionsSeed {
             let coalition16 = try store.create("Coalition", value: ["id": 11, "name": "-", "parties": [pstu]])
 
             let house = try store.create("GoodType", value: ["id": 2, "typedescription": "Casa"])
-            let bankAccount = try store.create("GoodType", value: ["id": 4, "typedescription": "Depósito bancário em conta corrente no País"])
+            let bankAccount = try store.create(
+                "GoodType", value: ["id": 4, "typedescription": "Depósito bancário em conta corrente no País"])
             let vehicle = try store.create(
-                "GoodType", value: ["id": 5, "typedescription": "Veículo automotor terrestre: caminhão, automóvel, moto, etc."])
+                "GoodType",
+                value: ["id": 5, "typedescription": "Veículo automotor terrestre: caminhão, automóvel, moto, etc."])
             let land = try store.create("GoodType", value: ["id": 7, "typedescription": "Terreno"])
 
             var goods: [DynamicObject] = []
-            goods.append(try store.create("Good", value: ["id": 225, "goodDescription": "VALOR EM CONTA BANCÁRIA", "type": bankAccount, "value": 100_000.00]))
-            goods.append(try store.create("Good", value: ["id": 226, "goodDescription": "CASA EM BOA ESPERANÇA", "type": house, "value": 150_000.00]))
-            goods.append(try store.create("Good", value: ["id": 227, "goodDescription": "1/6 DE GLEBA DE 64 HA", "type": land, "value": 10_000.00]))
-            goods.append(try store.create("Good", value: ["id": 228, "goodDescription": "1/6 DE GLEBA DE 10 HA", "type": land, "value": 1_000.00]))
-            goods.append(try store.create("Good", value: ["id": 229, "goodDescription": "CARRO FIAT UNO 2011", "type": vehicle, "value": 14_000.00]))
+            goods.append(
+                try store.create(
+                    "Good",
+                    value: [
+                        "id": 225, "goodDescription": "VALOR EM CONTA BANCÁRIA", "type": bankAccount,
+                        "value": 100_000.00,
+                    ]))
+            goods.append(
+                try store.create(
+                    "Good",
+                    value: ["id": 226, "goodDescription": "CASA EM BOA ESPERANÇA", "type": house, "value": 150_000.00]))
+            goods.append(
+                try store.create(
+                    "Good",
+                    value: ["id": 227, "goodDescription": "1/6 DE GLEBA DE 64 HA", "type": land, "value": 10_000.00]))
+            goods.append(
+                try store.create(
+                    "Good",
+                    value: ["id": 228, "goodDescription": "1/6 DE GLEBA DE 10 HA", "type": land, "value": 1_000.00]))
+            goods.append(
+                try store.create(
+                    "Good",
+                    value: ["id": 229, "goodDescription": "CARRO FIAT UNO 2011", "type": vehicle, "value": 14_000.00]))
 
             try store.create(
                 "Candidate",

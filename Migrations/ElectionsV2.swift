@@ -16,79 +16,91 @@ import UrnaStore
 public enum ElectionsV2 {
     public static let version = 2
 
-    public static let election = ObjectSchema("Election", [
-        Property("id", .string, primaryKey: true),
-        Property("code", .int64, optional: true),
-        Property("year", .int64, default: 0),
-        Property("round", .int64, default: 1),
-        Property("electionDescription", .string, default: ""),
-        Property("candidates", .linkingObjects(type: "Candidate", property: "election")),
-    ])
+    public static let election = ObjectSchema(
+        "Election",
+        [
+            Property("id", .string, primaryKey: true),
+            Property("code", .int64, optional: true),
+            Property("year", .int64, default: 0),
+            Property("round", .int64, default: 1),
+            Property("electionDescription", .string, default: ""),
+            Property("candidates", .linkingObjects(type: "Candidate", property: "election")),
+        ])
 
-    public static let candidate = ObjectSchema("Candidate", [
-        Property("id", .string, primaryKey: true),
-        Property("sequence", .int64, default: 0, indexed: true),
-        Property("election", .link("Election")),
-        Property("number", .int64, optional: true),
-        Property("nickname", .string, default: "", indexed: true),
-        Property("name", .string, default: ""),
-        Property("post", .string, default: ""),
-        Property("postCode", .int64, default: 0, indexed: true),
-        Property("state", .string, default: ""),
-        Property("unit", .string, default: "", indexed: true),
-        Property("unitName", .string, default: ""),
-        Property("birthdate", .date, default: "1970-01-01T00:00:00.000Z"),
-        Property("sex", .string, default: ""),
-        Property("colorRace", .string, default: ""),
-        Property("maritalStatus", .string, default: ""),
-        Property("nationality", .string, default: ""),
-        Property("naturalness", .string, default: ""),
-        Property("literacy", .string, default: ""),
-        Property("occupation", .string, default: ""),
-        Property("party", .link("Party")),
-        Property("coalition", .link("Coalition")),
-        Property("processNumber", .string, default: ""),
-        Property("protocolNumber", .string, default: ""),
-        Property("spendingLimitFirstRound", .double, default: 0.0),
-        Property("spendingLimitSecondRound", .double, default: 0.0),
-        Property("image", .string, default: ""),
-        Property("site", .string, optional: true),
-        Property("vice", .link("Candidate")),
-        Property("goods", .list("Good")),
-        Property("holder", .linkingObjects(type: "Candidate", property: "vice")),
-    ])
+    public static let candidate = ObjectSchema(
+        "Candidate",
+        [
+            Property("id", .string, primaryKey: true),
+            Property("sequence", .int64, default: 0, indexed: true),
+            Property("election", .link("Election")),
+            Property("number", .int64, optional: true),
+            Property("nickname", .string, default: "", indexed: true),
+            Property("name", .string, default: ""),
+            Property("post", .string, default: ""),
+            Property("postCode", .int64, default: 0, indexed: true),
+            Property("state", .string, default: ""),
+            Property("unit", .string, default: "", indexed: true),
+            Property("unitName", .string, default: ""),
+            Property("birthdate", .date, default: "1970-01-01T00:00:00.000Z"),
+            Property("sex", .string, default: ""),
+            Property("colorRace", .string, default: ""),
+            Property("maritalStatus", .string, default: ""),
+            Property("nationality", .string, default: ""),
+            Property("naturalness", .string, default: ""),
+            Property("literacy", .string, default: ""),
+            Property("occupation", .string, default: ""),
+            Property("party", .link("Party")),
+            Property("coalition", .link("Coalition")),
+            Property("processNumber", .string, default: ""),
+            Property("protocolNumber", .string, default: ""),
+            Property("spendingLimitFirstRound", .double, default: 0.0),
+            Property("spendingLimitSecondRound", .double, default: 0.0),
+            Property("image", .string, default: ""),
+            Property("site", .string, optional: true),
+            Property("vice", .link("Candidate")),
+            Property("goods", .list("Good")),
+            Property("holder", .linkingObjects(type: "Candidate", property: "vice")),
+        ])
 
-    public static let party = ObjectSchema("Party", [
-        Property("id", .int64, primaryKey: true),
-        Property("number", .int64, default: 0),
-        Property("acronym", .string, default: ""),
-        Property("name", .string, default: ""),
-        Property("president", .string, default: ""),
-        Property("candidates", .linkingObjects(type: "Candidate", property: "party")),
-        Property("coalition", .linkingObjects(type: "Coalition", property: "parties")),
-    ])
+    public static let party = ObjectSchema(
+        "Party",
+        [
+            Property("id", .int64, primaryKey: true),
+            Property("number", .int64, default: 0),
+            Property("acronym", .string, default: ""),
+            Property("name", .string, default: ""),
+            Property("president", .string, default: ""),
+            Property("candidates", .linkingObjects(type: "Candidate", property: "party")),
+            Property("coalition", .linkingObjects(type: "Coalition", property: "parties")),
+        ])
 
-    public static let coalition = ObjectSchema("Coalition", [
-        Property("id", .int64, primaryKey: true),
-        Property("name", .string, default: ""),
-        Property("parties", .list("Party")),
-        Property("candidates", .linkingObjects(type: "Candidate", property: "coalition")),
-    ])
+    public static let coalition = ObjectSchema(
+        "Coalition",
+        [
+            Property("id", .int64, primaryKey: true),
+            Property("name", .string, default: ""),
+            Property("parties", .list("Party")),
+            Property("candidates", .linkingObjects(type: "Candidate", property: "coalition")),
+        ])
 
-    public static let good = ObjectSchema("Good", [
-        Property("id", .string, primaryKey: true),
-        Property("order", .int64, default: 0),
-        Property("goodDescription", .string, default: ""),
-        Property("type", .link("GoodType")),
-        Property("value", .double, default: 0),
-        Property("candidate", .linkingObjects(type: "Candidate", property: "goods")),
-    ])
+    public static let good = ObjectSchema(
+        "Good",
+        [
+            Property("id", .string, primaryKey: true),
+            Property("order", .int64, default: 0),
+            Property("goodDescription", .string, default: ""),
+            Property("type", .link("GoodType")),
+            Property("value", .double, default: 0),
+            Property("candidate", .linkingObjects(type: "Candidate", property: "goods")),
+        ])
 
-    public static let goodType = ObjectSchema("GoodType", [
-        Property("id", .int64, primaryKey: true),
-        Property("typedescription", .string, default: ""),
-        Property("goods", .linkingObjects(type: "Good", property: "type")),
-    ])
+    public static let goodType = ObjectSchema(
+        "GoodType",
+        [
+            Property("id", .int64, primaryKey: true),
+            Property("typedescription", .string, default: ""),
+            Property("goods", .linkingObjects(type: "Good", property: "type")),
+        ])
 
     public static let schema: Schema = {
         do {
@@ -147,7 +159,8 @@ public enum ElectionsV2 {
     /// The election a v1 candidacy belongs to (created the first time it is needed).
     static func election(year: Int?, post: String, migration: Migration) throws -> MigrationObject {
         let municipal = ElectionsText.isMunicipal(post)
-        let description = year.map { municipal ? "Eleições Municipais \($0)" : "Eleições Gerais \($0)" } ?? "Eleição desconhecida"
+        let description =
+            year.map { municipal ? "Eleições Municipais \($0)" : "Eleições Gerais \($0)" } ?? "Eleição desconhecida"
         let code = year.flatMap { municipal ? ElectionsText.municipalFirstRoundCodes[$0] : nil }
         let id = code.map(String.init) ?? "\(year.map(String.init) ?? "0")/1/\(description)"
         if let existing = try migration.newObject(ofType: "Election", forPrimaryKey: .string(id)) { return existing }

@@ -25,7 +25,9 @@ extension ElectionsV3 {
             guard case .list(let parties) = old["parties"] else { return }
             var acronyms: [String] = []
             for p in parties {
-                if let party = try migration.oldObject(ofType: "Party", forPrimaryKey: p.key), let a = party["acronym"].stringValue {
+                if let party = try migration.oldObject(ofType: "Party", forPrimaryKey: p.key),
+                    let a = party["acronym"].stringValue
+                {
                     acronyms.append(a)
                 }
             }

@@ -11,22 +11,28 @@ import UrnaStore
 /// Written in Realm's single-block form, as the seed writes it: one block, told the file's version,
 /// upgrades a v0 or v1 file straight to the target in one step.
 public enum People {
-    public static let v0 = schema(0, [
-        Property("firstName", .string, default: ""),
-        Property("lastName", .string, default: ""),
-        Property("age", .int64, default: 0),
-    ])
+    public static let v0 = schema(
+        0,
+        [
+            Property("firstName", .string, default: ""),
+            Property("lastName", .string, default: ""),
+            Property("age", .int64, default: 0),
+        ])
 
-    public static let v1 = schema(1, [
-        Property("fullName", .string, default: ""),  // new property
-        Property("age", .int64, default: 0),
-    ])
+    public static let v1 = schema(
+        1,
+        [
+            Property("fullName", .string, default: ""),  // new property
+            Property("age", .int64, default: 0),
+        ])
 
-    public static let v2 = schema(2, [
-        Property("fullName", .string, default: ""),
-        Property("email", .string, default: ""),  // new property
-        Property("age", .int64, default: 0),
-    ])
+    public static let v2 = schema(
+        2,
+        [
+            Property("fullName", .string, default: ""),
+            Property("email", .string, default: ""),  // new property
+            Property("age", .int64, default: 0),
+        ])
 
     /// Seed 000's `migrationBlock`, line for line (Realm's `oldObject!["firstName"] as! String`
     /// becomes `oldObject["firstName"].stringValue`).
@@ -53,7 +59,8 @@ public enum People {
         name: "people",
         versions: [
             SchemaVersion(v0),
-            SchemaVersion(v1, step: MigrationStep("fullName = firstName + \" \" + lastName; first and last name dropped")),
+            SchemaVersion(
+                v1, step: MigrationStep("fullName = firstName + \" \" + lastName; first and last name dropped")),
             SchemaVersion(v2, step: MigrationStep("email added, empty")),
         ],
         migrationBlock: migrationBlock)

@@ -5,6 +5,7 @@ import UrnaStore
 /// their normalised SQL, read the same way from a file and from a fresh database built from a
 /// descriptor, so the two compare: drift detection, the runner's last check, and tests.
 public struct DatabaseShape: Sendable, Equatable {
+    /// One column as `PRAGMA table_xinfo` describes it.
     public struct Column: Sendable, Equatable, CustomStringConvertible {
         public let name: String
         public let type: String
@@ -21,6 +22,7 @@ public struct DatabaseShape: Sendable, Equatable {
         }
     }
 
+    /// One foreign key as `PRAGMA foreign_key_list` describes it.
     public struct ForeignKey: Sendable, Equatable, CustomStringConvertible {
         public let from: String
         public let table: String
@@ -30,6 +32,7 @@ public struct DatabaseShape: Sendable, Equatable {
         public var description: String { "\(from) → \(table)(\(to)) ON DELETE \(onDelete)" }
     }
 
+    /// One named index and its columns.
     public struct Index: Sendable, Equatable, CustomStringConvertible {
         public let name: String
         public let columns: [String]
@@ -38,6 +41,7 @@ public struct DatabaseShape: Sendable, Equatable {
         public var description: String { "\(name)(\(columns.joined(separator: ", ")))\(unique ? " UNIQUE" : "")" }
     }
 
+    /// One table: columns, foreign keys, named indexes, and its normalised CREATE TABLE text.
     public struct Table: Sendable, Equatable {
         public let name: String
         public let columns: [Column]
@@ -55,7 +59,8 @@ public struct DatabaseShape: Sendable, Equatable {
     public static func read(_ c: Connection) throws -> DatabaseShape {
         var tables: [String: Table] = [:]
         var others: [String: String] = [:]
-        for row in try c.rows("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name") {
+        for row in try c.rows("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+        {
             guard case .text(let type) = row[0], case .text(let name) = row[1] else { continue }
             let sql: String = if case .text(let s) = row[2] { s } else { "" }
             switch type {
@@ -103,20 +108,29 @@ public struct DatabaseShape: Sendable, Equatable {
     /// How this (actual) shape differs from `expected`, one line per difference; empty when equal.
     /// With `allowExtraIndexes`, indexes someone added are not differences; views and triggers are
     /// compared only when `compareOthers`.
-    public func differences(from expected: DatabaseShape, allowExtraIndexes: Bool = false, compareOthers: Bool = false) -> [String] {
+    public func differences(from expected: DatabaseShape, allowExtraIndexes: Bool = false, compareOthers: Bool = false)
+        -> [String]
+    {
         var out: [String] = []
         for name in expected.tables.keys.sorted() where tables[name] == nil { out.append("table \(name) is missing") }
-        for name in tables.keys.sorted() where expected.tables[name] == nil { out.append("table \(name) is not in the descriptor") }
+        for name in tables.keys.sorted() where expected.tables[name] == nil {
+            out.append("table \(name) is not in the descriptor")
+        }
         for name in expected.tables.keys.sorted() {
             guard let a = tables[name], let e = expected.tables[name] else { continue }
             let aCols = Dictionary(uniqueKeysWithValues: a.columns.map { ($0.name, $0) })
             let eCols = Dictionary(uniqueKeysWithValues: e.columns.map { ($0.name, $0) })
-            for c in e.columns where aCols[c.name] == nil { out.append("\(name): column \(c.name) is missing (expected \(c))") }
-            for c in a.columns where eCols[c.name] == nil { out.append("\(name): column \(c.name) is not in the descriptor") }
+            for c in e.columns where aCols[c.name] == nil {
+                out.append("\(name): column \(c.name) is missing (expected \(c))")
+            }
+            for c in a.columns where eCols[c.name] == nil {
+                out.append("\(name): column \(c.name) is not in the descriptor")
+            }
             for c in e.columns {
                 if let ac = aCols[c.name], ac != c { out.append("\(name): column is \(ac), the descriptor says \(c)") }
             }
-            if a.columns.map(\.name) != e.columns.map(\.name), Set(a.columns.map(\.name)) == Set(e.columns.map(\.name)) {
+            if a.columns.map(\.name) != e.columns.map(\.name), Set(a.columns.map(\.name)) == Set(e.columns.map(\.name))
+            {
                 out.append("\(name): columns are in another order")
             }
             if a.foreignKeys != e.foreignKeys {
@@ -138,7 +152,9 @@ public struct DatabaseShape: Sendable, Equatable {
                 }
             }
             if !out.contains(where: { $0.hasPrefix("\(name):") }), a.sql != e.sql {
-                out.append("\(name): its CREATE TABLE text differs from the descriptor's:\n      file:       \(a.sql)\n      descriptor: \(e.sql)")
+                out.append(
+                    "\(name): its CREATE TABLE text differs from the descriptor's:\n      file:       \(a.sql)\n      descriptor: \(e.sql)"
+                )
             }
         }
         if compareOthers {

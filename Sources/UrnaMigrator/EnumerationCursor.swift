@@ -42,7 +42,10 @@ final class EnumerationCursor {
     private let rowidSlot: Int?
     private let computedMask: UInt64
 
-    init(executor: StepExecutor, transfer t: TypeTransfer, select: RowStatement, block: @escaping (MigrationObject, MigrationObject) throws -> Void) {
+    init(
+        executor: StepExecutor, transfer t: TypeTransfer, select: RowStatement,
+        block: @escaping (MigrationObject, MigrationObject) throws -> Void
+    ) {
         self.executor = executor
         transfer = t
         self.block = block
@@ -110,7 +113,8 @@ final class EnumerationCursor {
             executor.log.record(
                 ValidationFailure(
                     check: "unique", type: t.name,
-                    message: "object \(keyText) cannot be written: another object of \(t.name) has the same primary key"))
+                    message: "object \(keyText) cannot be written: another object of \(t.name) has the same primary key"
+                ))
             o.isDeleted = true
         } else {
             t.rowsWritten += 1
@@ -126,8 +130,11 @@ final class EnumerationCursor {
     /// Runs the closure on the current old row; false when the closure deleted the new object.
     private func prepareNext() throws -> Bool {
         let t = transfer
-        var oldObject = spareOld ?? MigrationObject(
-            layout: oldLayout, executor: executor, values: Array(repeating: .null, count: t.oldColumns.count), originKey: nil)
+        var oldObject =
+            spareOld
+            ?? MigrationObject(
+                layout: oldLayout, executor: executor, values: Array(repeating: .null, count: t.oldColumns.count),
+                originKey: nil)
         spareOld = nil
         if oldObject.state.pointee.row !== select { oldObject.row = select }
         oldObject.loadedMask = 0
@@ -140,12 +147,16 @@ final class EnumerationCursor {
         oldObject.originKey = originKey
         // Data the step discards, counted while the row is here (no second scan of the old table).
         if !droppedColumns.isEmpty {
-            for (k, c) in droppedColumns.enumerated() where sqlite3_column_type(select.handle, Int32(c)) != SQLITE_NULL {
+            for (k, c) in droppedColumns.enumerated() where sqlite3_column_type(select.handle, Int32(c)) != SQLITE_NULL
+            {
                 droppedCounts[k] += 1
             }
         }
-        var newObject = spareNew ?? MigrationObject(
-            layout: newLayout, executor: executor, values: Array(repeating: .null, count: t.newColumns.count), originKey: nil)
+        var newObject =
+            spareNew
+            ?? MigrationObject(
+                layout: newLayout, executor: executor, values: Array(repeating: .null, count: t.newColumns.count),
+                originKey: nil)
         spareNew = nil
         carry(into: newObject, from: oldObject)
         t.currentPending = newObject
@@ -164,7 +175,8 @@ final class EnumerationCursor {
         }
         try executor.noteKeyChange(newObject)
         newObject.escaped = escaped
-        newObject.needsRowid = escaped || !newObject.lists.isEmpty || t.trackedLinkColumns.contains { newObject.isDirty($0) }
+        newObject.needsRowid =
+            escaped || !newObject.lists.isEmpty || t.trackedLinkColumns.contains { newObject.isDirty($0) }
         current = newObject
         awaitingWrite = newObject
         emitted += 1
@@ -218,7 +230,8 @@ final class EnumerationCursor {
             }
         case .blob(let b):
             b.withUnsafeBytes { buf in
-                let p = arena.copy(UnsafeBufferPointer(start: buf.baseAddress?.assumingMemoryBound(to: UInt8.self), count: buf.count))
+                let p = arena.copy(
+                    UnsafeBufferPointer(start: buf.baseAddress?.assumingMemoryBound(to: UInt8.self), count: buf.count))
                 sqlite3_result_blob(context, p, Int32(buf.count), nil)
             }
         }
@@ -228,7 +241,8 @@ final class EnumerationCursor {
 /// Bytes that must outlive a call by a little: copied into chunks that are reused after `reset`.
 final class ByteArena {
     private static let chunkSize = 1 << 16
-    private let state: UnsafeMutablePointer<(chunks: [(base: UnsafeMutableRawPointer, size: Int)], chunk: Int, offset: Int)>
+    private let state:
+        UnsafeMutablePointer<(chunks: [(base: UnsafeMutableRawPointer, size: Int)], chunk: Int, offset: Int)>
     /// Where empty values point (SQLite wants a non-null pointer for an empty text).
     private let empty: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
 

@@ -10,10 +10,13 @@ import UrnaStore
 public struct FamilyRegistry: Sendable {
     public let families: [SchemaFamily]
 
+    /// A registry of these families (names must be unique).
     public init(_ families: [SchemaFamily]) { self.families = families }
 
+    /// The families' names, in registration order.
     public var names: [String] { families.map(\.name) }
 
+    /// The family with this name, or nil.
     public func family(named name: String) -> SchemaFamily? { families.first { $0.name == name } }
 
     /// The migrator for the family a file records; throws for missing files, files Urna didn't make,
@@ -24,6 +27,19 @@ public struct FamilyRegistry: Sendable {
             throw MigrationError.unknownFamily(path: path, family: recorded.family, known: names)
         }
         return Migrator(family: f, reporter: reporter)
+    }
+
+    /// A dry run of the file's upgrade by the family it records (`to` nil: the latest version). The
+    /// family is read from the private copy, so the file itself is never opened, not even to read it.
+    public func dryRun(path: String, to target: Int? = nil, sample: Int = 3, reporter: MigrationReporter? = nil) throws
+        -> MigrationReport
+    {
+        let copy = try PreviewCopy(of: path)
+        let recorded = try Self.recordedSchema(at: copy.path)
+        guard let f = family(named: recorded.family) else {
+            throw MigrationError.unknownFamily(path: path, family: recorded.family, known: names)
+        }
+        return try Migrator(family: f, reporter: reporter).dryRun(copy: copy, to: target, sample: sample)
     }
 
     /// The schema a file records about itself (family, version, descriptor).

@@ -60,15 +60,19 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .notAnUrnaFile(let p, let reason):
             return "\(p) is not an Urna file (\(reason)): only files made by Urna record the schema a migration needs"
         case .unknownFamily(let p, let f, let known):
-            return "\(p) holds schema family '\(f)', which this urna does not know (it knows \(known.joined(separator: ", "))): use the program that made the file, or a newer urna"
+            return
+                "\(p) holds schema family '\(f)', which this urna does not know (it knows \(known.joined(separator: ", "))): use the program that made the file, or a newer urna"
         case .familyMismatch(let p, let f, let m):
             return "\(p) holds family '\(f)', not '\(m)': migrate it with the '\(f)' family"
         case .newerThanKnown(let p, let f, let v, let latest):
-            return "\(p) is at \(f) version \(v), newer than every version this urna knows (latest \(latest)): use a newer urna; files are never downgraded"
+            return
+                "\(p) is at \(f) version \(v), newer than every version this urna knows (latest \(latest)): use a newer urna; files are never downgraded"
         case .unknownVersion(let f, let v, let known):
-            return "\(f) has no version \(v) (it has \(known.map(String.init).joined(separator: ", "))): pick one of those"
+            return
+                "\(f) has no version \(v) (it has \(known.map(String.init).joined(separator: ", "))): pick one of those"
         case .downgrade(let p, let v, let t):
-            return "\(p) is at version \(v); migrating to \(t) would be a downgrade, which is not supported: restore a backup instead"
+            return
+                "\(p) is at version \(v); migrating to \(t) would be a downgrade, which is not supported: restore a backup instead"
         case .alreadyCurrent(let p, let f, let v):
             return "\(p) is already at \(f) version \(v): nothing to do"
         case .drift(let p, let diffs):
@@ -82,14 +86,18 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .closureFailed(let from, let to, let message):
             return "the migration closure of step v\(from) → v\(to) failed: \(message); the file was not changed"
         case .validationFailed(let p, let failures, let total):
-            var s = "the upgrade of \(p) failed its checks (\(total) problem\(total == 1 ? "" : "s")); the file was not changed:\n"
+            var s =
+                "the upgrade of \(p) failed its checks (\(total) problem\(total == 1 ? "" : "s")); the file was not changed:\n"
             s += failures.map { "  - \($0)" }.joined(separator: "\n")
             if total > failures.count { s += "\n  ... and \(total - failures.count) more" }
             return s + "\nrun with --dry-run to see every problem"
         case .backupFailed(let p, let reason):
-            return "cannot write the backup \(p): \(reason); the file was not changed (free some space or choose --backup PATH)"
+            return
+                "cannot write the backup \(p): \(reason); the file was not changed (free some space or choose --backup PATH)"
         case .storage(let e):
-            if e.isDiskFull { return "the disk is full (\(e.message)); the file was not changed: free some space and run again" }
+            if e.isDiskFull {
+                return "the disk is full (\(e.message)); the file was not changed: free some space and run again"
+            }
             return "\(e); the file was not changed"
         case .invalidFamily(let f, let problems):
             return "the schema family \(f) is declared inconsistently: " + problems.joined(separator: "; ")

@@ -208,17 +208,30 @@ public final class MigrationObject {
         let stored: SQLValue
         switch layout.scalar[i] {
         case .text:
-            if case .string(let s) = value { stored = .text(s) } else { stored = try encodeSlow(value, column: i, name: name) }
+            if case .string(let s) = value {
+                stored = .text(s)
+            } else {
+                stored = try encodeSlow(value, column: i, name: name)
+            }
         case .integer where layout.types[i] == .int64:
-            if case .int(let n) = value { stored = .integer(n) } else { stored = try encodeSlow(value, column: i, name: name) }
+            if case .int(let n) = value {
+                stored = .integer(n)
+            } else {
+                stored = try encodeSlow(value, column: i, name: name)
+            }
         case .real where layout.types[i] == .double:
-            if case .double(let d) = value { stored = .real(d) } else { stored = try encodeSlow(value, column: i, name: name) }
+            if case .double(let d) = value {
+                stored = .real(d)
+            } else {
+                stored = try encodeSlow(value, column: i, name: name)
+            }
         default:
             stored = try encodeSlow(value, column: i, name: name)
         }
         load(i)
         if stored != values[i] {
-            if !state.pointee.isPending, state.pointee.rowid != nil, i == layout.keyIndex, state.pointee.originKey == nil,
+            if !state.pointee.isPending, state.pointee.rowid != nil, i == layout.keyIndex,
+                state.pointee.originKey == nil,
                 !state.pointee.isCreated, layout.hasOld
             {
                 throw MigrationObjectError.keyChangeNeedsOrigin(type: typeName)
@@ -237,11 +250,14 @@ public final class MigrationObject {
             case .null: return .null
             case .link(let t):
                 guard t.type == target else {
-                    throw StoreError.typeMismatch(type: typeName, property: name, expected: "link(\(target))", got: "link(\(t.type))")
+                    throw StoreError.typeMismatch(
+                        type: typeName, property: name, expected: "link(\(target))", got: "link(\(t.type))")
                 }
                 return ValueCodec.encodeKey(t.key)
             case .int, .string, .uuid: return ValueCodec.encodeKey(value)
-            default: throw StoreError.typeMismatch(type: typeName, property: name, expected: "link(\(target))", got: value.kindName)
+            default:
+                throw StoreError.typeMismatch(
+                    type: typeName, property: name, expected: "link(\(target))", got: value.kindName)
             }
         }
         let p = layout.propertyOf[name] ?? Property(name, layout.types[i])
@@ -262,10 +278,13 @@ public final class MigrationObject {
             switch value {
             case .list(let l): items = l
             case .null: items = []
-            default: throw StoreError.typeMismatch(type: typeName, property: name, expected: p.type.name, got: value.kindName)
+            default:
+                throw StoreError.typeMismatch(
+                    type: typeName, property: name, expected: p.type.name, got: value.kindName)
             }
             for item in items where item.type != target {
-                throw StoreError.typeMismatch(type: typeName, property: name, expected: p.type.name, got: "link(\(item.type))")
+                throw StoreError.typeMismatch(
+                    type: typeName, property: name, expected: p.type.name, got: "link(\(item.type))")
             }
             lists[name] = items.map { ValueCodec.encodeKey($0.key) }
             changed = true
@@ -314,7 +333,8 @@ struct ObjectState {
 
 extension MigrationObject: CustomStringConvertible {
     public var description: String {
-        "\(typeName)(\(role == .old ? "old" : "new")) { " + dictionary().map { "\($0.0) = \($0.1)" }.joined(separator: "; ") + " }"
+        "\(typeName)(\(role == .old ? "old" : "new")) { "
+            + dictionary().map { "\($0.0) = \($0.1)" }.joined(separator: "; ") + " }"
     }
 }
 
@@ -338,12 +358,18 @@ public enum MigrationObjectError: Error, Sendable, CustomStringConvertible {
         case .unknownProperty(let t, let p, let v): "\(t) has no property '\(p)' in version \(v)"
         case .oldIsReadOnly(let t, let p): "\(t).\(p): old objects are read-only; set the value on the new object"
         case .deleted(let t): "this \(t) was deleted in this step"
-        case .inverseOfNewObject(let t, let p): "\(t).\(p): inverse links of new objects are not known yet; read them from the old object"
-        case .followNewLink(let t, let p): "\(t).\(p): follow links on the old object (migration.newObject(for:) gives its new form)"
-        case .unknownType(let t, let v): v.map { "no type '\(t)' in version \($0)" } ?? "no type '\(t)' in either version of this step"
-        case .nestedEnumeration(let t): "\(t) is already being enumerated: don't enumerate a type inside its own enumeration"
-        case .notEnumeratedYet(let t): "the new \(t) objects don't exist yet: enumerate \(t) before looking up its new objects"
-        case .renameAfterEnumeration(let t): "call renameProperty(onType: \"\(t)\", ...) before enumerating or writing \(t)"
+        case .inverseOfNewObject(let t, let p):
+            "\(t).\(p): inverse links of new objects are not known yet; read them from the old object"
+        case .followNewLink(let t, let p):
+            "\(t).\(p): follow links on the old object (migration.newObject(for:) gives its new form)"
+        case .unknownType(let t, let v):
+            v.map { "no type '\(t)' in version \($0)" } ?? "no type '\(t)' in either version of this step"
+        case .nestedEnumeration(let t):
+            "\(t) is already being enumerated: don't enumerate a type inside its own enumeration"
+        case .notEnumeratedYet(let t):
+            "the new \(t) objects don't exist yet: enumerate \(t) before looking up its new objects"
+        case .renameAfterEnumeration(let t):
+            "call renameProperty(onType: \"\(t)\", ...) before enumerating or writing \(t)"
         case .badRename(let t, let f, let to, let reason): "cannot rename \(t).\(f) to \(to): \(reason)"
         case .removedType(let t): "\(t) is not in the new version: there are no new \(t) objects"
         case .keyChangeNeedsOrigin(let t):

@@ -39,19 +39,28 @@ public struct PlannedStep: Sendable, Codable {
 }
 
 extension MigrationPlan {
+    /// The plan for people: the version path and, per step, the schema changes and SQL.
     public func renderText() -> String {
-        var out = ["Plan for \(path): \(family) v\(fromVersion) → v\(toVersion) (\(steps.count) step\(steps.count == 1 ? "" : "s"), one transaction)"]
+        var out = [
+            "Plan for \(path): \(family) v\(fromVersion) → v\(toVersion) (\(steps.count) step\(steps.count == 1 ? "" : "s"), one transaction)"
+        ]
         for s in steps {
             out.append("")
-            out.append("Step v\(s.fromVersion) → v\(s.toVersion)" + (s.summary.isEmpty ? "" : ": \(s.summary)") + (s.hasClosure ? " [closure]" : " [automatic]"))
+            out.append(
+                "Step v\(s.fromVersion) → v\(s.toVersion)" + (s.summary.isEmpty ? "" : ": \(s.summary)")
+                    + (s.hasClosure ? " [closure]" : " [automatic]"))
             out += s.diff.renderLines(indent: "  ")
             for c in s.copiedThroughSwift { out.append("  copied through Swift: \(c)") }
             out.append("  SQL:")
-            for sql in s.sql { out.append("    " + sql.replacingOccurrences(of: "\n", with: "\n    ") + (sql.hasPrefix("--") ? "" : ";")) }
+            for sql in s.sql {
+                out.append(
+                    "    " + sql.replacingOccurrences(of: "\n", with: "\n    ") + (sql.hasPrefix("--") ? "" : ";"))
+            }
         }
         return out.joined(separator: "\n") + "\n"
     }
 
+    /// The plan as one JSON object (stable key order).
     public func renderJSON() -> String {
         struct Body: Encodable {
             let family: String
@@ -61,7 +70,10 @@ extension MigrationPlan {
             let versionPath: [Int]
             let steps: [PlannedStep]
         }
-        return JSONRendering.encode(Body(family: family, path: path, fromVersion: fromVersion, toVersion: toVersion, versionPath: versionPath, steps: steps))
+        return JSONRendering.encode(
+            Body(
+                family: family, path: path, fromVersion: fromVersion, toVersion: toVersion, versionPath: versionPath,
+                steps: steps))
     }
 }
 
@@ -108,7 +120,9 @@ enum RecordedFile {
         {
             let diff = SchemaDiff(from: declared, to: recorded)
             let detail = diff.isEmpty ? "property details differ" : diff.renderLines(indent: "").joined(separator: "; ")
-            out.append("the descriptor the file records for version \(recorded.version) is not this program's version \(recorded.version) (\(detail))")
+            out.append(
+                "the descriptor the file records for version \(recorded.version) is not this program's version \(recorded.version) (\(detail))"
+            )
         }
         return out
     }
@@ -122,7 +136,8 @@ enum RecordedFile {
         ).map { r in
             func int(_ v: SQLValue) -> Int { if case .integer(let i) = v { Int(i) } else { 0 } }
             return HistoryEntry(
-                fromVersion: int(r[0]), toVersion: int(r[1]), appliedAt: "\(r[2])", durationMs: int(r[3]), objectsTouched: int(r[4]),
+                fromVersion: int(r[0]), toVersion: int(r[1]), appliedAt: "\(r[2])", durationMs: int(r[3]),
+                objectsTouched: int(r[4]),
                 descriptorChecksum: "\(r[5])")
         }
     }

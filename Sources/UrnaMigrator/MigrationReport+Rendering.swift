@@ -7,11 +7,16 @@ extension MigrationReport {
     public func renderText() -> String {
         var out: [String] = []
         let verb = dryRun ? "Dry run" : "Migration"
-        out.append("\(verb) of \(path): \(family) v\(fromVersion) → v\(toVersion) (path \(versionPath.map { "v\($0)" }.joined(separator: " → ")))")
+        out.append(
+            "\(verb) of \(path): \(family) v\(fromVersion) → v\(toVersion) (path \(versionPath.map { "v\($0)" }.joined(separator: " → ")))"
+        )
         switch outcome {
         case .applied: out.append("Result: applied in one transaction, committed.")
         case .previewed: out.append("Result: the upgrade would succeed; the file was not touched.")
-        case .failed: out.append("Result: the upgrade would FAIL (\(failureCount) problem\(failureCount == 1 ? "" : "s")); the file was not touched.")
+        case .failed:
+            out.append(
+                "Result: the upgrade would FAIL (\(failureCount) problem\(failureCount == 1 ? "" : "s")); the file was not touched."
+            )
         }
         if let b = backupPath { out.append("Backup: \(b)") }
         for s in steps {
@@ -34,7 +39,9 @@ extension MigrationReport {
                     if a.created > 0 { parts.append("\(a.created) created") }
                     if a.deleted > 0 { parts.append("\(a.deleted) deleted") }
                     if a.copied > 0 { parts.append("\(a.copied) rows written") }
-                    for (p, n) in a.lossyValues.sorted(by: { $0.key < $1.key }) { parts.append("\(n) lossy \(p) value(s)") }
+                    for (p, n) in a.lossyValues.sorted(by: { $0.key < $1.key }) {
+                        parts.append("\(n) lossy \(p) value(s)")
+                    }
                     out.append("    \(a.type): " + parts.joined(separator: ", "))
                 }
             }
@@ -61,14 +68,19 @@ extension MigrationReport {
             }
             if !s.sql.isEmpty {
                 out.append("  SQL:")
-                for sql in s.sql { out.append("    " + sql.replacingOccurrences(of: "\n", with: "\n    ") + (sql.hasPrefix("--") ? "" : ";")) }
+                for sql in s.sql {
+                    out.append(
+                        "    " + sql.replacingOccurrences(of: "\n", with: "\n    ") + (sql.hasPrefix("--") ? "" : ";"))
+                }
             }
             out.append(String(format: "  Time: %.3f s, %d object(s) written", s.durationSeconds, s.objectsTouched))
         }
         if !checks.isEmpty {
             out.append("")
             out.append("Checks:")
-            for c in checks { out.append("  \(c.passed ? "ok  " : "FAIL") \(c.name)" + (c.detail.isEmpty ? "" : ": \(c.detail)")) }
+            for c in checks {
+                out.append("  \(c.passed ? "ok  " : "FAIL") \(c.name)" + (c.detail.isEmpty ? "" : ": \(c.detail)"))
+            }
         }
         if failureCount > 0 {
             out.append("")
@@ -78,7 +90,9 @@ extension MigrationReport {
         }
         out.append("")
         var total = String(format: "Total: %.3f s", durationSeconds)
-        if let p = projectedSeconds { total += String(format: "; the real run should take about %.3f s (backup copy included)", p) }
+        if let p = projectedSeconds {
+            total += String(format: "; the real run should take about %.3f s (backup copy included)", p)
+        }
         out.append(total)
         return out.joined(separator: "\n") + "\n"
     }

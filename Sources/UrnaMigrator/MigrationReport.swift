@@ -8,6 +8,7 @@ import UrnaStore
 /// print(report.renderText())
 /// ```
 public struct MigrationReport: Sendable, Codable {
+    /// How the run or dry run ended.
     public enum Outcome: String, Sendable, Codable {
         /// The real run committed.
         case applied
@@ -100,7 +101,10 @@ public struct TypeActivity: Sendable, Codable, Equatable {
     /// Per property: values converted with loss under an allowance.
     public var lossyValues: [String: Int] = [:]
 
-    public init(type: String, enumerated: Int = 0, created: Int = 0, deleted: Int = 0, changed: Int = 0, copied: Int = 0, lossyValues: [String: Int] = [:]) {
+    public init(
+        type: String, enumerated: Int = 0, created: Int = 0, deleted: Int = 0, changed: Int = 0, copied: Int = 0,
+        lossyValues: [String: Int] = [:]
+    ) {
         self.type = type
         self.enumerated = enumerated
         self.created = created
@@ -110,7 +114,9 @@ public struct TypeActivity: Sendable, Codable, Equatable {
         self.lossyValues = lossyValues
     }
 
-    var isEmpty: Bool { enumerated == 0 && created == 0 && deleted == 0 && changed == 0 && copied == 0 && lossyValues.isEmpty }
+    var isEmpty: Bool {
+        enumerated == 0 && created == 0 && deleted == 0 && changed == 0 && copied == 0 && lossyValues.isEmpty
+    }
 
     mutating func add(_ other: TypeActivity) {
         enumerated += other.enumerated
@@ -152,6 +158,7 @@ public struct ObjectSample: Sendable, Codable, Equatable {
     public subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
 }
 
+/// One property of a sample object, its value as text.
 public struct SampleField: Sendable, Codable, Equatable {
     public let name: String
     public let value: String

@@ -17,6 +17,7 @@ extension MigrationReporter {
 
 /// Keeps every event, for tests and for dry runs.
 public final class RecordingMigrationReporter: MigrationReporter {
+    /// One thing the migration reported.
     public enum Event: Equatable {
         case stepStarted(from: Int, to: Int)
         case progress(type: String, done: Int, total: Int)
@@ -28,6 +29,10 @@ public final class RecordingMigrationReporter: MigrationReporter {
     public init() {}
 
     public func stepStarted(from: Int, to: Int) { events.append(.stepStarted(from: from, to: to)) }
-    public func progress(type: String, done: Int, total: Int) { events.append(.progress(type: type, done: done, total: total)) }
-    public func stepFinished(_ step: StepReport) { events.append(.stepFinished(from: step.fromVersion, to: step.toVersion)) }
+    public func progress(type: String, done: Int, total: Int) {
+        events.append(.progress(type: type, done: done, total: total))
+    }
+    public func stepFinished(_ step: StepReport) {
+        events.append(.stepFinished(from: step.fromVersion, to: step.toVersion))
+    }
 }

@@ -11,7 +11,10 @@ final class MigrationRunner {
     let options: MigrationOptions
     let reporter: MigrationReporter?
 
-    init(plan: MigrationPlan, family: SchemaFamily, dryRun: Bool, backupPath: String?, options: MigrationOptions, reporter: MigrationReporter?) {
+    init(
+        plan: MigrationPlan, family: SchemaFamily, dryRun: Bool, backupPath: String?, options: MigrationOptions,
+        reporter: MigrationReporter?
+    ) {
         self.plan = plan
         self.family = family
         self.dryRun = dryRun
@@ -24,7 +27,8 @@ final class MigrationRunner {
         let started = Date()
         let c = try RecordedFile.open(path, readOnly: false)
         var report = MigrationReport(
-            family: plan.family, path: plan.path, fromVersion: plan.fromVersion, toVersion: plan.toVersion, dryRun: dryRun,
+            family: plan.family, path: plan.path, fromVersion: plan.fromVersion, toVersion: plan.toVersion,
+            dryRun: dryRun,
             outcome: dryRun ? .previewed : .applied, versionPath: plan.versionPath)
         let log = FailureLog(limit: options.maxFailures)
         var backupMade: String?
@@ -35,7 +39,8 @@ final class MigrationRunner {
             try c.execute("BEGIN IMMEDIATE")
             // Read under the write lock: nobody can change the file between this check and the commit.
             let recorded = try RecordedFile.schema(in: c, path: plan.path)
-            guard SchemaDescriptor.checksum(recorded) == plan.recordedChecksum, recorded.version == plan.fromVersion else {
+            guard SchemaDescriptor.checksum(recorded) == plan.recordedChecksum, recorded.version == plan.fromVersion
+            else {
                 throw MigrationError.planOutdated(path: plan.path, reason: "it is now at version \(recorded.version)")
             }
             if let b = backupPath {
@@ -45,7 +50,8 @@ final class MigrationRunner {
             }
             for step in plan.resolved {
                 let executor = StepExecutor(
-                    connection: c, step: step, family: family.name, log: log, reporter: reporter, sampleSize: options.sample)
+                    connection: c, step: step, family: family.name, log: log, reporter: reporter,
+                    sampleSize: options.sample)
                 do {
                     try executor.run()
                     report.steps.append(executor.report)
@@ -71,7 +77,9 @@ final class MigrationRunner {
                 if dryRun { return report }
                 if let closure = log.failures.first(where: { $0.check == "closure" }) {
                     let step = report.steps.last
-                    throw MigrationError.closureFailed(from: step?.fromVersion ?? plan.fromVersion, to: step?.toVersion ?? plan.toVersion, message: closure.message)
+                    throw MigrationError.closureFailed(
+                        from: step?.fromVersion ?? plan.fromVersion, to: step?.toVersion ?? plan.toVersion,
+                        message: closure.message)
                 }
                 throw MigrationError.validationFailed(path: plan.path, failures: log.failures, total: log.total)
             }
@@ -130,6 +138,8 @@ final class MigrationRunner {
             return nil
         }
         for m in messages { log.record(ValidationFailure(check: "integrity", message: m)) }
-        report.checks.append(CheckResult(name: pragma, passed: messages.isEmpty, detail: messages.isEmpty ? "" : "\(messages.count) problem(s)"))
+        report.checks.append(
+            CheckResult(
+                name: pragma, passed: messages.isEmpty, detail: messages.isEmpty ? "" : "\(messages.count) problem(s)"))
     }
 }

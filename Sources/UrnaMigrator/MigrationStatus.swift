@@ -17,8 +17,26 @@ public struct MigrationStatus: Sendable, Codable {
     /// Steps already applied to the file, oldest first.
     public let history: [HistoryEntry]
 
-    public var isCurrent: Bool { fileVersion == latestVersion }
+    public let isCurrent: Bool
 
+    init(
+        path: String, family: String, fileVersion: Int, latestVersion: Int, knownVersions: [Int],
+        pending: [PendingStep],
+        isNewerThanKnown: Bool, drift: [String], history: [HistoryEntry]
+    ) {
+        self.path = path
+        self.family = family
+        self.fileVersion = fileVersion
+        self.latestVersion = latestVersion
+        self.knownVersions = knownVersions
+        self.pending = pending
+        self.isNewerThanKnown = isNewerThanKnown
+        self.drift = drift
+        self.history = history
+        isCurrent = fileVersion == latestVersion
+    }
+
+    /// The status for people: version, pending steps, drift, history.
     public func renderText() -> String {
         var out = ["\(path): \(family) version \(fileVersion) (latest known: \(latestVersion))"]
         if isNewerThanKnown {
@@ -27,7 +45,11 @@ public struct MigrationStatus: Sendable, Codable {
             out.append("Up to date: nothing to migrate.")
         } else {
             out.append("Pending steps (\(pending.count)):")
-            for p in pending { out.append("  v\(p.from) → v\(p.to)" + (p.summary.isEmpty ? "" : ": \(p.summary)") + (p.hasClosure ? " [closure]" : "")) }
+            for p in pending {
+                out.append(
+                    "  v\(p.from) → v\(p.to)" + (p.summary.isEmpty ? "" : ": \(p.summary)")
+                        + (p.hasClosure ? " [closure]" : ""))
+            }
         }
         if !drift.isEmpty {
             out.append("Drift (the file differs from the schema it records):")
@@ -36,17 +58,14 @@ public struct MigrationStatus: Sendable, Codable {
         if !history.isEmpty {
             out.append("History:")
             for h in history {
-                out.append("  v\(h.fromVersion) → v\(h.toVersion) at \(h.appliedAt), \(h.durationMs) ms, \(h.objectsTouched) object(s), descriptor \(h.descriptorChecksum)")
+                out.append(
+                    "  v\(h.fromVersion) → v\(h.toVersion) at \(h.appliedAt), \(h.durationMs) ms, \(h.objectsTouched) object(s), descriptor \(h.descriptorChecksum)"
+                )
             }
         }
         return out.joined(separator: "\n") + "\n"
     }
 
-    public func renderJSON() -> String {
-        struct Body: Encodable {
-            let status: MigrationStatus
-            let isCurrent: Bool
-        }
-        return JSONRendering.encode(self)
-    }
+    /// The status as one JSON object (stable key order).
+    public func renderJSON() -> String { JSONRendering.encode(self) }
 }

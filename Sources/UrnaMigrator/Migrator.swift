@@ -32,7 +32,8 @@ public struct MigrationOptions: Sendable {
     /// `["cache_size = -200000"]` for a 200 MB page cache.
     public var pragmas: [String] = []
 
-    public init(sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = []) {
+    public init(sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [])
+    {
         self.sample = sample
         self.integrityCheck = integrityCheck
         self.maxFailures = maxFailures
@@ -54,7 +55,9 @@ public struct Migrator {
     public var reporter: MigrationReporter?
     public var options: MigrationOptions
 
-    public init(family: SchemaFamily, reporter: MigrationReporter? = nil, options: MigrationOptions = MigrationOptions()) {
+    public init(
+        family: SchemaFamily, reporter: MigrationReporter? = nil, options: MigrationOptions = MigrationOptions()
+    ) {
         self.family = family
         self.reporter = reporter
         self.options = options
@@ -76,17 +79,23 @@ public struct Migrator {
             throw MigrationError.familyMismatch(path: displayPath, file: recorded.family, migrator: family.name)
         }
         if recorded.version > family.latestVersion {
-            throw MigrationError.newerThanKnown(path: displayPath, family: family.name, fileVersion: recorded.version, latest: family.latestVersion)
+            throw MigrationError.newerThanKnown(
+                path: displayPath, family: family.name, fileVersion: recorded.version, latest: family.latestVersion)
         }
         guard family.schema(version: recorded.version) != nil else {
-            throw MigrationError.unknownVersion(family: family.name, version: recorded.version, known: family.versionNumbers)
+            throw MigrationError.unknownVersion(
+                family: family.name, version: recorded.version, known: family.versionNumbers)
         }
         let to = target ?? family.latestVersion
         guard family.schema(version: to) != nil else {
             throw MigrationError.unknownVersion(family: family.name, version: to, known: family.versionNumbers)
         }
-        if to < recorded.version { throw MigrationError.downgrade(path: displayPath, fileVersion: recorded.version, target: to) }
-        if to == recorded.version { throw MigrationError.alreadyCurrent(path: displayPath, family: family.name, version: to) }
+        if to < recorded.version {
+            throw MigrationError.downgrade(path: displayPath, fileVersion: recorded.version, target: to)
+        }
+        if to == recorded.version {
+            throw MigrationError.alreadyCurrent(path: displayPath, family: family.name, version: to)
+        }
         let drift = try RecordedFile.drift(in: c, recorded: recorded, family: family)
         guard drift.isEmpty else { throw MigrationError.drift(path: displayPath, differences: drift) }
 
@@ -98,14 +107,18 @@ public struct Migrator {
             let analysis = StepAnalysis(step: step)
             planned.append(
                 PlannedStep(
-                    fromVersion: step.from.version, toVersion: step.to.version, summary: step.summary, hasClosure: step.closure != nil,
+                    fromVersion: step.from.version, toVersion: step.to.version, summary: step.summary,
+                    hasClosure: step.closure != nil,
                     diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames), sql: analysis.previewSQL(),
-                    copiedThroughSwift: analysis.transfers.filter { $0.needsSwift && !$0.isAdded }.map { "\($0.name) (\($0.swiftReason ?? ""))" },
+                    copiedThroughSwift: analysis.transfers.filter { $0.needsSwift && !$0.isAdded }.map {
+                        "\($0.name) (\($0.swiftReason ?? ""))"
+                    },
                     descriptorChecksum: SchemaDescriptor.checksum(step.to)))
         }
         guard refusals.isEmpty else { throw MigrationError.refused(path: displayPath, reasons: refusals) }
         return MigrationPlan(
-            family: family.name, path: displayPath, fromVersion: recorded.version, toVersion: to, steps: planned, resolved: resolved,
+            family: family.name, path: displayPath, fromVersion: recorded.version, toVersion: to, steps: planned,
+            resolved: resolved,
             recordedChecksum: SchemaDescriptor.checksum(recorded))
     }
 
@@ -118,20 +131,26 @@ public struct Migrator {
             for p in t.properties {
                 let source = step.oldName(type: t.name, newName: p.name)
                 guard let op = o[property: source], !(op.ignored || p.ignored) else { continue }
-                let c = PropertyConversion.classify(type: t.name, old: op, new: p, oldSchema: step.from, newSchema: step.to)
+                let c = PropertyConversion.classify(
+                    type: t.name, old: op, new: p, oldSchema: step.from, newSchema: step.to)
                 guard c.kind == .needsClosure else { continue }
                 if let a = c.allowance, step.allows(a) { continue }
-                var fix = "give step v\(step.to.version) a closure that sets it (migration.enumerateObjects(ofType: \"\(t.name)\"))"
+                var fix =
+                    "give step v\(step.to.version) a closure that sets it (migration.enumerateObjects(ofType: \"\(t.name)\"))"
                 if let a = c.allowance, p.type.isColumn {
                     switch a {
-                    case .lossyConversion: fix += ", or allow .lossyConversion(type: \"\(t.name)\", property: \"\(p.name)\")"
-                    case .nullsBecomeDefault: fix += ", give it a default, or allow .nullsBecomeDefault(type: \"\(t.name)\", property: \"\(p.name)\")"
+                    case .lossyConversion:
+                        fix += ", or allow .lossyConversion(type: \"\(t.name)\", property: \"\(p.name)\")"
+                    case .nullsBecomeDefault:
+                        fix +=
+                            ", give it a default, or allow .nullsBecomeDefault(type: \"\(t.name)\", property: \"\(p.name)\")"
                     }
                 }
                 out.append(
                     PlanRefusal(
                         fromVersion: step.from.version, toVersion: step.to.version, type: t.name, property: p.name,
-                        reason: "\(PropertySummary.typeText(op)) → \(PropertySummary.typeText(p)): \(c.reason)", fix: fix))
+                        reason: "\(PropertySummary.typeText(op)) → \(PropertySummary.typeText(p)): \(c.reason)",
+                        fix: fix))
             }
         }
         return out
@@ -160,24 +179,19 @@ public struct Migrator {
     /// Runs the real upgrade, closures included, on a private copy of the file in a temporary
     /// directory, and reports what it would do; the file (and its -wal/-shm) is never opened.
     public func dryRun(path: String, to target: Int? = nil, sample: Int = 3) throws -> MigrationReport {
-        guard FileManager.default.fileExists(atPath: path) else { throw MigrationError.fileNotFound(path: path) }
-        let directory = try FileCopy.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let copyStarted = Date()
-        let copy: String
-        do {
-            copy = try FileCopy.copyForPreview(path, into: directory)
-        } catch {
-            throw MigrationError.backupFailed(path: directory, reason: "cannot copy the file for the dry run: \(error.localizedDescription)")
-        }
-        let copySeconds = Date().timeIntervalSince(copyStarted)
-        let plan = try self.plan(path: copy, to: target, displayPath: path)
+        let copy = try PreviewCopy(of: path)
+        return try dryRun(copy: copy, to: target, sample: sample)
+    }
+
+    func dryRun(copy: PreviewCopy, to target: Int?, sample: Int) throws -> MigrationReport {
+        let plan = try self.plan(path: copy.path, to: target, displayPath: copy.originalPath)
         var options = self.options
         options.sample = sample
-        let runner = MigrationRunner(plan: plan, family: family, dryRun: true, backupPath: nil, options: options, reporter: reporter)
-        var report = try runner.run(at: copy)
-        report.path = path
-        report.projectedSeconds = report.durationSeconds + copySeconds
+        let runner = MigrationRunner(
+            plan: plan, family: family, dryRun: true, backupPath: nil, options: options, reporter: reporter)
+        var report = try runner.run(at: copy.path)
+        report.path = copy.originalPath
+        report.projectedSeconds = report.durationSeconds + copy.seconds
         return report
     }
 
@@ -194,7 +208,8 @@ public struct Migrator {
             path: path, family: family.name, fileVersion: recorded.version, latestVersion: family.latestVersion,
             knownVersions: family.versionNumbers,
             pending: newer ? [] : family.pendingSteps(from: recorded.version, to: family.latestVersion),
-            isNewerThanKnown: newer, drift: try RecordedFile.drift(in: c, recorded: recorded, family: newer ? nil : family),
+            isNewerThanKnown: newer,
+            drift: try RecordedFile.drift(in: c, recorded: recorded, family: newer ? nil : family),
             history: try RecordedFile.history(in: c, family: family.name))
     }
 
@@ -211,4 +226,33 @@ public struct Migrator {
             return nil
         }
     }
+}
+
+/// A byte copy of a database (and its -wal/-journal) in a private temporary directory, removed when
+/// the copy is released: what a dry run works on, so the original is never opened.
+final class PreviewCopy {
+    let originalPath: String
+    let path: String
+    /// How long the copy took (about what the real run's backup will take).
+    let seconds: Double
+    private let directory: String
+
+    init(of original: String) throws {
+        guard FileManager.default.fileExists(atPath: original) else {
+            throw MigrationError.fileNotFound(path: original)
+        }
+        originalPath = original
+        directory = try FileCopy.makeTemporaryDirectory()
+        let started = Date()
+        do {
+            path = try FileCopy.copyForPreview(original, into: directory)
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw MigrationError.backupFailed(
+                path: directory, reason: "cannot copy the file for the dry run: \(error.localizedDescription)")
+        }
+        seconds = Date().timeIntervalSince(started)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 }

@@ -31,7 +31,8 @@ final class ObjectLayout {
     @inline(__always) func column(_ name: String) -> Int? { names.lookup(name, in: columnOf) }
 
     init(
-        role: MigrationObject.Role, transfer: TypeTransfer, objectSchema: ObjectSchema, schema: Schema, columns: [StepColumn],
+        role: MigrationObject.Role, transfer: TypeTransfer, objectSchema: ObjectSchema, schema: Schema,
+        columns: [StepColumn],
         rowColumn: [Int32]
     ) {
         self.role = role
@@ -88,10 +89,13 @@ extension TypeTransfer {
                 rowColumn: oldColumns.indices.map { Int32($0) })
         }
         if let new {
-            newLayout = ObjectLayout(role: .new, transfer: self, objectSchema: new, schema: newSchema, columns: newColumns, rowColumn: carriedFrom)
+            newLayout = ObjectLayout(
+                role: .new, transfer: self, objectSchema: new, schema: newSchema, columns: newColumns,
+                rowColumn: carriedFrom)
         } else if let old {
             // New forms of objects of a removed type have no columns: writing to them fails clearly.
-            newLayout = ObjectLayout(role: .new, transfer: self, objectSchema: old, schema: oldSchema, columns: [], rowColumn: [])
+            newLayout = ObjectLayout(
+                role: .new, transfer: self, objectSchema: old, schema: oldSchema, columns: [], rowColumn: [])
         }
         carryOps = sources.enumerated().map { i, s in
             switch s {
@@ -108,13 +112,16 @@ extension TypeTransfer {
         columnDefaults = newColumns.map { c in
             c.property.map { ValueCodec.encode($0.effectiveDefault, as: $0.type, schema: newSchema) } ?? .null
         }
-        let carriedOld = Set(sources.compactMap { s -> Int? in
-            switch s {
-            case .copy(let oi), .convert(let oi, _, _, _, _): oi
-            default: nil
-            }
-        })
-        droppedColumns = oldColumns.indices.filter { $0 != oldKeyIndex && oldColumns[$0].property != nil && !carriedOld.contains($0) }
+        let carriedOld = Set(
+            sources.compactMap { s -> Int? in
+                switch s {
+                case .copy(let oi), .convert(let oi, _, _, _, _): oi
+                default: nil
+                }
+            })
+        droppedColumns = oldColumns.indices.filter {
+            $0 != oldKeyIndex && oldColumns[$0].property != nil && !carriedOld.contains($0)
+        }
         trackedLinkColumns = newColumns.indices.filter { i in
             if case .link(let target) = newColumns[i].type { oldSchema[type: target] != nil } else { false }
         }

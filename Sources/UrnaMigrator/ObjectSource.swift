@@ -21,7 +21,8 @@ final class ObjectSource {
         self.connection = connection
         module = .allocate(capacity: 1)
         module.initialize(to: ObjectSource.makeModule())
-        let rc = sqlite3_create_module_v2(connection.handle, name, module, Unmanaged.passUnretained(self).toOpaque(), nil)
+        let rc = sqlite3_create_module_v2(
+            connection.handle, name, module, Unmanaged.passUnretained(self).toOpaque(), nil)
         guard rc == SQLITE_OK else {
             module.deallocate()
             throw SQLiteError(code: rc, message: "cannot register the virtual table \(name)")
@@ -63,7 +64,8 @@ final class ObjectSource {
         m.xOpen = { vtab, ppCursor in
             let raw = UnsafeMutableRawPointer.allocate(byteCount: objectSourceCursorSize + 8, alignment: 8)
             raw.initializeMemory(as: UInt8.self, repeating: 0, count: objectSourceCursorSize)
-            let aux = UnsafeMutableRawPointer(vtab!).load(fromByteOffset: objectSourceVTabSize, as: UnsafeMutableRawPointer.self)
+            let aux = UnsafeMutableRawPointer(vtab!).load(
+                fromByteOffset: objectSourceVTabSize, as: UnsafeMutableRawPointer.self)
             raw.storeBytes(of: aux, toByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
             ppCursor!.pointee = raw.assumingMemoryBound(to: sqlite3_vtab_cursor.self)
             return SQLITE_OK
@@ -92,6 +94,7 @@ private let objectSourceVTabSize = MemoryLayout<sqlite3_vtab>.stride
 private let objectSourceCursorSize = MemoryLayout<sqlite3_vtab_cursor>.stride
 
 private func objectSourceEnumeration(_ cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>?) -> EnumerationCursor? {
-    let raw = UnsafeMutableRawPointer(cursor!).load(fromByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
+    let raw = UnsafeMutableRawPointer(cursor!).load(
+        fromByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
     return Unmanaged<ObjectSource>.fromOpaque(raw).takeUnretainedValue().cursor
 }

@@ -21,7 +21,9 @@ struct PropertyConversion {
     let allowance: MigrationAllowance?
 
     /// Classifies the change of `old` (in `oldSchema`) into `new` (in `newSchema`) of type `type`.
-    static func classify(type: String, old: Property, new: Property, oldSchema: Schema, newSchema: Schema) -> PropertyConversion {
+    static func classify(type: String, old: Property, new: Property, oldSchema: Schema, newSchema: Schema)
+        -> PropertyConversion
+    {
         let typeConversion = classifyType(old.type, new.type, oldSchema: oldSchema, newSchema: newSchema)
         if typeConversion.kind == .needsClosure {
             return PropertyConversion(
@@ -31,7 +33,8 @@ struct PropertyConversion {
         if old.optional && !new.optional && new.isStored {
             if new.defaultValue != nil {
                 return PropertyConversion(
-                    kind: .widening, reason: "nil becomes the default \(ValueCodec.encode(new.effectiveDefault, as: new.type))",
+                    kind: .widening,
+                    reason: "nil becomes the default \(ValueCodec.encode(new.effectiveDefault, as: new.type))",
                     allowance: nil)
             }
             return PropertyConversion(
@@ -45,7 +48,9 @@ struct PropertyConversion {
         return PropertyConversion(kind: .widening, reason: reason, allowance: nil)
     }
 
-    static func classifyType(_ a: PropertyType, _ b: PropertyType, oldSchema: Schema, newSchema: Schema) -> (kind: ConversionKind, reason: String) {
+    static func classifyType(_ a: PropertyType, _ b: PropertyType, oldSchema: Schema, newSchema: Schema) -> (
+        kind: ConversionKind, reason: String
+    ) {
         if a == b {
             if case .embedded(let e) = a, oldSchema[type: e] != newSchema[type: e] {
                 return (.needsClosure, "embedded type \(e) changes shape")
@@ -276,8 +281,10 @@ enum Affinity {
     static func sqlExpression(_ expr: String, from oldSQLType: String, to sqlType: String) -> String {
         if oldSQLType == sqlType { return expr }
         switch sqlType {
-        case "TEXT": return "CASE WHEN typeof(\(expr)) IN ('integer', 'real') THEN CAST(\(expr) AS TEXT) ELSE \(expr) END"
-        case "INTEGER": return "CASE WHEN CAST(\(expr) AS INTEGER) = \(expr) THEN CAST(\(expr) AS INTEGER) ELSE \(expr) END"
+        case "TEXT":
+            return "CASE WHEN typeof(\(expr)) IN ('integer', 'real') THEN CAST(\(expr) AS TEXT) ELSE \(expr) END"
+        case "INTEGER":
+            return "CASE WHEN CAST(\(expr) AS INTEGER) = \(expr) THEN CAST(\(expr) AS INTEGER) ELSE \(expr) END"
         default: return expr
         }
     }

@@ -14,7 +14,9 @@ final class RowStatement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else {
-            throw SQLiteError(code: sqlite3_extended_errcode(connection.handle), message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+            throw SQLiteError(
+                code: sqlite3_extended_errcode(connection.handle),
+                message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
         }
         handle = stmt
         self.sql = sql
@@ -29,7 +31,8 @@ final class RowStatement {
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         let error = SQLiteError(
-            code: sqlite3_extended_errcode(connection.handle), message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+            code: sqlite3_extended_errcode(connection.handle),
+            message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
         sqlite3_reset(handle)
         throw error
     }
@@ -40,7 +43,8 @@ final class RowStatement {
         sqlite3_reset(handle)
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
             throw SQLiteError(
-                code: sqlite3_extended_errcode(connection.handle), message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+                code: sqlite3_extended_errcode(connection.handle),
+                message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
         }
     }
 
@@ -73,13 +77,16 @@ final class RowStatement {
             s.withUTF8 { buf in
                 if let base = buf.baseAddress, buf.count > 0 {
                     _ = sqlite3_bind_text(
-                        handle, i, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buf.count), rowStatementTransient)
+                        handle, i, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buf.count),
+                        rowStatementTransient)
                 } else {
                     _ = sqlite3_bind_text(handle, i, "", 0, rowStatementTransient)
                 }
             }
         case .blob(let b):
-            _ = b.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), rowStatementTransient) }
+            _ = b.withUnsafeBytes {
+                sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), rowStatementTransient)
+            }
         }
     }
 }

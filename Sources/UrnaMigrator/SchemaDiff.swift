@@ -54,6 +54,7 @@ public struct TypeChange: Sendable, Codable, Equatable {
     /// Changes of defaults and of `embedded`/`ignored` flags, in words.
     public var other: [String] = []
 
+    /// Whether nothing about the type changes.
     public var isEmpty: Bool {
         added.isEmpty && removed.isEmpty && renamed.isEmpty && retyped.isEmpty && indexesAdded.isEmpty
             && indexesRemoved.isEmpty && primaryKey == nil && other.isEmpty
@@ -88,9 +89,12 @@ public struct TypeChange: Sendable, Codable, Equatable {
                     != ValueCodec.encode(p.effectiveDefault, as: p.type)
             {
                 other.append(
-                    "\(p.name): default \(o.defaultValue.map(Self.text) ?? "none") → \(p.defaultValue.map(Self.text) ?? "none")")
+                    "\(p.name): default \(o.defaultValue.map(Self.text) ?? "none") → \(p.defaultValue.map(Self.text) ?? "none")"
+                )
             }
-            if o.ignored != p.ignored { other.append("\(p.name): \(p.ignored ? "now ignored (no column)" : "now stored")") }
+            if o.ignored != p.ignored {
+                other.append("\(p.name): \(p.ignored ? "now ignored (no column)" : "now stored")")
+            }
         }
         for o in old.properties where !matchedOld.contains(o.name) { removed.append(PropertySummary(o)) }
         let oldKey = old.primaryKey.map { key in renames.first(where: { $0.from == key.name })?.to ?? key.name }

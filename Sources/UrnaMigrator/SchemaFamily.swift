@@ -11,6 +11,7 @@ public struct SchemaVersion: Sendable {
         self.step = step
     }
 
+    /// The version number (the schema's).
     public var version: Int { schema.version }
 }
 
@@ -71,7 +72,8 @@ public struct SchemaFamily: Sendable {
             }
             for problem in v.schema.problems() { out.append("\(name) v\(v.version): \(problem)") }
             if migrationBlock != nil, v.step.migration != nil {
-                out.append("\(name) v\(v.version): a family with a single migration block cannot also have step closures")
+                out.append(
+                    "\(name) v\(v.version): a family with a single migration block cannot also have step closures")
             }
             if let p = previous, let old = schema(version: p) {
                 for r in v.step.renames {
@@ -79,7 +81,8 @@ public struct SchemaFamily: Sendable {
                         out.append("\(name) v\(v.version): rename of \(r.type).\(r.from), which v\(p) does not have")
                     }
                     if v.schema[type: r.type]?[property: r.to] == nil {
-                        out.append("\(name) v\(v.version): rename to \(r.type).\(r.to), which v\(v.version) does not have")
+                        out.append(
+                            "\(name) v\(v.version): rename to \(r.type).\(r.to), which v\(v.version) does not have")
                     }
                 }
             }
@@ -104,8 +107,12 @@ public struct SchemaFamily: Sendable {
 
     /// The diff from one version to another, following renames across the versions between them.
     public func diff(from: Int, to: Int) throws -> SchemaDiff {
-        guard let a = schema(version: from) else { throw MigrationError.unknownVersion(family: name, version: from, known: versionNumbers) }
-        guard let b = schema(version: to) else { throw MigrationError.unknownVersion(family: name, version: to, known: versionNumbers) }
+        guard let a = schema(version: from) else {
+            throw MigrationError.unknownVersion(family: name, version: from, known: versionNumbers)
+        }
+        guard let b = schema(version: to) else {
+            throw MigrationError.unknownVersion(family: name, version: to, known: versionNumbers)
+        }
         return SchemaDiff(from: a, to: b, renames: from < to ? chainedRenames(from: from, to: to) : [])
     }
 
@@ -144,7 +151,9 @@ public struct SchemaFamily: Sendable {
         guard let start = schema(version: from), let end = schema(version: to) else { return [] }
         // current name -> original name, per type
         var current: [String: [String: String]] = [:]
-        for t in start.types { current[t.name] = Dictionary(uniqueKeysWithValues: t.properties.map { ($0.name, $0.name) }) }
+        for t in start.types {
+            current[t.name] = Dictionary(uniqueKeysWithValues: t.properties.map { ($0.name, $0.name) })
+        }
         for v in versions where v.version > from && v.version <= to {
             for r in v.step.renames {
                 guard let original = current[r.type]?[r.from] else { continue }

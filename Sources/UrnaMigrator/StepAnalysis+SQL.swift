@@ -14,7 +14,8 @@ extension StepAnalysis {
         guard let owner = step.to[type: l.owner], let p = owner[property: l.property] else { return nil }
         let sql = StorageLayout.createListTableSQL(owner: owner, property: p, target: l.target, in: step.to)
         return sql.replacingOccurrences(
-            of: "CREATE TABLE \(Identifier.quoted(l.newTable))", with: "CREATE TABLE \(Identifier.quoted(l.stagingTable))")
+            of: "CREATE TABLE \(Identifier.quoted(l.newTable))",
+            with: "CREATE TABLE \(Identifier.quoted(l.stagingTable))")
     }
 
     /// The SQL expression of new column `i` of `t` in a bulk copy from the old table aliased `o`;
@@ -36,7 +37,11 @@ extension StepAnalysis {
         }
         if case .link(let target) = c.type, keyMaps.contains(target), let tt = byName[target] {
             let oldRef: String
-            if case .copy(let oi) = t.sources[i] { oldRef = t.oldColumns[oi].sqlType } else { oldRef = tt.oldKeySQLType }
+            if case .copy(let oi) = t.sources[i] {
+                oldRef = t.oldColumns[oi].sqlType
+            } else {
+                oldRef = tt.oldKeySQLType
+            }
             let probe = Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
             expr = "COALESCE((SELECT m.\"new_key\" FROM \(tt.keyMapTable) m WHERE m.\"old_key\" = \(probe)), \(expr))"
         }
@@ -47,7 +52,8 @@ extension StepAnalysis {
     func bulkCopySQL(_ t: TypeTransfer, keyMaps: Set<String>) -> String {
         let cols = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let exprs = t.newColumns.indices.map { bulkExpression(t, column: $0, keyMaps: keyMaps) }.joined(separator: ", ")
-        return "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs) FROM \(Identifier.quoted(t.name)) o ORDER BY o.rowid"
+        return
+            "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs) FROM \(Identifier.quoted(t.name)) o ORDER BY o.rowid"
     }
 
     /// The prepared INSERT used for objects copied through Swift.
@@ -87,7 +93,8 @@ extension StepAnalysis {
                     "INSERT OR IGNORE INTO \(Identifier.quoted(Self.stagingName(t.name))) (...) SELECT ... FROM \"urna_rows_\(t.name)\"  -- each object through Swift: \(t.swiftReason ?? "conversion")"
                 )
             } else {
-                out.append(bulkCopySQL(t, keyMaps: []) + (hasClosure ? "  -- unless the closure enumerates \(t.name)" : ""))
+                out.append(
+                    bulkCopySQL(t, keyMaps: []) + (hasClosure ? "  -- unless the closure enumerates \(t.name)" : ""))
             }
         }
         if hasClosure {
@@ -107,10 +114,12 @@ extension StepAnalysis {
         for d in droppedLists { out.append("DROP TABLE \(Identifier.quoted(d.table))") }
         for t in transfers where !t.isRemoved && !t.isAdded && t.tableChanges {
             out.append("DROP TABLE \(Identifier.quoted(t.name))")
-            out.append("ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
+            out.append(
+                "ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
         }
         for t in transfers where t.isAdded {
-            out.append("ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
+            out.append(
+                "ALTER TABLE \(Identifier.quoted(Self.stagingName(t.name))) RENAME TO \(Identifier.quoted(t.name))")
         }
         for l in lists where l.tableChanges {
             if let old = l.oldTable { out.append("DROP TABLE \(Identifier.quoted(old))") }
@@ -118,7 +127,8 @@ extension StepAnalysis {
         }
         let oldIndexes = Self.indexStatements(step.from)
         let newIndexes = Self.indexStatements(step.to)
-        let rebuiltTables = Set(transfers.filter { $0.tableChanges }.map(\.name) + lists.filter(\.tableChanges).map(\.newTable))
+        let rebuiltTables = Set(
+            transfers.filter { $0.tableChanges }.map(\.name) + lists.filter(\.tableChanges).map(\.newTable))
         for (name, _) in oldIndexes.sorted(by: { $0.key < $1.key }) where newIndexes[name] == nil {
             out.append("DROP INDEX IF EXISTS \(Identifier.quoted(name))")
         }
@@ -130,9 +140,12 @@ extension StepAnalysis {
         }
         for l in lists where l.tableChanges {
             out.append(
-                "CREATE INDEX \(Identifier.quoted(l.newTable + "_target_idx")) ON \(Identifier.quoted(l.newTable))(\"target\")")
+                "CREATE INDEX \(Identifier.quoted(l.newTable + "_target_idx")) ON \(Identifier.quoted(l.newTable))(\"target\")"
+            )
         }
-        out.append("-- record version \(step.to.version) in \(StorageLayout.schemaTable) and a row in \(StorageLayout.historyTable)")
+        out.append(
+            "-- record version \(step.to.version) in \(StorageLayout.schemaTable) and a row in \(StorageLayout.historyTable)"
+        )
         return out
     }
 }

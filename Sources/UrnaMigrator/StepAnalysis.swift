@@ -18,7 +18,8 @@ struct StepColumn {
             out.append(StepColumn(name: ObjectSchema.rowIdColumn, property: nil, type: .int64, sqlType: "INTEGER"))
         }
         for p in t.storedProperties {
-            out.append(StepColumn(name: p.name, property: p, type: p.type, sqlType: StorageLayout.columnType(p, in: schema)))
+            out.append(
+                StepColumn(name: p.name, property: p, type: p.type, sqlType: StorageLayout.columnType(p, in: schema)))
         }
         return out
     }
@@ -214,7 +215,9 @@ struct StepAnalysis {
         StepAnalysis(step: step, transfers: transfers, renames: renames)
     }
 
-    static func listTransfers(step: ResolvedStep, renames: [PropertyRename]) -> ([ListTransfer], [(owner: String, property: String, table: String)]) {
+    static func listTransfers(step: ResolvedStep, renames: [PropertyRename]) -> (
+        [ListTransfer], [(owner: String, property: String, table: String)]
+    ) {
         func oldName(_ type: String, _ newName: String) -> String {
             renames.first { $0.type == type && $0.to == newName }?.from ?? newName
         }
@@ -238,7 +241,9 @@ struct StepAnalysis {
                     carriedOld.insert(table)
                 }
                 lists.append(
-                    ListTransfer(owner: t.name, property: p.name, target: target, oldTable: oldTable, newTable: newTable, tableChanges: changes))
+                    ListTransfer(
+                        owner: t.name, property: p.name, target: target, oldTable: oldTable, newTable: newTable,
+                        tableChanges: changes))
             }
         }
         var dropped: [(String, String, String)] = []
@@ -281,7 +286,8 @@ struct StepAnalysis {
                 conversions.append(nil)
                 continue
             }
-            let conversion = PropertyConversion.classify(type: n.name, old: op, new: p, oldSchema: step.from, newSchema: step.to)
+            let conversion = PropertyConversion.classify(
+                type: n.name, old: op, new: p, oldSchema: step.from, newSchema: step.to)
             conversions.append(conversion)
             if conversion.kind == .identical {
                 sources.append(.copy(oi))
@@ -315,7 +321,8 @@ struct StepAnalysis {
                     t.needsSwift = true
                     t.swiftReason =
                         t.oldColumns[i].name == oldKeyName
-                        ? "primary key \(n.keyColumn) changes type" : "identities change (\(oldKeyName) → \(n.keyColumn))"
+                        ? "primary key \(n.keyColumn) changes type"
+                        : "identities change (\(oldKeyName) → \(n.keyColumn))"
                 }
             case .rowid, .constant:
                 t.needsSwift = true

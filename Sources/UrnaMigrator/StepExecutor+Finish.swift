@@ -31,7 +31,8 @@ extension StepExecutor {
         for (i, s) in t.sources.enumerated() {
             guard case .convert(_, _, let to, _, _) = s, case .decimal = to else { continue }
             let c = Identifier.quoted(t.newColumns[i].name)
-            let n = try count("SELECT count(*) FROM \(Identifier.quoted(t.tableName)) WHERE typeof(\(c)) NOT IN ('integer', 'null')")
+            let n = try count(
+                "SELECT count(*) FROM \(Identifier.quoted(t.tableName)) WHERE typeof(\(c)) NOT IN ('integer', 'null')")
             if n > 0 {
                 log.record(
                     ValidationFailure(
@@ -46,7 +47,8 @@ extension StepExecutor {
         if let nk = t.newKeyIndex, e.message.contains("UNIQUE") || e.message.contains("PRIMARY") {
             let expr = analysis.bulkExpression(t, column: nk, keyMaps: [])
             let rows = try connection.rows(
-                "SELECT k, count(*) FROM (SELECT \(expr) AS k FROM \(Identifier.quoted(t.name)) o) GROUP BY k HAVING count(*) > 1 LIMIT 5")
+                "SELECT k, count(*) FROM (SELECT \(expr) AS k FROM \(Identifier.quoted(t.name)) o) GROUP BY k HAVING count(*) > 1 LIMIT 5"
+            )
             for r in rows {
                 log.record(
                     ValidationFailure(
@@ -55,7 +57,8 @@ extension StepExecutor {
             }
             if !rows.isEmpty { return }
         }
-        log.record(ValidationFailure(check: "constraint", type: t.name, message: "copying the objects failed: \(e.message)"))
+        log.record(
+            ValidationFailure(check: "constraint", type: t.name, message: "copying the objects failed: \(e.message)"))
     }
 
     /// Links carried with an old key are rewritten to the target's new key (links the closure set
@@ -72,7 +75,8 @@ extension StepExecutor {
                     var sql =
                         "UPDATE \(table) SET \(col) = (SELECT m.\"new_key\" FROM \(target.keyMapTable) m WHERE m.\"old_key\" = \(table).\(col)) WHERE \(col) IN (SELECT \"old_key\" FROM \(target.keyMapTable))"
                     if u.explicitLinkColumns.contains(c.name) {
-                        sql += " AND rowid NOT IN (SELECT \"rid\" FROM \(Self.linksTable) WHERE \"tbl\" = \(StorageLayout.literal(.text(u.name))) AND \"col\" = \(StorageLayout.literal(.text(c.name))))"
+                        sql +=
+                            " AND rowid NOT IN (SELECT \"rid\" FROM \(Self.linksTable) WHERE \"tbl\" = \(StorageLayout.literal(.text(u.name))) AND \"col\" = \(StorageLayout.literal(.text(c.name))))"
                     }
                     try exec(sql)
                     if !u.rebuilt { u.rowsWritten += connection.changes }
@@ -87,7 +91,8 @@ extension StepExecutor {
         for l in analysis.lists {
             guard let owner = transfer(l.owner), let target = transfer(l.target) else { continue }
             let staged = stagedLists.contains(l.key)
-            guard l.tableChanges || owner.hasKeyMap || target.hasKeyMap || staged || owner.cleared || target.cleared else { continue }
+            guard l.tableChanges || owner.hasKeyMap || target.hasKeyMap || staged || owner.cleared || target.cleared
+            else { continue }
             guard let create = analysis.createListStagingSQL(l) else { continue }
             try exec(create)
             rebuiltLists.insert(l.key)
@@ -96,12 +101,14 @@ extension StepExecutor {
                     let ref = "l.\"\(column)\""
                     guard t.hasKeyMap else { return ref }
                     let probe = Affinity.sqlExpression(ref, from: t.oldKeySQLType, to: t.newKeySQLType)
-                    return "COALESCE((SELECT m.\"new_key\" FROM \(t.keyMapTable) m WHERE m.\"old_key\" = \(probe)), \(ref))"
+                    return
+                        "COALESCE((SELECT m.\"new_key\" FROM \(t.keyMapTable) m WHERE m.\"old_key\" = \(probe)), \(ref))"
                 }
                 var sql =
                     "INSERT INTO \(Identifier.quoted(l.stagingTable)) (\"owner\", \"position\", \"target\") SELECT \(translated("owner", owner)), l.\"position\", \(translated("target", target)) FROM \(Identifier.quoted(old)) l"
                 if staged {
-                    sql += " WHERE NOT EXISTS (SELECT 1 FROM \(Self.listOwnersTable) s WHERE s.\"list\" = \(StorageLayout.literal(.text(l.key))) AND s.\"origin\" = l.\"owner\")"
+                    sql +=
+                        " WHERE NOT EXISTS (SELECT 1 FROM \(Self.listOwnersTable) s WHERE s.\"list\" = \(StorageLayout.literal(.text(l.key))) AND s.\"origin\" = l.\"owner\")"
                 }
                 try exec(sql)
             }
@@ -128,7 +135,9 @@ extension StepExecutor {
                 for c in u.newColumns {
                     guard case .link(let x) = c.type, x == d.name else { continue }
                     let col = Identifier.quoted(c.name)
-                    try exec("UPDATE \(Identifier.quoted(u.tableName)) SET \(col) = NULL WHERE \(col) IS NOT NULL AND \(col) NOT IN (\(keys))")
+                    try exec(
+                        "UPDATE \(Identifier.quoted(u.tableName)) SET \(col) = NULL WHERE \(col) IS NOT NULL AND \(col) NOT IN (\(keys))"
+                    )
                     if !u.rebuilt { u.rowsWritten += connection.changes }
                 }
             }
@@ -207,13 +216,16 @@ extension StepExecutor {
             var column = "?"
             if row.count > 3, case .integer(let fk) = row[3] {
                 let fks = try connection.rows("PRAGMA foreign_key_list(\(Identifier.quoted(table)))")
-                if let f = fks.first(where: { if case .integer(let id) = $0[0] { id == fk } else { false } }) { column = "\(f[3])" }
+                if let f = fks.first(where: { if case .integer(let id) = $0[0] { id == fk } else { false } }) {
+                    column = "\(f[3])"
+                }
             }
             var which = ""
             if case .integer(let rowid) = row[1] {
                 if let t = transfer(table), let n = t.new {
                     let key = try connection.scalar(
-                        "SELECT \(Identifier.quoted(n.keyColumn)) FROM \(Identifier.quoted(table)) WHERE rowid = ?", [.integer(rowid)])
+                        "SELECT \(Identifier.quoted(n.keyColumn)) FROM \(Identifier.quoted(table)) WHERE rowid = ?",
+                        [.integer(rowid)])
                     which = " object \(key.map { "\($0)" } ?? "rowid \(rowid)")"
                 } else {
                     which = " row \(rowid)"
@@ -222,7 +234,9 @@ extension StepExecutor {
             log.record(
                 ValidationFailure(
                     check: "foreign-key", type: table, property: column,
-                    message: "\(which.isEmpty ? "a row" : String(which.dropFirst())) points at a \(parent) that does not exist"))
+                    message:
+                        "\(which.isEmpty ? "a row" : String(which.dropFirst())) points at a \(parent) that does not exist"
+                ))
             reported += 1
             if reported >= log.limit { break }
         }
@@ -234,7 +248,8 @@ extension StepExecutor {
         try connection.run(
             "INSERT INTO \"\(StorageLayout.historyTable)\" (family, from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                .text(family), .integer(Int64(step.from.version)), .integer(Int64(step.to.version)), .text(ISODate.format(Date())),
+                .text(family), .integer(Int64(step.from.version)), .integer(Int64(step.to.version)),
+                .text(ISODate.format(Date())),
                 .integer(Int64((report.durationSeconds * 1000).rounded())), .integer(Int64(report.objectsTouched)),
                 .text(report.descriptorChecksum),
             ])

@@ -6,7 +6,9 @@ import UrnaStore
 extension StepExecutor {
     func oldObject(ofType typeName: String, storedKey: SQLValue) throws -> MigrationObject? {
         guard let t = transfer(typeName), let old = t.old, let layout = t.oldLayout else {
-            if step.from[type: typeName] == nil { throw MigrationObjectError.unknownType(typeName, version: step.from.version) }
+            if step.from[type: typeName] == nil {
+                throw MigrationObjectError.unknownType(typeName, version: step.from.version)
+            }
             return nil
         }
         let s: Statement
@@ -15,25 +17,31 @@ extension StepExecutor {
             s.reset()
         } else {
             let cols = (t.oldColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
-            s = try connection.prepare("SELECT \(cols) FROM \(Identifier.quoted(typeName)) WHERE \(Identifier.quoted(old.keyColumn)) = ?")
+            s = try connection.prepare(
+                "SELECT \(cols) FROM \(Identifier.quoted(typeName)) WHERE \(Identifier.quoted(old.keyColumn)) = ?")
             oldLookups[typeName] = s
         }
         try s.bind(storedKey, at: 1)
         defer { s.reset() }
         guard try s.step() else { return nil }
         let values = (0..<t.oldColumns.count).map { s.value(at: $0) }
-        return MigrationObject(layout: layout, executor: self, values: values, originKey: t.oldKeyIndex.map { values[$0] })
+        return MigrationObject(
+            layout: layout, executor: self, values: values, originKey: t.oldKeyIndex.map { values[$0] })
     }
 
     /// The new object whose key is now `currentKey`.
     func newObject(ofType typeName: String, currentKey: SQLValue) throws -> MigrationObject? {
-        guard let t = transfer(typeName), t.new != nil else { throw MigrationObjectError.unknownType(typeName, version: step.to.version) }
+        guard let t = transfer(typeName), t.new != nil else {
+            throw MigrationObjectError.unknownType(typeName, version: step.to.version)
+        }
         return try loadNew(t, key: currentKey, originKey: nil)
     }
 
     /// The new form of the old object that had the key `originKey`.
     func newObject(ofType typeName: String, originKey: SQLValue) throws -> MigrationObject? {
-        guard let t = transfer(typeName), t.new != nil else { throw MigrationObjectError.unknownType(typeName, version: step.to.version) }
+        guard let t = transfer(typeName), t.new != nil else {
+            throw MigrationObjectError.unknownType(typeName, version: step.to.version)
+        }
         if let pending = t.currentPending, pending.originKey == originKey { return pending }
         var key = Affinity.apply(originKey, sqlType: t.newKeySQLType)
         if t.hasKeyMap {
@@ -49,7 +57,8 @@ extension StepExecutor {
         guard let n = t.new, let layout = t.newLayout else { return nil }
         guard t.filled || t.enumerating || t.created > 0 else { throw MigrationObjectError.notEnumeratedYet(t.name) }
         let cols = (t.newColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
-        let s = try statement("SELECT \(cols) FROM \(Identifier.quoted(t.tableName)) WHERE \(Identifier.quoted(n.keyColumn)) = ?")
+        let s = try statement(
+            "SELECT \(cols) FROM \(Identifier.quoted(t.tableName)) WHERE \(Identifier.quoted(n.keyColumn)) = ?")
         try s.bind(key, at: 1)
         defer { s.reset() }
         guard try s.step() else { return nil }
@@ -64,21 +73,28 @@ extension StepExecutor {
     func listValue(of o: MigrationObject, property p: Property, target: String) throws -> [LinkTarget] {
         let t = o.transfer
         if o.role == .new {
-                let keyType = step.to[type: target]?.primaryKey?.type ?? .int64
-            if let keys = o.lists[p.name] { return keys.map { LinkTarget(type: target, key: ValueCodec.decodeKey($0, keyType: keyType)) } }
+            let keyType = step.to[type: target]?.primaryKey?.type ?? .int64
+            if let keys = o.lists[p.name] {
+                return keys.map { LinkTarget(type: target, key: ValueCodec.decodeKey($0, keyType: keyType)) }
+            }
             let listKey = "\(t.name).\(p.name)"
             if let rowid = o.rowid, stagedLists.contains(listKey),
-                try count("SELECT count(*) FROM \(Self.listOwnersTable) WHERE \"list\" = ? AND \"rid\" = ?", [.text(listKey), .integer(rowid)]) > 0
+                try count(
+                    "SELECT count(*) FROM \(Self.listOwnersTable) WHERE \"list\" = ? AND \"rid\" = ?",
+                    [.text(listKey), .integer(rowid)]) > 0
             {
                 return try connection.rows(
                     "SELECT \"target\" FROM \(Self.listItemsTable) WHERE \"list\" = ? AND \"rid\" = ? ORDER BY \"position\"",
                     [.text(listKey), .integer(rowid)]
                 ).map { LinkTarget(type: target, key: ValueCodec.decodeKey($0[0], keyType: keyType)) }
             }
-            guard let l = analysis.lists.first(where: { $0.owner == t.name && $0.property == p.name }), let oldTable = l.oldTable,
+            guard let l = analysis.lists.first(where: { $0.owner == t.name && $0.property == p.name }),
+                let oldTable = l.oldTable,
                 let origin = o.originKey
             else { return [] }
-            return try readList(table: oldTable, owner: origin, target: target, keyType: step.from[type: target]?.primaryKey?.type ?? .int64)
+            return try readList(
+                table: oldTable, owner: origin, target: target,
+                keyType: step.from[type: target]?.primaryKey?.type ?? .int64)
         }
         guard let key = o.originKey else { return [] }
         return try readList(
@@ -87,29 +103,38 @@ extension StepExecutor {
     }
 
     func readList(table: String, owner: SQLValue, target: String, keyType: PropertyType) throws -> [LinkTarget] {
-        let s = try statement("SELECT \"target\" FROM \(Identifier.quoted(table)) WHERE \"owner\" = ? ORDER BY \"position\"")
+        let s = try statement(
+            "SELECT \"target\" FROM \(Identifier.quoted(table)) WHERE \"owner\" = ? ORDER BY \"position\"")
         try s.bind(owner, at: 1)
         defer { s.reset() }
         var out: [LinkTarget] = []
-        while try s.step() { out.append(LinkTarget(type: target, key: ValueCodec.decodeKey(s.value(at: 0), keyType: keyType))) }
+        while try s.step() {
+            out.append(LinkTarget(type: target, key: ValueCodec.decodeKey(s.value(at: 0), keyType: keyType)))
+        }
         return out
     }
 
     /// The old objects whose link or list points at an old object.
     func inverseValue(of o: MigrationObject, origin: String, originProperty: String) throws -> [LinkTarget] {
-        guard let key = o.originKey, let originType = step.from[type: origin], let p = originType[property: originProperty] else { return [] }
+        guard let key = o.originKey, let originType = step.from[type: origin],
+            let p = originType[property: originProperty]
+        else { return [] }
         let keyType = originType.primaryKey?.type ?? .int64
         let sql: String
         if case .list = p.type {
-            sql = "SELECT DISTINCT \"owner\" FROM \(Identifier.quoted(StorageLayout.listTable(type: origin, property: originProperty))) WHERE \"target\" = ? ORDER BY \"owner\""
+            sql =
+                "SELECT DISTINCT \"owner\" FROM \(Identifier.quoted(StorageLayout.listTable(type: origin, property: originProperty))) WHERE \"target\" = ? ORDER BY \"owner\""
         } else {
-            sql = "SELECT \(Identifier.quoted(originType.keyColumn)) FROM \(Identifier.quoted(origin)) WHERE \(Identifier.quoted(originProperty)) = ? ORDER BY rowid"
+            sql =
+                "SELECT \(Identifier.quoted(originType.keyColumn)) FROM \(Identifier.quoted(origin)) WHERE \(Identifier.quoted(originProperty)) = ? ORDER BY rowid"
         }
         let s = try statement(sql)
         try s.bind(key, at: 1)
         defer { s.reset() }
         var out: [LinkTarget] = []
-        while try s.step() { out.append(LinkTarget(type: origin, key: ValueCodec.decodeKey(s.value(at: 0), keyType: keyType))) }
+        while try s.step() {
+            out.append(LinkTarget(type: origin, key: ValueCodec.decodeKey(s.value(at: 0), keyType: keyType)))
+        }
         return out
     }
 }

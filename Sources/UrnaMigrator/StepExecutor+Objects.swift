@@ -25,7 +25,8 @@ extension StepExecutor {
         // Later passes (and types the new version drops) update or read; nothing to insert.
         let select = try RowStatement(connection, analysis.selectOldSQL(t))
         let oldCount = t.oldColumns.count
-        let removedPlaceholder = t.new == nil ? MigrationObject(layout: newLayout, executor: self, values: [], originKey: nil) : nil
+        let removedPlaceholder =
+            t.new == nil ? MigrationObject(layout: newLayout, executor: self, values: [], originKey: nil) : nil
         while try select.step() {
             let values = (0..<oldCount).map { select.value(at: Int32($0)) }
             let originKey = t.oldKeyIndex.map { values[$0] }
@@ -34,7 +35,9 @@ extension StepExecutor {
             if let removedPlaceholder {
                 newObject = removedPlaceholder
             } else {
-                guard let key = originKey, let stored = try self.newObject(ofType: typeName, originKey: key) else { continue }
+                guard let key = originKey, let stored = try self.newObject(ofType: typeName, originKey: key) else {
+                    continue
+                }
                 newObject = stored
             }
             try block(oldObject, newObject)
@@ -48,7 +51,9 @@ extension StepExecutor {
     /// whose cursor runs the closure object by object.
     func fill(_ t: TypeTransfer, with block: @escaping (MigrationObject, MigrationObject) throws -> Void) throws {
         markRebuilt(t)
-        guard let source = sources[t.name] else { throw MigrationObjectError.unknownType(t.name, version: step.to.version) }
+        guard let source = sources[t.name] else {
+            throw MigrationObjectError.unknownType(t.name, version: step.to.version)
+        }
         let select = try RowStatement(connection, analysis.selectOldSQL(t))
         let cursor = EnumerationCursor(executor: self, transfer: t, select: select, block: block)
         let previous = source.cursor
@@ -56,7 +61,8 @@ extension StepExecutor {
         defer { source.cursor = previous }
         let columns = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let picked = (0..<t.newColumns.count).map { "c\($0)" }.joined(separator: ", ")
-        let sql = "INSERT OR IGNORE INTO \(Identifier.quoted(t.tableName)) (\(columns)) SELECT \(picked) FROM \(Identifier.quoted(source.name))"
+        let sql =
+            "INSERT OR IGNORE INTO \(Identifier.quoted(t.tableName)) (\(columns)) SELECT \(picked) FROM \(Identifier.quoted(source.name))"
         recorder.noteOnce("\(sql)  -- each row: the old object through the closure")
         let insert = try RowStatement(connection, sql)
         do {
@@ -105,7 +111,8 @@ extension StepExecutor {
                 log.record(
                     ValidationFailure(
                         check: "conversion", type: t.name, property: name,
-                        message: "object \(o.originKey.map { "\($0)" } ?? "(new)"): its old value has no exact \(t.newColumns[i].type.name) value; set it in the closure or allow a lossy conversion"
+                        message:
+                            "object \(o.originKey.map { "\($0)" } ?? "(new)"): its old value has no exact \(t.newColumns[i].type.name) value; set it in the closure or allow a lossy conversion"
                     ))
             }
         }
@@ -116,17 +123,13 @@ extension StepExecutor {
             log.record(
                 ValidationFailure(
                     check: "required", type: t.name, property: name,
-                    message: "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
+                    message:
+                        "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
                 ))
         }
         if o.changed && !o.isCreated { t.changed += 1 }
         return true
     }
-
-
-
-
-
 
     /// Writes one object with its own INSERT; false (and a logged failure) when a constraint refuses it.
     func insertOne(_ o: MigrationObject) throws -> Bool {
@@ -145,7 +148,8 @@ extension StepExecutor {
             let keyText = t.newKeyIndex.map { "\(o.values[$0])" } ?? "(new)"
             log.record(
                 ValidationFailure(
-                    check: e.message.contains("UNIQUE") || e.message.contains("PRIMARY") ? "unique" : "constraint", type: t.name,
+                    check: e.message.contains("UNIQUE") || e.message.contains("PRIMARY") ? "unique" : "constraint",
+                    type: t.name,
                     message: "object \(keyText) cannot be written: \(e.message)"))
             o.isDeleted = true
             return false
@@ -178,7 +182,8 @@ extension StepExecutor {
         if let cached = t.keyMapInsert {
             s = cached
         } else {
-            s = try connection.prepare("INSERT OR REPLACE INTO \(t.keyMapTable) (\"old_key\", \"new_key\") VALUES (?, ?)")
+            s = try connection.prepare(
+                "INSERT OR REPLACE INTO \(t.keyMapTable) (\"old_key\", \"new_key\") VALUES (?, ?)")
             t.keyMapInsert = s
         }
         try s.bind(origin, at: 1)
@@ -206,15 +211,22 @@ extension StepExecutor {
         guard let rowid = o.rowid else { return }
         let c = t.newColumns[i]
         try connection.run(
-            "UPDATE \(Identifier.quoted(t.tableName)) SET \(Identifier.quoted(c.name)) = ? WHERE rowid = ?", [o.values[i], .integer(rowid)])
+            "UPDATE \(Identifier.quoted(t.tableName)) SET \(Identifier.quoted(c.name)) = ? WHERE rowid = ?",
+            [o.values[i], .integer(rowid)])
         if i == t.newKeyIndex {
             try noteKeyChange(o)
             if t.newKeySQLType == "INTEGER", case .integer(let newRowid) = o.values[i], newRowid != rowid {
                 // An INTEGER PRIMARY KEY is the rowid: keep the staged links and lists pointing at the row.
-                try connection.run("UPDATE \(Self.linksTable) SET \"rid\" = ? WHERE \"tbl\" = ? AND \"rid\" = ?", [.integer(newRowid), .text(t.name), .integer(rowid)])
+                try connection.run(
+                    "UPDATE \(Self.linksTable) SET \"rid\" = ? WHERE \"tbl\" = ? AND \"rid\" = ?",
+                    [.integer(newRowid), .text(t.name), .integer(rowid)])
                 for l in analysis.lists where l.owner == t.name {
-                    try connection.run("UPDATE \(Self.listOwnersTable) SET \"rid\" = ? WHERE \"list\" = ? AND \"rid\" = ?", [.integer(newRowid), .text(l.key), .integer(rowid)])
-                    try connection.run("UPDATE \(Self.listItemsTable) SET \"rid\" = ? WHERE \"list\" = ? AND \"rid\" = ?", [.integer(newRowid), .text(l.key), .integer(rowid)])
+                    try connection.run(
+                        "UPDATE \(Self.listOwnersTable) SET \"rid\" = ? WHERE \"list\" = ? AND \"rid\" = ?",
+                        [.integer(newRowid), .text(l.key), .integer(rowid)])
+                    try connection.run(
+                        "UPDATE \(Self.listItemsTable) SET \"rid\" = ? WHERE \"list\" = ? AND \"rid\" = ?",
+                        [.integer(newRowid), .text(l.key), .integer(rowid)])
                 }
                 o.rowid = newRowid
             }
@@ -231,7 +243,9 @@ extension StepExecutor {
             try connection.run(
                 "INSERT OR REPLACE INTO \(Self.listOwnersTable) (\"list\", \"rid\", \"origin\") VALUES (?, ?, ?)",
                 [.text(listKey), .integer(rowid), o.originKey ?? .null])
-            try connection.run("DELETE FROM \(Self.listItemsTable) WHERE \"list\" = ? AND \"rid\" = ?", [.text(listKey), .integer(rowid)])
+            try connection.run(
+                "DELETE FROM \(Self.listItemsTable) WHERE \"list\" = ? AND \"rid\" = ?",
+                [.text(listKey), .integer(rowid)])
             for (position, key) in keys.enumerated() {
                 try connection.run(
                     "INSERT INTO \(Self.listItemsTable) (\"list\", \"rid\", \"position\", \"target\") VALUES (?, ?, ?, ?)",
@@ -245,7 +259,9 @@ extension StepExecutor {
     // MARK: - Creating and deleting
 
     func create(_ typeName: String, values given: [String: Value]) throws -> MigrationObject {
-        guard let t = transfer(typeName) else { throw MigrationObjectError.unknownType(typeName, version: step.to.version) }
+        guard let t = transfer(typeName) else {
+            throw MigrationObjectError.unknownType(typeName, version: step.to.version)
+        }
         guard t.new != nil, let layout = t.newLayout else { throw MigrationObjectError.removedType(typeName) }
         markRebuilt(t)
         let o = MigrationObject(layout: layout, executor: self, values: t.columnDefaults, originKey: nil)
@@ -306,13 +322,16 @@ extension StepExecutor {
             throw MigrationObjectError.unknownType(typeName, version: nil)
         }
         guard let op = old[property: oldName] else {
-            throw MigrationObjectError.badRename(type: typeName, from: oldName, to: newName, reason: "version \(step.from.version) has no \(oldName)")
+            throw MigrationObjectError.badRename(
+                type: typeName, from: oldName, to: newName, reason: "version \(step.from.version) has no \(oldName)")
         }
         guard let np = new[property: newName] else {
-            throw MigrationObjectError.badRename(type: typeName, from: oldName, to: newName, reason: "version \(step.to.version) has no \(newName)")
+            throw MigrationObjectError.badRename(
+                type: typeName, from: oldName, to: newName, reason: "version \(step.to.version) has no \(newName)")
         }
         guard op.type.isColumn == np.type.isColumn else {
-            throw MigrationObjectError.badRename(type: typeName, from: oldName, to: newName, reason: "one is a list, the other is not")
+            throw MigrationObjectError.badRename(
+                type: typeName, from: oldName, to: newName, reason: "one is a list, the other is not")
         }
         guard t.enumerations == 0, t.created == 0, !t.cleared, !(t.filled && t.old != nil && t.rowsWritten > 0) else {
             throw MigrationObjectError.renameAfterEnumeration(type: typeName)
@@ -321,7 +340,8 @@ extension StepExecutor {
         guard !analysis.renames.contains(rename) else { return }
         closureRenames.append(rename)
         let renames = analysis.renames + [rename]
-        StepAnalysis.decideSources(t, step: step) { n in renames.first { $0.type == typeName && $0.to == n }?.from ?? n }
+        StepAnalysis.decideSources(t, step: step) { n in renames.first { $0.type == typeName && $0.to == n }?.from ?? n
+        }
         t.prepare(oldSchema: step.from, newSchema: step.to)
         analysis = analysis.withRenames(renames)
         if t.tableChanges { markRebuilt(t) }

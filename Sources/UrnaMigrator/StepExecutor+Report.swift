@@ -27,7 +27,9 @@ extension StepExecutor {
                 let cols = gone.map { "count(\(Identifier.quoted($0.name)))" }.joined(separator: ", ")
                 let row = try connection.rows("SELECT \(cols) FROM \(Identifier.quoted(t.name))").first ?? []
                 for (i, p) in gone.enumerated() {
-                    if case .integer(let n) = row[i], n > 0 { out.append(DroppedData(type: t.name, property: p.name, values: Int(n))) }
+                    if case .integer(let n) = row[i], n > 0 {
+                        out.append(DroppedData(type: t.name, property: p.name, values: Int(n)))
+                    }
                 }
             } else if !gone.isEmpty {
                 for p in gone { out.append(DroppedData(type: t.name, property: p.name, values: 0)) }
@@ -76,18 +78,26 @@ extension StepExecutor {
                 let cols = (t.newColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
                 var keys: [SQLValue] = []
                 if t.isAdded {
-                    keys = try connection.rows("SELECT \(Identifier.quoted(n.keyColumn)) FROM \(Identifier.quoted(t.name)) ORDER BY rowid LIMIT \(sampleSize)").map { $0[0] }
+                    keys = try connection.rows(
+                        "SELECT \(Identifier.quoted(n.keyColumn)) FROM \(Identifier.quoted(t.name)) ORDER BY rowid LIMIT \(sampleSize)"
+                    ).map { $0[0] }
                 } else {
                     for (origin, _) in before {
                         var key = Affinity.apply(origin, sqlType: t.newKeySQLType)
-                        if t.hasKeyMap, let mapped = try connection.scalar("SELECT \"new_key\" FROM \(t.keyMapTable) WHERE \"old_key\" = ?", [origin]) {
+                        if t.hasKeyMap,
+                            let mapped = try connection.scalar(
+                                "SELECT \"new_key\" FROM \(t.keyMapTable) WHERE \"old_key\" = ?", [origin])
+                        {
                             key = mapped
                         }
                         keys.append(key)
                     }
                 }
                 for key in keys {
-                    let row = try connection.rows("SELECT \(cols) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(n.keyColumn)) = ?", [key]).first
+                    let row = try connection.rows(
+                        "SELECT \(cols) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(n.keyColumn)) = ?",
+                        [key]
+                    ).first
                     guard let row else {
                         after.append(ObjectSample(key: "\(key)", fields: [SampleField(name: "(deleted)", value: "")]))
                         continue
@@ -107,7 +117,10 @@ extension StepExecutor {
     func render(_ o: MigrationObject, schema: ObjectSchema, listsFromFinalTables: Bool = false) throws -> ObjectSample {
         var fields: [SampleField] = []
         for (i, c) in o.columns.enumerated() {
-            let v = c.property == nil ? ValueCodec.decodeKey(o.values[i], keyType: .int64) : ValueCodec.decode(o.values[i], as: c.type, schema: o.schema)
+            let v =
+                c.property == nil
+                ? ValueCodec.decodeKey(o.values[i], keyType: .int64)
+                : ValueCodec.decode(o.values[i], as: c.type, schema: o.schema)
             fields.append(SampleField(name: c.name, value: Self.text(v)))
         }
         for p in schema.properties where !p.ignored {
@@ -116,7 +129,8 @@ extension StepExecutor {
             if listsFromFinalTables {
                 guard let nk = o.transfer.newKeyIndex else { continue }
                 items = try readList(
-                    table: StorageLayout.listTable(type: schema.name, property: p.name), owner: o.values[nk], target: target,
+                    table: StorageLayout.listTable(type: schema.name, property: p.name), owner: o.values[nk],
+                    target: target,
                     keyType: step.to[type: target]?.primaryKey?.type ?? .int64)
             } else {
                 items = try listValue(of: o, property: p, target: target)

@@ -39,7 +39,10 @@ final class StepExecutor {
     var report: StepReport
     var samplesBefore: [String: [(key: SQLValue, sample: ObjectSample)]] = [:]
 
-    init(connection: Connection, step: ResolvedStep, family: String, log: FailureLog, reporter: MigrationReporter?, sampleSize: Int) {
+    init(
+        connection: Connection, step: ResolvedStep, family: String, log: FailureLog, reporter: MigrationReporter?,
+        sampleSize: Int
+    ) {
         self.connection = connection
         self.step = step
         self.family = family
@@ -50,7 +53,8 @@ final class StepExecutor {
         for t in analysis.transfers { t.prepare(oldSchema: step.from, newSchema: step.to) }
         self.report = StepReport(
             fromVersion: step.from.version, toVersion: step.to.version, summary: step.summary,
-            descriptorChecksum: SchemaDescriptor.checksum(step.to), diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames))
+            descriptorChecksum: SchemaDescriptor.checksum(step.to),
+            diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames))
     }
 
     var transfers: [TypeTransfer] { analysis.transfers }
@@ -207,8 +211,12 @@ final class StepExecutor {
                 "CREATE TEMP TABLE \(Identifier.quoted("_urna_m_keys_" + t.name)) (\"old_key\" \(t.newKeySQLType) PRIMARY KEY, \"new_key\" \(t.newKeySQLType)) WITHOUT ROWID"
             )
         }
-        try quiet("CREATE TEMP TABLE \"_urna_m_links\" (\"tbl\" TEXT, \"col\" TEXT, \"rid\" INTEGER, PRIMARY KEY (\"tbl\", \"col\", \"rid\")) WITHOUT ROWID")
-        try quiet("CREATE TEMP TABLE \"_urna_m_list_owners\" (\"list\" TEXT, \"rid\" INTEGER, \"origin\", PRIMARY KEY (\"list\", \"rid\")) WITHOUT ROWID")
+        try quiet(
+            "CREATE TEMP TABLE \"_urna_m_links\" (\"tbl\" TEXT, \"col\" TEXT, \"rid\" INTEGER, PRIMARY KEY (\"tbl\", \"col\", \"rid\")) WITHOUT ROWID"
+        )
+        try quiet(
+            "CREATE TEMP TABLE \"_urna_m_list_owners\" (\"list\" TEXT, \"rid\" INTEGER, \"origin\", PRIMARY KEY (\"list\", \"rid\")) WITHOUT ROWID"
+        )
         try quiet(
             "CREATE TEMP TABLE \"_urna_m_list_items\" (\"list\" TEXT, \"rid\" INTEGER, \"position\" INTEGER, \"target\", PRIMARY KEY (\"list\", \"rid\", \"position\")) WITHOUT ROWID"
         )
@@ -221,7 +229,9 @@ final class StepExecutor {
         for t in transfers {
             t.insertStatement = nil
             t.keyMapInsert = nil
-            if t.old != nil && t.new != nil { try quiet("DROP TABLE temp.\(Identifier.quoted("_urna_m_keys_" + t.name))") }
+            if t.old != nil && t.new != nil {
+                try quiet("DROP TABLE temp.\(Identifier.quoted("_urna_m_keys_" + t.name))")
+            }
         }
         try quiet("DROP TABLE \(Self.linksTable)")
         try quiet("DROP TABLE \(Self.listOwnersTable)")
@@ -248,12 +258,13 @@ final class StepExecutor {
 
     /// Views and triggers are dropped while tables are rebuilt (renaming a table re-checks every view
     /// and trigger, and triggers must not fire on copies); user indexes vanish with their table.
-    /// All are recreated at the end of the step.
+    /// All are recreated at the end of the step, as written; a view that no longer reads stops the
+    /// upgrade. (A trigger body is only checked by SQLite when it fires.)
     func setAsideUserObjects() throws {
         let ours = Set(StepAnalysis.indexStatements(step.from).keys)
         for row in try connection.rows(
-            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND type IN ('index', 'view', 'trigger') ORDER BY rowid")
-        {
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND type IN ('index', 'view', 'trigger') ORDER BY rowid"
+        ) {
             guard case .text(let type) = row[0], case .text(let name) = row[1], case .text(let table) = row[2],
                 case .text(let sql) = row[3]
             else { continue }
@@ -268,15 +279,23 @@ final class StepExecutor {
     func restoreUserObjects() throws {
         for kind in ["index", "view", "trigger"] {
             for o in userObjects where o.type == kind {
-                let exists = try count("SELECT count(*) FROM sqlite_master WHERE type = ? AND name = ?", [.text(kind), .text(o.name)]) > 0
+                let exists =
+                    try count(
+                        "SELECT count(*) FROM sqlite_master WHERE type = ? AND name = ?", [.text(kind), .text(o.name)])
+                    > 0
                 if exists { continue }
                 do {
                     try exec(o.sql)
+                    // SQLite accepts a view on a missing column and fails only when it is read: read it.
+                    if kind == "view" {
+                        _ = try connection.prepare("SELECT * FROM \(Identifier.quoted(o.name)) LIMIT 0")
+                    }
                 } catch let e as SQLiteError {
                     log.record(
                         ValidationFailure(
                             check: kind, type: o.table,
-                            message: "\(kind) \(o.name) no longer works on version \(step.to.version) (\(e.message)): drop it or change it before migrating"
+                            message:
+                                "\(kind) \(o.name) no longer works on version \(step.to.version) (\(e.message)): drop it or change it before migrating"
                         ))
                 }
             }
@@ -297,7 +316,8 @@ final class StepExecutor {
                 log.record(
                     ValidationFailure(
                         check: "closure", type: t.name, property: t.newColumns[i].name,
-                        message: "\(conversion.reason), so the step's closure must set it, but the closure never enumerated \(t.name)"
+                        message:
+                            "\(conversion.reason), so the step's closure must set it, but the closure never enumerated \(t.name)"
                     ))
             }
         }

@@ -23,6 +23,10 @@ enum BenchMain {
         do {
             print("# urna benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores); each part runs in its own process")
             if sections.contains("store") { try StoreBench.run(rows: rows) }
+            if sections.contains("migrate") {
+                print("\n## Migration: \(rows) Person objects, people v0 -> v2 through the closures")
+                try runMigrationBench(rows: rows, directory: try BenchHarness.temporaryDirectory().path)
+            }
             if sections.contains("import") {
                 let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
                 try ImportBench.run(candidates: candidates, assets: assets, urna: urna)

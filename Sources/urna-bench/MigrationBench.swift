@@ -9,41 +9,47 @@ import UrnaStore
 
 /// Migration benchmark: a people v0 file with `rows` persons is upgraded to v2 through seed 000's
 /// closure by the migrator, and the same change is made with hand-written SQL on a copy of the same
-/// file. Prints both times, their ratio and the peak resident memory.
+/// file. Prints both times (wall and CPU), their ratio and the peak resident memory.
 ///
 /// ```
-/// urna-bench migrate 1000000
+/// urna-bench --only migrate --rows 1000000
 /// ```
 func runMigrationBench(rows: Int, directory: String? = nil) throws {
-    let dir = directory ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("urna-migration-bench-\(UUID().uuidString)")
+    let dir =
+        directory
+        ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("urna-migration-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { if directory == nil { try? FileManager.default.removeItem(atPath: dir) } }
     let viaMigrator = (dir as NSString).appendingPathComponent("people-migrator.sqlite")
     let viaSQL = (dir as NSString).appendingPathComponent("people-sql.sqlite")
     let viaQuick = (dir as NSString).appendingPathComponent("people-quick.sqlite")
 
-    var started = Date()
-    try MigrationBenchData.buildPeopleV0(at: viaMigrator, rows: rows)
+    var clock = MigrationBench.Clock()
+    try MigrationBench.buildPeopleV0(at: viaMigrator, rows: rows)
     for copy in [viaSQL, viaQuick] { try FileManager.default.copyItem(atPath: viaMigrator, toPath: copy) }
     let size = ((try? FileManager.default.attributesOfItem(atPath: viaMigrator)[.size] as? Int) ?? 0) / 1_048_576
-    print(String(format: "built people v0 with %d rows (%d MB) in %.2f s; peak RSS %d MB", rows, size, Date().timeIntervalSince(started), peakRSSMegabytes()))
-    let rssBefore = peakRSSMegabytes()
+    print(
+        String(
+            format: "## migrate: people v0 → v2 through seed 000's closure, %d rows (%d MB file, built in %.2f s)",
+            rows, size,
+            clock.lap().wall))
+    let rssBefore = MigrationBench.peakRSSMegabytes()
 
     let migrator = Migrator(family: SchemaFamilies.people)
-    var clock = BenchClock()
+    clock = MigrationBench.Clock()
     let report = try migrator.run(try migrator.plan(path: viaMigrator), backup: .none)
     let (migratorSeconds, migratorCPU) = clock.lap()
     let stepSeconds = report.steps.first?.durationSeconds ?? 0
-    let rssAfter = peakRSSMegabytes()
+    let rssAfter = MigrationBench.peakRSSMegabytes()
 
     var quick = Migrator(family: SchemaFamilies.people)
     quick.options.integrityCheck = .none
-    clock = BenchClock()
+    clock = MigrationBench.Clock()
     _ = try quick.run(try quick.plan(path: viaQuick), backup: .none)
     let (quickSeconds, quickCPU) = clock.lap()
 
-    clock = BenchClock()
-    try MigrationBenchData.handWrittenV0ToV2(at: viaSQL)
+    clock = MigrationBench.Clock()
+    try MigrationBench.handWrittenV0ToV2(at: viaSQL)
     let (sqlSeconds, sqlCPU) = clock.lap()
 
     // Both ways must give the same rows.
@@ -52,16 +58,30 @@ func runMigrationBench(rows: Int, directory: String? = nil) throws {
     let probe = "SELECT count(*), sum(length(fullName)), sum(age), max(_id) FROM \"Person\""
     let same = try a.rows(probe) == b.rows(probe)
 
-    print(String(format: "migrator, closures + checks (integrity_check, foreign keys, shape): %.2f s wall, %.2f s CPU (step %.2f s)", migratorSeconds, migratorCPU, stepSeconds))
-    print(String(format: "migrator, closures, integrity_check skipped:                    %.2f s wall, %.2f s CPU", quickSeconds, quickCPU))
-    print(String(format: "hand-written SQL (new table, INSERT ... SELECT, drop, rename):    %.2f s wall, %.2f s CPU", sqlSeconds, sqlCPU))
-    print(String(format: "ratio migrator / SQL: %.2fx wall, %.2fx CPU (without integrity_check %.2fx wall, %.2fx CPU)",
-                 migratorSeconds / sqlSeconds, migratorCPU / sqlCPU, quickSeconds / sqlSeconds, quickCPU / sqlCPU))
-    print("peak RSS: \(rssBefore) MB before migrating, \(rssAfter) MB after (\(rssAfter - rssBefore) MB for \(rows) rows); same rows: \(same)")
+    print(
+        String(
+            format:
+                "migrator, closures + checks (integrity_check, foreign keys, shape): %.2f s wall, %.2f s CPU (step %.2f s)",
+            migratorSeconds, migratorCPU, stepSeconds))
+    print(
+        String(
+            format: "migrator, closures, integrity_check skipped:                    %.2f s wall, %.2f s CPU",
+            quickSeconds, quickCPU))
+    print(
+        String(
+            format: "hand-written SQL (new table, INSERT ... SELECT, drop, rename):    %.2f s wall, %.2f s CPU",
+            sqlSeconds, sqlCPU))
+    print(
+        String(
+            format: "ratio migrator / SQL: %.2fx wall, %.2fx CPU (without integrity_check %.2fx wall, %.2fx CPU)",
+            migratorSeconds / sqlSeconds, migratorCPU / sqlCPU, quickSeconds / sqlSeconds, quickCPU / sqlCPU))
+    print(
+        "peak RSS: \(rssBefore) MB before migrating, \(rssAfter) MB after (\(rssAfter - rssBefore) MB for \(rows) rows); same rows: \(same)"
+    )
 }
 
-/// Files for the migration benchmark.
-enum MigrationBenchData {
+/// Files, clocks and memory for the migration benchmark.
+enum MigrationBench {
     /// A people v0 file with `rows` persons, written with one prepared INSERT in one transaction.
     static func buildPeopleV0(at path: String, rows: Int) throws {
         do { _ = try Store(path: path, schema: People.v0) }
@@ -86,37 +106,38 @@ enum MigrationBenchData {
         try c.execute("BEGIN IMMEDIATE")
         try c.execute(StorageLayout.createTableSQL(People.v2.types[0], in: People.v2, tableName: "Person_new"))
         try c.execute(
-            "INSERT INTO \"Person_new\" (\"_id\", \"fullName\", \"email\", \"age\") SELECT \"_id\", \"firstName\" || ' ' || \"lastName\", '', \"age\" FROM \"Person\"")
+            "INSERT INTO \"Person_new\" (\"_id\", \"fullName\", \"email\", \"age\") SELECT \"_id\", \"firstName\" || ' ' || \"lastName\", '', \"age\" FROM \"Person\""
+        )
         try c.execute("DROP TABLE \"Person\"")
         try c.execute("ALTER TABLE \"Person_new\" RENAME TO \"Person\"")
         try Store.recordSchema(People.v2, in: c)
         try c.execute("COMMIT")
     }
-}
 
-/// Wall time and this thread's CPU time (user + system) since it was made; CPU time barely moves
-/// when other processes share the machine.
-struct BenchClock {
-    var wall = Date()
-    var cpu = BenchClock.threadCPU()
+    /// Wall time and this thread's CPU time (user + system) since it was made; CPU time moves less
+    /// when other processes share the machine.
+    struct Clock {
+        var wall = Date()
+        var cpu = Clock.threadCPU()
 
-    static func threadCPU() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        static func threadCPU() -> Double {
+            var t = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+
+        mutating func lap() -> (wall: Double, cpu: Double) {
+            let result = (Date().timeIntervalSince(wall), Clock.threadCPU() - cpu)
+            wall = Date()
+            cpu = Clock.threadCPU()
+            return result
+        }
     }
 
-    mutating func lap() -> (wall: Double, cpu: Double) {
-        let result = (Date().timeIntervalSince(wall), BenchClock.threadCPU() - cpu)
-        wall = Date()
-        cpu = BenchClock.threadCPU()
-        return result
+    /// The process's peak resident set size, in MB (getrusage's ru_maxrss is in KB on Linux).
+    static func peakRSSMegabytes() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Int(usage.ru_maxrss) / 1024
     }
-}
-
-/// The process's peak resident set size, in MB (getrusage's ru_maxrss is in KB on Linux).
-func peakRSSMegabytes() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Int(usage.ru_maxrss) / 1024
 }

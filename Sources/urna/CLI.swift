@@ -31,7 +31,7 @@ enum CLI {
 
     static var commands: [Command] {
         [InitCommand.command, StatusCommand.command, QueryCommand.command, SchemaCommand.command,
-         ImportCommand.command, ShowCommand.command, MigrateCommand.command]
+         ImportCommand.command, ShowCommand.command, MigrateCommand.command, ExportCommand.command]
     }
 
     static func overview() -> String {

@@ -34,6 +34,22 @@ enum MigrateCommand {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db PATH")
         }
+        let sample = try p.int("sample") ?? 3
+        if p.has("dry-run") {
+            // The registry reads the family from a private copy: the file itself is never opened.
+            do {
+                let report = try SchemaFamilies.registry.dryRun(path: path, to: try p.int("to"), sample: sample)
+                print(p.has("json") ? report.renderJSON() : report.renderText())
+                return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
+            } catch let e as MigrationError {
+                if case .alreadyCurrent(_, let family, let version) = e {
+                    print(p.has("json") ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(version))])
+                                        : "nothing to do: \(path) is already at \(family) version \(version)")
+                    return ExitCode.ok
+                }
+                throw e
+            }
+        }
         let recorded: Schema
         do {
             let c = try Connection(path: path, readOnly: true, create: false)
@@ -48,12 +64,6 @@ enum MigrateCommand {
         }
         let target = try p.int("to") ?? family.latestVersion
         let migrator = Migrator(family: family)
-        let sample = try p.int("sample") ?? 3
-        if p.has("dry-run") {
-            let report = try migrator.dryRun(path: path, to: target, sample: sample)
-            print(p.has("json") ? report.renderJSON() : report.renderText())
-            return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
-        }
         let plan: MigrationPlan
         do {
             plan = try migrator.plan(path: path, to: target)

@@ -14,14 +14,16 @@ import UrnaStore
             name: "people",
             versions: [
                 SchemaVersion(People.v0),
-                SchemaVersion(People.v1, step: MigrationStep("fullName") { m in
-                    var n = 0
-                    try m.enumerateObjects(ofType: "Person") { old, new in
-                        n += 1
-                        if n > after { throw Boom() }
-                        new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
-                    }
-                }),
+                SchemaVersion(
+                    People.v1,
+                    step: MigrationStep("fullName") { m in
+                        var n = 0
+                        try m.enumerateObjects(ofType: "Person") { old, new in
+                            n += 1
+                            if n > after { throw Boom() }
+                            new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
+                        }
+                    }),
                 SchemaVersion(People.v2),
             ])
     }
@@ -56,15 +58,25 @@ import UrnaStore
         try Fixture.peopleFile(at: path, version: 0)
         let before = Fixture.snapshot(path)
         // Every person gets the same primary key: uniqueness fails before commit.
-        let v1 = try Schema(family: "people", version: 1, types: [ObjectSchema("Person", [
-            Property("fullName", .string, primaryKey: true), Property("age", .int64, default: 0),
-        ])])
-        let family = SchemaFamily(name: "people", versions: [
-            SchemaVersion(People.v0),
-            SchemaVersion(v1, step: MigrationStep { m in
-                try m.enumerateObjects(ofType: "Person") { _, new in new["fullName"] = "same" }
-            }),
-        ])
+        let v1 = try Schema(
+            family: "people", version: 1,
+            types: [
+                ObjectSchema(
+                    "Person",
+                    [
+                        Property("fullName", .string, primaryKey: true), Property("age", .int64, default: 0),
+                    ])
+            ])
+        let family = SchemaFamily(
+            name: "people",
+            versions: [
+                SchemaVersion(People.v0),
+                SchemaVersion(
+                    v1,
+                    step: MigrationStep { m in
+                        try m.enumerateObjects(ofType: "Person") { _, new in new["fullName"] = "same" }
+                    }),
+            ])
         let migrator = Migrator(family: family)
         do {
             _ = try migrator.run(try migrator.plan(path: path), backup: .besideFile)
@@ -118,19 +130,22 @@ import UrnaStore
             name: "people",
             versions: [
                 SchemaVersion(People.v0),
-                SchemaVersion(People.v1, step: MigrationStep { m in
-                    var n = 0
-                    try m.enumerateObjects(ofType: "Person") { old, new in
-                        new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
-                        n += 1
-                        if n == 15_000 {
-                            // "kill -9" here: copy the files as they are on disk right now.
-                            for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
-                                try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+                SchemaVersion(
+                    People.v1,
+                    step: MigrationStep { m in
+                        var n = 0
+                        try m.enumerateObjects(ofType: "Person") { old, new in
+                            new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
+                            n += 1
+                            if n == 15_000 {
+                                // "kill -9" here: copy the files as they are on disk right now.
+                                for suffix in ["", "-wal", "-journal"]
+                                where FileManager.default.fileExists(atPath: path + suffix) {
+                                    try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+                                }
                             }
                         }
-                    }
-                }),
+                    }),
                 SchemaVersion(People.v2),
             ])
         var migrator = Migrator(family: family)
@@ -148,7 +163,8 @@ import UrnaStore
     @Test func killedHalfwayRollbackJournal() throws {
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
-        try Fixture.peopleFile(at: path, version: 0, persons: (0..<20_000).map { ("First\($0)", "Last\($0)", $0 % 100) })
+        try Fixture.peopleFile(
+            at: path, version: 0, persons: (0..<20_000).map { ("First\($0)", "Last\($0)", $0 % 100) })
         try Connection(path: path).execute("PRAGMA journal_mode = DELETE")
         let expected = try Fixture.dump(path)
         let crashDir = try Fixture.directory()
@@ -157,18 +173,21 @@ import UrnaStore
             name: "people",
             versions: [
                 SchemaVersion(People.v0),
-                SchemaVersion(People.v1, step: MigrationStep { m in
-                    var n = 0
-                    try m.enumerateObjects(ofType: "Person") { old, new in
-                        new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
-                        n += 1
-                        if n == 15_000 {
-                            for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
-                                try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+                SchemaVersion(
+                    People.v1,
+                    step: MigrationStep { m in
+                        var n = 0
+                        try m.enumerateObjects(ofType: "Person") { old, new in
+                            new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
+                            n += 1
+                            if n == 15_000 {
+                                for suffix in ["", "-wal", "-journal"]
+                                where FileManager.default.fileExists(atPath: path + suffix) {
+                                    try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+                                }
                             }
                         }
-                    }
-                }),
+                    }),
                 SchemaVersion(People.v2),
             ])
         var migrator = Migrator(family: family)

@@ -7,29 +7,43 @@ import UrnaStore
 /// Realm's migration powers on a small kennel: enumerate old and new, rename a property, delete all
 /// data of a type, create and delete objects, change primary keys with links and lists following.
 @Suite struct ClosurePowersTests {
-    static let v0 = try! Schema(family: "kennel", version: 0, types: [
-        ObjectSchema("Owner", [Property("id", .int64, primaryKey: true), Property("name", .string, default: "")]),
-        ObjectSchema("Dog", [
-            Property("id", .int64, primaryKey: true), Property("name", .string, default: ""), Property("owner", .link("Owner")),
-            Property("friends", .list("Dog")),
-        ]),
-        ObjectSchema("Tag", [Property("label", .string, default: "")]),
-        ObjectSchema("Kennel", [Property("name", .string, default: "")]),
-    ])
-    static let v1 = try! Schema(family: "kennel", version: 1, types: [
-        ObjectSchema("Owner", [
-            Property("id", .string, primaryKey: true), Property("name", .string, default: ""),
-            Property("dogs", .linkingObjects(type: "Dog", property: "owner")),
-        ]),
-        ObjectSchema("Dog", [
-            Property("id", .int64, primaryKey: true), Property("nickname", .string, default: "", indexed: true), Property("owner", .link("Owner")),
-            Property("friends", .list("Dog")), Property("walker", .link("Owner")),
-        ]),
-        ObjectSchema("Tag", [Property("label", .string, default: "")]),
-    ])
+    static let v0 = try! Schema(
+        family: "kennel", version: 0,
+        types: [
+            ObjectSchema("Owner", [Property("id", .int64, primaryKey: true), Property("name", .string, default: "")]),
+            ObjectSchema(
+                "Dog",
+                [
+                    Property("id", .int64, primaryKey: true), Property("name", .string, default: ""),
+                    Property("owner", .link("Owner")),
+                    Property("friends", .list("Dog")),
+                ]),
+            ObjectSchema("Tag", [Property("label", .string, default: "")]),
+            ObjectSchema("Kennel", [Property("name", .string, default: "")]),
+        ])
+    static let v1 = try! Schema(
+        family: "kennel", version: 1,
+        types: [
+            ObjectSchema(
+                "Owner",
+                [
+                    Property("id", .string, primaryKey: true), Property("name", .string, default: ""),
+                    Property("dogs", .linkingObjects(type: "Dog", property: "owner")),
+                ]),
+            ObjectSchema(
+                "Dog",
+                [
+                    Property("id", .int64, primaryKey: true), Property("nickname", .string, default: "", indexed: true),
+                    Property("owner", .link("Owner")),
+                    Property("friends", .list("Dog")), Property("walker", .link("Owner")),
+                ]),
+            ObjectSchema("Tag", [Property("label", .string, default: "")]),
+        ])
 
     static func family(_ closure: @escaping MigrationClosure) -> SchemaFamily {
-        SchemaFamily(name: "kennel", versions: [SchemaVersion(v0), SchemaVersion(v1, step: MigrationStep("kennel", migration: closure))])
+        SchemaFamily(
+            name: "kennel",
+            versions: [SchemaVersion(v0), SchemaVersion(v1, step: MigrationStep("kennel", migration: closure))])
     }
 
     static func file(_ path: String) throws {
@@ -105,7 +119,9 @@ import UrnaStore
         let ann = try #require(try store.object(ofType: "Owner", forPrimaryKey: "o1"))
         #expect(Set(Array(try ann.linkingObjects("dogs")).map(\.primaryKeyValue)) == [11, 12])
         #expect(try store.object(ofType: "Owner", forPrimaryKey: "o2")?["name"] == "Bob")
-        #expect(try Connection(path: path).rows("SELECT name FROM sqlite_master WHERE name = 'Dog_nickname_idx'").count == 1)
+        #expect(
+            try Connection(path: path).rows("SELECT name FROM sqlite_master WHERE name = 'Dog_nickname_idx'").count == 1
+        )
     }
 
     /// Old keys that collide with other objects' new keys: the rewrite uses the old key of each link.
@@ -114,13 +130,19 @@ import UrnaStore
         let path = dir.file("kennel.sqlite")
         try Self.file(path)
         let v1 = try Schema(family: "kennel", version: 1, types: Self.v0.types)
-        let family = SchemaFamily(name: "kennel", versions: [
-            SchemaVersion(Self.v0),
-            SchemaVersion(v1, step: MigrationStep { m in
-                try m.enumerateObjects(ofType: "Owner") { old, new in new["id"] = old["id"] == 1 ? 2 : 1 }  // Ann ↔ Bob
-                try m.enumerateObjects(ofType: "Dog") { old, new in new["id"] = .int(110 - (old["id"].intValue ?? 0)) }  // 10→100, 11→99, 12→98
-            }),
-        ])
+        let family = SchemaFamily(
+            name: "kennel",
+            versions: [
+                SchemaVersion(Self.v0),
+                SchemaVersion(
+                    v1,
+                    step: MigrationStep { m in
+                        try m.enumerateObjects(ofType: "Owner") { old, new in new["id"] = old["id"] == 1 ? 2 : 1 }  // Ann ↔ Bob
+                        try m.enumerateObjects(ofType: "Dog") { old, new in
+                            new["id"] = .int(110 - (old["id"].intValue ?? 0))
+                        }  // 10→100, 11→99, 12→98
+                    }),
+            ])
         _ = try Migrator(family: family).run(try Migrator(family: family).plan(path: path), backup: .none)
         let store = try Store(path: path, schema: v1)
         #expect(try store.object(ofType: "Owner", forPrimaryKey: 2)?["name"] == "Ann")
@@ -130,7 +152,8 @@ import UrnaStore
         let lassie = try #require(try store.object(ofType: "Dog", forPrimaryKey: 98))
         #expect(lassie["friends"] == .list([LinkTarget(type: "Dog", key: 100), LinkTarget(type: "Dog", key: 99)]))
         #expect(lassie["owner"] == .link(LinkTarget(type: "Owner", key: 2)))
-        #expect(try store.object(ofType: "Dog", forPrimaryKey: 99)?["owner"] == .link(LinkTarget(type: "Owner", key: 1)))
+        #expect(
+            try store.object(ofType: "Dog", forPrimaryKey: 99)?["owner"] == .link(LinkTarget(type: "Owner", key: 1)))
     }
 
     @Test func misuseIsReported() throws {
@@ -151,6 +174,8 @@ import UrnaStore
             try m.enumerateObjects(ofType: "Dog") { _, _ in }
             try m.renameProperty(onType: "Dog", from: "name", to: "nickname")
         }
-        #expect(try Migrator(family: late).dryRun(path: path).failures.first?.message.contains("before enumerating") == true)
+        #expect(
+            try Migrator(family: late).dryRun(path: path).failures.first?.message.contains("before enumerating") == true
+        )
     }
 }

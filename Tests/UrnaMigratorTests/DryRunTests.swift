@@ -40,7 +40,11 @@ import UrnaStore
         #expect(step.countsBefore == ["Person": 4])
         #expect(step.countsAfter == ["Person": 4])
         #expect(step.activity == [TypeActivity(type: "Person", enumerated: 4, changed: 4, copied: 4)])
-        #expect(step.droppedData == [DroppedData(type: "Person", property: "firstName", values: 4), DroppedData(type: "Person", property: "lastName", values: 4)])
+        #expect(
+            step.droppedData == [
+                DroppedData(type: "Person", property: "firstName", values: 4),
+                DroppedData(type: "Person", property: "lastName", values: 4),
+            ])
         let sample = try #require(step.samples.first)
         #expect(sample.before.count == 2)
         #expect(sample.before[0]["firstName"] == "\"Ada\"")
@@ -54,11 +58,15 @@ import UrnaStore
         #expect(report.projectedSeconds ?? 0 >= report.durationSeconds)
 
         let text = report.renderText()
-        for line in ["Dry run of", "v0 → v2", "+ fullName: string = \"\"", "- firstName", "Person: 4 → 4", "Person.firstName: 4 non-nil value(s)",
-                     "after:  _id=1, fullName=\"Ada Lovelace\"", "ok   integrity_check", "the real run should take about"] {
+        for line in [
+            "Dry run of", "v0 → v2", "+ fullName: string = \"\"", "- firstName", "Person: 4 → 4",
+            "Person.firstName: 4 non-nil value(s)",
+            "after:  _id=1, fullName=\"Ada Lovelace\"", "ok   integrity_check", "the real run should take about",
+        ] {
             #expect(text.contains(line), "'\(line)' missing from:\n\(text)")
         }
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.renderJSON().utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(report.renderJSON().utf8)) as? [String: Any])
         #expect(json["dryRun"] as? Bool == true)
         #expect(json["outcome"] as? String == "previewed")
         #expect((json["steps"] as? [[String: Any]])?.first?["countsAfter"] as? [String: Int] == ["Person": 4])
@@ -94,6 +102,27 @@ import UrnaStore
         #expect(goods.enumerated == 5 && goods.changed == 5)
         #expect(s1.countsAfter["Election"] == 1)
         #expect(report.steps[1].droppedData == [DroppedData(type: "Candidate", property: "naturalness", values: 2)])
-        #expect(report.countsAfter == ["Election": 1, "Candidate": 2, "Party": 1, "Coalition": 1, "Good": 5, "GoodType": 4])
+        #expect(
+            report.countsAfter == ["Election": 1, "Candidate": 2, "Party": 1, "Coalition": 1, "Good": 5, "GoodType": 4])
+    }
+}
+
+@Suite struct RegistryDryRunTests {
+    /// The registry finds the family on the private copy: the file, its -wal and -shm stay untouched
+    /// even though nobody told it the family.
+    @Test func registryDryRunNeverOpensTheFile() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("elections.sqlite")
+        try ElectionsFixtures.file(version: 2, at: path)
+        let open = try Store(path: path, schema: ElectionsV2.schema)  // keeps -wal and -shm around
+        try open.write { try open.create("GoodType", value: ["id": 99, "typedescription": "Outros bens"]) }
+        let before = Fixture.snapshot(path)
+        let report = try SchemaFamilies.registry.dryRun(path: path)
+        #expect(Fixture.snapshot(path) == before)
+        #expect(report.path == path)
+        #expect(report.versionPath == [2, 3])
+        #expect(report.countsAfter["GoodType"] == 5)
+        #expect(throws: MigrationError.self) { _ = try SchemaFamilies.registry.dryRun(path: dir.file("absent.sqlite")) }
+        _ = open
     }
 }

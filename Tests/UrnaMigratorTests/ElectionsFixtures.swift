@@ -21,7 +21,8 @@ enum ElectionsFixtures {
 
     static let goodRows: [(order: Int, description: String, type: Int, value: String)] = [
         (1, "VALOR EM CONTA BANCÁRIA", 4, "100000"), (2, "CASA EM BOA ESPERANÇA", 2, "150000"),
-        (3, "1/6 DE GLEBA DE 64 HA", 7, "10000"), (4, "1/6 DE GLEBA DE 10 HA", 7, "1000"), (5, "CARRO FIAT UNO 2011", 5, "14000"),
+        (3, "1/6 DE GLEBA DE 64 HA", 7, "10000"), (4, "1/6 DE GLEBA DE 10 HA", 7, "1000"),
+        (5, "CARRO FIAT UNO 2011", 5, "14000"),
     ]
 
     static let goodTypeRows: [(Int, String)] = [
@@ -29,31 +30,43 @@ enum ElectionsFixtures {
         (5, "Veículo automotor terrestre: caminhão, automóvel, moto, etc."), (7, "Terreno"),
     ]
 
-    static func common(_ store: Store, v3: Bool) throws -> (party: DynamicObject, coalition: DynamicObject, election: DynamicObject, goods: [DynamicObject]) {
+    static func common(_ store: Store, v3: Bool) throws -> (
+        party: DynamicObject, coalition: DynamicObject, election: DynamicObject, goods: [DynamicObject]
+    ) {
         let party = try store.create(
             "Party",
-            value: ["id": 16, "number": 16, "acronym": "PSTU", "name": "PARTIDO SOCIALISTA DOS TRABALHADORES UNIFICADO", "president": "JOSÉ MARIA DE ALMEIDA"])
+            value: [
+                "id": 16, "number": 16, "acronym": "PSTU", "name": "PARTIDO SOCIALISTA DOS TRABALHADORES UNIFICADO",
+                "president": "JOSÉ MARIA DE ALMEIDA",
+            ])
         var coalitionValues: [String: Any] = ["id": 11, "name": "-", "parties": [party]]
         if v3 {
             coalitionValues["composition"] = "PSTU"
             coalitionValues["kind"] = "PARTIDO ISOLADO"
         }
         let coalition = try store.create("Coalition", value: coalitionValues)
-        var electionValues: [String: Any] = ["id": "220", "code": 220, "year": 2016, "round": 1, "electionDescription": "Eleições Municipais 2016"]
+        var electionValues: [String: Any] = [
+            "id": "220", "code": 220, "year": 2016, "round": 1, "electionDescription": "Eleições Municipais 2016",
+        ]
         if v3 {
             electionValues["kind"] = "ELEIÇÃO ORDINÁRIA"
             electionValues["date"] = ISODate.date(year: 2016, month: 10, day: 2)
         }
         let election = try store.create("Election", value: electionValues)
         var types: [Int: DynamicObject] = [:]
-        for (id, text) in goodTypeRows { types[id] = try store.create("GoodType", value: ["id": id, "typedescription": text]) }
+        for (id, text) in goodTypeRows {
+            types[id] = try store.create("GoodType", value: ["id": id, "typedescription": text])
+        }
         var goods: [DynamicObject] = []
         for g in goodRows {
             let value: Any = v3 ? Decimal(string: g.value)! : Double(g.value)!
             goods.append(
                 try store.create(
                     "Good",
-                    value: ["id": "220/130000084715/\(g.order)", "order": g.order, "goodDescription": g.description, "type": types[g.type]!, "value": value]))
+                    value: [
+                        "id": "220/130000084715/\(g.order)", "order": g.order, "goodDescription": g.description,
+                        "type": types[g.type]!, "value": value,
+                    ]))
         }
         return (party, coalition, election, goods)
     }
@@ -63,24 +76,34 @@ enum ElectionsFixtures {
             let (party, coalition, election, goods) = try common(store, v3: false)
             let vice: [String: Any] = [
                 "id": "220/130000084717", "sequence": 130_000_084_717 as Int64, "election": election, "number": 16,
-                "nickname": "FIRMINIA RODRIGUES", "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES", "post": "Vice-prefeito", "postCode": 12,
-                "state": "MG", "unit": "", "unitName": "BELO HORIZONTE", "birthdate": ISODate.date(year: 1980, month: 9, day: 22),
-                "sex": "Feminino", "colorRace": "PRETA", "maritalStatus": "Solteiro(a)", "nationality": "Brasileira nata",
+                "nickname": "FIRMINIA RODRIGUES", "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES", "post": "Vice-prefeito",
+                "postCode": 12,
+                "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
+                "birthdate": ISODate.date(year: 1980, month: 9, day: 22),
+                "sex": "Feminino", "colorRace": "PRETA", "maritalStatus": "Solteiro(a)",
+                "nationality": "Brasileira nata",
                 "naturalness": "MG-BELO HORIZONTE", "literacy": "Superior completo",
                 "occupation": "Estudante, Bolsista, Estagiário e Assemelhados", "party": party, "coalition": coalition,
-                "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016", "spendingLimitFirstRound": 0.0,
+                "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016",
+                "spendingLimitFirstRound": 0.0,
                 "spendingLimitSecondRound": 0.0, "image": "130000084717", "site": "Nenhum site cadastrado.",
             ]
             try store.create(
                 "Candidate",
                 value: [
                     "id": "220/130000084715", "sequence": 130_000_084_715 as Int64, "election": election, "number": 16,
-                    "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito", "postCode": 11,
-                    "state": "MG", "unit": "", "unitName": "BELO HORIZONTE", "birthdate": ISODate.date(year: 1970, month: 4, day: 12),
-                    "sex": "Feminino", "colorRace": "BRANCA", "maritalStatus": "Casado(a)", "nationality": "Brasileira nata",
-                    "naturalness": "MG-BOA ESPERANÇA", "literacy": "Superior completo", "occupation": "Professor de Ensino Fundamental",
-                    "party": party, "coalition": coalition, "processNumber": "1458-37.2016.6.13.0029", "protocolNumber": "3663562016",
-                    "spendingLimitFirstRound": 26_697_376.47, "spendingLimitSecondRound": 8_009_212.94, "image": "130000084715",
+                    "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito",
+                    "postCode": 11,
+                    "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
+                    "birthdate": ISODate.date(year: 1970, month: 4, day: 12),
+                    "sex": "Feminino", "colorRace": "BRANCA", "maritalStatus": "Casado(a)",
+                    "nationality": "Brasileira nata",
+                    "naturalness": "MG-BOA ESPERANÇA", "literacy": "Superior completo",
+                    "occupation": "Professor de Ensino Fundamental",
+                    "party": party, "coalition": coalition, "processNumber": "1458-37.2016.6.13.0029",
+                    "protocolNumber": "3663562016",
+                    "spendingLimitFirstRound": 26_697_376.47, "spendingLimitSecondRound": 8_009_212.94,
+                    "image": "130000084715",
                     "site": "Nenhum site cadastrado.", "goods": goods, "vice": vice,
                 ])
         }
@@ -91,25 +114,33 @@ enum ElectionsFixtures {
             let (party, coalition, election, goods) = try common(store, v3: true)
             let vice: [String: Any] = [
                 "id": "220/130000084717", "sequence": 130_000_084_717 as Int64, "election": election, "number": 16,
-                "nickname": "FIRMINIA RODRIGUES", "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES", "post": "Vice-prefeito", "postCode": 12,
-                "state": "MG", "unit": "", "unitName": "BELO HORIZONTE", "birthdate": ISODate.date(year: 1980, month: 9, day: 22),
-                "sex": "Feminino", "colorRace": "PRETA", "maritalStatus": "Solteiro(a)", "nationality": "Brasileira nata",
+                "nickname": "FIRMINIA RODRIGUES", "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES", "post": "Vice-prefeito",
+                "postCode": 12,
+                "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
+                "birthdate": ISODate.date(year: 1980, month: 9, day: 22),
+                "sex": "Feminino", "colorRace": "PRETA", "maritalStatus": "Solteiro(a)",
+                "nationality": "Brasileira nata",
                 "birthState": "MG", "birthCity": "BELO HORIZONTE", "literacy": "Superior completo",
                 "occupation": "Estudante, Bolsista, Estagiário e Assemelhados", "party": party, "coalition": coalition,
-                "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016", "spendingLimitFirstRound": Decimal(0),
+                "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016",
+                "spendingLimitFirstRound": Decimal(0),
                 "spendingLimitSecondRound": Decimal(0), "image": "130000084717", "site": "Nenhum site cadastrado.",
             ]
             try store.create(
                 "Candidate",
                 value: [
                     "id": "220/130000084715", "sequence": 130_000_084_715 as Int64, "election": election, "number": 16,
-                    "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito", "postCode": 11,
-                    "state": "MG", "unit": "", "unitName": "BELO HORIZONTE", "birthdate": ISODate.date(year: 1970, month: 4, day: 12),
-                    "sex": "Feminino", "colorRace": "BRANCA", "maritalStatus": "Casado(a)", "nationality": "Brasileira nata",
+                    "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito",
+                    "postCode": 11,
+                    "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
+                    "birthdate": ISODate.date(year: 1970, month: 4, day: 12),
+                    "sex": "Feminino", "colorRace": "BRANCA", "maritalStatus": "Casado(a)",
+                    "nationality": "Brasileira nata",
                     "birthState": "MG", "birthCity": "BOA ESPERANÇA", "literacy": "Superior completo",
                     "occupation": "Professor de Ensino Fundamental", "party": party, "coalition": coalition,
                     "processNumber": "1458-37.2016.6.13.0029", "protocolNumber": "3663562016",
-                    "spendingLimitFirstRound": Decimal(string: "26697376.47")!, "spendingLimitSecondRound": Decimal(string: "8009212.94")!,
+                    "spendingLimitFirstRound": Decimal(string: "26697376.47")!,
+                    "spendingLimitSecondRound": Decimal(string: "8009212.94")!,
                     "image": "130000084715", "site": "Nenhum site cadastrado.", "goods": goods, "vice": vice,
                 ])
         }

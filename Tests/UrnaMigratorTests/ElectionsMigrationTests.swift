@@ -17,7 +17,8 @@ import UrnaStore
         #expect(report.versionPath == [1, 2, 3])
 
         let store = try Store(path: path, schema: ElectionsV3.schema)
-        #expect(try store.counts() == ["Election": 1, "Candidate": 2, "Party": 1, "Coalition": 1, "Good": 5, "GoodType": 4])
+        #expect(
+            try store.counts() == ["Election": 1, "Candidate": 2, "Party": 1, "Coalition": 1, "Good": 5, "GoodType": 4])
 
         let election = try #require(try store.object(ofType: "Election", forPrimaryKey: "220"))
         #expect(election["code"] == .int(220))
@@ -30,10 +31,13 @@ import UrnaStore
         let vanessa = try #require(try store.object(ofType: "Candidate", forPrimaryKey: "220/130000084715"))
         let expected: [String: Value] = [
             "id": "220/130000084715", "sequence": .int(130_000_084_715), "number": 16, "nickname": "VANESSA PORTUGAL",
-            "name": "VANESSA PORTUGAL BARBOSA", "socialName": nil, "post": "Prefeito", "postCode": 11, "state": "MG", "unit": "",
-            "unitName": "BELO HORIZONTE", "birthdate": .date(ISODate.date(year: 1970, month: 4, day: 12)), "sex": "Feminino",
+            "name": "VANESSA PORTUGAL BARBOSA", "socialName": nil, "post": "Prefeito", "postCode": 11, "state": "MG",
+            "unit": "",
+            "unitName": "BELO HORIZONTE", "birthdate": .date(ISODate.date(year: 1970, month: 4, day: 12)),
+            "sex": "Feminino",
             "colorRace": "BRANCA", "maritalStatus": "Casado(a)", "nationality": "Brasileira nata", "birthState": "MG",
-            "birthCity": "BOA ESPERANÇA", "literacy": "Superior completo", "occupation": "Professor de Ensino Fundamental",
+            "birthCity": "BOA ESPERANÇA", "literacy": "Superior completo",
+            "occupation": "Professor de Ensino Fundamental",
             "processNumber": "1458-37.2016.6.13.0029", "protocolNumber": "3663562016",
             "spendingLimitFirstRound": .decimal(Decimal(string: "26697376.47")!),
             "spendingLimitSecondRound": .decimal(Decimal(string: "8009212.94")!), "image": "130000084715",
@@ -49,11 +53,15 @@ import UrnaStore
         let expectedVice: [String: Value] = [
             "id": "220/130000084717", "sequence": .int(130_000_084_717), "number": 16, "nickname": "FIRMINIA RODRIGUES",
             "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES", "post": "Vice-prefeito", "postCode": 12, "state": "MG",
-            "unitName": "BELO HORIZONTE", "birthdate": .date(ISODate.date(year: 1980, month: 9, day: 22)), "sex": "Feminino",
+            "unitName": "BELO HORIZONTE", "birthdate": .date(ISODate.date(year: 1980, month: 9, day: 22)),
+            "sex": "Feminino",
             "colorRace": "PRETA", "maritalStatus": "Solteiro(a)", "nationality": "Brasileira nata", "birthState": "MG",
-            "birthCity": "BELO HORIZONTE", "literacy": "Superior completo", "occupation": "Estudante, Bolsista, Estagiário e Assemelhados",
-            "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016", "spendingLimitFirstRound": .decimal(0),
-            "spendingLimitSecondRound": .decimal(0), "image": "130000084717", "site": "Nenhum site cadastrado.", "vice": nil,
+            "birthCity": "BELO HORIZONTE", "literacy": "Superior completo",
+            "occupation": "Estudante, Bolsista, Estagiário e Assemelhados",
+            "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016",
+            "spendingLimitFirstRound": .decimal(0),
+            "spendingLimitSecondRound": .decimal(0), "image": "130000084717", "site": "Nenhum site cadastrado.",
+            "vice": nil,
         ]
         for (name, value) in expectedVice { #expect(vice[name] == value, "vice.\(name)") }
         #expect(vice["party"] == .link(LinkTarget(type: "Party", key: 16)))
@@ -67,7 +75,10 @@ import UrnaStore
         #expect(party["acronym"] == "PSTU")
         #expect(party["name"] == "PARTIDO SOCIALISTA DOS TRABALHADORES UNIFICADO")
         #expect(party["president"] == "JOSÉ MARIA DE ALMEIDA")
-        #expect(Set(Array(try party.linkingObjects("candidates")).map(\.primaryKeyValue)) == ["220/130000084715", "220/130000084717"])
+        #expect(
+            Set(Array(try party.linkingObjects("candidates")).map(\.primaryKeyValue)) == [
+                "220/130000084715", "220/130000084717",
+            ])
         #expect(Array(try party.linkingObjects("coalition")).map(\.primaryKeyValue) == [11])
         #expect(try store.object(ofType: "Party", forPrimaryKey: 17) == nil)
 
@@ -123,7 +134,9 @@ import UrnaStore
     /// The committed sample file is the seed's data at v1, and upgrades to the v3 fixture.
     @Test func sampleDataFileUpgrades() throws {
         let sample = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("SampleData/elections-v1-seed.sqlite").path
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "SampleData/elections-v1-seed.sqlite"
+            ).path
         if ProcessInfo.processInfo.environment["URNA_WRITE_SAMPLEDATA"] == "1" {
             try? FileManager.default.removeItem(atPath: sample)
             try ElectionsSeed.createV1File(at: sample)
@@ -131,8 +144,12 @@ import UrnaStore
         let dir = try Fixture.directory()
         let fresh = dir.file("fresh.sqlite")
         try ElectionsSeed.createV1File(at: fresh)
-        #expect(FileManager.default.fileExists(atPath: sample), "run the tests once with URNA_WRITE_SAMPLEDATA=1 to create \(sample)")
-        #expect(try Fixture.dump(sample) == Fixture.dump(fresh), "SampleData is stale: regenerate it with URNA_WRITE_SAMPLEDATA=1")
+        #expect(
+            FileManager.default.fileExists(atPath: sample),
+            "run the tests once with URNA_WRITE_SAMPLEDATA=1 to create \(sample)")
+        #expect(
+            try Fixture.dump(sample) == Fixture.dump(fresh),
+            "SampleData is stale: regenerate it with URNA_WRITE_SAMPLEDATA=1")
         #expect(try FamilyRegistry.recordedSchema(at: sample) == ElectionsV1.schema)
 
         let copy = dir.file("copy.sqlite")

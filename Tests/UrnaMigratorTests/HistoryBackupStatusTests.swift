@@ -14,11 +14,17 @@ import UrnaStore
         let history = try migrator.status(path: path).history
         #expect(history.map(\.fromVersion) == [1, 2])
         #expect(history.map(\.toVersion) == [2, 3])
-        #expect(history.map(\.descriptorChecksum) == [SchemaDescriptor.checksum(ElectionsV2.schema), SchemaDescriptor.checksum(ElectionsV3.schema)])
+        #expect(
+            history.map(\.descriptorChecksum) == [
+                SchemaDescriptor.checksum(ElectionsV2.schema), SchemaDescriptor.checksum(ElectionsV3.schema),
+            ])
         #expect(history.map(\.objectsTouched) == report.steps.map(\.objectsTouched))
-        #expect(history.allSatisfy { $0.objectsTouched > 0 && $0.durationMs >= 0 && ISODate.parse($0.appliedAt) != nil })
-        let rows = try Connection(path: path).rows("SELECT family, from_version, to_version FROM \"_urna_history\" ORDER BY id")
-        #expect(rows == [[.text("elections"), .integer(1), .integer(2)], [.text("elections"), .integer(2), .integer(3)]])
+        #expect(
+            history.allSatisfy { $0.objectsTouched > 0 && $0.durationMs >= 0 && ISODate.parse($0.appliedAt) != nil })
+        let rows = try Connection(path: path).rows(
+            "SELECT family, from_version, to_version FROM \"_urna_history\" ORDER BY id")
+        #expect(
+            rows == [[.text("elections"), .integer(1), .integer(2)], [.text("elections"), .integer(2), .integer(3)]])
     }
 
     @Test func singleBlockFamilyWritesOneRow() throws {
@@ -62,7 +68,9 @@ import UrnaStore
         #expect(!FileManager.default.fileExists(atPath: third + ".v0.bak"))
         let fourth = dir.file("fourth.sqlite")
         try Fixture.peopleFile(at: fourth, version: 0)
-        #expect(try migrator.run(try migrator.plan(path: fourth), backupPath: dir.file("keep.sqlite")).backupPath == dir.file("keep.sqlite"))
+        #expect(
+            try migrator.run(try migrator.plan(path: fourth), backupPath: dir.file("keep.sqlite")).backupPath
+                == dir.file("keep.sqlite"))
         #expect(try Fixture.dump(dir.file("keep.sqlite")) == original)
     }
 

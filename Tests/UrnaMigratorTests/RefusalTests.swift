@@ -5,7 +5,9 @@ import UrnaSchemas
 import UrnaStore
 
 @Suite struct RefusalTests {
-    func expectError(_ body: () throws -> Void, exitCode: Int32, mentions: [String] = [], _ check: (MigrationError) -> Bool) {
+    func expectError(
+        _ body: () throws -> Void, exitCode: Int32, mentions: [String] = [], _ check: (MigrationError) -> Bool
+    ) {
         do {
             try body()
             Issue.record("expected an error")
@@ -21,10 +23,14 @@ import UrnaStore
     @Test func newerFileIsNeverDowngraded() throws {
         let dir = try Fixture.directory()
         let path = dir.file("future.sqlite")
-        let v3 = try Schema(family: "people", version: 3, types: [ObjectSchema("Person", [Property("fullName", .string, default: "")])])
+        let v3 = try Schema(
+            family: "people", version: 3, types: [ObjectSchema("Person", [Property("fullName", .string, default: "")])])
         _ = try Store(path: path, schema: v3)
         let before = Fixture.snapshot(path)
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 65, mentions: ["version 3", "newer", "latest 2"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 65,
+            mentions: ["version 3", "newer", "latest 2"]
+        ) {
             if case .newerThanKnown(_, _, 3, 2) = $0 { true } else { false }
         }
         expectError({ _ = try Migrator(family: SchemaFamilies.people).dryRun(path: path) }, exitCode: 65) {
@@ -39,11 +45,18 @@ import UrnaStore
     @Test func unknownFamily() throws {
         let dir = try Fixture.directory()
         let path = dir.file("zoo.sqlite")
-        _ = try Store(path: path, schema: try Schema(family: "zoo", version: 1, types: [ObjectSchema("Animal", [Property("name", .string)])]))
-        expectError({ _ = try SchemaFamilies.registry.migrator(forFileAt: path) }, exitCode: 65, mentions: ["zoo", "people, elections"]) {
+        _ = try Store(
+            path: path,
+            schema: try Schema(family: "zoo", version: 1, types: [ObjectSchema("Animal", [Property("name", .string)])]))
+        expectError(
+            { _ = try SchemaFamilies.registry.migrator(forFileAt: path) }, exitCode: 65,
+            mentions: ["zoo", "people, elections"]
+        ) {
             if case .unknownFamily(_, "zoo", _) = $0 { true } else { false }
         }
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 65, mentions: ["'zoo'"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 65, mentions: ["'zoo'"]
+        ) {
             if case .familyMismatch = $0 { true } else { false }
         }
     }
@@ -52,7 +65,10 @@ import UrnaStore
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
         try Fixture.peopleFile(at: path, version: 2)
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 0, mentions: ["nothing to do"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 0,
+            mentions: ["nothing to do"]
+        ) {
             if case .alreadyCurrent(_, "people", 2) = $0 { !$0.isFailure } else { false }
         }
         #expect(try Migrator(family: SchemaFamilies.people).migrateIfNeeded(path: path) == nil)
@@ -61,20 +77,28 @@ import UrnaStore
 
     @Test func missingAndForeignFiles() throws {
         let dir = try Fixture.directory()
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: dir.file("nope.sqlite")) }, exitCode: 66) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: dir.file("nope.sqlite")) }, exitCode: 66
+        ) {
             if case .fileNotFound = $0 { true } else { false }
         }
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).dryRun(path: dir.file("nope.sqlite")) }, exitCode: 66) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).dryRun(path: dir.file("nope.sqlite")) }, exitCode: 66
+        ) {
             if case .fileNotFound = $0 { true } else { false }
         }
         #expect(!FileManager.default.fileExists(atPath: dir.file("nope.sqlite")))
         let plain = dir.file("plain.sqlite")
         try Connection(path: plain).execute("CREATE TABLE t (x)")
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: plain) }, exitCode: 65, mentions: ["_urna_schema"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: plain) }, exitCode: 65,
+            mentions: ["_urna_schema"]
+        ) {
             if case .notAnUrnaFile = $0 { true } else { false }
         }
         let text = dir.file("notes.txt")
-        try Data("hello, not a database at all, just some text that is long enough".utf8).write(to: URL(fileURLWithPath: text))
+        try Data("hello, not a database at all, just some text that is long enough".utf8).write(
+            to: URL(fileURLWithPath: text))
         expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: text) }, exitCode: 65) {
             if case .notAnUrnaFile = $0 { true } else { false }
         }
@@ -84,10 +108,16 @@ import UrnaStore
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
         try Fixture.peopleFile(at: path, version: 1)
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: path, to: 0) }, exitCode: 65, mentions: ["downgrade"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: path, to: 0) }, exitCode: 65,
+            mentions: ["downgrade"]
+        ) {
             if case .downgrade = $0 { true } else { false }
         }
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: path, to: 7) }, exitCode: 65, mentions: ["0, 1, 2"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: path, to: 7) }, exitCode: 65,
+            mentions: ["0, 1, 2"]
+        ) {
             if case .unknownVersion(_, 7, _) = $0 { true } else { false }
         }
     }
@@ -97,7 +127,10 @@ import UrnaStore
         let path = dir.file("people.sqlite")
         try Fixture.peopleFile(at: path, version: 0)
         try Connection(path: path).execute("ALTER TABLE \"Person\" ADD COLUMN \"nickname\" TEXT")
-        expectError({ _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 65, mentions: ["Person: column nickname is not in the descriptor"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 65,
+            mentions: ["Person: column nickname is not in the descriptor"]
+        ) {
             if case .drift = $0 { true } else { false }
         }
         let status = try Migrator(family: SchemaFamilies.people).status(path: path)
@@ -106,22 +139,40 @@ import UrnaStore
         let other = dir.file("other.sqlite")
         try ElectionsSeed.createV1File(at: other)
         try Connection(path: other).execute("DROP INDEX \"Candidate_nickname_idx\"; PRAGMA user_version = 9")
-        expectError({ _ = try Migrator(family: SchemaFamilies.elections).plan(path: other) }, exitCode: 65, mentions: ["Candidate_nickname_idx", "user_version is 9"]) {
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.elections).plan(path: other) }, exitCode: 65,
+            mentions: ["Candidate_nickname_idx", "user_version is 9"]
+        ) {
             if case .drift(_, let d) = $0 { d.count == 2 } else { false }
         }
     }
 
     /// A family whose one step narrows Int64 to Int16 and makes an optional property required.
     static func narrowing(allow: [MigrationAllowance], closure: MigrationClosure? = nil) throws -> SchemaFamily {
-        let v0 = try Schema(family: "items", version: 0, types: [ObjectSchema("Item", [
-            Property("count", .int64, default: 0), Property("label", .string, optional: true),
-        ])])
-        let v1 = try Schema(family: "items", version: 1, types: [ObjectSchema("Item", [
-            Property("count", .int16, default: 0), Property("label", .string),
-        ])])
-        return SchemaFamily(name: "items", versions: [
-            SchemaVersion(v0), SchemaVersion(v1, step: MigrationStep("narrow", allowances: allow, migration: closure)),
-        ])
+        let v0 = try Schema(
+            family: "items", version: 0,
+            types: [
+                ObjectSchema(
+                    "Item",
+                    [
+                        Property("count", .int64, default: 0), Property("label", .string, optional: true),
+                    ])
+            ])
+        let v1 = try Schema(
+            family: "items", version: 1,
+            types: [
+                ObjectSchema(
+                    "Item",
+                    [
+                        Property("count", .int16, default: 0), Property("label", .string),
+                    ])
+            ])
+        return SchemaFamily(
+            name: "items",
+            versions: [
+                SchemaVersion(v0),
+                SchemaVersion(v1, step: MigrationStep("narrow", allowances: allow, migration: closure)),
+            ])
     }
 
     static func itemsFile(_ path: String) throws {
@@ -136,9 +187,14 @@ import UrnaStore
         let dir = try Fixture.directory()
         let path = dir.file("items.sqlite")
         try Self.itemsFile(path)
-        expectError({ _ = try Migrator(family: try Self.narrowing(allow: [])).plan(path: path) }, exitCode: 65,
-                    mentions: ["Item.count", "int64 = 0 → int16 = 0: int64 → int16 may not fit", ".lossyConversion(type: \"Item\", property: \"count\")",
-                               "Item.label", "optional becomes required", ".nullsBecomeDefault"]) {
+        expectError(
+            { _ = try Migrator(family: try Self.narrowing(allow: [])).plan(path: path) }, exitCode: 65,
+            mentions: [
+                "Item.count", "int64 = 0 → int16 = 0: int64 → int16 may not fit",
+                ".lossyConversion(type: \"Item\", property: \"count\")",
+                "Item.label", "optional becomes required", ".nullsBecomeDefault",
+            ]
+        ) {
             if case .refused(_, let r) = $0 { r.count == 2 } else { false }
         }
     }
@@ -147,7 +203,9 @@ import UrnaStore
         let dir = try Fixture.directory()
         let path = dir.file("items.sqlite")
         try Self.itemsFile(path)
-        let family = try Self.narrowing(allow: [.lossyConversion(type: "Item", property: "count"), .nullsBecomeDefault(type: "Item", property: "label")])
+        let family = try Self.narrowing(allow: [
+            .lossyConversion(type: "Item", property: "count"), .nullsBecomeDefault(type: "Item", property: "label"),
+        ])
         let migrator = Migrator(family: family)
         let preview = try migrator.dryRun(path: path)
         #expect(preview.outcome == .previewed)
@@ -164,7 +222,10 @@ import UrnaStore
         let family = try Self.narrowing(allow: [.nullsBecomeDefault(type: "Item", property: "label")]) { _ in }
         let report = try Migrator(family: family).dryRun(path: path)
         #expect(report.outcome == .failed)
-        #expect(report.failures.contains { $0.check == "closure" && $0.property == "count" && $0.message.contains("never enumerated Item") })
+        #expect(
+            report.failures.contains {
+                $0.check == "closure" && $0.property == "count" && $0.message.contains("never enumerated Item")
+            })
     }
 
     @Test func closureLeavingAValueThatDoesNotFitFails() throws {

@@ -13,18 +13,21 @@ import UrnaStore
         #expect(person.added.map(\.name) == ["fullName"])
         #expect(person.removed.map(\.name) == ["firstName", "lastName"])
         #expect(person.renamed.isEmpty && person.retyped.isEmpty)
-        #expect(diff.renderText() == """
-            people v0 → v1
-              Person
-                + fullName: string = ""
-                - firstName: string = ""
-                - lastName: string = ""
+        #expect(
+            diff.renderText() == """
+                people v0 → v1
+                  Person
+                    + fullName: string = ""
+                    - firstName: string = ""
+                    - lastName: string = ""
 
-            """)
+                """)
     }
 
     @Test func renamesAreNotRemovals() {
-        let diff = SchemaDiff(from: People.v0, to: People.v1, renames: [PropertyRename(type: "Person", from: "firstName", to: "fullName")])
+        let diff = SchemaDiff(
+            from: People.v0, to: People.v1, renames: [PropertyRename(type: "Person", from: "firstName", to: "fullName")]
+        )
         #expect(diff.typeChanges[0].renamed == [Rename(from: "firstName", to: "fullName")])
         #expect(diff.typeChanges[0].added.isEmpty)
         #expect(diff.typeChanges[0].removed.map(\.name) == ["lastName"])
@@ -54,14 +57,21 @@ import UrnaStore
         #expect(candidate.retyped.contains { $0.property == "spendingLimitFirstRound" && $0.to == "decimal(2)?" })
         let party = try #require(diff.typeChanges.first { $0.type == "Party" })
         #expect(party.indexesAdded == ["acronym"])
-        #expect(try SchemaFamilies.people.diff(from: 0, to: 2).typeChanges[0].added.map(\.name) == ["fullName", "email"])
+        #expect(
+            try SchemaFamilies.people.diff(from: 0, to: 2).typeChanges[0].added.map(\.name) == ["fullName", "email"])
         #expect(throws: MigrationError.self) { _ = try SchemaFamilies.people.diff(from: 0, to: 9) }
     }
 
     @Test func conversions() throws {
-        func kind(_ a: PropertyType, _ b: PropertyType, optional: (Bool, Bool) = (false, false), default d: DefaultValue? = nil) throws -> ConversionKind {
-            let old = try Schema(family: "x", version: 0, types: [ObjectSchema("T", [Property("p", a, optional: optional.0)])])
-            let new = try Schema(family: "x", version: 1, types: [ObjectSchema("T", [Property("p", b, optional: optional.1, default: d)])])
+        func kind(
+            _ a: PropertyType, _ b: PropertyType, optional: (Bool, Bool) = (false, false),
+            default d: DefaultValue? = nil
+        ) throws -> ConversionKind {
+            let old = try Schema(
+                family: "x", version: 0, types: [ObjectSchema("T", [Property("p", a, optional: optional.0)])])
+            let new = try Schema(
+                family: "x", version: 1,
+                types: [ObjectSchema("T", [Property("p", b, optional: optional.1, default: d)])])
             return SchemaDiff(from: old, to: new).typeChanges.first?.retyped.first?.conversion ?? .identical
         }
         #expect(try kind(.int16, .int64) == .widening)

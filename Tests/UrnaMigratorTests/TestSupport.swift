@@ -51,10 +51,14 @@ enum Fixture {
     ]
 
     /// Every row of every table (metadata excluded), as text, for comparing two files' data.
-    static func dump(_ path: String, skip: Set<String> = [StorageLayout.schemaTable, StorageLayout.historyTable]) throws -> [String: [String]] {
+    static func dump(_ path: String, skip: Set<String> = [StorageLayout.schemaTable, StorageLayout.historyTable]) throws
+        -> [String: [String]]
+    {
         let c = try Connection(path: path, readOnly: true, create: false)
         var out: [String: [String]] = [:]
-        for row in try c.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") {
+        for row in try c.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        {
             guard case .text(let name) = row[0], !skip.contains(name) else { continue }
             out[name] = try c.rows("SELECT * FROM \(Identifier.quoted(name))").map { r in
                 r.map { v -> String in
@@ -74,8 +78,13 @@ enum Fixture {
     /// sqlite_master of a file, normalised (whitespace), metadata rows kept.
     static func master(_ path: String) throws -> [String] {
         let c = try Connection(path: path, readOnly: true, create: false)
-        return try c.rows("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").map { r in
-            let sql: String = if case .text(let s) = r[3] { s.split(whereSeparator: \.isWhitespace).joined(separator: " ") } else { "" }
+        return try c.rows(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        ).map { r in
+            let sql: String =
+                if case .text(let s) = r[3] { s.split(whereSeparator: \.isWhitespace).joined(separator: " ") } else {
+                    ""
+                }
             return "\(r[0]) \(r[1]) ON \(r[2]): \(sql)"
         }
     }

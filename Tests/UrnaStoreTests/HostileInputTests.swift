@@ -31,7 +31,8 @@ struct HostileInputTests {
             try store.create("Party", value: ["acronym": "PT"])
             try store.create("Party", value: ["acronym": "PSTU"])
             try store.create(
-                "Person", value: ["name": "Ada", "age": 36, "party": ["acronym": "PT"]] as [String: Any], update: .modified)
+                "Person", value: ["name": "Ada", "age": 36, "party": ["acronym": "PT"]] as [String: Any],
+                update: .modified)
             try store.create("Person", value: ["name": "Bob", "age": 40])
             try store.create("Person", value: ["name": dropPerson, "age": 7])
         }
@@ -73,7 +74,8 @@ struct HostileInputTests {
         // A tautology only matches a person literally named so, which no one is.
         #expect(try Self.count(store, "name == %@", .string("x' OR '1'='1")) == 0)
         #expect(try Self.count(store, #"name BEGINSWITH "' OR 1=1 --""#) == 0)
-        #expect(try Self.count(store, "name IN %@", .values([.string("Ada'); DROP TABLE Party; --"), .string("Bob")])) == 1)
+        #expect(
+            try Self.count(store, "name IN %@", .values([.string("Ada'); DROP TABLE Party; --"), .string("Bob")])) == 1)
         // SQL's LIKE wildcards are plain characters here (LIKE uses * and ?).
         #expect(try Self.count(store, "name LIKE '%'") == 0)
         #expect(try Self.count(store, "name LIKE '_da'") == 0)
@@ -297,7 +299,9 @@ struct HostileInputTests {
 
     @Test("A file whose recorded descriptor was tampered with is refused, and its tables are untouched")
     func tamperedDescriptorIsRefused() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("urna-hostile-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "urna-hostile-\(UUID().uuidString).sqlite"
+        ).path
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
@@ -343,7 +347,9 @@ struct HostileInputTests {
         #expect(!problems.isEmpty, "validation accepts \(what)")
         if problems.isEmpty {
             // What happens today: the schema is accepted and the store fails half-way through creating it.
-            #expect(throws: SchemaError.self) { _ = try Store.inMemory(schema: try Schema(family: "hostile", version: 1, types: types)) }
+            #expect(throws: SchemaError.self) {
+                _ = try Store.inMemory(schema: try Schema(family: "hostile", version: 1, types: types))
+            }
         }
     }
 

@@ -114,7 +114,8 @@ private func checkDecoding(_ text: String, stored: [UInt8], encoding: TextEncodi
         i += stored[i] == quote && i + 1 < stored.count && stored[i + 1] == quote ? 2 : 1
     }
     fuzzInvariant(
-        text == decoded(collapsed), "field decoded as \(text.debugDescription), bytes say \(decoded(stored).debugDescription)")
+        text == decoded(collapsed),
+        "field decoded as \(text.debugDescription), bytes say \(decoded(stored).debugDescription)")
 }
 
 private func readRecords(_ reader: CSVReader, lineEnds: Int) throws {

@@ -41,8 +41,11 @@ private final class PredicateFixture {
                     Property("members", .linkingObjects(type: "Person", property: "party")),
                 ]),
             ObjectSchema(
-                "Good", [Property("description", .string, default: ""), Property("value", .decimal(scale: 2), default: 0)]),
-            ObjectSchema("Address", embedded: true, [Property("city", .string, default: ""), Property("zip", .string, optional: true)]),
+                "Good",
+                [Property("description", .string, default: ""), Property("value", .decimal(scale: 2), default: 0)]),
+            ObjectSchema(
+                "Address", embedded: true,
+                [Property("city", .string, default: ""), Property("zip", .string, optional: true)]),
         ])
 
     let store: Store
@@ -98,7 +101,8 @@ private func argument(_ placeholder: Character, _ selector: Int) -> QueryArgumen
         let values: [QueryArgument] = [
             .value(.string("'; DROP TABLE \"Person\"; --")), .value(.int(Int64.max)), .value(.double(-0.5)),
             .value(.bool(true)), .value(.null), .values([.string("PT"), .int(1), .null]),
-            .value(.date(Date(timeIntervalSince1970: 1e9))), .value(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6)))),
+            .value(.date(Date(timeIntervalSince1970: 1e9))),
+            .value(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6)))),
             .value(.data(Data([0, 0x27, 0x3B]))), .value(.decimal(Decimal(string: "12.345")!)),
             .values([]), .value(.string("a\u{0}b")), .keyPath("name"), .value(.double(.nan)),
             .value(.link(LinkTarget(type: "Party", key: .string("PT")))), .values([.string("x"), .string("y")]),
@@ -118,10 +122,11 @@ public func fuzzPredicateParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     let typeName = ["Person", "Party", "Good", "Nobody\"; DROP TABLE \"Person"][Int(mode & 3)]
 
     // As many arguments as the text has placeholders, so the parser gets past the count check.
-    let placeholders = (try? PredicateLexer.tokenize(text))?.compactMap { token -> Character? in
-        if case .placeholder(let letter) = token.kind { return letter }
-        return nil
-    } ?? []
+    let placeholders =
+        (try? PredicateLexer.tokenize(text))?.compactMap { token -> Character? in
+            if case .placeholder(let letter) = token.kind { return letter }
+            return nil
+        } ?? []
     let arguments = placeholders.enumerated().map { argument($0.element, selector &+ 7 &* $0.offset) }
 
     let predicate: QueryPredicate
@@ -207,7 +212,8 @@ private func checkSQL(_ sql: String, bindings: Int) {
             }
             fuzzInvariant(j < chars.count, "unterminated quote in compiled SQL: \(sql)")
             if c == UInt8(ascii: "'") {
-                fuzzInvariant(isJSONPath(content), "a literal in compiled SQL: \(String(decoding: content, as: UTF8.self))")
+                fuzzInvariant(
+                    isJSONPath(content), "a literal in compiled SQL: \(String(decoding: content, as: UTF8.self))")
             } else {
                 fuzzInvariant(
                     Identifier.isValid(String(decoding: content, as: UTF8.self)),

@@ -1,0 +1,171 @@
+import Foundation
+import UrnaStore
+
+/// TSE CSV files: `;` between fields, every field double-quoted (`"` doubled inside), LF line ends, a header
+/// row of modern column names, the null markers TSE uses (`#NULO#`, `-1`). Latin-1 unless UTF-8 is asked
+/// for (then with a byte-order mark).
+extension ElectionExporter {
+    /// consulta_cand rows, one per candidacy.
+    func writeCandidatesCSV(to sink: ExportSink, summary: inout ExportSummary) throws {
+        let catalogues = try Catalogues(store.connection)
+        let columns = try layout(
+            ExportLayouts.candidateCSV,
+            from: "\"Candidate\" t0 JOIN \"Election\" ex ON ex.\"id\" = t0.\"election\"")
+        try writeHeader(columns, to: sink)
+        let stamp = generationStamp()
+        let cursor = try prepare(
+            "SELECT \(StoredColumns.list(ElectionColumns.candidate, alias: "t0")) FROM \"Candidate\" t0"
+                + whereClause() + " ORDER BY t0.rowid")
+        while try cursor.step() {
+            var r = StoredRowReader(cursor)
+            let candidate: CandidateValues
+            do { candidate = try CandidateValues(&r) } catch {
+                throw Self.decodeProblem(error, type: "Candidate", key: "row \(summary.objects + 1)")
+            }
+            try writeRow(columns, try catalogues.row(for: candidate), stamp, to: sink, type: "Candidate", key: candidate.id)
+            summary.objects += 1
+        }
+    }
+
+    /// bem_candidato rows, one per good, grouped by candidacy (in import order) and in list order.
+    func writeGoodsCSV(to sink: ExportSink, summary: inout ExportSummary) throws {
+        let catalogues = try Catalogues(store.connection)
+        let list = Identifier.quoted(StorageLayout.listTable(type: "Candidate", property: "goods"))
+        // CROSS JOIN fixes the loop order: candidacies by rowid, then each one's list by position, no sort.
+        let from =
+            "\"Candidate\" oc CROSS JOIN \(list) ol ON ol.\"owner\" = oc.\"id\" "
+            + "CROSS JOIN \"Good\" t0 ON t0.\"id\" = ol.\"target\""
+        let columns = try layout(ExportLayouts.assetCSV, from: from + " JOIN \"Election\" ex ON ex.\"id\" = oc.\"election\"")
+        try writeHeader(columns, to: sink)
+        let stamp = generationStamp()
+        let cursor = try prepare(
+            "SELECT ol.\"owner\", \(StoredColumns.list(ElectionColumns.good, alias: "t0")) FROM \(from)"
+                + whereClause() + " ORDER BY oc.rowid, ol.\"position\"")
+        while try cursor.step() {
+            var r = StoredRowReader(cursor)
+            let owner: String
+            let good: GoodValues
+            do {
+                owner = try r.text()
+                good = try GoodValues(&r, candidateID: owner)
+            } catch {
+                throw Self.decodeProblem(error, type: "Good", key: "row \(summary.objects + 1)")
+            }
+            guard let candidate = try catalogues.candidates.value(owner) else { continue }
+            var row = try catalogues.row(for: candidate)
+            if row.election!.code == nil && row.election!.round != 1 {
+                throw ExportError.unrepresentable(
+                    type: "Good", key: good.id, column: "candidate",
+                    reason: "belongs to round \(row.election!.round) of an election without CD_ELEICAO, and asset "
+                        + "rows without CD_ELEICAO always name the first round: it would come back on another candidacy")
+            }
+            row.good = good
+            row.goodType = try good.typeID.flatMap(catalogues.goodTypes.value)
+            try writeRow(columns, row, stamp, to: sink, type: "Good", key: good.id)
+            summary.objects += 1
+        }
+    }
+
+    /// consulta_coligacao rows: one per party of each coalition, in list order; the election, office and unit
+    /// columns come from the coalition's first candidacy (the mapper does not read them).
+    func writeCoalitionsCSV(to sink: ExportSink, summary: inout ExportSummary) throws {
+        let connection = store.connection
+        let catalogues = try Catalogues(connection)
+        let members = try CoalitionMembers(connection)
+        let columns = ExportLayouts.coalitionCSV
+        try writeHeader(columns, to: sink)
+        let stamp = generationStamp()
+        let firstCandidate = try connection.prepare(
+            "SELECT \(StoredColumns.list(ElectionColumns.candidate, alias: "c")) FROM \"Candidate\" c "
+                + "WHERE c.\"coalition\" = ?1 ORDER BY c.rowid LIMIT 1")
+        let cursor = try prepare(
+            "SELECT \(StoredColumns.list(ElectionColumns.coalition, alias: "t0")) FROM \"Coalition\" t0"
+                + whereClause() + " ORDER BY t0.\"id\"")
+        while try cursor.step() {
+            var r = StoredRowReader(cursor)
+            let coalition: CoalitionValues
+            do { coalition = try CoalitionValues(&r) } catch {
+                throw Self.decodeProblem(error, type: "Coalition", key: "row \(summary.objects + 1)")
+            }
+            var base = TSERowObjects(coalition: coalition)
+            firstCandidate.bindInt(coalition.id, at: 1)
+            if try firstCandidate.step() {
+                var cr = StoredRowReader(firstCandidate)
+                if let candidate = try? CandidateValues(&cr) {
+                    base.candidate = candidate
+                    base.election = try catalogues.elections.value(candidate.electionID)
+                }
+            }
+            firstCandidate.reset()
+            try members.forEach(coalition.id, catalogues: catalogues) { party in
+                var row = base
+                row.party = party
+                try writeRow(columns, row, stamp, to: sink, type: "Coalition", key: String(coalition.id))
+                summary.coalitionRows += 1
+            }
+            summary.objects += 1
+        }
+    }
+
+    // MARK: - Rows
+
+    /// The layout's columns, without CD_ELEICAO when every selected row belongs to a header-less election (the
+    /// mapper keys those by year, round and description only when the column is absent); a selection that
+    /// mixes both cannot be one file.
+    private func layout(_ columns: [ExportColumn], from: String) throws -> [ExportColumn] {
+        func exists(_ condition: String) throws -> Bool {
+            let s = try prepare("SELECT EXISTS (SELECT 1 FROM \(from)\(whereClause([condition])))")
+            return try s.step() && s.int(at: 0) != 0
+        }
+        let withoutCode = try exists("ex.\"code\" IS NULL")
+        guard withoutCode else { return columns }
+        if try exists("ex.\"code\" IS NOT NULL") { throw ExportError.mixedElectionKeys }
+        return ExportLayouts.withoutElectionCode(columns)
+    }
+
+    private func writeHeader(_ columns: [ExportColumn], to sink: ExportSink) throws {
+        if sink.encoding == .utf8 { try sink.bytes([0xEF, 0xBB, 0xBF]) }
+        for (i, c) in columns.enumerated() {
+            if i > 0 { try sink.byte(0x3B) }
+            try sink.byte(0x22)
+            try sink.ascii(c.name)
+            try sink.byte(0x22)
+        }
+        try sink.byte(0x0A)
+    }
+
+    private func writeRow(
+        _ columns: [ExportColumn], _ row: TSERowObjects, _ stamp: (date: String, time: String), to sink: ExportSink,
+        type: String, key: String
+    ) throws {
+        for (i, column) in columns.enumerated() {
+            if i > 0 { try sink.byte(0x3B) }
+            try sink.byte(0x22)
+            switch column {
+            case .mapper(let c):
+                if let text = try columnText(c, row, type: type, key: key) {
+                    try write(text, .csv, to: sink, type: type, key: key, column: c.name)
+                } else {
+                    try sink.ascii(TSEColumnWriter.nullText(c.name))
+                }
+            case .generationDate: try sink.ascii(stamp.date)
+            case .generationTime: try sink.ascii(stamp.time)
+            case .unread(let name): try sink.ascii(TSEColumnWriter.nullText(name))
+            }
+            try sink.byte(0x22)
+        }
+        try sink.byte(0x0A)
+    }
+
+    /// DT_GERACAO and HH_GERACAO in local time, as TSE stamps its files.
+    private func generationStamp() -> (date: String, time: String) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: options.generatedAt)
+        func two(_ v: Int?) -> String { String(format: "%02d", v ?? 0) }
+        return (
+            two(c.day) + "/" + two(c.month) + "/" + String(format: "%04d", c.year ?? 0),
+            two(c.hour) + ":" + two(c.minute) + ":" + two(c.second)
+        )
+    }
+}

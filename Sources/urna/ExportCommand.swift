@@ -1,0 +1,81 @@
+import Foundation
+import UrnaImport
+import UrnaStore
+
+enum ExportCommand {
+    static let spec = CommandSpec(
+        name: "export", abstract: "Export objects as an XML candidate dump, a TSE CSV file or JSON lines.",
+        usage: "urna export [--db PATH] --format xml|csv|json [--type TYPE] [PREDICATE] [--out FILE] [--encoding latin1|utf8] [--quiet]",
+        discussion: """
+            xml   One <candidato> per candidacy (one child element per TSE column, modern names) with its <bens>,
+                  then <coligacoes>: what `urna import` reads back. Candidates only.
+            csv   A TSE file: `;`, every field double-quoted, a header of modern column names, #NULO# and -1 for
+                  nulls. --type Candidate (consulta_cand, the default), Good (bem_candidato, 19 columns) or
+                  Coalition (consulta_coligacao: one row per party of each coalition).
+            json  One object per line of any type (--type, default Candidate); links as the target's key,
+                  lists as arrays of keys.
+            Importing an XML export, or the Candidate, Good and Coalition CSV exports, into a fresh file gives
+            the same objects (Candidate.image/site and Party.president are not TSE data and are not written).
+            PREDICATE filters the exported type, in the syntax of `urna query`. XML and CSV are Latin-1
+            (ISO-8859-1) like TSE's files unless --encoding utf8; XML writes other characters as &#N;, CSV
+            refuses them. CPF, e-mail and voter ID are written only if the file holds them (the output file is
+            then created readable by you only). Memory stays flat whatever the size; --out is written to a
+            temporary file renamed at the end, so a failed export leaves no partial file.
+            """,
+        options: [
+            .value("db", "PATH", "Database file (default: urna.sqlite)."),
+            .value("format", "FORMAT", "xml, csv or json (required)."),
+            .value("type", "TYPE", "What to export (default: Candidate); see above for each format."),
+            .value("out", "FILE", "Write here instead of standard output."),
+            .value("encoding", "NAME", "latin1 (default for xml and csv) or utf8 (json is always utf8)."),
+            .flag("quiet", "Do not print the summary line."),
+        ],
+        positionals: [("PREDICATE", "Optional filter, e.g. \"state == 'MG'\".")], minPositionals: 0,
+        maxPositionals: 1,
+        examples: [
+            "urna export --db urna.sqlite --format xml --out candidatos.xml",
+            "urna export --format xml \"state == 'MG' AND post ==[c] 'governador'\" --out mg-governadores.xml",
+            "urna export --format csv --out consulta_cand.csv && urna export --format csv --type Good --out bem_candidato.csv",
+            "urna export --format csv --type Coalition --encoding utf8 --out consulta_coligacao.csv",
+            "urna export --format json --type Party",
+        ])
+
+    static let command = Command(spec: spec) { p in
+        guard let formatName = p.value("format") else {
+            throw UsageError("--format is required: xml, csv or json")
+        }
+        guard let format = ExportFormat(rawValue: formatName.lowercased()) else {
+            throw UsageError("--format takes xml, csv or json, not '\(formatName)'")
+        }
+        let encoding: ExportEncoding?
+        switch p.value("encoding")?.lowercased() {
+        case nil: encoding = nil
+        case "latin1", "latin-1", "iso-8859-1": encoding = .latin1
+        case "utf8", "utf-8": encoding = .utf8
+        case let other?: throw UsageError("--encoding takes latin1 or utf8, not '\(other)'")
+        }
+        let store = try openExistingStore(databasePath(p), readOnly: true)
+        let typeName = p.value("type") ?? "Candidate"
+        let types = store.schema.tableTypes.map(\.name)
+        guard types.contains(typeName) else {
+            var msg = "unknown type '\(typeName)'; the file has: \(types.joined(separator: ", "))"
+            if let hint = ArgumentParser.suggestion(for: typeName, among: types) { msg += " (did you mean '\(hint)'?)" }
+            throw UsageError(msg)
+        }
+        let options = ExportOptions(
+            format: format, typeName: typeName, predicate: p.positionals.first, encoding: encoding)
+        let exporter = try ElectionExporter(store: store, options: options)
+        let out = p.value("out").flatMap { $0 == "-" ? nil : $0 }
+        let summary = try exporter.export(toPath: out)
+        if !p.has("quiet") {
+            if let out {
+                print("exported \(summary.line) to \(out)")
+            } else {
+                CLI.printError("exported \(summary.line)")
+            }
+        }
+        return ExitCode.ok
+    }
+}
+
+extension ExportError: ExitCodeProviding {}
