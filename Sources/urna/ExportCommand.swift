@@ -14,8 +14,9 @@ enum ExportCommand {
                   Coalition (consulta_coligacao: one row per party of each coalition).
             json  One object per line of any type (--type, default Candidate); links as the target's key,
                   lists as arrays of keys.
-            Importing an XML export, or the Candidate, Good and Coalition CSV exports, into a fresh file gives
-            the same objects (Candidate.image/site and Party.president are not TSE data and are not written).
+            Importing the Candidate, Good and Coalition CSV exports into a fresh file gives the same objects;
+            an XML export too, except coalition members only legend files named (import skips <coligacao>).
+            Candidate.image/site and Party.president are not TSE data and are not written.
             PREDICATE filters the exported type, in the syntax of `urna query`. XML and CSV are Latin-1
             (ISO-8859-1) like TSE's files unless --encoding utf8; XML writes other characters as &#N;, CSV
             refuses them. CPF, e-mail and voter ID are written only if the file holds them (the output file is

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import UrnaRecords
 import UrnaStore
@@ -186,13 +187,26 @@ import UrnaStore
             }
         }
         let record = Record(
-            kind: kind, columns: ColumnIndex(names: columns.map(\.name)), values: values,
+            kind: kind, columns: Self.index(columns.map(\.name)), values: values,
             location: SourceLocation(file: "written", line: 1), rawBytes: [])
         switch mapper.map(record) {
         case .success(let mapped): return mapped
         case .failure(let problem): throw ExportTestError("the mapper refused what the writer wrote: \(problem)")
         }
     }
+
+    /// One `ColumnIndex` per column list, kept alive: the mapper caches positions by the index's identity, as
+    /// readers hand it one index per file.
+    private static func index(_ names: [String]) -> ColumnIndex {
+        indexes.withLock { cache in
+            if let known = cache[names] { return known }
+            let index = ColumnIndex(names: names)
+            cache[names] = index
+            return index
+        }
+    }
+
+    private static let indexes = Mutex<[[String]: ColumnIndex]>([:])
 
     /// An asset's election and candidacy as the asset record names them (the sample has no candidacy file).
     private static func owner(of good: GoodValues, in record: Record) throws -> (ElectionValues, CandidateValues) {

@@ -20,9 +20,13 @@ import UrnaStore
                 "<NM_CANDIDATO>&#321;UKASZ &#8220;O SÓCIO&#8221; &amp; FILHOS &lt;LTDA&gt; &quot;Q&quot; &apos;A&apos;</NM_CANDIDATO>"))
         #expect(text.contains("<NM_URNA_CANDIDATO>&#321;UKASZ &#8364;</NM_URNA_CANDIDATO>"))
         #expect(text.contains("<DS_BEM_CANDIDATO>CASA &amp; QUINTAL EM &#321;ÓD&#377;</DS_BEM_CANDIDATO>"))
-        // Ó is one byte (0xD3), not UTF-8's two.
-        #expect(bytes.contains(0xD3))
-        #expect(!bytes.contains(0xC3))
+        // Ó is one byte (0xD3), not UTF-8's two (0xC3 0x93).
+        let socio = Array("S\u{D3}CIO".unicodeScalars.map { UInt8($0.value) })
+        let socioUTF8 = Array("SÓCIO".utf8)
+        let hasLatin1 = bytes.indices.contains { bytes[$0...].starts(with: socio) }
+        let hasUTF8 = bytes.indices.contains { bytes[$0...].starts(with: socioUTF8) }
+        #expect(hasLatin1)
+        #expect(!hasUTF8)
         #expect(text.hasSuffix("</candidatos>\n"))
     }
 

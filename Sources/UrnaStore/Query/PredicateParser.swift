@@ -19,6 +19,11 @@ public struct PredicateParser {
     private let arguments: [QueryArgument]
     private var index = 0
     private var nextArgument = 0
+    private var depth = 0
+
+    /// How deep parentheses and NOTs may nest. Well past any hand-written filter, and well below what
+    /// would overflow this parser's stack or SQLite's own parser (which gives up near 100 nested levels).
+    public static let maximumNesting = 48
 
     private init(tokens: [PredicateToken], arguments: [QueryArgument]) {
         self.tokens = tokens
@@ -85,8 +90,20 @@ public struct PredicateParser {
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
+    /// Counts one level of nesting and refuses past `maximumNesting`, at the token that went too deep.
+    private mutating func enterNesting() throws {
+        depth += 1
+        if depth > PredicateParser.maximumNesting {
+            throw QueryPredicateError(
+                at: current.position,
+                "parentheses and NOT nest more than \(PredicateParser.maximumNesting) deep here: simplify the predicate")
+        }
+    }
+
     private mutating func parseNot() throws -> QueryPredicate {
         if isKeyword("NOT") || isSymbol("!") {
+            try enterNesting()
+            defer { depth -= 1 }
             advance()
             return .not(try parseNot())
         }
@@ -97,6 +114,8 @@ public struct PredicateParser {
         switch current.kind {
         case .leftParen:
             let open = current.position
+            try enterNesting()
+            defer { depth -= 1 }
             advance()
             let inner = try parseOr()
             guard case .rightParen = current.kind else { throw expected("')' to close the '(' at \(open)") }

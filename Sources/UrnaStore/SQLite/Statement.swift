@@ -37,7 +37,7 @@ public final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
         case .real(let d): rc = sqlite3_bind_double(handle, index, d)
-        case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, sqliteTransient)
+        case .text(let s): rc = bindTextReturningCode(s, at: index)
         case .blob(let b):
             rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
         }
@@ -48,11 +48,16 @@ public final class Statement {
     @inline(__always) public func bindInt(_ v: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, v) }
     @inline(__always) public func bindNull(at index: Int32) { sqlite3_bind_null(handle, index) }
     @inline(__always) public func bindDouble(_ v: Double, at index: Int32) { sqlite3_bind_double(handle, index, v) }
-    @inline(__always) public func bindText(_ s: String, at index: Int32) {
+    @inline(__always) public func bindText(_ s: String, at index: Int32) { _ = bindTextReturningCode(s, at: index) }
+
+    /// Binds text with an explicit byte count, so text holding NUL characters stays whole
+    /// (a length of -1 would stop at the first NUL).
+    @inline(__always) func bindTextReturningCode(_ s: String, at index: Int32) -> Int32 {
         var s = s
-        s.withUTF8 { buf in
-            _ = sqlite3_bind_text(handle, index, UnsafeRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self),
-                                  Int32(buf.count), sqliteTransient)
+        return s.withUTF8 { buf in
+            guard let base = buf.baseAddress, buf.count > 0 else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+            return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                     Int32(buf.count), sqliteTransient)
         }
     }
 

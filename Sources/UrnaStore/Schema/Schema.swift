@@ -40,11 +40,27 @@ public struct Schema: Sendable, Hashable, Codable {
     /// Every problem with the schema, in a stable order; empty when it is valid.
     public func problems() -> [SchemaError] {
         var errors: [SchemaError] = []
+        // SQLite compares table, index and column names without regard to ASCII case, so do we.
         var seenTypes = Set<String>()
         for t in types {
+            let folded = t.name.lowercased()
             if !Identifier.isValid(t.name) { errors.append(.invalidName(t.name)) }
-            if !seenTypes.insert(t.name).inserted { errors.append(.duplicateType(t.name)) }
-            if t.name.hasPrefix("_urna") || t.name.hasPrefix("sqlite_") { errors.append(.reservedName(t.name)) }
+            if !seenTypes.insert(folded).inserted { errors.append(.duplicateType(t.name)) }
+            if folded.hasPrefix("_urna") || folded.hasPrefix("sqlite_") { errors.append(.reservedName(t.name)) }
+        }
+        // Tables and indexes the layout derives from properties must not collide with a type's table.
+        for t in types where !t.embedded {
+            for p in t.properties {
+                var derived: [String] = []
+                if case .list = p.type {
+                    let lt = StorageLayout.listTable(type: t.name, property: p.name)
+                    derived += [lt, lt + "_target_idx"]
+                }
+                if p.isStored { derived.append(StorageLayout.indexName(type: t.name, property: p.name)) }
+                for name in derived where seenTypes.contains(name.lowercased()) {
+                    errors.append(.reservedName("\(name) (the storage layout uses it for \(t.name).\(p.name))"))
+                }
+            }
         }
         for t in types {
             var seen = Set<String>()
@@ -53,7 +69,9 @@ public struct Schema: Sendable, Hashable, Codable {
             if t.embedded, let k = keys.first { errors.append(.primaryKeyOnEmbedded(type: t.name, property: k.name)) }
             for p in t.properties {
                 if !Identifier.isValid(p.name) { errors.append(.invalidName("\(t.name).\(p.name)")) }
-                if !seen.insert(p.name).inserted { errors.append(.duplicateProperty(type: t.name, property: p.name)) }
+                if !seen.insert(p.name.lowercased()).inserted {
+                    errors.append(.duplicateProperty(type: t.name, property: p.name))
+                }
                 if p.name == ObjectSchema.rowIdColumn && t.primaryKey == nil && !t.embedded {
                     errors.append(.reservedName("\(t.name).\(p.name)"))
                 }
