@@ -11,7 +11,7 @@ extension ElectionExporter {
         let columns = try layout(
             ExportLayouts.candidateCSV,
             from: "\"Candidate\" t0 JOIN \"Election\" ex ON ex.\"id\" = t0.\"election\"")
-        try writeHeader(columns, to: sink)
+        let csvColumns = try writeHeader(columns, to: sink)
         let stamp = generationStamp()
         let cursor = try prepare(
             "SELECT \(StoredColumns.list(ElectionColumns.candidate, alias: "t0")) FROM \"Candidate\" t0"
@@ -22,7 +22,7 @@ extension ElectionExporter {
             do { candidate = try CandidateValues(&r) } catch {
                 throw Self.decodeProblem(error, type: "Candidate", key: "row \(summary.objects + 1)")
             }
-            try writeRow(columns, try catalogues.row(for: candidate), stamp, to: sink, type: "Candidate", key: candidate.id)
+            try writeRow(csvColumns, try catalogues.row(for: candidate), stamp, to: sink, type: "Candidate", key: candidate.id)
             summary.objects += 1
         }
     }
@@ -36,7 +36,7 @@ extension ElectionExporter {
             "\"Candidate\" oc CROSS JOIN \(list) ol ON ol.\"owner\" = oc.\"id\" "
             + "CROSS JOIN \"Good\" t0 ON t0.\"id\" = ol.\"target\""
         let columns = try layout(ExportLayouts.assetCSV, from: from + " JOIN \"Election\" ex ON ex.\"id\" = oc.\"election\"")
-        try writeHeader(columns, to: sink)
+        let csvColumns = try writeHeader(columns, to: sink)
         let stamp = generationStamp()
         let cursor = try prepare(
             "SELECT ol.\"owner\", \(StoredColumns.list(ElectionColumns.good, alias: "t0")) FROM \(from)"
@@ -61,7 +61,7 @@ extension ElectionExporter {
             }
             row.good = good
             row.goodType = try good.typeID.flatMap(catalogues.goodTypes.value)
-            try writeRow(columns, row, stamp, to: sink, type: "Good", key: good.id)
+            try writeRow(csvColumns, row, stamp, to: sink, type: "Good", key: good.id)
             summary.objects += 1
         }
     }
@@ -73,7 +73,7 @@ extension ElectionExporter {
         let catalogues = try Catalogues(connection)
         let members = try CoalitionMembers(connection)
         let columns = ExportLayouts.coalitionCSV
-        try writeHeader(columns, to: sink)
+        let csvColumns = try writeHeader(columns, to: sink)
         let stamp = generationStamp()
         let firstCandidate = try connection.prepare(
             "SELECT \(StoredColumns.list(ElectionColumns.candidate, alias: "c")) FROM \"Candidate\" c "
@@ -100,7 +100,7 @@ extension ElectionExporter {
             try members.forEach(coalition.id, catalogues: catalogues) { party in
                 var row = base
                 row.party = party
-                try writeRow(columns, row, stamp, to: sink, type: "Coalition", key: String(coalition.id))
+                try writeRow(csvColumns, row, stamp, to: sink, type: "Coalition", key: String(coalition.id))
                 summary.coalitionRows += 1
             }
             summary.objects += 1
@@ -123,7 +123,7 @@ extension ElectionExporter {
         return ExportLayouts.withoutElectionCode(columns)
     }
 
-    private func writeHeader(_ columns: [ExportColumn], to sink: ExportSink) throws {
+    private func writeHeader(_ columns: [ExportColumn], to sink: ExportSink) throws -> CSVColumns {
         if sink.encoding == .utf8 { try sink.bytes([0xEF, 0xBB, 0xBF]) }
         for (i, c) in columns.enumerated() {
             if i > 0 { try sink.byte(0x3B) }
@@ -132,13 +132,14 @@ extension ElectionExporter {
             try sink.byte(0x22)
         }
         try sink.byte(0x0A)
+        return CSVColumns(columns: columns, nulls: columns.map { TSEColumnWriter.nullText($0.name) })
     }
 
     private func writeRow(
-        _ columns: [ExportColumn], _ row: TSERowObjects, _ stamp: (date: String, time: String), to sink: ExportSink,
+        _ columns: CSVColumns, _ row: TSERowObjects, _ stamp: (date: String, time: String), to sink: ExportSink,
         type: String, key: String
     ) throws {
-        for (i, column) in columns.enumerated() {
+        for (i, column) in columns.columns.enumerated() {
             if i > 0 { try sink.byte(0x3B) }
             try sink.byte(0x22)
             switch column {
@@ -146,11 +147,11 @@ extension ElectionExporter {
                 if let text = try columnText(c, row, type: type, key: key) {
                     try write(text, .csv, to: sink, type: type, key: key, column: c.name)
                 } else {
-                    try sink.ascii(TSEColumnWriter.nullText(c.name))
+                    try sink.ascii(columns.nulls[i])
                 }
             case .generationDate: try sink.ascii(stamp.date)
             case .generationTime: try sink.ascii(stamp.time)
-            case .unread(let name): try sink.ascii(TSEColumnWriter.nullText(name))
+            case .unread: try sink.ascii(columns.nulls[i])
             }
             try sink.byte(0x22)
         }
@@ -168,4 +169,10 @@ extension ElectionExporter {
             two(c.hour) + ":" + two(c.minute) + ":" + two(c.second)
         )
     }
+}
+
+/// A CSV file's columns and the null marker of each, worked out once per file.
+struct CSVColumns {
+    let columns: [ExportColumn]
+    let nulls: [StaticString]
 }

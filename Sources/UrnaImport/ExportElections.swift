@@ -211,13 +211,14 @@ public final class ElectionExporter {
     }
 
     /// Writes text through the sink, naming the object and column when a character cannot be carried.
-    func write(_ text: String, _ escaping: ExportSink.Escaping, to sink: ExportSink, type: String, key: String,
-               column: String) throws
-    {
+    func write(
+        _ text: String, _ escaping: ExportSink.Escaping, to sink: ExportSink, type: String, key: String,
+        column: @autoclosure () -> String
+    ) throws {
         do {
             try sink.text(text, escaping)
         } catch let u as ExportSink.Unencodable {
-            throw ExportError.unencodable(type: type, key: key, column: column, scalar: u.scalar, hint: u.hint)
+            throw ExportError.unencodable(type: type, key: key, column: column(), scalar: u.scalar, hint: u.hint)
         }
     }
 

@@ -57,7 +57,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
             items.append(object)
             return
         }
-        var members: [Any] = try managedResults.map { Array($0) } ?? []
+        var members: [Any] = managedResults.map { Array($0) } ?? []
         members.append(object.isManaged ? object.managedObject! as Any : object as Any)
         try store.setList(owner: o, property: propertyName, members: members)
     }
@@ -68,7 +68,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
             items.remove(at: index)
             return
         }
-        var members: [Any] = try managedResults.map { Array($0) } ?? []
+        var members: [Any] = managedResults.map { Array($0) } ?? []
         members.remove(at: index)
         try store.setList(owner: o, property: propertyName, members: members)
     }

@@ -86,7 +86,7 @@ public enum ValueCodec {
     public static func scaledInteger(_ d: Decimal, scale: Int, type: String, property: String) throws -> Int64 {
         var v = d
         var r = Decimal()
-        NSDecimalMultiplyByPowerOf10(&r, &v, Int16(scale), .plain)
+        _ = NSDecimalMultiplyByPowerOf10(&r, &v, Int16(scale), .plain)
         var rounded = Decimal()
         var rr = r
         NSDecimalRound(&rounded, &rr, 0, .plain)
