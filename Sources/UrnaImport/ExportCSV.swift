@@ -22,7 +22,8 @@ extension ElectionExporter {
             do { candidate = try CandidateValues(&r) } catch {
                 throw Self.decodeProblem(error, type: "Candidate", key: "row \(summary.objects + 1)")
             }
-            try writeRow(csvColumns, try catalogues.row(for: candidate), stamp, to: sink, type: "Candidate", key: candidate.id)
+            try writeRow(
+                csvColumns, try catalogues.row(for: candidate), stamp, to: sink, type: "Candidate", key: candidate.id)
             summary.objects += 1
         }
     }
@@ -35,7 +36,8 @@ extension ElectionExporter {
         let from =
             "\"Candidate\" oc CROSS JOIN \(list) ol ON ol.\"owner\" = oc.\"id\" "
             + "CROSS JOIN \"Good\" t0 ON t0.\"id\" = ol.\"target\""
-        let columns = try layout(ExportLayouts.assetCSV, from: from + " JOIN \"Election\" ex ON ex.\"id\" = oc.\"election\"")
+        let columns = try layout(
+            ExportLayouts.assetCSV, from: from + " JOIN \"Election\" ex ON ex.\"id\" = oc.\"election\"")
         let csvColumns = try writeHeader(columns, to: sink)
         let stamp = generationStamp()
         let cursor = try prepare(
@@ -57,7 +59,8 @@ extension ElectionExporter {
                 throw ExportError.unrepresentable(
                     type: "Good", key: good.id, column: "candidate",
                     reason: "belongs to round \(row.election!.round) of an election without CD_ELEICAO, and asset "
-                        + "rows without CD_ELEICAO always name the first round: it would come back on another candidacy")
+                        + "rows without CD_ELEICAO always name the first round: it would come back on another candidacy"
+                )
             }
             row.good = good
             row.goodType = try good.typeID.flatMap(catalogues.goodTypes.value)

@@ -43,6 +43,15 @@ public final class ElectionExporter {
         self.store = store
         self.options = options
         let typeName = options.effectiveTypeName
+        if options.format != .json {
+            do {
+                try ElectionStoreWriter.checkSchema(store.schema)
+            } catch {
+                let family = store.schema.family
+                throw ExportError.notAnElectionsFile(
+                    reason: family == "elections" ? "\(error)" : "the file holds the '\(family)' family")
+            }
+        }
         let tableTypes = store.schema.tableTypes.map(\.name)
         let supported: [String]
         switch options.format {
@@ -57,13 +66,6 @@ public final class ElectionExporter {
         self.type = type
         if options.format == .json && options.effectiveEncoding != .utf8 {
             throw ExportError.unsupportedEncoding(format: .json, encoding: options.effectiveEncoding)
-        }
-        if options.format != .json {
-            do {
-                try ElectionStoreWriter.checkSchema(store.schema)
-            } catch {
-                throw ExportError.notAnElectionsFile(reason: "\(error)")
-            }
         }
         if let text = options.predicate {
             let predicate = try QueryPredicate.parse(text)
@@ -119,22 +121,21 @@ public final class ElectionExporter {
         return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     }
 
-    /// A prepared statement with the filter's values bound after `leading` ones.
-    func prepare(_ sql: String, leading: [SQLValue] = []) throws -> Statement {
+    /// A prepared statement with the filter's values bound.
+    func prepare(_ sql: String) throws -> Statement {
         let s = try store.connection.prepare(sql)
-        try s.bind(leading + (filter?.bindings ?? []))
+        try s.bind(filter?.bindings ?? [])
         return s
     }
 
-    /// Whether the output may hold personal data (so the file is created readable by its owner only).
+    /// Whether the output holds personal data (so the file is created readable by its owner only): some
+    /// exported object has a CPF, e-mail or voter ID.
     private func holdsPersonalData() throws -> Bool {
-        guard let candidate = store.schema[type: "Candidate"],
-            ["Candidate", "Good", "Coalition"].contains(type.name) || options.format == .json
-        else { return false }
-        let columns = ["cpf", "email", "voterId"].filter { candidate[property: $0] != nil }
+        let columns = ["cpf", "email", "voterId"].filter { type[property: $0]?.isStored == true }
         guard !columns.isEmpty else { return false }
-        let test = columns.map { "\(Identifier.quoted($0)) IS NOT NULL" }.joined(separator: " OR ")
-        return try store.connection.integer("SELECT EXISTS (SELECT 1 FROM \"Candidate\" WHERE \(test))") != 0
+        let test = columns.map { "coalesce(\(Identifier.quoted($0)), '') <> ''" }.joined(separator: " OR ")
+        return try store.connection.integer(
+            "SELECT EXISTS (SELECT 1 FROM \(Identifier.quoted(type.name)) WHERE \(test))") != 0
     }
 
     /// The catalogue lookups every TSE writer shares.

@@ -34,8 +34,8 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedEncoding(let format, let encoding):
             return "\(format.rawValue) is always UTF-8: drop --encoding \(encoding.rawValue)"
         case .notAnElectionsFile(let reason):
-            return "\(reason); XML and CSV exports need an elections file at the latest version (try `urna migrate`),"
-                + " or use --format json"
+            return "\(reason): XML and CSV write TSE rows, from an elections file at its latest version "
+                + "(`urna migrate` upgrades an older one); --format json exports any file"
         case .unencodable(let type, let key, let column, let scalar, let hint):
             let code = "U+" + String(scalar, radix: 16, uppercase: true).leftPadded(to: 4)
             return "\(type) \(key): \(column) holds the character \(code), which \(hint)"

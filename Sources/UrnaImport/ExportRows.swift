@@ -38,10 +38,14 @@ struct StoredRowReader {
         case .null: return nil
         case .integer(let i): return i
         case .text(let s):
-            guard let i = Int64(s) else { throw TSEColumnWriter.Problem(reason: "holds '\(s)' where a number was expected") }
+            guard let i = Int64(s) else {
+                throw TSEColumnWriter.Problem(reason: "holds '\(s)' where a number was expected")
+            }
             return i
         case .real(let d):
-            guard let i = Int64(exactly: d) else { throw TSEColumnWriter.Problem(reason: "holds \(d), not a whole number") }
+            guard let i = Int64(exactly: d) else {
+                throw TSEColumnWriter.Problem(reason: "holds \(d), not a whole number")
+            }
             return i
         case .blob: throw TSEColumnWriter.Problem(reason: "holds bytes where a number was expected")
         }
@@ -76,7 +80,8 @@ extension PartyValues {
 extension CoalitionValues {
     /// The coalition in `ElectionColumns.coalition` order.
     init(_ r: inout StoredRowReader) throws {
-        self.init(id: try r.integer(), name: try r.text(), composition: try r.optionalText(), kind: try r.optionalText())
+        self.init(
+            id: try r.integer(), name: try r.text(), composition: try r.optionalText(), kind: try r.optionalText())
     }
 }
 

@@ -62,8 +62,12 @@ extension ElectionExporter {
                 try sink.ascii("      <bem>")
                 // A <bem> inherits CD_ELEICAO and SQ_CANDIDATO from its <candidato>, not DS_ELEICAO, which
                 // keys the asset when there is no CD_ELEICAO.
-                if election.code == nil { try element(.DS_ELEICAO, assetRow, inlineTags, sink, type: "Good", key: good.id) }
-                for c in ExportLayouts.assetXML { try element(c, assetRow, inlineTags, sink, type: "Good", key: good.id) }
+                if election.code == nil {
+                    try element(.DS_ELEICAO, assetRow, inlineTags, sink, type: "Good", key: good.id)
+                }
+                for c in ExportLayouts.assetXML {
+                    try element(c, assetRow, inlineTags, sink, type: "Good", key: good.id)
+                }
                 try sink.ascii("</bem>\n")
                 summary.nestedGoods += 1
             }
@@ -130,8 +134,7 @@ final class CoalitionMembers {
 
     /// Calls `body` with each party of coalition `id` (once with nil when it has none, so the coalition itself
     /// is still written).
-    func forEach(_ id: Int64, catalogues: ElectionExporter.Catalogues, _ body: (PartyValues?) throws -> Void) throws
-    {
+    func forEach(_ id: Int64, catalogues: ElectionExporter.Catalogues, _ body: (PartyValues?) throws -> Void) throws {
         statement.bindInt(id, at: 1)
         var numbers: [Int64] = []
         while try statement.step() { numbers.append(statement.int(at: 0)) }

@@ -78,9 +78,19 @@ struct XMLNameTable {
         }
     }
 
+    /// Distinct names kept at most; later new names share one entry, so a hostile file with millions of
+    /// different element names cannot grow memory (the record holding them is rejected anyway).
+    static let maximumDistinctNames = 20_000
+    /// The entry every name past the limit shares.
+    static let overflowName = "#more-distinct-names"
+
     private mutating func slowId(_ pointer: UnsafePointer<xmlChar>) -> Int32 {
-        let text = String(cString: pointer)
+        var text = String(cString: pointer)
         if let id = idsByText[text] { return id }
+        if raw.count >= Self.maximumDistinctNames {
+            if let id = idsByText[Self.overflowName] { return id }
+            text = Self.overflowName
+        }
         let id = Int32(raw.count)
         let role: Role
         switch text {

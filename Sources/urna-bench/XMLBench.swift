@@ -8,13 +8,16 @@ enum XMLBench {
     static func run(urna: String, candidates: Int, assets: Int) throws {
         let dir = try BenchHarness.temporaryDirectory().appendingPathComponent("xml", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        print("\n## XML: export a database as XML, import the XML into a fresh file (\(candidates) candidacies + \(assets) assets)")
+        print(
+            "\n## XML: export a database as XML, import the XML into a fresh file (\(candidates) candidacies + \(assets) assets)"
+        )
         let candidateSource = try ImportBench.readZipMember("SampleData/consulta_cand_2018_BRASIL.zip")
         let assetSource = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "SampleData/bem_candidato_2018_MG.csv")))
         let files = try ImportWorkload.build(
             in: dir, candidates: candidates, assets: assets, candidateSource: candidateSource, assetSource: assetSource)
         let sourceDB = dir.appendingPathComponent("source.sqlite").path
-        _ = try BenchHarness.measure(executable: urna, ["import", "--db", sourceDB, "--quiet", files.candidates, files.assets])
+        _ = try BenchHarness.measure(
+            executable: urna, ["import", "--db", sourceDB, "--quiet", files.candidates, files.assets])
         let xml = dir.appendingPathComponent("candidatos.xml").path
         let export = try BenchHarness.measure(
             executable: urna, ["export", "--db", sourceDB, "--format", "xml", "--out", xml, "--quiet"])
@@ -29,20 +32,30 @@ enum XMLBench {
             let peer = try BenchHarness.measure(executable: xmllint, ["--stream", "--noout", xml])
             print(row("libxml2 xmllint --stream --noout, parse only (peer)", peer, megabytes))
         } else {
-            print(BenchHarness.row(["libxml2 xmllint (peer)", "-", "-", "not installed: add libxml2-utils to the bench deps"]))
+            print(
+                BenchHarness.row([
+                    "libxml2 xmllint (peer)", "-", "-", "not installed: add libxml2-utils to the bench deps",
+                ]))
         }
         print(row("urna export --format xml", export, megabytes))
         print(row("urna import of the XML: parsed, mapped, typed, linked, upserted", importXML, megabytes))
         let speed = megabytes / importXML.seconds
-        print(String(format: "import %.0f MB/s (target >= 60: %@), peak memory %.1f MB (target < 200 MB: %@); export peak %.1f MB",
-                     speed, speed >= 60 ? "met" : "NOT met", importXML.peakMB, importXML.peakMB < 200 ? "met" : "NOT met",
-                     export.peakMB))
-        print("round trip: \(freshCounts == sourceCounts ? "same object counts" : "DIFFERENT object counts: \(freshCounts)")")
+        print(
+            String(
+                format:
+                    "import %.0f MB/s (target >= 60: %@), peak memory %.1f MB (target < 200 MB: %@); export peak %.1f MB",
+                speed, speed >= 60 ? "met" : "NOT met", importXML.peakMB, importXML.peakMB < 200 ? "met" : "NOT met",
+                export.peakMB))
+        print(
+            "round trip: \(freshCounts == sourceCounts ? "same object counts" : "DIFFERENT object counts: \(freshCounts)")"
+        )
     }
 
     private static func row(_ what: String, _ m: Measurement, _ megabytes: Double) -> String {
-        BenchHarness.row([what, String(format: "%.2f", m.seconds), String(format: "%.0f", megabytes / m.seconds),
-                          String(format: "%.1f", m.peakMB)])
+        BenchHarness.row([
+            what, String(format: "%.2f", m.seconds), String(format: "%.0f", megabytes / m.seconds),
+            String(format: "%.1f", m.peakMB),
+        ])
     }
 
     private static func fileSize(_ path: String) throws -> Int64 {
@@ -60,6 +73,8 @@ enum XMLBench {
     /// The program's path on PATH, if installed.
     private static func executablePath(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

@@ -5,7 +5,8 @@ import UrnaStore
 enum ExportCommand {
     static let spec = CommandSpec(
         name: "export", abstract: "Export objects as an XML candidate dump, a TSE CSV file or JSON lines.",
-        usage: "urna export [--db PATH] --format xml|csv|json [--type TYPE] [PREDICATE] [--out FILE] [--encoding latin1|utf8] [--quiet]",
+        usage:
+            "urna export [--db PATH] --format xml|csv|json [--type TYPE] [PREDICATE] [--out FILE] [--encoding latin1|utf8] [--quiet]",
         discussion: """
             xml   One <candidato> per candidacy (one child element per TSE column, modern names) with its <bens>,
                   then <coligacoes>: what `urna import` reads back. Candidates only.
@@ -58,7 +59,8 @@ enum ExportCommand {
         let store = try openExistingStore(databasePath(p), readOnly: true)
         let typeName = p.value("type") ?? "Candidate"
         let types = store.schema.tableTypes.map(\.name)
-        guard types.contains(typeName) else {
+        // XML and CSV name what they can write themselves (and refuse files that are not elections files).
+        guard format != .json || types.contains(typeName) else {
             var msg = "unknown type '\(typeName)'; the file has: \(types.joined(separator: ", "))"
             if let hint = ArgumentParser.suggestion(for: typeName, among: types) { msg += " (did you mean '\(hint)'?)" }
             throw UsageError(msg)

@@ -31,7 +31,9 @@ import UrnaStore
             }
         }
         // The asset file keys its rows as the mapper needs.
-        for key in [MapperColumn.CD_ELEICAO, .ANO_ELEICAO, .DS_ELEICAO, .SQ_CANDIDATO] { #expect(assetCSV.contains(key)) }
+        for key in [MapperColumn.CD_ELEICAO, .ANO_ELEICAO, .DS_ELEICAO, .SQ_CANDIDATO] {
+            #expect(assetCSV.contains(key))
+        }
         #expect(ExportLayouts.candidateCSV.count == 75)
         #expect(ExportLayouts.assetCSV.count == 19)
     }
@@ -54,7 +56,8 @@ import UrnaStore
             guard case .success(let mapped) = first.map(record) else { continue }
             switch mapped {
             case .candidacy(let c):
-                let row = TSERowObjects(election: c.election, candidate: c.candidate, party: c.party, coalition: c.coalition)
+                let row = TSERowObjects(
+                    election: c.election, candidate: c.candidate, party: c.party, coalition: c.coalition)
                 guard case .candidacy(let back) = try remap(row, kind: .candidate, with: again) else {
                     Issue.record("not a candidacy")
                     continue

@@ -17,7 +17,8 @@ import UrnaStore
         #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<candidatos>\n"))
         #expect(
             text.contains(
-                "<NM_CANDIDATO>&#321;UKASZ &#8220;O SÓCIO&#8221; &amp; FILHOS &lt;LTDA&gt; &quot;Q&quot; &apos;A&apos;</NM_CANDIDATO>"))
+                "<NM_CANDIDATO>&#321;UKASZ &#8220;O SÓCIO&#8221; &amp; FILHOS &lt;LTDA&gt; &quot;Q&quot; &apos;A&apos;</NM_CANDIDATO>"
+            ))
         #expect(text.contains("<NM_URNA_CANDIDATO>&#321;UKASZ &#8364;</NM_URNA_CANDIDATO>"))
         #expect(text.contains("<DS_BEM_CANDIDATO>CASA &amp; QUINTAL EM &#321;ÓD&#377;</DS_BEM_CANDIDATO>"))
         // Ó is one byte (0xD3), not UTF-8's two (0xC3 0x93).
@@ -70,7 +71,8 @@ import UrnaStore
         #expect(error.description.contains("--encoding utf8"))
         #expect(error.exitCode == 65)
         #expect(!FileManager.default.fileExists(atPath: path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent).isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent).isEmpty)
     }
 
     @Test func utf8CSVHasAByteOrderMarkQuotesEveryFieldAndImportsBack() throws {
@@ -107,9 +109,11 @@ import UrnaStore
         let error = try #require(throws: ExportError.self) {
             try ExportTestFiles.exportBytes(db, ExportOptions(format: .xml))
         }
-        #expect(error == .unencodable(
-            type: "Candidate", key: "297/130000614380", column: "NM_URNA_CANDIDATO", scalar: 7,
-            hint: "XML 1.0 cannot carry at all: use --format csv or json"))
+        #expect(
+            error
+                == .unencodable(
+                    type: "Candidate", key: "297/130000614380", column: "NM_URNA_CANDIDATO", scalar: 7,
+                    hint: "XML 1.0 cannot carry at all: use --format csv or json"))
         // CSV carries it.
         let csv = try ExportTestFiles.exportBytes(db, ExportOptions(format: .csv, encoding: .utf8))
         #expect(csv.contains(7))
@@ -118,9 +122,10 @@ import UrnaStore
     @Test func jsonLinesParseOneObjectPerLine() throws {
         let db = try ExportTestFiles.database(
             [ExportTestFiles.sample("consulta_cand_2018_MG.csv"), ExportTestFiles.sample("bem_candidato_2018_MG.csv")])
-        for (type, count) in [("Candidate", 2388), ("Good", 8583), ("Party", 35), ("Coalition", 32), ("GoodType", 47),
-                              ("Election", 1)]
-        {
+        for (type, count) in [
+            ("Candidate", 2388), ("Good", 8583), ("Party", 35), ("Coalition", 32), ("GoodType", 47),
+            ("Election", 1),
+        ] {
             let bytes = try ExportTestFiles.exportBytes(db, ExportOptions(format: .json, typeName: type))
             let lines = bytes.split(separator: 0x0A)
             #expect(lines.count == count, "\(type)")
@@ -161,7 +166,8 @@ import UrnaStore
         #expect(try DatabaseComparison.rowCount(copy, "Candidate") == expected)
         #expect(
             try DatabaseComparison.rowCount(copy, "Coalition")
-                == ImportTestSupport.integer(db, "SELECT count(DISTINCT coalition) FROM Candidate WHERE postCode IN (3, 4)"))
+                == ImportTestSupport.integer(
+                    db, "SELECT count(DISTINCT coalition) FROM Candidate WHERE postCode IN (3, 4)"))
 
         let rich = try ExportTestFiles.exportBytes(
             db, ExportOptions(format: .csv, typeName: "Good", predicate: "value > 1000000"))
@@ -183,12 +189,51 @@ import UrnaStore
         let csvElection = try #require(throws: ExportError.self) {
             _ = try ElectionExporter(store: store, options: ExportOptions(format: .csv, typeName: "Election"))
         }
-        #expect(csvElection == .unsupportedType(type: "Election", format: .csv, supported: ["Candidate", "Good", "Coalition"]))
+        #expect(
+            csvElection
+                == .unsupportedType(type: "Election", format: .csv, supported: ["Candidate", "Good", "Coalition"]))
         #expect(throws: ExportError.unsupportedEncoding(format: .json, encoding: .latin1)) {
             _ = try ElectionExporter(store: store, options: ExportOptions(format: .json, encoding: .latin1))
         }
         #expect(throws: QueryPredicateError.self) {
             _ = try ElectionExporter(store: store, options: ExportOptions(format: .xml, predicate: "nosuch == 1"))
         }
+    }
+
+    /// JSON reads any family straight from the storage contract; XML and CSV need an elections file.
+    @Test func jsonExportsAnyFamilyAndTSEFormatsNeedElections() throws {
+        let path = try ImportTestSupport.newDatabasePath()
+        let schema = try Schema(
+            family: "notes", version: 1,
+            types: [
+                ObjectSchema(
+                    "Note",
+                    [
+                        Property("title", .string, default: ""), Property("price", .decimal(scale: 2), optional: true),
+                        Property("done", .bool, default: false), Property("at", .date, optional: true),
+                    ])
+            ])
+        do {
+            let store = try Store(path: path, schema: schema)
+            try store.write {
+                _ = try store.create(
+                    "Note",
+                    value: ["title": "a \"quoted\" \\ line\nnext", "price": Decimal(string: "-0.05")!, "done": true])
+                _ = try store.create("Note", value: ["title": "second"])
+            }
+        }
+        let store = try Store.openExisting(path: path, readOnly: true)
+        let folder = try ImportTestSupport.scratchFolder()
+        let summary = try ElectionExporter(store: store, options: ExportOptions(format: .json, typeName: "Note"))
+            .export(toPath: folder + "/notes.jsonl")
+        #expect(summary.objects == 2)
+        let lines = try String(contentsOfFile: folder + "/notes.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == #"{"_id":1,"title":"a \"quoted\" \\ line\nnext","price":-0.05,"done":true,"at":null}"#)
+        #expect(lines.last == #"{"_id":2,"title":"second","price":null,"done":false,"at":null}"#)
+        let refusal = try #require(throws: ExportError.self) {
+            _ = try ElectionExporter(store: store, options: ExportOptions(format: .xml, typeName: "Note"))
+        }
+        #expect(refusal == .notAnElectionsFile(reason: "the file holds the 'notes' family"))
+        #expect(refusal.exitCode == 65)
     }
 }

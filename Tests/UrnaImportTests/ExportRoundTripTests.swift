@@ -37,7 +37,10 @@ import UrnaStore
     /// The header-less 2016 originals: elections without CD_ELEICAO, coalition names from the legend file.
     @Test func acre2016ThroughCSV() throws {
         let original = try ExportTestFiles.database(
-            [ExportTestFiles.sample("consulta_cand_2016_AC.txt"), ExportTestFiles.sample("consulta_legendas_2016_AC.txt")])
+            [
+                ExportTestFiles.sample("consulta_cand_2016_AC.txt"),
+                ExportTestFiles.sample("consulta_legendas_2016_AC.txt"),
+            ])
         let folder = try ImportTestSupport.scratchFolder()
         for type in ["Candidate", "Good", "Coalition"] {
             _ = try ExportTestFiles.export(
@@ -45,7 +48,9 @@ import UrnaStore
         }
         // Rows of elections without CD_ELEICAO leave the column out: the mapper then keys them by year, round
         // and description, as it did reading the originals.
-        let header = try String(contentsOfFile: folder + "/Candidate.csv", encoding: .isoLatin1).prefix(while: { $0 != "\n" })
+        let header = try String(contentsOfFile: folder + "/Candidate.csv", encoding: .isoLatin1).prefix(while: {
+            $0 != "\n"
+        })
         #expect(!header.contains("\"CD_ELEICAO\""))
         let copy = try ExportTestFiles.database(["Candidate", "Good", "Coalition"].map { folder + "/\($0).csv" })
         let differences = try DatabaseComparison.differences(original, copy)
@@ -56,7 +61,10 @@ import UrnaStore
 
     @Test func acre2016ThroughXML() throws {
         let original = try ExportTestFiles.database(
-            [ExportTestFiles.sample("consulta_cand_2016_AC.txt"), ExportTestFiles.sample("consulta_legendas_2016_AC.txt")])
+            [
+                ExportTestFiles.sample("consulta_cand_2016_AC.txt"),
+                ExportTestFiles.sample("consulta_legendas_2016_AC.txt"),
+            ])
         let folder = try ImportTestSupport.scratchFolder()
         let xml = try ExportTestFiles.export(original, ExportOptions(format: .xml), to: folder + "/ac.xml")
         #expect(xml.coalitionRows == 650)
@@ -143,7 +151,8 @@ enum ExportTestFiles {
         let db = try ImportTestSupport.newDatabasePath()
         let summary = try ImportTestSupport.importFiles(files, into: db, keepPersonalData: keepPersonalData)
         guard summary.rejected == 0 else {
-            throw ExportTestError("\(summary.rejected) rows of \(files) were rejected; see \(summary.rejectsFile ?? "-")")
+            throw ExportTestError(
+                "\(summary.rejected) rows of \(files) were rejected; see \(summary.rejectsFile ?? "-")")
         }
         return db
     }
@@ -188,12 +197,16 @@ enum DatabaseComparison {
         var out: [Difference] = []
         for column in ["family", "version", "descriptor"] {
             let sql = "SELECT \"\(column)\" FROM \"\(StorageLayout.schemaTable)\""
-            let l = try left.scalar(sql)?.description ?? "-", r = try right.scalar(sql)?.description ?? "-"
-            if l != r { out.append(Difference(table: StorageLayout.schemaTable, key: "1", column: column, left: l, right: r)) }
+            let l = try left.scalar(sql)?.description ?? "-"
+            let r = try right.scalar(sql)?.description ?? "-"
+            if l != r {
+                out.append(Difference(table: StorageLayout.schemaTable, key: "1", column: column, left: l, right: r))
+            }
         }
         let tables = Set(try objectTables(left)).union(try objectTables(right)).sorted()
         for table in tables {
-            let l = try rows(left, table), r = try rows(right, table)
+            let l = try rows(left, table)
+            let r = try rows(right, table)
             for key in Set(l.rows.keys).union(r.rows.keys).sorted() {
                 guard let lr = l.rows[key] else {
                     out.append(Difference(table: table, key: key, column: "*", left: "(missing)", right: "(present)"))
