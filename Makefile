@@ -2,6 +2,8 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 DEB_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 pkg-config
+# Benchmark peers only (never linked into urna): xmllint for the XML reader's own speed.
+BENCH_PACKAGES := libxml2-utils
 DB ?= urna.sqlite
 URNA := .build/release/urna
 
@@ -38,6 +40,7 @@ test: deps
 	swift test --skip-build 2>&1 | tee .build/test-output.txt; exit $${PIPESTATUS[0]}
 
 bench: deps
+	@for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get install -y -qq $$p || { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$p; }; }; done
 	swift build -c release --product urna-bench --product urna
 	.build/release/urna-bench $(BENCH_ARGS)
 

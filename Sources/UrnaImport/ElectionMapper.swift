@@ -18,8 +18,10 @@ public final class ElectionMapper {
     /// Whether CPF, e-mail and voter-ID number are kept (they are personal data; off by default).
     public let keepPersonalData: Bool
 
-    private var positionsCache: [ObjectIdentifier: MapperColumnPositions] = [:]
-    private var lastColumns: ObjectIdentifier?
+    /// Positions per column set. The entry keeps its ColumnIndex alive: an identifier of a freed index
+    /// could be reused by a new one with other columns.
+    private var positionsCache: [ObjectIdentifier: (columns: ColumnIndex, positions: MapperColumnPositions)] = [:]
+    private var lastColumns: ColumnIndex?
     private var lastPositions: MapperColumnPositions?
     private var lastElection: ElectionValues?
     private var lastOriginalElectionKey: (year: Int64, round: Int64, description: String)?
@@ -49,11 +51,12 @@ public final class ElectionMapper {
     }
 
     private func positions(for columns: ColumnIndex) -> MapperColumnPositions {
+        if columns === lastColumns, let p = lastPositions { return p }
         let id = ObjectIdentifier(columns)
-        if id == lastColumns, let p = lastPositions { return p }
-        let p = positionsCache[id] ?? MapperColumnPositions(columns)
-        positionsCache[id] = p
-        lastColumns = id
+        let p = positionsCache[id]?.positions ?? MapperColumnPositions(columns)
+        if positionsCache.count > 4096 { positionsCache.removeAll() }  // XML files may vary their columns
+        positionsCache[id] = (columns, p)
+        lastColumns = columns
         lastPositions = p
         return p
     }

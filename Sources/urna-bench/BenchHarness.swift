@@ -13,7 +13,7 @@ enum BenchHarness {
         try measure(executable: CommandLine.arguments[0], args)
     }
 
-    /// Runs any program and measures wall time and peak RSS (from wait4's rusage).
+    /// Runs any program and measures wall time and its own peak RSS (VmHWM).
     static func measure(executable: String, _ args: [String], stdinPath: String? = nil) throws -> Measurement {
         let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("urna-bench-\(UUID().uuidString).out").path
         FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -29,13 +29,31 @@ enum BenchHarness {
         let start = DispatchTime.now().uptimeNanoseconds
         let rc = posix_spawnp(&pid, executable, &fileActions, nil, argv, environ)
         guard rc == 0 else { throw BenchError("cannot start \(executable): errno \(rc)") }
+        // Peak memory comes from the child's own VmHWM, polled while it runs: wait4's ru_maxrss is wrong
+        // here, because posix_spawn starts the child on the parent's memory (vfork) and exec carries that
+        // high-water mark over.
         var status: Int32 = 0
-        var usage = rusage()
-        _ = wait4(pid, &status, 0, &usage)
+        var peakKB = 0
+        while true {
+            peakKB = max(peakKB, highWaterKB(pid))
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 { throw BenchError("waitpid failed for \(executable)") }
+            usleep(2000)
+        }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         guard status == 0 else { throw BenchError("\(executable) \(args.joined(separator: " ")) failed (status \(status)): \(output)") }
-        return Measurement(seconds: seconds, peakMB: Double(usage.ru_maxrss) / 1024, output: output)
+        return Measurement(seconds: seconds, peakMB: Double(peakKB) / 1024, output: output)
+    }
+
+    /// VmHWM (peak resident set) of a running process, in kB; 0 when it cannot be read.
+    static func highWaterKB(_ pid: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+        }
+        return 0
     }
 
     static func temporaryDirectory() throws -> URL {

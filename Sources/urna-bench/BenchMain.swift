@@ -2,7 +2,7 @@ import Foundation
 
 enum BenchMain {
     static func run(_ args: [String]) -> Int32 {
-        var sections = Set(["store", "migrate", "import"])
+        var sections = Set(["store", "migrate", "import", "xml"])
         var rows = 1_000_000
         var candidates = 500_000
         var assets = 1_000_000
@@ -14,7 +14,7 @@ enum BenchMain {
             case "--candidates": i += 1; candidates = Int(args[i]) ?? candidates
             case "--assets": i += 1; assets = Int(args[i]) ?? assets
             case "--help":
-                print("urna-bench [--only store,migrate,import] [--rows N] [--candidates N] [--assets N]\nPrints urna's time against a real peer on the same data, as a ratio.")
+                print("urna-bench [--only store,migrate,import,xml] [--rows N] [--candidates N] [--assets N]\nPrints urna's time against a real peer on the same data, as a ratio.")
                 return 0
             default: print("unknown argument \(args[i])"); return 64
             }
@@ -30,6 +30,10 @@ enum BenchMain {
             if sections.contains("import") {
                 let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
                 try ImportBench.run(candidates: candidates, assets: assets, urna: urna)
+            }
+            if sections.contains("xml") {
+                let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
+                try XMLBench.run(urna: urna, candidates: candidates, assets: assets)
             }
         } catch {
             print("benchmark failed: \(error)")
