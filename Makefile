@@ -41,7 +41,8 @@ test: deps
 
 bench: deps
 	@for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get install -y -qq $$p || { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$p; }; }; done
-	swift build -c release --product urna-bench --product urna
+	swift build -c release --product urna
+	swift build -c release --product urna-bench
 	.build/release/urna-bench $(BENCH_ARGS)
 
 format:

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("urna command line: basics")
 struct CLIBasicsTests {
-    static let subcommands = ["init", "status", "query", "schema", "import", "show", "migrate"]
+    static let subcommands = ["init", "status", "query", "schema", "import", "show", "migrate", "export"]
 
     @Test("--help lists every subcommand and exits 0")
     func help() throws {
