@@ -77,7 +77,7 @@ build() {
     if [ -x "$binary" ] && [ "$binary" -nt "$newest" ]; then return 0; fi
     echo "== building fuzz-$target (module $module, $(( ${#sources[@]} )) files)"
     # The harness is compiled into the library's module: it sees internal API, as @testable tests do.
-    (cd "$work/obj-$target" && swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld \
+    (cd "$work/obj-$target" && swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld -suppress-warnings \
         -module-name "$module" -module-cache-path "$work/module-cache" \
         -I "$root/Sources/CSQLite" -I "$root/Sources/CLibXML2" -I "$root/Sources/CZlib" \
         -Xcc -I/usr/include/libxml2 -lsqlite3 -lxml2 -lz \

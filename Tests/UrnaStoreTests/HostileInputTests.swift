@@ -98,26 +98,54 @@ struct HostileInputTests {
         #expect(bindings.contains(.text(Self.dropPerson)))
     }
 
-    @Test("A NUL inside a string value is kept, in queries and in stored text")
+    /// How many people a predicate selects, or nil when it is refused with a predicate or store error.
+    static func countOrRefusal(_ store: Store, _ predicate: String, _ arguments: [QueryArgument] = []) throws -> Int? {
+        do {
+            return try store.objects("Person").filter(predicate, arguments: arguments).countThrowing()
+        } catch is QueryPredicateError {
+            return nil
+        } catch is StoreError {
+            return nil
+        }
+    }
+
+    @Test("A NUL inside a string value is a character or a refusal, never the end of the text")
     func nulInStringValues() throws {
         let store = try Self.populatedStore()
         let before = try Self.schemaObjects(store)
-        // "Ada\0..." must not be taken for "Ada": the NUL is a character, not the end of the text.
-        #expect(try Self.count(store, "name == %@", .string("Ada\u{0}; DROP TABLE Person")) == 0)
-        #expect(try Self.count(store, #"name == 'Ada\0x'"#) == 0)
-        #expect(try Self.count(store, "name BEGINSWITH %@", .string("Ad\u{0}")) == 0)
+        // "Ada\0..." must not be taken for "Ada": SQLite must get the whole text, or the query be refused.
+        for (predicate, arguments) in [
+            ("name == %@", [QueryArgument.string("Ada\u{0}; DROP TABLE Person")]),
+            (#"name == 'Ada\0x'"#, []),
+            ("name BEGINSWITH %@", [.string("Ad\u{0}")]),
+            ("name IN %@", [.values([.string("Bob\u{0}"), .string("x")])]),
+        ] as [(String, [QueryArgument])] {
+            let count = try Self.countOrRefusal(store, predicate, arguments)
+            #expect(count == nil || count == 0, "\(predicate) with \(arguments) matched \(count ?? 0) people")
+        }
         try Self.expectIntact(store, before)
 
-        let other = try Store.inMemory(schema: Self.schema)
-        try other.write {
-            try other.create("Person", value: ["name": "Eve\u{0}evil", "age": 1])  // dictionary path
-            try other.create("Person", value: [.string("Zoe\u{0}z"), .int(2)])  // declaration-order fast path
+        // Stored text keeps its NUL (or the write is refused), on the dictionary path and the fast path.
+        for value in [
+            ["name": "Eve\u{0}evil", "age": 1] as Any, [Value.string("Eve\u{0}evil"), .int(1)] as Any,
+        ] {
+            let other = try Store.inMemory(schema: Self.schema)
+            do {
+                try other.write {
+                    if let ordered = value as? [Value] {
+                        try other.create("Person", value: ordered)
+                    } else {
+                        try other.create("Person", value: value)
+                    }
+                }
+            } catch is StoreError {
+                continue
+            }
+            let stored = try other.connection.rows("SELECT name FROM \"Person\"").map { $0[0] }
+            #expect(stored == [.text("Eve\u{0}evil")], "stored through \(type(of: value))")
+            #expect(try Self.countOrRefusal(other, "name == %@", [.string("Eve\u{0}evil")]) == 1)
+            #expect(try Self.countOrRefusal(other, "name == 'Eve'") == 0)
         }
-        let stored = try other.connection.rows("SELECT name FROM \"Person\" ORDER BY \"_id\"").map { $0[0] }
-        #expect(stored == [.text("Eve\u{0}evil"), .text("Zoe\u{0}z")])
-        #expect(try other.objects("Person").filter("name == %@", .string("Eve\u{0}evil")).countThrowing() == 1)
-        #expect(try other.objects("Person").filter("name == %@", .string("Zoe\u{0}z")).countThrowing() == 1)
-        #expect(try other.objects("Person").filter("name == 'Eve'").countThrowing() == 0)
     }
 
     // MARK: - Key paths and type names
@@ -245,6 +273,21 @@ struct HostileInputTests {
         }
     }
 
+    @Test("A flat chain of 1,001 ANDs or ORs is refused with a position, or runs: never SQLite's depth error")
+    func longConjunctions() throws {
+        // SQLite parses "a AND b AND c ..." into a tree as deep as the chain; past 1,000 it refuses the whole
+        // statement ("Expression tree is too large"), at the first read, without a position in the predicate.
+        let store = try Self.populatedStore()
+        for joiner in [" AND ", " OR "] {
+            let text = Array(repeating: "age == 1", count: 1_001).joined(separator: joiner)
+            do {
+                #expect(try store.objects("Person").filter(text).countThrowing() == 0)
+            } catch let error as QueryPredicateError {
+                #expect(error.position > 0)
+            }
+        }
+    }
+
     // MARK: - Schema names
 
     @Test(
@@ -295,6 +338,28 @@ struct HostileInputTests {
         #expect(try store.objects("T").first?["s"] == .string(Self.dropPerson))
         #expect(try Store.recordedSchema(in: store.connection)?.family == Self.dropPerson)
         #expect(try store.counts() == ["T": 1])
+    }
+
+    /// Found by the schema fuzzer (Sources/UrnaFuzz, target schema): a recorded descriptor whose string
+    /// default held "\u0000" passed validation, and CREATE TABLE failed with "unrecognized token" because
+    /// SQLite reads the statement only up to the NUL. Minimised to one property.
+    static let nulDefaultDescriptor = #"""
+        {"family": "fuzz", "version": 1, "types": [
+          {"name": "T", "properties": [{"name": "s", "type": "string", "default": "a\u0000b"}]}
+        ]}
+        """#
+
+    @Test("A NUL in a string default is refused by validation or stored intact, never an SQL error (fuzz finding)")
+    func nulInStringDefault() throws {
+        do {
+            let schema = try SchemaDescriptor.decode(Self.nulDefaultDescriptor)
+            // Accepted: then the table must be created and the default must keep its NUL.
+            let store = try Store.inMemory(schema: schema)
+            try store.write { try store.create("T", value: [String: Any]()) }
+            #expect(try store.objects("T").first?["s"] == .string("a\u{0}b"))
+        } catch is SchemaError {
+            // Refused by validation, with a message: as good.
+        }
     }
 
     @Test("A file whose recorded descriptor was tampered with is refused, and its tables are untouched")

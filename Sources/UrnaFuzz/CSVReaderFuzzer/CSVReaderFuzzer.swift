@@ -11,7 +11,7 @@
 //             buffer (ignored with bit 5: the filler would be taken for the header)
 //   bit 5     read through TSERecordStream (layout recognition) instead of the bare CSV reader
 //   bit 6     ',' as the separator instead of ';'
-//   bit 7     payload repeated towards 160 KiB (at most ~2,000 line ends in all), so a long row outgrows
+//   bit 7     payload repeated towards 160 KiB (at most ~500 line ends in all), so a long row outgrows
 //             the buffer and makes it grow, or hits the row limit and is skipped
 
 /// The reader's first buffer: `TextEncoding.detectionWindow`, as `chunkSize` is kept below it.
@@ -26,6 +26,8 @@ public func fuzzCSVReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let chunk = Int(input.byte()) + 1
     let straddle = Int(input.byte()) * 32
     var payload = input.rest()
+    // Counted once, on the fuzzer's own bytes: the copies and the filler below only multiply or add to it.
+    var lineEnds = payload.reduce(0) { $0 + ($1 == 0x0A || $1 == 0x0D ? 1 : 0) }
     let encoding: TextEncodingChoice = [.auto, .latin1, .cp1252, .utf8][Int(mode & 3)]
     var options = CSVOptions()
     if mode & 4 != 0 { options.nulBytes = .keep }
@@ -38,17 +40,17 @@ public func fuzzCSVReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     options.chunkSize = 4096  // the smallest: the buffer starts at 64 KiB and grows in the reader's own steps
     if mode & 128 != 0 && !payload.isEmpty {
         let once = payload
-        let lineEndsOnce = once.reduce(0) { $0 + ($1 == 0x0A || $1 == 0x0D ? 1 : 0) }
         // Thousands of short rows would only slow the fuzzer down; long rows are what this mode is for.
-        let copies = min(repeatedPayloadBytes / once.count, 2000 / max(lineEndsOnce, 1))
-        for _ in 1..<max(copies, 1) { payload += once }
+        let copies = max(min(repeatedPayloadBytes / once.count, 500 / max(lineEnds, 1)), 1)
+        for _ in 1..<copies { payload += once }
+        lineEnds *= copies
     }
     if mode & 16 != 0 && mode & 32 == 0 {
         // One row, scanned eight bytes at a time: cheap (blank lines, one loop turn each, are not).
         let filler = max(firstBufferBytes - straddle - 1, 0)
         payload = [UInt8](repeating: UInt8(ascii: "x"), count: filler) + [0x0A] + payload
+        lineEnds += 1
     }
-    let lineEnds = payload.reduce(0) { $0 + ($1 == 0x0A || $1 == 0x0D ? 1 : 0) }
     let source = MemoryByteSource(payload, maximumChunk: chunk)
     do {
         let reader = try CSVReader(source: source, name: "fuzz.csv", encoding: encoding, options: options)

@@ -49,7 +49,7 @@ public func fuzzSchemaDescriptor(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
         fuzzInvariant(Int(tables) == expected, "\(tables) tables for \(expected) expected:\n\(encoded)")
         let recorded = try Store.recordedSchema(in: store.connection)
         fuzzInvariant(recorded == schema, "the recorded schema differs:\n\(encoded)")
-    } catch let error as SQLiteError where !reportKnownIssues && isKnownNameCollision(error) {
+    } catch is SQLiteError where !reportKnownIssues && hasNULInStringDefault(schema) {
         return 0
     } catch {
         fuzzInvariant(false, "a valid schema could not be created: \(error)\n\(encoded)")
@@ -57,17 +57,20 @@ public func fuzzSchemaDescriptor(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     return 0
 }
 
-/// `URNA_FUZZ_STRICT=1` stops on the known issues below too; by default they are skipped so the fuzzer
-/// can look for new ones.
+/// `URNA_FUZZ_STRICT=1` stops on the known, reported issue below too; by default it is skipped so the
+/// fuzzer can look for new ones. (Name collisions that SQLite refuses were the first such issue; fixed
+/// in Schema.problems(), they now stop the fuzzer again.)
 private let reportKnownIssues = getenv("URNA_FUZZ_STRICT").map { String(cString: $0) == "1" } ?? false
 
-/// Validation compares names case-sensitively and never checks the names the layout derives (list
-/// tables `Type_property`, indexes `Type_property_idx`), while SQLite's names are case-insensitive:
-/// `Person` + `person`, `name` + `Name`, `SQLITE_x`, `_URNA_SCHEMA`, `A.b_c` + `A_b.c` pass validation
-/// and fail at CREATE. Reported with failing tests in Tests/UrnaStoreTests/HostileInputTests.swift
-/// ("Names SQLite cannot tell apart are refused by validation").
-private func isKnownNameCollision(_ error: SQLiteError) -> Bool {
-    ["already exists", "duplicate column name", "reserved for internal use", "there is already"].contains {
-        error.message.contains($0)
+/// A string default with a NUL character passes validation, then `StorageLayout.literal` writes it into
+/// CREATE TABLE, whose text SQLite reads only up to the NUL: "unrecognized token". Found by this fuzzer
+/// (second 300 s run); reproduced by the test "A NUL in a string default is refused by validation or
+/// stored intact, never an SQL error (fuzz finding)" in Tests/UrnaStoreTests/HostileInputTests.swift.
+private func hasNULInStringDefault(_ schema: Schema) -> Bool {
+    schema.types.contains { type in
+        type.properties.contains { property in
+            if case .string(let text)? = property.defaultValue { return text.unicodeScalars.contains("\u{0}") }
+            return false
+        }
     }
 }
