@@ -20,6 +20,11 @@ public struct PredicateParser {
     private var index = 0
     private var nextArgument = 0
     private var depth = 0
+    private var comparisons = 0
+
+    /// How many comparisons one predicate may hold. SQLite builds `a AND b AND ...` as a tree as deep as
+    /// the chain and refuses past 1,000; refusing here first gives the user a position instead.
+    public static let maximumComparisons = 500
 
     /// How deep parentheses and NOTs may nest. Well past any hand-written filter, and well below what
     /// would overflow this parser's stack or SQLite's own parser (which gives up near 100 nested levels).
@@ -133,6 +138,12 @@ public struct PredicateParser {
         case .end:
             throw expected("a comparison after \(previous.quoted)")
         default:
+            comparisons += 1
+            if comparisons > PredicateParser.maximumComparisons {
+                throw QueryPredicateError(
+                    at: current.position,
+                    "more than \(PredicateParser.maximumComparisons) comparisons in one predicate: use IN {...} or split the filter")
+            }
             return .comparison(try parseComparison())
         }
     }

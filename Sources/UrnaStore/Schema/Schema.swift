@@ -123,6 +123,10 @@ public struct Schema: Sendable, Hashable, Codable {
                     if !p.optional, let d = p.defaultValue, case .string = d.value(for: p.type), p.type != .string {
                         errors.append(.badDefault(type: t.name, property: p.name))
                     }
+                    // A default is written into CREATE TABLE; SQLite reads SQL text only up to a NUL.
+                    if case .string(let text)? = p.defaultValue, text.utf8.contains(0) {
+                        errors.append(.nulInDefault(type: t.name, property: p.name))
+                    }
                 }
             }
         }
@@ -155,6 +159,7 @@ public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConver
     case unknownInverseProperty(type: String, property: String, origin: String, originProperty: String)
     case inverseNotALink(type: String, property: String, origin: String, originProperty: String)
     case badDefault(type: String, property: String)
+    case nulInDefault(type: String, property: String)
     case many([SchemaError])
 
     public var description: String {
@@ -181,6 +186,7 @@ public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConver
         case .inverseNotALink(let t, let p, let o, let op):
             "\(t).\(p) is the inverse of \(o).\(op), which is not a link or list to \(t)"
         case .badDefault(let t, let p): "\(t).\(p): the default value does not fit the property's type"
+        case .nulInDefault(let t, let p): "\(t).\(p): a default value cannot contain a NUL character"
         case .many(let errors): errors.map(\.description).joined(separator: "; ")
         }
     }
