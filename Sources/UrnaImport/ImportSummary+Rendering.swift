@@ -1,3 +1,4 @@
+import UrnaStore
 extension ImportSummary {
     /// A small table for people: one line per type, then rejects.
     ///
@@ -52,23 +53,4 @@ extension ImportSummary {
 }
 
 /// A JSON string literal (quotes, backslashes and control characters escaped).
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 {
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-    }
-    return out + "\""
-}
+func jsonString(_ s: String) -> String { JSONString.quote(s) }

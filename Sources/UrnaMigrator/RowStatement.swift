@@ -52,21 +52,7 @@ final class RowStatement {
 
     @inline(__always) func int(at i: Int32) -> Int64 { sqlite3_column_int64(handle, i) }
 
-    func value(at i: Int32) -> SQLValue {
-        switch sqlite3_column_type(handle, i) {
-        case SQLITE_NULL: return .null
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
-        case SQLITE_BLOB:
-            let n = Int(sqlite3_column_bytes(handle, i))
-            guard n > 0, let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
-            return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
-        default:
-            guard let p = sqlite3_column_text(handle, i) else { return .text("") }
-            let n = Int(sqlite3_column_bytes(handle, i))
-            return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
-        }
-    }
+    func value(at i: Int32) -> SQLValue { Statement.columnValue(handle, i) }
 
     func bind(_ v: SQLValue, at i: Int32) {
         switch v {

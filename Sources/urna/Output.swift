@@ -3,21 +3,7 @@ import UrnaStore
 
 /// Hand-built JSON text: keys stay in the order given, numbers stay exact (money is not a Double).
 enum JSONText {
-    static func string(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-            }
-        }
-        return out + "\""
-    }
+    static func string(_ s: String) -> String { JSONString.quote(s) }
 
     static func value(_ v: Value) -> String {
         switch v {

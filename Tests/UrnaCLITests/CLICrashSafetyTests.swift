@@ -77,6 +77,58 @@ struct CLICrashSafetyTests {
         #expect(outcomes["before", default: 0] > 0, "no kill landed mid-import: \(outcomes)")
     }
 
+    /// A digest of the Person rows, whatever the version: count and summed lengths of every text column.
+    func personDigest(_ db: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        p.arguments = [db, "SELECT count(*), total(age), total(length(" + "coalesce(firstName,'') || coalesce(lastName,''))) FROM Person"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("SIGKILL at 20 points of a migration leaves the file wholly the old version or wholly the new one")
+    func killMigration() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let base = dir.appendingPathComponent("people-v0.sqlite").path
+        #expect(try CLIRunner.run(["init", "--db", base, "--family", "people", "--version", "0"]).code == 0)
+        let fill = Process()
+        fill.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        fill.arguments = [base, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) "
+            + "INSERT INTO Person(firstName, lastName, age) SELECT 'First' || x, 'Last' || x, x % 90 FROM c"]
+        try fill.run()
+        fill.waitUntilExit()
+        let oldDigest = try personDigest(base)
+        let full = dir.appendingPathComponent("full.sqlite").path
+        try copyDatabase(base, to: full)
+        let t0 = Date()
+        #expect(try CLIRunner.run(["migrate", "--db", full, "--no-backup"]).code == 0)
+        let duration = Date().timeIntervalSince(t0)
+        var outcomes: [Int: Int] = [:]
+        for i in 1...20 {
+            let db = dir.appendingPathComponent("kill\(i).sqlite").path
+            try copyDatabase(base, to: db)
+            let p = try start(["migrate", "--db", db, "--no-backup"])
+            Thread.sleep(forTimeInterval: duration * Double(i) / 21)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            #expect(try integrity(db) == "ok", "run \(i)")
+            let status = try CLIRunner.run(["status", "--db", db, "--json"])
+            let j = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+            let version = j["version"] as? Int ?? -1
+            #expect(version == 0 || version == 2, "run \(i): version \(version)")
+            #expect((j["counts"] as? [String: Int])?["Person"] == 200_000, "run \(i)")
+            if version == 0 { #expect(try personDigest(db) == oldDigest, "run \(i): the old file changed") }
+            outcomes[version, default: 0] += 1
+        }
+        #expect(outcomes[0, default: 0] > 0, "no kill landed mid-migration: \(outcomes)")
+    }
+
     @Test("Readers during an import see the old or the new state and never fail")
     func readersDuringImport() throws {
         let dir = try CLIRunner.tempDir()

@@ -81,8 +81,10 @@ public final class Statement {
         sqlite3_reset(handle)
     }
 
-    public func value(at i: Int) -> SQLValue {
-        let i = Int32(i)
+    public func value(at i: Int) -> SQLValue { Statement.columnValue(handle, Int32(i)) }
+
+    /// Column `i` of the current row of any prepared statement handle, as an SQLValue.
+    public static func columnValue(_ handle: OpaquePointer, _ i: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, i) {
         case SQLITE_NULL: return .null
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
