@@ -45,6 +45,10 @@ bench: deps
 	swift build -c release --product urna-bench
 	.build/release/urna-bench $(BENCH_ARGS)
 
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	bash Sources/UrnaFuzz/run-fuzzers.sh --seconds $(FUZZ_SECONDS)
+
 format:
 	swift format --in-place --recursive Sources Migrations Tests
 
