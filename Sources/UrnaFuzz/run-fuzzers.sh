@@ -28,7 +28,7 @@ build_only=0
 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --seconds) seconds="$2"; shift 2 ;;
+        --seconds) seconds="${2:-}"; shift; [ $# -gt 0 ] && shift ;;
         --build-only) build_only=1; shift ;;
         -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         csv|xml|predicate|schema) targets+=("$1"); shift ;;
@@ -36,6 +36,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=(csv xml predicate schema)
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+    echo "Error: --seconds (or FUZZ_SECONDS) must be a positive whole number, not '$seconds'" >&2
+    exit 64
+fi
 case "$work" in /*) ;; *) work="$root/$work" ;; esac
 
 export PATH="/opt/swift/usr/bin:$PATH"

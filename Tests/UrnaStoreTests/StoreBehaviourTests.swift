@@ -194,6 +194,13 @@ struct SchemaValidationTests {
             == [.inverseNotALink(type: "A", property: "x", origin: "A", originProperty: "p")])
     }
 
+    @Test("A type whose derived index would get SQLite's reserved prefix is refused (fuzz finding)")
+    func derivedNamesWithSQLitePrefix() throws {
+        let types = [ObjectSchema("sqlite", [Property("name", .string, default: "", indexed: true)])]
+        #expect(problems(types) == [.reservedName("sqlite_name_idx (the storage layout uses it for sqlite.name)")])
+        #expect(throws: SchemaError.self) { try Schema(family: "f", version: 1, types: types) }
+    }
+
     @Test("Descriptors round-trip through JSON")
     func descriptorRoundTrip() throws {
         let s = try SeedSchemas.elections()

@@ -57,7 +57,7 @@ public struct Schema: Sendable, Hashable, Codable {
                     derived += [lt, lt + "_target_idx"]
                 }
                 if p.isStored { derived.append(StorageLayout.indexName(type: t.name, property: p.name)) }
-                for name in derived where seenTypes.contains(name.lowercased()) {
+                for name in derived where seenTypes.contains(name.lowercased()) || name.lowercased().hasPrefix("sqlite_") {
                     errors.append(.reservedName("\(name) (the storage layout uses it for \(t.name).\(p.name))"))
                 }
             }
