@@ -46,8 +46,9 @@ bench: deps
 	.build/release/urna-bench $(BENCH_ARGS)
 
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 fuzz: deps
-	bash Sources/UrnaFuzz/run-fuzzers.sh --seconds $(FUZZ_SECONDS)
+	bash Sources/UrnaFuzz/run-fuzzers.sh --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 format:
 	swift format --in-place --recursive Sources Migrations Tests
