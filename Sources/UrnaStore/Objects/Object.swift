@@ -229,17 +229,20 @@ extension PropertyType {
 }
 
 extension Value {
-    /// A Value from a plain Swift scalar, or nil for anything else.
+    /// A Value from a plain Swift scalar, or nil for anything else (the one conversion both unmanaged
+    /// objects and the store's writes use).
     static func loose(_ raw: Any) -> Value? {
         switch raw {
         case let v as Value: v
         case let s as String: .string(s)
+        case let s as Substring: .string(String(s))
         case let b as Bool: .bool(b)
         case let i as Int: .int(Int64(i))
         case let i as Int64: .int(i)
         case let i as Int32: .int(Int64(i))
         case let i as Int16: .int(Int64(i))
         case let i as Int8: .int(Int64(i))
+        case let i as UInt8: .int(Int64(i))
         case let d as Double: .double(d)
         case let f as Float: .double(Double(f))
         case let d as Date: .date(d)

@@ -346,23 +346,8 @@ extension Store {
 
     /// Converts a Swift value given by a caller into a Value for property `p`.
     func toValue(_ raw: Any, for p: Property, in type: String) throws -> Value {
+        if let v = Value.loose(raw) { return v }
         switch raw {
-        case let v as Value: return v
-        case let s as String: return .string(s)
-        case let s as Substring: return .string(String(s))
-        case let b as Bool: return .bool(b)
-        case let i as Int: return .int(Int64(i))
-        case let i as Int64: return .int(i)
-        case let i as Int32: return .int(Int64(i))
-        case let i as Int16: return .int(Int64(i))
-        case let i as Int8: return .int(Int64(i))
-        case let i as UInt8: return .int(Int64(i))
-        case let d as Double: return .double(d)
-        case let f as Float: return .double(Double(f))
-        case let d as Date: return .date(d)
-        case let d as Data: return .data(d)
-        case let u as UUID: return .uuid(u)
-        case let d as Decimal: return .decimal(d)
         case let e as any RawRepresentable:
             return try toValue(e.rawValue, for: p, in: type)
         case let d as [String: Any]:
