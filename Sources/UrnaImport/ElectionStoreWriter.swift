@@ -24,8 +24,12 @@ final class ElectionStoreWriter {
     private(set) var candidateRows: RunRowTracker
     private(set) var goodRows: RunRowTracker
     private(set) var catalogueCounts: [String: ObjectCounts] = [:]
-    /// The candidacy the last asset went to, with where its next good goes (assets often come in runs).
-    private var lastSlot: (id: String, slot: GoodsSlot)?
+    /// Candidacies that received goods in this run, with where their next good goes. TSE asset files
+    /// are not sorted by candidacy (consecutive rows share one in under 10% of MG 2018), so remembering
+    /// only the last one missed almost always and every asset paid a SELECT. Bounded: emptied when it
+    /// reaches `slotCacheLimit` entries (about 100 bytes each).
+    private var slots: [String: GoodsSlot] = [:]
+    static let slotCacheLimit = 1 << 20
 
     /// Prepares every statement; throws when the store's schema is not the elections schema the
     /// importer writes (so a wrong file is refused before any row is read).
@@ -90,12 +94,13 @@ final class ElectionStoreWriter {
 
     /// Where the goods of a candidacy already in the database (this run's rows included) go, or nil.
     func goodsSlot(candidateID id: String) throws -> GoodsSlot? {
-        if let last = lastSlot, last.id == id { return last.slot }
+        if let slot = slots[id] { return slot }
         findCandidate.bind(id, 1)
         defer { findCandidate.reset() }
         guard try findCandidate.step() else { return nil }
         let slot = GoodsSlot(candidateRowid: findCandidate.int(at: 0), nextPosition: findCandidate.int(at: 1))
-        lastSlot = (id, slot)
+        if slots.count >= Self.slotCacheLimit { slots.removeAll(keepingCapacity: true) }
+        slots[id] = slot
         return slot
     }
 
@@ -124,7 +129,7 @@ final class ElectionStoreWriter {
         candidateRows.markChanged(slot.candidateRowid)
         var next = slot
         next.nextPosition += 1
-        lastSlot = (good.candidateID, next)
+        slots[good.candidateID] = next
     }
 
     // MARK: - Catalogues

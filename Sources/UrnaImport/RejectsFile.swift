@@ -86,19 +86,24 @@ final class RejectsFile {
         buffer += Array("file,line,column,reason,original\n".utf8)
     }
 
-    /// A CSV field, quoted when it needs to be.
+    /// A CSV field, quoted when it needs to be. Built in a local array and appended once: byte-by-byte
+    /// appends to the stored property paid an exclusivity check per byte (a tenth of an import with
+    /// many rejects).
     private func appendField(_ bytes: [UInt8]) {
         let needsQuotes = bytes.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes else {
             buffer += bytes
             return
         }
-        buffer.append(0x22)
+        var quoted: [UInt8] = []
+        quoted.reserveCapacity(bytes.count + 8)
+        quoted.append(0x22)
         for b in bytes {
-            if b == 0x22 { buffer.append(0x22) }
-            buffer.append(b)
+            if b == 0x22 { quoted.append(0x22) }
+            quoted.append(b)
         }
-        buffer.append(0x22)
+        quoted.append(0x22)
+        buffer += quoted
     }
 }
 
