@@ -27,6 +27,7 @@ public final class ElectionMapper {
     private var lastOriginalElectionKey: (year: Int64, round: Int64, description: String)?
     private var assetOrdinalFile = ""
     private var assetOrdinals: [String: Int64] = [:]
+    private let interner = FieldInterner()
 
     /// A mapper; `keepPersonalData` keeps CPF, e-mail and voter ID (they are dropped otherwise).
     public init(keepPersonalData: Bool = false) {
@@ -36,7 +37,7 @@ public final class ElectionMapper {
     /// The objects `record` implies, or why it cannot be imported.
     public func map(_ record: Record) -> Result<MappedRecord, MappingProblem> {
         let columns = positions(for: record.columns)
-        let reader = FieldReader(record: record, columns: columns)
+        let reader = FieldReader(record: record, columns: columns, interner: interner)
         do {
             switch record.kind {
             case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
@@ -230,17 +231,45 @@ public final class ElectionMapper {
 struct FieldReader {
     let record: Record
     let columns: MapperColumnPositions
+    let interner: FieldInterner
 
     @inline(__always) func raw(_ c: MapperColumn) -> String? { columns.raw(c, in: record) }
-    @inline(__always) func text(_ c: MapperColumn) -> String? { TSEField.text(raw(c)) }
-    @inline(__always) func code(_ c: MapperColumn) -> String? { TSEField.code(raw(c)) }
+
+    @inline(__always) func text(_ c: MapperColumn) -> String? {
+        if c.repeatsAcrossRows, let p = columns.position(c) { return interner.value(c, .text, position: p, in: record) }
+        return TSEField.text(raw(c))
+    }
+
+    @inline(__always) func code(_ c: MapperColumn) -> String? {
+        if c.repeatsAcrossRows, let p = columns.position(c) { return interner.value(c, .code, position: p, in: record) }
+        return TSEField.code(raw(c))
+    }
 
     func integer(_ c: MapperColumn) throws -> Int64? {
+        // Most integer fields are plain digits: read them from the row's bytes without building a string.
+        if let p = columns.position(c),
+            let v = record.withEncodedField(at: p, { bytes, _ in bytes.flatMap(FieldReader.plainDigits) })
+        {
+            return v
+        }
         switch TSEField.integer(raw(c)) {
         case .null: return nil
         case .value(let v): return v
         case .invalid: throw problem(c, "\(c.name) is not a whole number: correct it (or empty it if unknown)")
         }
+    }
+
+    /// The value of 1 to 18 ASCII digits and nothing else (cannot overflow); nil for anything else,
+    /// which then takes `TSEField.integer`'s full path (blanks, signs, null markers, errors).
+    static func plainDigits(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count > 0, bytes.count <= 18 else { return nil }
+        var v: Int64 = 0
+        for b in bytes {
+            let d = b &- 0x30
+            guard d <= 9 else { return nil }
+            v = v &* 10 &+ Int64(d)
+        }
+        return v
     }
 
     func requiredInteger(_ c: MapperColumn, what: String) throws -> Int64 {

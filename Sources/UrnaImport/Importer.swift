@@ -92,9 +92,14 @@ public final class Importer {
             .map(\.element)
     }
 
+    /// Page size of the files the importer creates: 16 KiB pages cut the writing thread's time by about a
+    /// tenth against SQLite's default 4 KiB (fewer B-tree splits on the random-order key inserts, faster
+    /// index builds); the benchmark gives sqlite3's `.import` the same page size.
+    public static let pageSize = 16384
+
     /// Opens the store, runs `body`, and closes the store before returning or throwing.
     private func withStore<T>(path: String, _ body: (Store) throws -> T) throws -> T {
-        let store = try Store(path: path, schema: ElectionsV3.schema)
+        let store = try Store(path: path, schema: ElectionsV3.schema, pageSize: Importer.pageSize)
         return try body(store)
     }
 

@@ -30,6 +30,12 @@ struct MapperColumnPositions {
 
     @inline(__always) func has(_ c: MapperColumn) -> Bool { positions[c.rawValue] >= 0 }
 
+    /// The 0-based field position of a column, or nil when the layout lacks it.
+    @inline(__always) func position(_ c: MapperColumn) -> Int? {
+        let p = positions[c.rawValue]
+        return p >= 0 ? p : nil
+    }
+
     @inline(__always) func raw(_ c: MapperColumn, in record: Record) -> String? {
         let p = positions[c.rawValue]
         return p >= 0 ? record.value(at: p) : nil

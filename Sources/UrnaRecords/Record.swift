@@ -107,6 +107,21 @@ public struct Record: Sendable {
         return strings.indices.contains(index) ? strings[index] : nil
     }
 
+    /// Calls `body` with a CSV field's bytes exactly as the file holds them (quotes removed) and the
+    /// file's encoding; with nil when there are none to give: a record built from decoded values (XML),
+    /// a field holding `""` escapes, or a position out of range. For fast paths that fall back to
+    /// `value(at:)` on nil: decoding the bytes with the encoding gives exactly `value(at:)`.
+    public func withEncodedField<R>(
+        at index: Int, _ body: (UnsafeBufferPointer<UInt8>?, TextEncoding) throws -> R
+    ) rethrows -> R {
+        guard let fields, index >= 0, index < fields.count else { return try body(nil, .utf8) }
+        let (start, end, escaped) = fields.span(index)
+        if escaped { return try body(nil, fields.encoding) }
+        return try fields.bytes.withUnsafeBufferPointer { all in
+            try body(UnsafeBufferPointer(rebasing: all[start..<end]), fields.encoding)
+        }
+    }
+
     /// The raw text of a column by its canonical name; nil when the layout lacks it or it had no value.
     public subscript(name: String) -> String? {
         guard let i = columns.position(of: name) else { return nil }
