@@ -56,7 +56,22 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         if let e = error as? SQLiteError {
             let cannotOpen: Int32 = 14  // SQLITE_CANTOPEN: no such folder, no permission
             let code: Int32 = e.isBusy ? 75 : (e.primaryCode == cannotOpen ? 73 : 74)
-            return .database(path: dbPath, reason: e.description, exitCode: code)
+            let unchanged = "nothing was imported and the database is as it was"
+            let reason: String
+            if e.isDiskFull {
+                reason = "the disk is full (\(e.message)); \(unchanged): free some space and run the import again"
+            } else if e.isBusy {
+                reason = "the database is locked by another process that is writing to it (\(e.message)); \(unchanged): "
+                    + "try again when that process finishes"
+            } else if e.isReadOnly {
+                reason = "the database is read-only (\(e.message)); \(unchanged): make the file and its folder writable, "
+                    + "or import into a copy"
+            } else if e.primaryCode == cannotOpen {
+                reason = "cannot open the database (\(e.message)): its folder must exist and be writable; \(unchanged)"
+            } else {
+                reason = "\(e.description); \(unchanged)"
+            }
+            return .database(path: dbPath, reason: reason, exitCode: code)
         }
         if let e = error as? RecordFileError { return .unreadableFile(file: e.file, reason: e.description) }
         return .database(path: dbPath, reason: "\(error)", exitCode: 70)

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import UrnaStore
 
-/// `count` used to swallow SQLite errors and answer 0. A count that could not be taken must throw.
-@Suite("Counts report their errors")
-struct CountErrorTests {
+/// Reads that fail must say so: `count` used to swallow SQLite errors and answer 0, and a column that another
+/// process renamed away used to read as its own name (SQLite's double-quoted string fallback).
+@Suite("Reads report their errors")
+struct ReadErrorTests {
     static let people = try! Schema(family: "people", version: 2, types: [
         ObjectSchema("Person", [
             Property("fullName", .string, default: ""),
@@ -71,5 +72,27 @@ struct CountErrorTests {
         let owner = DogOwner(value: ["name": "Ada", "dogs": [Dog(value: ["name": "Rex"])]])
         #expect(try owner.dogs.count == 1)
         #expect(try Dog().owners.count == 0)
+    }
+
+    @Test("A column renamed by another connection is an error, never its own name read back as text")
+    func staleColumn() throws {
+        let (dir, path) = try temporaryFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let store = try Store(path: path, schema: Self.people)
+            try store.write { try store.create("Person", value: ["fullName": "Ada", "email": "ada@example.org", "age": 36]) }
+        }
+        let store = try Store.openExisting(path: path, readOnly: true)
+        let ada = try #require(try store.objects("Person").first)
+        #expect(try ada.value(forKey: "email") == .string("ada@example.org"))
+
+        // Another process changes the table's shape (as a migration does) after this store read the schema.
+        let other = try Connection(path: path)
+        try other.execute("ALTER TABLE Person RENAME COLUMN email TO mail")
+
+        let again = try #require(try store.objects("Person").first)
+        let error = #expect(throws: SQLiteError.self) { try again.value(forKey: "email") }
+        #expect(error?.message.contains("no such column") == true, "\(String(describing: error))")
+        #expect(throws: SQLiteError.self) { try store.objects("Person").filter("email == 'email'").count }
     }
 }
