@@ -55,7 +55,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         if let e = error as? StoreError { return .database(path: dbPath, reason: e.description, exitCode: 65) }
         if let e = error as? SQLiteError {
             let cannotOpen: Int32 = 14  // SQLITE_CANTOPEN: no such folder, no permission
-            let code: Int32 = e.isBusy ? 75 : (e.primaryCode == cannotOpen ? 73 : 74)
+            let corrupt: Int32 = 11, notADatabase: Int32 = 26  // SQLITE_CORRUPT, SQLITE_NOTADB
+            var code: Int32 = e.isBusy ? 75 : (e.primaryCode == cannotOpen ? 73 : 74)
+            if e.primaryCode == corrupt || e.primaryCode == notADatabase { code = 65 }
             let unchanged = "nothing was imported and the database is as it was"
             let reason: String
             if e.isDiskFull {
@@ -66,6 +68,12 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             } else if e.isReadOnly {
                 reason = "the database is read-only (\(e.message)); \(unchanged): make the file and its folder writable, "
                     + "or import into a copy"
+            } else if e.primaryCode == notADatabase {
+                reason = "this is not an SQLite database (\(e.message)); \(unchanged): give --db the path of an Urna file, "
+                    + "or a new path to create one"
+            } else if e.primaryCode == corrupt {
+                reason = "the database is damaged (\(e.message)); \(unchanged): see `sqlite3 FILE 'PRAGMA integrity_check'` "
+                    + "and restore the file from a backup"
             } else if e.primaryCode == cannotOpen {
                 reason = "cannot open the database (\(e.message)): its folder must exist and be writable; \(unchanged)"
             } else {

@@ -127,6 +127,13 @@ enum CLI {
                 return (ExitCode.failure, "\(db) is locked by another process that is writing to it (\(e.message)); nothing was changed: try again when it finishes")
             }
             if e.isDiskFull { return (ExitCode.failure, "the disk holding \(db) is full (\(e.message)); nothing was changed: free some space and run again") }
+            if e.primaryCode == 26 {  // SQLITE_NOTADB
+                return (ExitCode.badData, "\(db) is not an SQLite database (\(e.message)): give --db the path of an Urna file")
+            }
+            if e.primaryCode == 11 {  // SQLITE_CORRUPT
+                return (ExitCode.badData, "\(db) is damaged (\(e.message)); nothing was changed: see `sqlite3 FILE 'PRAGMA "
+                    + "integrity_check'` and restore the file from a backup (urna migrate keeps one as FILE.v<N>.bak)")
+            }
             if e.primaryCode == 14, let database, !isWritableFolder(of: database) {  // SQLITE_CANTOPEN
                 return (ExitCode.failure, "cannot open \(database) (\(e.message)): its folder cannot be written, and SQLite "
                     + "needs to create \((database as NSString).lastPathComponent)-shm there to read a file in WAL mode; copy the file to a writable place")
