@@ -90,4 +90,43 @@ struct ConcurrentReaderTests {
         #expect(try Shell.sqlite(db, "PRAGMA integrity_check") == "ok")
         #expect(try Shell.sqlite(db, "SELECT count(*), min(fullName) FROM Person") == "\(Self.rows)|First1 Last1")
     }
+
+    @Test("In a rollback-journal (non-WAL) file, readers during a migration see old or new, or wait and say the file is locked; never a mixture")
+    func readersDuringMigrationRollbackJournal() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("people.sqlite").path
+        try FaultFixtures.peopleV0(at: db, rows: Self.rows)
+        // Files from older apps (seed 000's among them) use SQLite's default journal; a migration keeps it.
+        #expect(try Shell.sqlite(db, "PRAGMA journal_mode = DELETE") == "delete")
+        let query = ["query", "--db", db, "Person", "age == 7", "--count"]
+        let status = ["status", "--db", db, "--json"]
+        let oldStatus = try CLIRunner.run(status)
+        let migration = Process()
+        migration.executableURL = CLIRunner.binary
+        migration.arguments = ["migrate", "--db", db, "--no-backup"]
+        migration.standardOutput = FileHandle.nullDevice
+        migration.standardError = FileHandle.nullDevice
+        try migration.run()
+        var outcomes: [(args: [String], result: CLIResult)] = []
+        while migration.isRunning {
+            for args in [query, status] { outcomes.append((args, try CLIRunner.run(args))) }
+        }
+        migration.waitUntilExit()
+        #expect(migration.terminationStatus == 0)
+        #expect(try Shell.sqlite(db, "PRAGMA journal_mode") == "delete")
+        let newStatus = try CLIRunner.run(status)
+        #expect(newStatus.stdout.contains(#""version":2"#))
+        #expect(outcomes.count >= 4, "only \(outcomes.count) reads overlapped the migration")
+        for (args, r) in outcomes {
+            if r.code == 0 {
+                let valid = args == query ? [String(Self.rows / 90 + 1) + "\n"] : [oldStatus.stdout, newStatus.stdout]
+                #expect(valid.contains(r.stdout), "\(args[0]) saw neither the old nor the new file: \(r.stdout)")
+            } else {
+                #expect(r.code == 1 && r.stderr.hasPrefix("Error: \(db) is locked by another process"),
+                        "\(args[0]) failed unclearly (\(r.code)): \(r.stderr)")
+            }
+        }
+        #expect(try Shell.sqlite(db, "PRAGMA integrity_check") == "ok")
+    }
 }
