@@ -10,4 +10,9 @@ static inline int urna_sqlite3_config_no_memstatus(void) { return sqlite3_config
 static inline int urna_sqlite3_db_config_defensive(sqlite3 *db, int on) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, (int *)0);
 }
+/// sqlite3_db_config is variadic: switch the double-quoted string literal misfeature for DML on or off.
+/// With it on, `SELECT "gone" FROM t` answers the text 'gone' when t has no column "gone".
+static inline int urna_sqlite3_db_config_dqs_dml(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, on, (int *)0);
+}
 #endif

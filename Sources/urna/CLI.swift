@@ -86,8 +86,10 @@ enum CLI {
             print(command.spec.helpText(), terminator: "")
             return ExitCode.ok
         }
+        var database: String?
         do {
             let parsed = try ArgumentParser.parse(rest, spec: command.spec)
+            if command.spec.options.contains(where: { $0.name == "db" }) { database = databasePath(parsed) }
             return try command.run(parsed)
         } catch let e as UsageError {
             printError("Error: \(e.message)\nUsage: \(command.spec.usage)\nSee 'urna \(command.spec.name) --help'.")
@@ -96,14 +98,15 @@ enum CLI {
             printError("Error: \(e.message)")
             return e.code
         } catch {
-            let (code, message) = classify(error)
+            let (code, message) = classify(error, database: database)
             printError("Error: \(message)")
             return code
         }
     }
 
-    /// Maps library errors to exit codes.
-    static func classify(_ error: Error) -> (Int32, String) {
+    /// Maps library errors to exit codes; `database` (the --db file, when the command has one) is named in
+    /// messages about SQLite failures, which do not know the path themselves.
+    static func classify(_ error: Error, database: String? = nil) -> (Int32, String) {
         if let e = error as? ExitCodeProviding {
             // Only the documented codes leave the tool; anything else a library suggests is a failure.
             let documented: Set<Int32> = [ExitCode.ok, ExitCode.failure, ExitCode.usage, ExitCode.badData, ExitCode.missingInput]
@@ -118,10 +121,24 @@ enum CLI {
             }
         case let e as SchemaError: return (ExitCode.badData, "\(e)")
         case let e as SQLiteError:
-            if e.isReadOnly { return (ExitCode.failure, "the database is read-only: \(e.message)") }
-            if e.isBusy { return (ExitCode.failure, "the database is locked by another process; try again when it finishes (\(e.message))") }
-            if e.isDiskFull { return (ExitCode.failure, "the disk is full; nothing was changed (\(e.message))") }
-            return (ExitCode.failure, "\(e)")
+            let db = database ?? "the database"
+            if e.isReadOnly { return (ExitCode.failure, "\(db) is read-only (\(e.message)); nothing was changed") }
+            if e.isBusy {
+                return (ExitCode.failure, "\(db) is locked by another process that is writing to it (\(e.message)); nothing was changed: try again when it finishes")
+            }
+            if e.isDiskFull { return (ExitCode.failure, "the disk holding \(db) is full (\(e.message)); nothing was changed: free some space and run again") }
+            if e.primaryCode == 26 {  // SQLITE_NOTADB
+                return (ExitCode.badData, "\(db) is not an SQLite database (\(e.message)): give --db the path of an Urna file")
+            }
+            if e.primaryCode == 11 {  // SQLITE_CORRUPT
+                return (ExitCode.badData, "\(db) is damaged (\(e.message)); nothing was changed: see `sqlite3 FILE 'PRAGMA "
+                    + "integrity_check'` and restore the file from a backup (urna migrate keeps one as FILE.v<N>.bak)")
+            }
+            if e.primaryCode == 14, let database, !isWritableFolder(of: database) {  // SQLITE_CANTOPEN
+                return (ExitCode.failure, "cannot open \(database) (\(e.message)): its folder cannot be written, and SQLite "
+                    + "needs to create \((database as NSString).lastPathComponent)-shm there to read a file in WAL mode; copy the file to a writable place")
+            }
+            return (ExitCode.failure, database.map { "\($0): \(e)" } ?? "\(e)")
         default: return (ExitCode.failure, "\(error)")
         }
     }
@@ -138,9 +155,63 @@ protocol ExitCodeProviding { var exitCode: Int32 { get } }
 func databasePath(_ p: ParsedArguments) -> String { p.value("db") ?? "urna.sqlite" }
 
 /// Opens an existing Urna file, with exit code 66 when it is missing.
+///
+/// A read-only command reads everything from one snapshot: the store is returned inside a read
+/// transaction (left open until the process ends) whose schema is the one the store was opened with. Without
+/// it, each statement would see the file as it was at that moment, and a migration or import committing
+/// while a command runs would mix the old and the new state in one output.
 func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     guard FileManager.default.fileExists(atPath: path) else {
         throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db PATH, or create it with `urna init` or `urna import`")
     }
-    return try Store.openExisting(path: path, readOnly: readOnly)
+    guard readOnly else { return try Store.openExisting(path: path, readOnly: false) }
+    for _ in 0..<10 {
+        let store = try Store.openExisting(path: path, readOnly: true)
+        try store.connection.execute("BEGIN")
+        // The first read inside the transaction fixes the snapshot; it must record the schema the store uses.
+        if let recorded = try Store.recordedSchema(in: store.connection),
+            SchemaDescriptor.encode(recorded) == SchemaDescriptor.encode(store.schema)
+        {
+            return store
+        }
+        try? store.connection.execute("ROLLBACK")  // a migration committed in between: open again
+    }
+    throw CLIError(ExitCode.failure, "\(path) kept changing its schema while urna tried to read it; try again when the migration finishes")
+}
+
+/// Whether the folder holding `path` exists and can be written (for root too: a read-only mount or an
+/// immutable folder says no).
+func isWritableFolder(of path: String) -> Bool {
+    access(folder(of: path), W_OK) == 0
+}
+
+/// The folder holding `path` ("." for a bare name).
+func folder(of path: String) -> String {
+    let d = (path as NSString).deletingLastPathComponent
+    return d.isEmpty ? "." : d
+}
+
+/// Refuses, before anything is touched and with a message that says why, to run a command that writes the
+/// database at `path` when the file or its folder cannot be written. Permission bits do not stop root, so
+/// this asks the kernel (`access(2)`), which also reports read-only mounts and immutable files. SQLite would
+/// fail too, but with "unable to open database file" or halfway through, after the backup.
+func requireWritableDatabase(_ path: String, command: String) throws {
+    let unchanged = "nothing was changed"
+    if FileManager.default.fileExists(atPath: path) {
+        if access(path, W_OK) != 0 {
+            let why = String(cString: strerror(errno))
+            throw CLIError(ExitCode.failure, "\(path) is read-only (\(why)): \(command) must write to it; \(unchanged). "
+                + "Make it writable (a read-write mount, chattr -i, chmod u+w) or work on a copy")
+        }
+    }
+    let dir = folder(of: path)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw CLIError(ExitCode.failure, "the folder \(dir) does not exist: create it or give another --db PATH; \(unchanged)")
+    }
+    if access(dir, W_OK) != 0 {
+        let why = String(cString: strerror(errno))
+        throw CLIError(ExitCode.failure, "the folder \(dir) is read-only (\(why)): SQLite writes its journal next to \(path), "
+            + "so \(command) cannot run there; \(unchanged). Move the file to a writable folder")
+    }
 }

@@ -41,6 +41,7 @@ enum ImportCommand {
         }
         let maxErrors = try p.int("max-errors")
         if let m = maxErrors, m < 0 { throw UsageError("--max-errors must be 0 or more") }
+        try requireWritableDatabase(databasePath(p), command: "urna import")
         let options = ImportOptions(dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
                                     encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
         let bar = ImportProgressBar(quiet: p.has("quiet") || p.has("json"))

@@ -30,6 +30,7 @@ enum MigrateCommand {
 
     static let command = Command(spec: spec) { p in
         if p.value("backup") != nil && p.has("no-backup") { throw UsageError("choose one of --backup PATH and --no-backup") }
+        if let b = p.value("backup"), b.isEmpty { throw UsageError("--backup needs a file path (or use --no-backup)") }
         let path = databasePath(p)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db PATH")
@@ -50,6 +51,8 @@ enum MigrateCommand {
                 throw e
             }
         }
+        try requireWritableDatabase(path, command: "urna migrate")
+        if let b = p.value("backup") { try requireUsableBackupPath(b) }
         let recorded: Schema
         do {
             let c = try Connection(path: path, readOnly: true, create: false)
@@ -76,9 +79,46 @@ enum MigrateCommand {
             throw e
         }
         let backup: BackupPolicy = p.has("no-backup") ? .none : (p.value("backup").map(BackupPolicy.at) ?? .besideFile)
-        let report = try migrator.run(plan, backup: backup)
+        let report: MigrationReport
+        do {
+            report = try migrator.run(plan, backup: backup)
+        } catch MigrationError.storage(let e) {
+            // SQLite's error does not know the file: name it, say what happened and what to do.
+            var (code, message) = CLI.classify(e, database: path)
+            if e.isDiskFull {
+                let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
+                message += " (an upgrade rewrites the changed tables: allow free space of about the file's size, "
+                    + String(format: "%.1f MB", Double(size) / 1_048_576) + ")"
+            }
+            throw CLIError(code, message)
+        }
         print(p.has("json") ? report.renderJSON() : report.renderText())
         return ExitCode.ok
+    }
+
+    /// Refuses a --backup PATH the backup cannot be written to, before anything is touched: a folder, a file
+    /// that is already there (never overwritten), a folder that does not exist or cannot be written.
+    static func requireUsableBackupPath(_ b: String) throws {
+        let unchanged = "nothing was changed"
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: b, isDirectory: &isDirectory) {
+            if isDirectory.boolValue {
+                throw CLIError(ExitCode.failure, "the backup path \(b) is a folder: give a file path, such as "
+                    + "\((b as NSString).appendingPathComponent("backup.sqlite")); \(unchanged)")
+            }
+            throw CLIError(ExitCode.failure, "the backup path \(b) already exists: urna never overwrites a file with a backup; "
+                + "remove it or choose another --backup PATH; \(unchanged)")
+        }
+        let dir = folder(of: b)
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIError(ExitCode.failure, "the folder \(dir) of the backup path \(b) does not exist: create it or choose "
+                + "another --backup PATH; \(unchanged)")
+        }
+        if access(dir, W_OK) != 0 {
+            let why = String(cString: strerror(errno))
+            throw CLIError(ExitCode.failure, "the folder \(dir) of the backup path \(b) cannot be written (\(why)): choose another "
+                + "--backup PATH; \(unchanged)")
+        }
     }
 }
 

@@ -52,7 +52,7 @@ enum QueryCommand {
             results = results.limit(n)
         }
         if p.has("count") {
-            print(try results.countThrowing())
+            print(try results.count)
             return ExitCode.ok
         }
         let projection: Projection

@@ -36,7 +36,7 @@ struct ReadmeExampleTests {
             try store.create(Dog.self, value: ["id": 2, "age": 7], update: .modified)
         }
         let puppies = try store.objects(Dog.self).filter("age < %d", 7).sorted(byKeyPath: "name")
-        #expect(puppies.count == 1)
+        #expect(try puppies.count == 1)
         #expect(puppies.first?.name == "Buster")
         #expect(try store.object(ofType: Dog.self, forPrimaryKey: 2)?.name == "Buddy")
         #expect(try store.object(ofType: Person.self, forPrimaryKey: 1)?.dogs.map(\.age) == [5, 7])

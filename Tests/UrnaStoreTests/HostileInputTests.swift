@@ -56,7 +56,7 @@ struct HostileInputTests {
 
     /// How many people a predicate selects.
     static func count(_ store: Store, _ predicate: String, _ arguments: QueryArgument...) throws -> Int {
-        try store.objects("Person").filter(predicate, arguments: arguments).countThrowing()
+        try store.objects("Person").filter(predicate, arguments: arguments).count
     }
 
     // MARK: - Values in predicates
@@ -101,7 +101,7 @@ struct HostileInputTests {
     /// How many people a predicate selects, or nil when it is refused with a predicate or store error.
     static func countOrRefusal(_ store: Store, _ predicate: String, _ arguments: [QueryArgument] = []) throws -> Int? {
         do {
-            return try store.objects("Person").filter(predicate, arguments: arguments).countThrowing()
+            return try store.objects("Person").filter(predicate, arguments: arguments).count
         } catch is QueryPredicateError {
             return nil
         } catch is StoreError {
@@ -161,7 +161,7 @@ struct HostileInputTests {
         let store = try Self.populatedStore()
         let before = try Self.schemaObjects(store)
         #expect {
-            _ = try store.objects("Person").filter(text).countThrowing()
+            _ = try store.objects("Person").filter(text).count
         } throws: { error in
             guard let error = error as? QueryPredicateError else { return false }
             return error.position >= 1 && error.position <= text.count + 1 && !error.message.isEmpty
@@ -177,7 +177,7 @@ struct HostileInputTests {
             _ = try store.objects("Person").filter("%K == 1", .keyPath("name\"; DROP TABLE \"Person\"; --"))
         }
         #expect(throws: QueryPredicateError.self) {
-            _ = try store.objects("Person").sorted(byKeyPath: "name\" DESC; DROP TABLE \"Person\"; --").countThrowing()
+            _ = try store.objects("Person").sorted(byKeyPath: "name\" DESC; DROP TABLE \"Person\"; --").count
         }
         #expect(throws: StoreError.unknownType("Person\"; DROP TABLE \"Person\"; --")) {
             _ = try store.objects("Person\"; DROP TABLE \"Person\"; --")
@@ -248,7 +248,7 @@ struct HostileInputTests {
                 String(repeating: "!(", count: 100_000) + "age == 1" + String(repeating: ")", count: 100_000),
             ] {
                 do {
-                    _ = try store.objects("Person").filter(text).countThrowing()
+                    _ = try store.objects("Person").filter(text).count
                 } catch is QueryPredicateError {
                 } catch let error as SQLiteError {
                     // SQLite's own parser limit, reached only if the predicate got that far: still an error value.
@@ -267,7 +267,7 @@ struct HostileInputTests {
         let store = try Self.populatedStore()
         let text = String(repeating: "NOT ", count: 300) + "age == 1"
         #expect {
-            _ = try store.objects("Person").filter(text).countThrowing()
+            _ = try store.objects("Person").filter(text).count
         } throws: { error in
             error is QueryPredicateError
         }
@@ -281,7 +281,7 @@ struct HostileInputTests {
         for joiner in [" AND ", " OR "] {
             let text = Array(repeating: "age == 1", count: 1_001).joined(separator: joiner)
             do {
-                #expect(try store.objects("Person").filter(text).countThrowing() == 0)
+                #expect(try store.objects("Person").filter(text).count == 0)
             } catch let error as QueryPredicateError {
                 #expect(error.position > 0)
             }

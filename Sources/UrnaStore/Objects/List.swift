@@ -44,7 +44,13 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
     /// The members as typed results (filter and sort them like any query).
     public var results: TypedResults<Element>? { managedResults.map(TypedResults.init) }
 
-    public var count: Int { managedResults?.count ?? items.count }
+    /// The number of members; throws when reading a managed list fails (see `Results.count`).
+    public var count: Int {
+        get throws {
+            guard let o = strongOwner, o.isManaged else { return items.count }
+            return try o.list(propertyName).count
+        }
+    }
 
     public subscript(i: Int) -> Element {
         if let r = managedResults { return Element.bound(r[i]) }
@@ -124,7 +130,13 @@ public final class LinkingObjects<Element: Object>: PersistableValue, AnyLinking
         return TypedResults(r)
     }
 
-    public var count: Int { results?.count ?? 0 }
+    /// The number of objects linking here (0 when unmanaged); throws when the read fails.
+    public var count: Int {
+        get throws {
+            guard let o = owner, o.isManaged else { return 0 }
+            return try o.linkingObjects(propertyName).count
+        }
+    }
     public var first: Element? { results?.first }
 
     public func makeIterator() -> IndexingIterator<[Element]> { (results.map { Array($0) } ?? []).makeIterator() }

@@ -84,7 +84,7 @@ public struct Projection: Sendable {
             let members: Results
             if case .list = p.type { members = try object.list(head) } else { members = try object.linkingObjects(head) }
             guard let rest else { return .values(members.map { $0.primaryKeyValue }) }
-            if rest == "@count" { return .value(.int(Int64(members.count))) }
+            if rest == "@count" { return .value(.int(Int64(try members.count))) }
             var out: [Value] = []
             for m in members {
                 switch try resolve(rest, on: m) {

@@ -14,8 +14,10 @@ public struct TypedResults<Element: Object>: Sequence {
     }
     public func sorted(by descriptors: [SortKey]) -> TypedResults { TypedResults(results.sorted(by: descriptors)) }
     public func limit(_ n: Int) -> TypedResults { TypedResults(results.limit(n)) }
-    public var count: Int { results.count }
-    public var isEmpty: Bool { results.isEmpty }
+    /// The number of matching objects; throws when SQLite fails (see `Results.count`).
+    public var count: Int { get throws { try results.count } }
+    /// Whether nothing matches; throws as `count` does.
+    public var isEmpty: Bool { get throws { try results.isEmpty } }
     public var first: Element? { results.first.map { Element.bound($0) } }
     public subscript(i: Int) -> Element { Element.bound(results[i]) }
     /// Sets one property on every object (one UPDATE).

@@ -9,7 +9,7 @@ import Foundation
 /// let mayors = try store.objects("Candidate")
 ///     .filter("post == %@", "Prefeito")
 ///     .sorted(byKeyPath: "nickname")
-/// print(mayors.count, mayors.first?["nickname"] ?? "-")
+/// print(try mayors.count, mayors.first?["nickname"] ?? "-")
 /// ```
 public final class Results: Sequence {
     /// Where the candidate rows come from before filtering.
@@ -75,16 +75,25 @@ public final class Results: Sequence {
     }
 
     /// The number of matching objects (one COUNT query; no rows are read).
-    public var count: Int { (try? countThrowing()) ?? 0 }
-
-    /// The count, with errors surfaced.
-    public func countThrowing() throws -> Int {
-        if let cachedKeys, cachedGeneration == store.generation { return cachedKeys.count }
-        let (sql, bindings) = try selectSQL(columns: "1")
-        return Int(try store.connection.integer("SELECT count(*) FROM (\(sql))", bindings))
+    ///
+    /// Throws the `SQLiteError` when the query fails (a locked or damaged file, an I/O error, a table that
+    /// another process migrated away): a count that could not be taken is never reported as 0.
+    public var count: Int {
+        get throws {
+            if let cachedKeys, cachedGeneration == store.generation { return cachedKeys.count }
+            let (sql, bindings) = try selectSQL(columns: "1")
+            return Int(try store.connection.integer("SELECT count(*) FROM (\(sql))", bindings))
+        }
     }
 
-    public var isEmpty: Bool { count == 0 }
+    /// The count, with errors surfaced (the same as `count`, which now throws).
+    @available(*, deprecated, renamed: "count", message: "count throws its errors now; use `try results.count`")
+    public func countThrowing() throws -> Int { try count }
+
+    /// Whether nothing matches; throws as `count` does.
+    public var isEmpty: Bool {
+        get throws { try count == 0 }
+    }
 
     /// The object at `index` (read on access).
     public subscript(index: Int) -> DynamicObject {

@@ -32,6 +32,10 @@ public final class Connection {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
+        // Every identifier Urna writes is double-quoted: with SQLite's legacy fallback a column that is not
+        // there (a reader whose schema is older than the file) would read as its own name, as text. Off, it
+        // is the error it should be.
+        _ = urna_sqlite3_db_config_dqs_dml(db, 0)
     }
 
     deinit {

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import UrnaStore
+
+/// Reads that fail must say so: `count` used to swallow SQLite errors and answer 0, and a column that another
+/// process renamed away used to read as its own name (SQLite's double-quoted string fallback).
+@Suite("Reads report their errors")
+struct ReadErrorTests {
+    static let people = try! Schema(family: "people", version: 2, types: [
+        ObjectSchema("Person", [
+            Property("fullName", .string, default: ""),
+            Property("email", .string, default: ""),
+            Property("age", .int64, default: 0, indexed: true),
+        ])
+    ])
+
+    func temporaryFile() throws -> (dir: URL, path: String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-count-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return (dir, dir.appendingPathComponent("people.sqlite").path)
+    }
+
+    @Test("A table dropped by another connection makes count, isEmpty and typed counts throw, not answer 0")
+    func droppedTable() throws {
+        let (dir, path) = try temporaryFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.people)
+        try store.write {
+            for i in 0..<3 { try store.create("Person", value: ["fullName": "P\(i)", "age": i]) }
+        }
+        let adults = try store.objects("Person").filter("age >= %d", 1)
+        #expect(try adults.count == 2)
+        #expect(try adults.isEmpty == false)
+
+        // Another connection (another process, in real life) removes the table under the store.
+        let other = try Connection(path: path)
+        try other.execute("DROP TABLE Person")
+
+        let fresh = try store.objects("Person")
+        let error = #expect(throws: SQLiteError.self) { try fresh.count }
+        #expect(error?.message.contains("no such table") == true, "\(String(describing: error))")
+        #expect(throws: SQLiteError.self) { try fresh.isEmpty }
+        #expect(throws: SQLiteError.self) { try fresh.filter("age > 0").count }
+    }
+
+    @Test("List and LinkingObjects counts throw when their table is gone")
+    func listCounts() throws {
+        let (dir, path) = try temporaryFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: SeedSchemas.dogs())
+        let owner = DogOwner(value: ["name": "Ada"])
+        try store.write {
+            try store.add(owner)
+            try owner.dogs.append(Dog(value: ["name": "Rex", "age": 3]))
+            try owner.dogs.append(Dog(value: ["name": "Fido", "age": 5]))
+        }
+        let rex = try #require(try store.objects(Dog.self).filter("name == 'Rex'").first)
+        #expect(try owner.dogs.count == 2)
+        #expect(try rex.owners.count == 1)
+        #expect(try store.objects(Dog.self).count == 2)
+
+        let other = try Connection(path: path)
+        try other.execute("DROP TABLE \(Identifier.quoted(StorageLayout.listTable(type: "Person", property: "dogs")))")
+        #expect(throws: SQLiteError.self) { try owner.dogs.count }
+        #expect(throws: SQLiteError.self) { try rex.owners.count }
+        // The dogs themselves are still there: only the broken reads throw.
+        #expect(try store.objects(Dog.self).count == 2)
+    }
+
+    @Test("Unmanaged lists and linking objects still count without a store")
+    func unmanaged() throws {
+        let owner = DogOwner(value: ["name": "Ada", "dogs": [Dog(value: ["name": "Rex"])]])
+        #expect(try owner.dogs.count == 1)
+        #expect(try Dog().owners.count == 0)
+    }
+
+    @Test("A column renamed by another connection is an error, never its own name read back as text")
+    func staleColumn() throws {
+        let (dir, path) = try temporaryFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let store = try Store(path: path, schema: Self.people)
+            try store.write { try store.create("Person", value: ["fullName": "Ada", "email": "ada@example.org", "age": 36]) }
+        }
+        let store = try Store.openExisting(path: path, readOnly: true)
+        let ada = try #require(try store.objects("Person").first)
+        #expect(try ada.value(forKey: "email") == .string("ada@example.org"))
+
+        // Another process changes the table's shape (as a migration does) after this store read the schema.
+        let other = try Connection(path: path)
+        try other.execute("ALTER TABLE Person RENAME COLUMN email TO mail")
+
+        let again = try #require(try store.objects("Person").first)
+        let error = #expect(throws: SQLiteError.self) { try again.value(forKey: "email") }
+        #expect(error?.message.contains("no such column") == true, "\(String(describing: error))")
+        #expect(throws: SQLiteError.self) { try store.objects("Person").filter("email == 'email'").count }
+    }
+}
