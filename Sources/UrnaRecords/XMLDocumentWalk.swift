@@ -103,9 +103,10 @@ struct XMLDocumentWalk {
         guard let localName = xmlTextReaderConstLocalName(reader) else { return }
         let id = assembler.names.id(localName)
         let role = assembler.names.roles[Int(id)]
-        // Every <candidato>/<bem> start tag claims its line, even ignored ones, to stay in step with the scanner.
+        // Every <candidato>/<bem>/<coligacao> start tag claims its line, even ignored ones, to stay in step with
+        // the scanner.
         var line = 0
-        if role == .candidato || role == .bem {
+        if role == .candidato || role == .bem || role == .coligacao {
             line = bridge.scanner.claimRecordLine() ?? Int(xmlTextReaderGetParserLineNumber(reader))
         }
         let frame: Frame
@@ -118,7 +119,10 @@ struct XMLDocumentWalk {
             case .bem:
                 assembler.beginRecord(kind: .asset, line: line)
                 frame = .record
-            case .candidatos, .bens:
+            case .coligacao:
+                assembler.beginRecord(kind: .coalition, line: line)
+                frame = .record
+            case .candidatos, .bens, .coligacoes:
                 frame = .container
             case .other:
                 assembler.countIgnored(id)

@@ -7,7 +7,7 @@
 #endif
 
 /// A byte-level pass over the XML text before libxml2 sees it: refuses DTDs and non-ASCII-compatible
-/// encodings, and notes the line where each `<candidato` / `<bem` start tag begins.
+/// encodings, and notes the line where each `<candidato` / `<bem` / `<coligacao` start tag begins.
 ///
 /// Why: libxml2 keeps element line numbers in 16 bits (they stop at 65535) and its parser runs ahead of
 /// the reader, so neither gives a record's line in a large file; and refusing `<!DOCTYPE` here means
@@ -39,7 +39,8 @@ struct XMLMarkupScanner {
     private var tagLine = 1
     private var tagColumn = 1
     private var nameLength = 0
-    /// The first bytes of the current tag's local name, packed; enough to tell `candidato` and `bem` apart.
+    /// The first bytes of the current tag's local name, packed; enough to tell `candidato`, `coligacao` and
+    /// `bem` apart.
     private var nameBytes: (UInt64, UInt64) = (0, 0)
     private var bangBytes: UInt64 = 0
     private var bangLength = 0
@@ -140,7 +141,7 @@ struct XMLMarkupScanner {
         guard k < end else { return .needsByteScan }
         let length = k - local
         let isRecord =
-            (length == 9 && memcmp(base + local, "candidato", 9) == 0)
+            (length == 9 && (memcmp(base + local, "candidato", 9) == 0 || memcmp(base + local, "coligacao", 9) == 0))
             || (length == 3 && base[local] == 0x62 && base[local + 1] == 0x65 && base[local + 2] == 0x6D)
         return isRecord ? .recordElement(resume: k) : .otherElement(resume: k)
     }
@@ -260,6 +261,7 @@ struct XMLMarkupScanner {
 
     private var isRecordName: Bool {
         (nameLength == 9 && nameBytes.0 == Self.pack("candidat") && nameBytes.1 == Self.pack("o"))
+            || (nameLength == 9 && nameBytes.0 == Self.pack("coligaca") && nameBytes.1 == Self.pack("o"))
             || (nameLength == 3 && nameBytes.0 == Self.pack("bem") && nameBytes.1 == 0)
     }
 

@@ -16,7 +16,7 @@ import CLibXML2
 struct XMLNameTable {
     /// What an element name means to the reader.
     enum Role: UInt8 {
-        case candidatos, candidato, bens, bem, other
+        case candidatos, candidato, bens, bem, coligacoes, coligacao, other
     }
 
     private let canonicalName: (String) -> String
@@ -98,6 +98,8 @@ struct XMLNameTable {
         case "candidato": role = .candidato
         case "bens": role = .bens
         case "bem": role = .bem
+        case "coligacoes": role = .coligacoes
+        case "coligacao": role = .coligacao
         default: role = .other
         }
         let canonicalText = canonicalName(text)

@@ -84,7 +84,8 @@ struct XMLRecordAssembler {
 
     private var indexes: [[Int32]: ColumnIndex] = [:]
     private var lastCandidateIndex: ([Int32], ColumnIndex)?
-    private var lastAssetIndex: ([Int32], ColumnIndex)?
+    /// The last asset or coalition column set (they come in runs of their own).
+    private var lastOtherIndex: ([Int32], ColumnIndex)?
 
     init(file: String, canonicalName: @escaping (String) -> String) {
         self.file = file
@@ -281,7 +282,7 @@ struct XMLRecordAssembler {
 
     private mutating func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {
         if kind == .candidate, let (last, index) = lastCandidateIndex, last == signature { return index }
-        if kind == .asset, let (last, index) = lastAssetIndex, last == signature { return index }
+        if kind != .candidate, let (last, index) = lastOtherIndex, last == signature { return index }
         let index: ColumnIndex
         if let cached = indexes[signature] {
             index = cached
@@ -291,7 +292,7 @@ struct XMLRecordAssembler {
             index = ColumnIndex(names: signature.map { names.canonicalNames[Int($0)] })
             indexes[signature] = index
         }
-        if kind == .candidate { lastCandidateIndex = (signature, index) } else { lastAssetIndex = (signature, index) }
+        if kind == .candidate { lastCandidateIndex = (signature, index) } else { lastOtherIndex = (signature, index) }
         return index
     }
 
@@ -307,12 +308,17 @@ struct XMLRecordAssembler {
             capacity += 2 * nameLength(draft.rawIds[i]) + 5 + 5 * (value?.utf8.count ?? 0)
         }
         capacity = min(capacity, Self.maximumRawBytes + 64)
-        let isAsset = draft.kind == .asset
+        let (open, close): (StaticString, StaticString) =
+            switch draft.kind {
+            case .candidate: ("<candidato>", "</candidato>")
+            case .asset: ("<bem>", "</bem>")
+            case .coalition: ("<coligacao>", "</coligacao>")
+            }
         return names.bytes.withUnsafeBufferPointer { rawNames in
             names.canonicalBytes.withUnsafeBufferPointer { canonicalNames in
                 [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
                     var w = Writer(out: out)
-                    w.put(isAsset ? "<bem>" : "<candidato>")
+                    w.put(open)
                     for (i, value) in draft.values.enumerated() {
                         let rawId = Int(draft.rawIds[i])
                         let name =
@@ -335,7 +341,7 @@ struct XMLRecordAssembler {
                         }
                         if w.full { break }
                     }
-                    w.put(isAsset ? "</bem>" : "</candidato>")
+                    w.put(close)
                     count = w.count
                 }
             }

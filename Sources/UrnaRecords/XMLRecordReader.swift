@@ -5,10 +5,12 @@ private let libxml2Initialized: Void = xmlInitParser()
 
 /// Reads an XML candidate dump as a stream of the same `Record`s the CSV reader yields.
 ///
-/// Shape: a root (`<candidatos>`, or anything) whose `<candidato>` children become `.candidate` records
-/// and whose `<bem>` children (alone, or inside a root-level `<bens>`) become `.asset` records. Each child
+/// Shape: a root (`<candidatos>`, or anything) whose `<candidato>` children become `.candidate` records,
+/// whose `<bem>` children (alone, or inside a root-level `<bens>`) become `.asset` records and whose
+/// `<coligacao>` children (alone, or inside a root-level `<coligacoes>`, as `urna export` writes them)
+/// become `.coalition` records, one party of one coalition each, like a consulta_coligacao row. Each child
 /// element of a record that holds only text is a column named like the TSE column; attributes of
-/// `<candidato>`/`<bem>` are columns too. An empty or missing element means nil; text is passed through
+/// `<candidato>`/`<bem>`/`<coligacao>` are columns too. An empty or missing element means nil; text is passed through
 /// untouched (null markers are the mapper's business). A `<bem>` inside a `<candidato>` (directly or in
 /// `<bens>`) is yielded after its candidato and inherits CD_ELEICAO, ANO_ELEICAO, SQ_CANDIDATO, SG_UF and
 /// SG_UE from it when it has no value of its own. Any other element is ignored and counted in
