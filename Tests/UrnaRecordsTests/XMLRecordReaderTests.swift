@@ -469,6 +469,23 @@ struct XMLRecordReaderTests {
         #expect(unclosed.location.line >= 2)
     }
 
+    /// Without entity substitution libxml2's SAX2 parser hands every `&` of an attribute value over as `&#38;`;
+    /// the reader must give back the value itself, as it does for element text.
+    @Test func referencesInAttributeValuesAreResolved() throws {
+        let text = """
+            <candidatos><candidato NM_URNA_CANDIDATO="A &amp; B &#38; C &lt;&gt;&quot;&apos; &#233; &amp;#38;"\
+             NM_CANDIDATO="" DS_CARGO="x	y"><NM_UE>P &amp; Q</NM_UE></candidato></candidatos>
+            """
+        let all = records(try readAll(try memoryReader(text)))
+        #expect(all.first?["NM_URNA_CANDIDATO"] == "A & B & C <>\"' é &#38;")
+        #expect(all.first?["NM_UE"] == "P & Q")
+        #expect(all.first?.columns.position(of: "NM_CANDIDATO") != nil)
+        #expect(all.first?["NM_CANDIDATO"] == nil)  // an empty attribute means no value
+        #expect(all.first?["DS_CARGO"] == "x y")  // attribute-value normalisation
+        let raw = String(decoding: try #require(all.first).rawBytes, as: UTF8.self)
+        #expect(raw.contains("<NM_URNA_CANDIDATO>A &amp; B &amp; C &lt;&gt;\"' é &amp;#38;</NM_URNA_CANDIDATO>"))
+    }
+
     @Test func looksLikeXML() {
         #expect(XMLRecordReader.looksLikeXML(firstBytes: Array("<?xml version=\"1.0\"?>".utf8)))
         #expect(XMLRecordReader.looksLikeXML(firstBytes: [0xEF, 0xBB, 0xBF] + Array(" \r\n<candidatos>".utf8)))
