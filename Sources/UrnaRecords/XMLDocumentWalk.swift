@@ -27,8 +27,8 @@ struct XMLDocumentWalk {
     static let maximumDepth = 256
 
     var assembler: XMLRecordAssembler
-    /// Sees every byte before libxml2: refuses DTDs and odd encodings, and gives record start lines.
-    var scanner = XMLMarkupScanner()
+    /// Judges the first bytes before libxml2 sees any (UTF-16, UCS-4 and EBCDIC are refused).
+    var start = XMLStartCheck()
     /// The parser, for positions and for stopping it.
     var context: xmlParserCtxtPtr?
     private var frames: [Frame] = []
@@ -66,7 +66,7 @@ struct XMLDocumentWalk {
     /// Why reading must stop, once the queued records before the problem have been taken; nil while
     /// there is none.
     func failure(file: String, bytesRead: Int64) -> Error? {
-        if let refused = scanner.failure {
+        if let refused = start.failure {
             return XMLReadError(
                 kind: refused.kind, location: SourceLocation(file: file, line: refused.line, column: refused.column),
                 message: refused.message)
@@ -108,12 +108,8 @@ struct XMLDocumentWalk {
         }
         let id = assembler.names.id(localName)
         let role = assembler.names.roles[Int(id)]
-        // Every <candidato>/<bem>/<coligacao> start tag claims its line, even ignored ones, to stay in step with
-        // the scanner.
         var line = 0
-        if role == .candidato || role == .bem || role == .coligacao {
-            line = scanner.claimRecordLine() ?? currentLine
-        }
+        if role == .candidato || role == .bem || role == .coligacao { line = markupStart().line }
         let frame: Frame
         switch frames.last {
         case nil, .container:
@@ -261,6 +257,56 @@ struct XMLDocumentWalk {
                 column: Int(error.int2)))
     }
 
+    /// Refuses a document with a DTD, at the `<!DOCTYPE` just read.
+    mutating func refuseDoctype() {
+        let at = markupStart(of: Array("!DOCTYPE".utf8))
+        keep(
+            ParserError(
+                kind: .dtdNotAccepted,
+                message: "DTDs are not accepted: remove the <!DOCTYPE ...> declaration (candidate dumps need none)",
+                line: at.line, column: at.column))
+        if let context { xmlStopParser(context) }
+    }
+
+    /// Where the markup the parser has just read began (its `<`, the last one before the parser's position,
+    /// followed by `following`): line and column as libxml2 counts them (a line per LF byte).
+    ///
+    /// Called from the callback of a start tag or a DOCTYPE, when the parser stands at the tag's end: the
+    /// push parser only reads a tag once all of it is in its buffer, and `<` cannot occur inside a tag
+    /// (attribute values included), so the tag's `<` is still in the buffer and is the last one. The line
+    /// is exact at any size (the parser's own line count is an `int`; a tree node's keeps 16 bits).
+    private func markupStart(of following: [UInt8] = []) -> (line: Int, column: Int) {
+        guard let input = context?.pointee.input, let base = input.pointee.base, let cur = input.pointee.cur,
+            cur > base
+        else { return (currentLine, 0) }
+        let line = Int(input.pointee.line)
+        var p = cur
+        var lineFeeds = 0
+        while p > base {
+            p -= 1
+            let byte = p.pointee
+            if byte == 0x0A {
+                lineFeeds += 1
+            } else if byte == 0x3C && Self.starts(p + 1, upTo: cur, with: following) {
+                // The column: bytes since the line feed before it, or back from the parser's column.
+                var q = p
+                while q > base && q[-1] != 0x0A { q -= 1 }
+                let column =
+                    q > base || lineFeeds > 0 ? p - q + 1 : max(Int(input.pointee.col) - (cur - p), 1)
+                return (line - lineFeeds, column)
+            }
+        }
+        return (line, Int(input.pointee.col))  // not in the buffer (cannot happen for a tag): where the parser is
+    }
+
+    private static func starts(_ p: UnsafePointer<xmlChar>, upTo end: UnsafePointer<xmlChar>, with prefix: [UInt8])
+        -> Bool
+    {
+        guard end - p >= prefix.count else { return false }
+        for k in prefix.indices where p[k] != prefix[k] { return false }
+        return true
+    }
+
     /// Refuses the document at the parser's current position and stops the parser.
     mutating func refuse(_ kind: XMLReadError.Kind, _ message: String) {
         var column = 0
@@ -309,10 +355,11 @@ struct XMLDocumentWalk {
         h.processingInstruction = { walk, _, _ in
             walk?.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.otherNode()
         }
-        // The scanner refuses `<!DOCTYPE` before libxml2 sees it; this only backs that up.
+        // libxml2 calls this once it has read `<!DOCTYPE name [external id]`, before any declaration of an
+        // internal subset and before it could load an external one: the parser stops there, so no entity is
+        // ever declared, expanded or fetched.
         h.internalSubset = { walk, _, _, _ in
-            walk?.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.refuse(
-                .dtdNotAccepted, "DTDs are not accepted: remove the <!DOCTYPE ...> declaration")
+            walk?.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.refuseDoctype()
         }
         h.serror = { walk, error in
             guard let walk, let error else { return }

@@ -117,20 +117,38 @@ public final class XMLRecordReader {
         }
     }
 
-    /// Hands the next chunk of input (or the end of it) to the scanner, then to libxml2.
+    /// Hands the next chunk of input (or the end of it) to libxml2, once its first bytes have been checked.
     private func push() throws {
         let n = try source.read(into: chunk)
         if n == 0 {
             finished = true
-            guard walk.pointee.scanner.finish() else { return }
+            if !walk.pointee.start.isDecided {
+                guard walk.pointee.start.decide() else { return }
+                parse(walk.pointee.start.head)
+            }
             _ = xmlParseChunk(context, nil, 0, 1)
             walk.pointee.finish()
             return
         }
         bytesRead += Int64(n)
-        let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<n])
-        // The scanner sees every byte before libxml2 does: a refused input (a DTD) never reaches the parser.
-        guard walk.pointee.scanner.scan(bytes) else { return }
-        _ = xmlParseChunk(context, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(n), 0)
+        var bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<n])
+        if !walk.pointee.start.isDecided {
+            // Nothing reaches libxml2 before the first four bytes are judged.
+            let taken = walk.pointee.start.take(from: bytes)
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[taken...])
+            if walk.pointee.start.head.count < 4 { return }
+            guard walk.pointee.start.decide() else { return }
+            parse(walk.pointee.start.head)
+        }
+        if !bytes.isEmpty {
+            _ = xmlParseChunk(context, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
+        }
+    }
+
+    private func parse(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { b in
+            guard let base = b.baseAddress, !b.isEmpty else { return }
+            _ = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(b.count), 0)
+        }
     }
 }
