@@ -65,7 +65,9 @@ struct CatalogueBuffer {
     }
 
     /// The party numbers of a coalition: its composition's acronyms that name a party seen in this
-    /// run, in published order, then members legend rows listed that the composition did not name.
+    /// run, in published order, with the members legend rows listed that the composition did not name
+    /// (say, under an acronym the party no longer uses) placed where the legend rows put them: after
+    /// the nearest member listed before them, else before the nearest listed after them, else last.
     func partyNumbers(of entry: CoalitionEntry) -> [Int64] {
         var out: [Int64] = []
         if let text = entry.values.composition {
@@ -73,7 +75,16 @@ struct CatalogueBuffer {
                 if let n = acronyms[CoalitionComposition.acronymKey(acronym)], !out.contains(n) { out.append(n) }
             }
         }
-        for n in entry.memberNumbers where !out.contains(n) && parties[n] != nil { out.append(n) }
+        let members = entry.memberNumbers
+        for (k, n) in members.enumerated() where !out.contains(n) && parties[n] != nil {
+            if let before = members[..<k].last(where: out.contains), let i = out.firstIndex(of: before) {
+                out.insert(n, at: i + 1)
+            } else if let after = members[(k + 1)...].first(where: out.contains), let i = out.firstIndex(of: after) {
+                out.insert(n, at: i)
+            } else {
+                out.append(n)
+            }
+        }
         return out
     }
 }

@@ -71,6 +71,8 @@ public struct Record: Sendable {
     private let fields: EncodedFields?
     private let strings: [String?]
     private let stringsRawBytes: [UInt8]
+    /// For XML records: renders `rawBytes` from `strings` when asked (most records never are).
+    private let xmlShape: XMLRecordShape?
 
     /// A record from already decoded values (the XML reader's way).
     ///
@@ -83,6 +85,18 @@ public struct Record: Sendable {
         self.fields = nil
         self.strings = values
         self.stringsRawBytes = rawBytes
+        self.xmlShape = nil
+    }
+
+    /// A record the XML reader built; its `rawBytes` are rendered by `xml` on demand.
+    init(kind: RecordKind, columns: ColumnIndex, values: [String?], location: SourceLocation, xml: XMLRecordShape) {
+        self.kind = kind
+        self.columns = columns
+        self.location = location
+        self.fields = nil
+        self.strings = values
+        self.stringsRawBytes = []
+        self.xmlShape = xml
     }
 
     /// A record over a CSV row's bytes; fields are decoded on access.
@@ -93,6 +107,7 @@ public struct Record: Sendable {
         self.fields = fields
         self.strings = []
         self.stringsRawBytes = []
+        self.xmlShape = nil
     }
 
     /// How many fields the record has (for CSV, the layout's column count).
@@ -135,7 +150,11 @@ public struct Record: Sendable {
     }
 
     /// The record's original bytes as read from the file (for the rejects file), without the line terminator.
-    public var rawBytes: [UInt8] { fields?.bytes ?? stringsRawBytes }
+    public var rawBytes: [UInt8] {
+        if let fields { return fields.bytes }
+        if let xmlShape { return xmlShape.render(strings) }
+        return stringsRawBytes
+    }
 
     /// The location of one column of this record (column = 1-based field position).
     public func location(of name: String) -> SourceLocation {

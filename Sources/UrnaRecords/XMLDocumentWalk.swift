@@ -1,113 +1,115 @@
 import CLibXML2
 
-/// The node-by-node walk behind `XMLRecordReader.next()`: follows which element is open (record, column,
-/// ignored subtree...) and feeds the assembler. A value type, so the per-node work runs without dynamic
-/// exclusivity checks.
+/// What libxml2's SAX2 callbacks drive: follows which element is open (record, column, ignored subtree...),
+/// feeds the assembler, queues finished records, and keeps the first error. A value type kept at a fixed
+/// address by `XMLRecordReader`, so the per-node work runs without dynamic exclusivity checks.
 struct XMLDocumentWalk {
     /// What an open element is to the reader.
     private enum Frame: UInt8 {
         case container, record, nestedBens, column, ignored
     }
 
+    /// The last text-like node outside a column, to count stray text once per node as a tree would hold it.
+    private enum Stray: UInt8 {
+        case none, text, cdata
+    }
+
+    /// Why the document is refused, from libxml2 or from the walk itself (depth, a DTD).
+    struct ParserError {
+        let kind: XMLReadError.Kind
+        let message: String
+        let line: Int
+        let column: Int
+    }
+
+    /// Elements nested deeper than this are refused (libxml2's own limit without XML_PARSE_HUGE, which its
+    /// tree builder enforces and a SAX2 parser does not).
+    static let maximumDepth = 256
+
     var assembler: XMLRecordAssembler
+    /// Judges the first bytes before libxml2 sees any (UTF-16, UCS-4 and EBCDIC are refused).
+    var start = XMLStartCheck()
+    /// The parser, for positions and for stopping it.
+    var context: xmlParserCtxtPtr?
     private var frames: [Frame] = []
     private var ready: [RecordOrReject] = []
     private var readyHead = 0
-    private var finished = false
-    private var sawElement = false
+    private(set) var sawElement = false
+    /// The first error (not warning); with `readyAtError`, how many queued records were complete before it.
+    private(set) var parserError: ParserError?
+    private var readyAtError = 0
+    private var stray = Stray.none
+    private var textNameId: Int32 = -1
+    private var cdataNameId: Int32 = -1
 
     init(assembler: XMLRecordAssembler) {
         self.assembler = assembler
+        frames.reserveCapacity(16)
     }
 
-    private static let elementNode = Int32(XML_READER_TYPE_ELEMENT.rawValue)
-    private static let endElementNode = Int32(XML_READER_TYPE_END_ELEMENT.rawValue)
-    private static let textNode = Int32(XML_READER_TYPE_TEXT.rawValue)
-    private static let cdataNode = Int32(XML_READER_TYPE_CDATA.rawValue)
-    private static let whitespaceNode = Int32(XML_READER_TYPE_WHITESPACE.rawValue)
-    private static let significantWhitespaceNode = Int32(XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue)
-    private static let doctypeNode = Int32(XML_READER_TYPE_DOCUMENT_TYPE.rawValue)
-    private static let entityReferenceNode = Int32(XML_READER_TYPE_ENTITY_REFERENCE.rawValue)
+    // MARK: - Handing out records
 
-    mutating func next(_ reader: OpaquePointer, _ bridge: XMLInputBridge, file: String) throws -> RecordOrReject? {
-        while readyHead == ready.count {
-            if finished { return nil }
-            try readUntilRecord(reader, bridge, file: file)
-        }
+    /// The next finished record, if one is queued (only those completed before an error, once there is one).
+    mutating func take() -> RecordOrReject? {
+        let limit = parserError == nil ? ready.count : readyAtError
+        guard readyHead < limit else { return nil }
         let item = ready[readyHead]
         readyHead += 1
         if readyHead == ready.count {
             ready.removeAll(keepingCapacity: true)
             readyHead = 0
+            readyAtError = 0
         }
         return item
     }
 
-    private mutating func readUntilRecord(_ reader: OpaquePointer, _ bridge: XMLInputBridge, file: String) throws {
-        while readyHead == ready.count {
-            let status = xmlTextReaderRead(reader)
-            guard status == 1 else {
-                if status == 0 && bridge.parserError == nil && bridge.scanner.failure == nil {
-                    finished = true
-                    return
-                }
-                throw stopError(bridge, file: file)
-            }
-            switch xmlTextReaderNodeType(reader) {
-            case Self.elementNode:
-                startElement(reader, bridge)
-            case Self.endElementNode:
-                if let frame = frames.popLast() { end(frame) }
-            case Self.textNode, Self.cdataNode:
-                if frames.last == .column, let text = xmlTextReaderConstValue(reader) {
-                    assembler.appendText(text)
-                } else if frames.last != .ignored, let name = xmlTextReaderConstName(reader) {
-                    assembler.countIgnored(assembler.names.id(name))  // stray text between columns: "#text"
-                }
-            case Self.significantWhitespaceNode, Self.whitespaceNode:
-                if frames.last == .column, let text = xmlTextReaderConstValue(reader) { assembler.appendText(text) }
-            case Self.doctypeNode:
-                // The scanner refuses `<!DOCTYPE` before libxml2 sees it; this only backs that up.
-                throw positionedError(
-                    reader, file, .dtdNotAccepted, "DTDs are not accepted: remove the <!DOCTYPE ...> declaration")
-            case Self.entityReferenceNode:
-                throw positionedError(
-                    reader, file, .malformed,
-                    "entity references other than &lt; &gt; &amp; &apos; &quot; are not accepted")
-            default:
-                break  // comments, processing instructions
-            }
+    /// Why reading must stop, once the queued records before the problem have been taken; nil while
+    /// there is none.
+    func failure(file: String, bytesRead: Int64) -> Error? {
+        if let refused = start.failure {
+            return XMLReadError(
+                kind: refused.kind, location: SourceLocation(file: file, line: refused.line, column: refused.column),
+                message: refused.message)
         }
-        // libxml2 goes on after some errors (namespace ones): no record leaves before they are seen.
-        if bridge.parserError != nil || bridge.scanner.failure != nil {
-            throw bridge.readError(file: file, fallback: "libxml2 reported an error")
+        guard let error = parserError else { return nil }
+        if !sawElement && bytesRead == 0 { return RecordFileError.empty(file: file) }
+        if !sawElement && error.message == "Extra content at the end of the document" {
+            return XMLReadError(
+                kind: .malformed, location: SourceLocation(file: file, line: error.line, column: error.column),
+                message: "the file holds no XML element (only white space, comments or declarations)")
+        }
+        return XMLReadError(
+            kind: error.kind, location: SourceLocation(file: file, line: error.line, column: error.column),
+            message: error.message)
+    }
+
+    /// Called after the end of the input was handed to libxml2: a document without any element is refused
+    /// even if libxml2 did not say so.
+    mutating func finish() {
+        if parserError == nil && !sawElement {
+            keep(
+                ParserError(
+                    kind: .malformed, message: "Extra content at the end of the document", line: currentLine,
+                    column: 0))
         }
     }
 
-    /// Why libxml2 stopped, with clearer words for an input that holds no element at all.
-    private func stopError(_ bridge: XMLInputBridge, file: String) -> Error {
-        if let error = bridge.sourceError { return error }
-        if !sawElement && bridge.scanner.failure == nil {
-            if bridge.bytesRead == 0 { return RecordFileError.empty(file: file) }
-            if let error = bridge.parserError, error.message == "Extra content at the end of the document" {
-                return XMLReadError(
-                    kind: .malformed, location: SourceLocation(file: file, line: error.line, column: error.column),
-                    message: "the file holds no XML element (only white space, comments or declarations)")
-            }
-        }
-        return bridge.readError(file: file, fallback: "libxml2 stopped reading the file")
-    }
+    // MARK: - Elements
 
-    private mutating func startElement(_ reader: OpaquePointer, _ bridge: XMLInputBridge) {
+    mutating func startElement(
+        _ localName: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafePointer<UnsafePointer<xmlChar>?>?
+    ) {
         sawElement = true
-        guard let localName = xmlTextReaderConstLocalName(reader) else { return }
+        stray = .none
+        if frames.count > Self.maximumDepth {
+            // libxml2 would tell XML_PARSE_HUGE, which the user cannot set (and we do not, on purpose).
+            refuse(.malformed, "elements are nested deeper than \(Self.maximumDepth) levels; candidate dumps need 4")
+            return
+        }
         let id = assembler.names.id(localName)
         let role = assembler.names.roles[Int(id)]
-        // Every <candidato>/<bem> start tag claims its line, even ignored ones, to stay in step with the scanner.
         var line = 0
-        if role == .candidato || role == .bem {
-            line = bridge.scanner.claimRecordLine() ?? Int(xmlTextReaderGetParserLineNumber(reader))
-        }
+        if role == .candidato || role == .bem || role == .coligacao { line = markupStart().line }
         let frame: Frame
         switch frames.last {
         case nil, .container:
@@ -118,7 +120,10 @@ struct XMLDocumentWalk {
             case .bem:
                 assembler.beginRecord(kind: .asset, line: line)
                 frame = .record
-            case .candidatos, .bens:
+            case .coligacao:
+                assembler.beginRecord(kind: .coalition, line: line)
+                frame = .record
+            case .candidatos, .bens, .coligacoes:
                 frame = .container
             case .other:
                 assembler.countIgnored(id)
@@ -151,15 +156,13 @@ struct XMLDocumentWalk {
         case .ignored:
             frame = .ignored
         }
-        if frame == .record && xmlTextReaderHasAttributes(reader) == 1 { readAttributes(reader) }
-        if xmlTextReaderIsEmptyElement(reader) == 1 {
-            end(frame)
-        } else {
-            frames.append(frame)
-        }
+        frames.append(frame)
+        if frame == .record, attributeCount > 0, let attributes { readAttributes(attributeCount, attributes) }
     }
 
-    private mutating func end(_ frame: Frame) {
+    mutating func endElement() {
+        stray = .none
+        guard let frame = frames.popLast() else { return }
         switch frame {
         case .record: assembler.endRecord(into: &ready)
         case .column: assembler.endColumn()
@@ -167,26 +170,201 @@ struct XMLDocumentWalk {
         }
     }
 
-    private mutating func readAttributes(_ reader: OpaquePointer) {
-        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
-            guard let name = xmlTextReaderConstLocalName(reader) else { continue }
-            if xmlTextReaderIsNamespaceDecl(reader) == 1 { continue }
+    /// SAX2's attributes: five pointers each (local name, prefix, namespace URI, value start, value end).
+    private mutating func readAttributes(_ count: Int, _ attributes: UnsafePointer<UnsafePointer<xmlChar>?>) {
+        for k in 0..<count {
+            let a = attributes + 5 * k
+            guard let name = a[0] else { continue }
             let id = assembler.names.id(name)
-            if xmlTextReaderConstNamespaceUri(reader) != nil {
+            if a[2] != nil {
                 assembler.countIgnored(id)  // xsi:..., foreign metadata
                 continue
             }
-            assembler.addAttribute(id, value: xmlTextReaderConstValue(reader))
+            guard let start = a[3], let end = a[4], end > start else {
+                assembler.addAttribute(id, value: nil)
+                continue
+            }
+            assembler.addAttribute(id, value: UnsafeBufferPointer(start: start, count: end - start))
         }
-        xmlTextReaderMoveToElement(reader)
     }
 
-    private func positionedError(
-        _ reader: OpaquePointer, _ file: String, _ kind: XMLReadError.Kind, _ message: String
-    ) -> XMLReadError {
-        let location = SourceLocation(
-            file: file, line: Int(xmlTextReaderGetParserLineNumber(reader)),
-            column: Int(xmlTextReaderGetParserColumnNumber(reader)))
-        return XMLReadError(kind: kind, location: location, message: message)
+    // MARK: - Text
+
+    /// Character data (text, references, white space) in document order.
+    mutating func characters(_ text: UnsafePointer<xmlChar>, _ count: Int) {
+        switch frames.last {
+        case .column?:
+            assembler.appendText(text, count)
+        case .ignored?:
+            break
+        default:
+            // Stray text between columns or records: counted once per text node as "#text"; white space is not.
+            guard stray != .text, !Self.isBlank(text, count) else { return }
+            stray = .text
+            if textNameId < 0 { textNameId = assembler.names.id(named: "#text") }
+            assembler.countIgnored(textNameId)
+        }
+    }
+
+    /// A CDATA section (possibly in pieces).
+    mutating func cdata(_ text: UnsafePointer<xmlChar>, _ count: Int) {
+        switch frames.last {
+        case .column?:
+            assembler.appendText(text, count)
+        case .ignored?:
+            break
+        default:
+            guard stray != .cdata else { return }
+            stray = .cdata
+            if cdataNameId < 0 { cdataNameId = assembler.names.id(named: "#cdata-section") }
+            assembler.countIgnored(cdataNameId)
+        }
+    }
+
+    /// A comment or processing instruction: it separates text nodes.
+    mutating func otherNode() {
+        stray = .none
+    }
+
+    @inline(__always) private static func isBlank(_ text: UnsafePointer<xmlChar>, _ count: Int) -> Bool {
+        for k in 0..<count {
+            let c = text[k]
+            if c != 0x20 && c != 0x0A && c != 0x09 && c != 0x0D { return false }
+        }
+        return true
+    }
+
+    // MARK: - Errors
+
+    /// libxml2's structured error callback: keeps the first error (warnings are not kept).
+    mutating func report(_ error: xmlError) {
+        guard error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        var message = error.message.map { String(cString: $0) } ?? "libxml2 error \(error.code)"
+        while message.last?.isWhitespace == true { message.removeLast() }
+        let encodingCodes = [
+            XML_ERR_UNSUPPORTED_ENCODING, XML_ERR_INVALID_ENCODING, XML_I18N_CONV_FAILED, XML_I18N_NO_HANDLER,
+        ]
+        var isEncodingProblem = encodingCodes.contains { Int32($0.rawValue) == error.code }
+        if message.hasPrefix("Input is not proper UTF-8") {
+            isEncodingProblem = true
+            message =
+                "the text is not UTF-8: declare the file's encoding, e.g. "
+                + "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"
+        }
+        keep(
+            ParserError(
+                kind: isEncodingProblem ? .unsupportedEncoding : .malformed, message: message, line: Int(error.line),
+                column: Int(error.int2)))
+    }
+
+    /// Refuses a document with a DTD, at the `<!DOCTYPE` just read.
+    mutating func refuseDoctype() {
+        let at = markupStart(of: Array("!DOCTYPE".utf8))
+        keep(
+            ParserError(
+                kind: .dtdNotAccepted,
+                message: "DTDs are not accepted: remove the <!DOCTYPE ...> declaration (candidate dumps need none)",
+                line: at.line, column: at.column))
+        if let context { xmlStopParser(context) }
+    }
+
+    /// Where the markup the parser has just read began (its `<`, the last one before the parser's position,
+    /// followed by `following`): line and column as libxml2 counts them (a line per LF byte).
+    ///
+    /// Called from the callback of a start tag or a DOCTYPE, when the parser stands at the tag's end: the
+    /// push parser only reads a tag once all of it is in its buffer, and `<` cannot occur inside a tag
+    /// (attribute values included), so the tag's `<` is still in the buffer and is the last one. The line
+    /// is exact at any size (the parser's own line count is an `int`; a tree node's keeps 16 bits).
+    private func markupStart(of following: [UInt8] = []) -> (line: Int, column: Int) {
+        guard let input = context?.pointee.input, let base = input.pointee.base, let cur = input.pointee.cur,
+            cur > base
+        else { return (currentLine, 0) }
+        let line = Int(input.pointee.line)
+        var p = cur
+        var lineFeeds = 0
+        while p > base {
+            p -= 1
+            let byte = p.pointee
+            if byte == 0x0A {
+                lineFeeds += 1
+            } else if byte == 0x3C && Self.starts(p + 1, upTo: cur, with: following) {
+                // The column: bytes since the line feed before it, or back from the parser's column.
+                var q = p
+                while q > base && q[-1] != 0x0A { q -= 1 }
+                let column =
+                    q > base || lineFeeds > 0 ? p - q + 1 : max(Int(input.pointee.col) - (cur - p), 1)
+                return (line - lineFeeds, column)
+            }
+        }
+        return (line, Int(input.pointee.col))  // not in the buffer (cannot happen for a tag): where the parser is
+    }
+
+    private static func starts(_ p: UnsafePointer<xmlChar>, upTo end: UnsafePointer<xmlChar>, with prefix: [UInt8])
+        -> Bool
+    {
+        guard end - p >= prefix.count else { return false }
+        for k in prefix.indices where p[k] != prefix[k] { return false }
+        return true
+    }
+
+    /// Refuses the document at the parser's current position and stops the parser.
+    mutating func refuse(_ kind: XMLReadError.Kind, _ message: String) {
+        var column = 0
+        if let input = context?.pointee.input { column = Int(input.pointee.col) }
+        keep(ParserError(kind: kind, message: message, line: currentLine, column: column))
+        if let context { xmlStopParser(context) }
+    }
+
+    private mutating func keep(_ error: ParserError) {
+        guard parserError == nil else { return }
+        parserError = error
+        readyAtError = ready.count
+    }
+
+    private var currentLine: Int {
+        guard let input = context?.pointee.input else { return 0 }
+        return Int(input.pointee.line)
+    }
+
+    // MARK: - libxml2 callbacks
+
+    /// The SAX2 handler: every callback reaches the walk through the parser's user data.
+    static func saxHandler() -> xmlSAXHandler {
+        var h = xmlSAXHandler()
+        h.initialized = UInt32(XML_SAX2_MAGIC)
+        h.startElementNs = { walk, localName, _, _, _, _, attributeCount, _, attributes in
+            guard let walk, let localName else { return }
+            walk.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.startElement(
+                localName, attributeCount: Int(attributeCount), attributes: UnsafePointer(attributes))
+        }
+        h.endElementNs = { walk, _, _, _ in
+            walk?.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.endElement()
+        }
+        let characters: charactersSAXFunc = { walk, text, count in
+            guard let walk, let text, count > 0 else { return }
+            walk.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.characters(text, Int(count))
+        }
+        h.characters = characters
+        // The same function, so libxml2 never has to decide which white space is ignorable.
+        h.ignorableWhitespace = characters
+        h.cdataBlock = { walk, text, count in
+            guard let walk, let text else { return }
+            walk.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.cdata(text, Int(count))
+        }
+        h.comment = { walk, _ in walk?.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.otherNode() }
+        h.processingInstruction = { walk, _, _ in
+            walk?.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.otherNode()
+        }
+        // libxml2 calls this once it has read `<!DOCTYPE name [external id]`, before any declaration of an
+        // internal subset and before it could load an external one: the parser stops there, so no entity is
+        // ever declared, expanded or fetched.
+        h.internalSubset = { walk, _, _, _ in
+            walk?.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.refuseDoctype()
+        }
+        h.serror = { walk, error in
+            guard let walk, let error else { return }
+            walk.assumingMemoryBound(to: XMLDocumentWalk.self).pointee.report(error.pointee)
+        }
+        return h
     }
 }

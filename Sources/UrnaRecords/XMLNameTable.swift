@@ -10,13 +10,13 @@ import CLibXML2
 
 /// Element and attribute names met in one XML file, each given a small id the first time it is seen.
 ///
-/// libxml2's reader hands out names interned in its dictionary (one address per distinct name, stable
-/// while the reader lives), so a name is found by address in a small cache, confirmed with `strcmp`
+/// libxml2's parser hands out names interned in its dictionary (one address per distinct name, stable
+/// while the parser lives), so a name is found by address in a small cache, confirmed with `strcmp`
 /// against a private copy: a String is made once per distinct name, never per element.
 struct XMLNameTable {
     /// What an element name means to the reader.
     enum Role: UInt8 {
-        case candidatos, candidato, bens, bem, other
+        case candidatos, candidato, bens, bem, coligacoes, coligacao, other
     }
 
     private let canonicalName: (String) -> String
@@ -54,6 +54,11 @@ struct XMLNameTable {
         cacheAddresses[slot] = address
         cacheIds[slot] = id
         return id
+    }
+
+    /// The id of a name given as text (the reader's own names for text nodes, such as `#text`).
+    mutating func id(named name: String) -> Int32 {
+        name.withCString { slowId(UnsafeRawPointer($0).assumingMemoryBound(to: xmlChar.self)) }
     }
 
     /// The id of a canonical column name, adding it when new.
@@ -98,6 +103,8 @@ struct XMLNameTable {
         case "candidato": role = .candidato
         case "bens": role = .bens
         case "bem": role = .bem
+        case "coligacoes": role = .coligacoes
+        case "coligacao": role = .coligacao
         default: role = .other
         }
         let canonicalText = canonicalName(text)

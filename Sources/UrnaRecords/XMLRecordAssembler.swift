@@ -78,13 +78,21 @@ struct XMLRecordAssembler {
     private var lastColumnCount = 16
 
     private var columnName: Int32 = -1
-    private var columnText: String?
-    private var columnBytes = 0
+    /// The open column's text so far (UTF-8), made a String once, when the column closes.
+    private var columnText: [UInt8] = []
     private var columnSpoiled = false
+
+    private struct ShapeKey: Hashable {
+        let kind: RecordKind
+        let rawIds: [Int32]
+    }
+    private var shapes: [ShapeKey: XMLRecordShape] = [:]
+    private var lastShape: (kind: RecordKind, rawIds: [Int32], shape: XMLRecordShape)?
 
     private var indexes: [[Int32]: ColumnIndex] = [:]
     private var lastCandidateIndex: ([Int32], ColumnIndex)?
-    private var lastAssetIndex: ([Int32], ColumnIndex)?
+    /// The last asset or coalition column set (they come in runs of their own).
+    private var lastOtherIndex: ([Int32], ColumnIndex)?
 
     init(file: String, canonicalName: @escaping (String) -> String) {
         self.file = file
@@ -136,31 +144,51 @@ struct XMLRecordAssembler {
     }
 
     /// Adds one attribute of the record element as a column (an empty value means no value).
-    mutating func addAttribute(_ id: Int32, value: UnsafePointer<xmlChar>?) {
-        var text: String?
-        if let value, value.pointee != 0 { text = Self.makeString(value, count: strlen(XMLNameTable.cString(value))) }
-        addColumn(id, text)
+    ///
+    /// `value` is as libxml2's SAX2 parser hands it over: references resolved, except that without entity
+    /// substitution every `&` of the value arrives as `&#38;` (the tree builder would undo that; so do we).
+    mutating func addAttribute(_ id: Int32, value: UnsafeBufferPointer<xmlChar>?) {
+        guard let value, let base = value.baseAddress, !value.isEmpty else { return addColumn(id, nil) }
+        guard memchr(base, 0x26, value.count) != nil else {
+            return addColumn(id, Self.makeString(base, count: value.count))
+        }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(value.count)
+        var k = 0
+        let ampersand: [UInt8] = Array("&#38;".utf8)
+        while k < value.count {
+            if value[k] == 0x26, k + 5 <= value.count, ampersand.indices.allSatisfy({ value[k + $0] == ampersand[$0] })
+            {
+                decoded.append(0x26)
+                k += 5
+            } else {
+                decoded.append(value[k])
+                k += 1
+            }
+        }
+        addColumn(id, String(decoding: decoded, as: UTF8.self))
     }
 
     /// Starts a child element that may be a column (it is one if it holds only text).
     mutating func beginColumn(_ id: Int32) {
         columnName = id
-        columnText = nil
-        columnBytes = 0
+        if columnText.capacity > 1 << 16 {
+            columnText = []  // do not keep a huge value's buffer for the rest of the file
+        } else {
+            columnText.removeAll(keepingCapacity: true)
+        }
         columnSpoiled = false
     }
 
-    /// Text (or CDATA) inside the open column element.
-    mutating func appendText(_ pointer: UnsafePointer<xmlChar>) {
-        let count = strlen(XMLNameTable.cString(pointer))
+    /// Text (or CDATA) inside the open column element, in one or more pieces.
+    mutating func appendText(_ pointer: UnsafePointer<xmlChar>, _ count: Int) {
         guard count > 0, !columnSpoiled else { return }
-        if columnBytes + count > Self.maximumValueBytes {
+        if columnText.count + count > Self.maximumValueBytes {
             markProblem("<\(names.raw[Int(columnName)])> holds more than \(Self.maximumValueBytes) bytes of text")
+            columnText = []
             return
         }
-        columnBytes += count
-        let piece = Self.makeString(pointer, count: count)
-        if columnText == nil { columnText = piece } else { columnText! += piece }
+        columnText.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
     }
 
     /// The open column element has a child element: it is not a column; its content is ignored.
@@ -173,8 +201,12 @@ struct XMLRecordAssembler {
     /// Closes the open column element.
     mutating func endColumn() {
         guard !columnSpoiled else { return }
-        addColumn(columnName, columnText)
-        columnText = nil
+        if columnText.isEmpty {
+            addColumn(columnName, nil)
+        } else {
+            let text = columnText.withUnsafeBufferPointer { Self.makeString($0.baseAddress!, count: $0.count) }
+            addColumn(columnName, text)
+        }
     }
 
     /// Closes the innermost open record; finished records are appended to `output` in document order.
@@ -270,18 +302,17 @@ struct XMLRecordAssembler {
 
     private mutating func finish(_ draft: Draft) -> RecordOrReject {
         let location = SourceLocation(file: file, line: draft.line)
-        let raw = render(draft)
+        let shape = self.shape(draft.rawIds, draft.kind)
         if let problem = draft.problem {
-            return .reject(MalformedRow(location: location, reason: problem, rawBytes: raw))
+            return .reject(MalformedRow(location: location, reason: problem, rawBytes: shape.render(draft.values)))
         }
         let columns = columnIndex(draft.canonicalIds, draft.kind)
-        return .record(
-            Record(kind: draft.kind, columns: columns, values: draft.values, location: location, rawBytes: raw))
+        return .record(Record(kind: draft.kind, columns: columns, values: draft.values, location: location, xml: shape))
     }
 
     private mutating func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {
         if kind == .candidate, let (last, index) = lastCandidateIndex, last == signature { return index }
-        if kind == .asset, let (last, index) = lastAssetIndex, last == signature { return index }
+        if kind != .candidate, let (last, index) = lastOtherIndex, last == signature { return index }
         let index: ColumnIndex
         if let cached = indexes[signature] {
             index = cached
@@ -291,66 +322,88 @@ struct XMLRecordAssembler {
             index = ColumnIndex(names: signature.map { names.canonicalNames[Int($0)] })
             indexes[signature] = index
         }
-        if kind == .candidate { lastCandidateIndex = (signature, index) } else { lastAssetIndex = (signature, index) }
+        if kind == .candidate { lastCandidateIndex = (signature, index) } else { lastOtherIndex = (signature, index) }
         return index
     }
 
-    // MARK: - rawBytes
-
-    /// A record's `rawBytes`: the record re-serialised as compact UTF-8 XML, one child element per column
-    /// under the name the file used (attributes become elements too; inherited columns use their canonical
-    /// name), e.g. `<candidato><CD_ELEICAO>297</CD_ELEICAO><NM_EMAIL/></candidato>`. Not the file's own
-    /// bytes: libxml2 does not say where a node starts. Cut at `maximumRawBytes`.
-    private func render(_ draft: Draft) -> [UInt8] {
-        var capacity = 32
-        for (i, value) in draft.values.enumerated() {
-            capacity += 2 * nameLength(draft.rawIds[i]) + 5 + 5 * (value?.utf8.count ?? 0)
+    /// The shared `rawBytes` renderer of records of one kind whose columns had these names in the file.
+    private mutating func shape(_ rawIds: [Int32], _ kind: RecordKind) -> XMLRecordShape {
+        if let last = lastShape, last.kind == kind, last.rawIds == rawIds { return last.shape }
+        let key = ShapeKey(kind: kind, rawIds: rawIds)
+        let shape: XMLRecordShape
+        if let cached = shapes[key] {
+            shape = cached
+        } else {
+            if shapes.count >= 1024 { shapes.removeAll() }
+            shape = XMLRecordShape(
+                kind: kind,
+                names: rawIds.map { id in
+                    id >= 0 ? Array(names.raw[Int(id)].utf8) : Array(names.canonicalNames[Int(-1 - id)].utf8)
+                })
+            shapes[key] = shape
         }
-        capacity = min(capacity, Self.maximumRawBytes + 64)
-        let isAsset = draft.kind == .asset
-        return names.bytes.withUnsafeBufferPointer { rawNames in
-            names.canonicalBytes.withUnsafeBufferPointer { canonicalNames in
-                [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
-                    var w = Writer(out: out)
-                    w.put(isAsset ? "<bem>" : "<candidato>")
-                    for (i, value) in draft.values.enumerated() {
-                        let rawId = Int(draft.rawIds[i])
-                        let name =
-                            rawId >= 0
-                            ? rawNames.baseAddress! + names.starts[rawId]
-                            : canonicalNames.baseAddress! + names.canonicalStarts[-1 - rawId]
-                        let length = strlen(XMLNameTable.cString(name))
-                        w.put(0x3C)
-                        w.put(name, length)
-                        if var value {
-                            w.put(0x3E)
-                            value.withUTF8 { w.putEscaped($0) }
-                            w.put(0x3C)
-                            w.put(0x2F)
-                            w.put(name, length)
-                            w.put(0x3E)
-                        } else {
-                            w.put(0x2F)
-                            w.put(0x3E)
-                        }
-                        if w.full { break }
-                    }
-                    w.put(isAsset ? "</bem>" : "</candidato>")
-                    count = w.count
-                }
-            }
-        }
+        lastShape = (kind, rawIds, shape)
+        return shape
     }
 
-    private func nameLength(_ rawId: Int32) -> Int {
-        let id = Int(rawId)
-        if id >= 0 {
-            let end = id + 1 < names.starts.count ? names.starts[id + 1] : names.bytes.count
-            return end - names.starts[id] - 1
+    @inline(__always) private static func makeString(_ pointer: UnsafePointer<xmlChar>, count: Int) -> String {
+        String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+}
+
+/// How the records of one kind and one column set are re-serialised as their `rawBytes`: compact UTF-8
+/// XML, one child element per column under the name the file used (attributes become elements too;
+/// inherited columns use their canonical name), e.g. `<candidato><CD_ELEICAO>297</CD_ELEICAO><NM_EMAIL/></candidato>`.
+/// Not the file's own bytes: libxml2 does not say where a node starts. Cut at
+/// `XMLRecordAssembler.maximumRawBytes`. Shared by those records and rendered only when asked for (a
+/// reject, a held asset), so a record that loads costs nothing here.
+final class XMLRecordShape: Sendable {
+    let kind: RecordKind
+    /// The column names, NUL-free UTF-8, in column order.
+    let names: [[UInt8]]
+
+    init(kind: RecordKind, names: [[UInt8]]) {
+        self.kind = kind
+        self.names = names
+    }
+
+    /// The rawBytes of a record of this shape holding `values` (one per column).
+    func render(_ values: [String?]) -> [UInt8] {
+        var capacity = 32
+        for (i, value) in values.enumerated() where i < names.count {
+            capacity += 2 * names[i].count + 5 + 5 * (value?.utf8.count ?? 0)
         }
-        let c = -1 - id
-        let end = c + 1 < names.canonicalStarts.count ? names.canonicalStarts[c + 1] : names.canonicalBytes.count
-        return end - names.canonicalStarts[c] - 1
+        capacity = min(capacity, XMLRecordAssembler.maximumRawBytes + 64)
+        let (open, close): (StaticString, StaticString) =
+            switch kind {
+            case .candidate: ("<candidato>", "</candidato>")
+            case .asset: ("<bem>", "</bem>")
+            case .coalition: ("<coligacao>", "</coligacao>")
+            }
+        return [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+            var w = Writer(out: out)
+            w.put(open)
+            for (i, value) in values.enumerated() where i < names.count {
+                names[i].withUnsafeBufferPointer { name in
+                    w.put(0x3C)
+                    w.put(name)
+                    if var value {
+                        w.put(0x3E)
+                        value.withUTF8 { w.putEscaped($0) }
+                        w.put(0x3C)
+                        w.put(0x2F)
+                        w.put(name)
+                        w.put(0x3E)
+                    } else {
+                        w.put(0x2F)
+                        w.put(0x3E)
+                    }
+                }
+                if w.full { break }
+            }
+            w.put(close)
+            count = w.count
+        }
     }
 
     /// Writes into a fixed buffer, silently stopping at its end.
@@ -364,6 +417,11 @@ struct XMLRecordAssembler {
             guard count < out.count else { return }
             out[count] = byte
             count += 1
+        }
+
+        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let base = bytes.baseAddress else { return }
+            put(base, bytes.count)
         }
 
         mutating func put(_ bytes: UnsafePointer<UInt8>, _ length: Int) {
@@ -389,9 +447,5 @@ struct XMLRecordAssembler {
             }
             put(base + plainFrom, bytes.count - plainFrom)
         }
-    }
-
-    @inline(__always) private static func makeString(_ pointer: UnsafePointer<xmlChar>, count: Int) -> String {
-        String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 }

@@ -5,10 +5,12 @@ private let libxml2Initialized: Void = xmlInitParser()
 
 /// Reads an XML candidate dump as a stream of the same `Record`s the CSV reader yields.
 ///
-/// Shape: a root (`<candidatos>`, or anything) whose `<candidato>` children become `.candidate` records
-/// and whose `<bem>` children (alone, or inside a root-level `<bens>`) become `.asset` records. Each child
+/// Shape: a root (`<candidatos>`, or anything) whose `<candidato>` children become `.candidate` records,
+/// whose `<bem>` children (alone, or inside a root-level `<bens>`) become `.asset` records and whose
+/// `<coligacao>` children (alone, or inside a root-level `<coligacoes>`, as `urna export` writes them)
+/// become `.coalition` records, one party of one coalition each, like a consulta_coligacao row. Each child
 /// element of a record that holds only text is a column named like the TSE column; attributes of
-/// `<candidato>`/`<bem>` are columns too. An empty or missing element means nil; text is passed through
+/// `<candidato>`/`<bem>`/`<coligacao>` are columns too. An empty or missing element means nil; text is passed through
 /// untouched (null markers are the mapper's business). A `<bem>` inside a `<candidato>` (directly or in
 /// `<bens>`) is yielded after its candidato and inherits CD_ELEICAO, ANO_ELEICAO, SQ_CANDIDATO, SG_UF and
 /// SG_UE from it when it has no value of its own. Any other element is ignored and counted in
@@ -17,8 +19,10 @@ private let libxml2Initialized: Void = xmlInitParser()
 /// Refused outright (`XMLReadError`, thrown by `next()`): XML that is not well-formed, any `<!DOCTYPE`
 /// (so no entity is ever expanded or fetched), UTF-16/UCS-4/EBCDIC text, nesting deeper than 256.
 /// The encoding declaration is obeyed (UTF-8 by default). A record whose column repeats with another value
-/// is yielded as a `.reject`. Memory stays flat: libxml2's reader frees each node once passed, and only
-/// one candidato's bens are held at a time (at most 10,000; past that the candidato is rejected).
+/// is yielded as a `.reject`. Memory stays flat: the input goes to libxml2's push parser a chunk at a time,
+/// its SAX2 callbacks build records directly (no tree), and only one candidato's bens are held at a time
+/// (at most 10,000; past that the candidato is rejected). Records completed before a well-formedness error
+/// are still yielded, then `next()` throws.
 ///
 /// A record's location is the line of its start tag (exact at any size, unlike libxml2's 16-bit node
 /// lines). Its `rawBytes` are not the file's bytes (libxml2 does not say where a node starts) but the
@@ -37,15 +41,22 @@ public final class XMLRecordReader {
     /// Size of the input in bytes (0 when the source did not say).
     public let fileSize: Int64
 
-    private let reader: OpaquePointer
-    private let bridge: XMLInputBridge
-    private var walk: XMLDocumentWalk
+    /// Bytes handed to libxml2 at a time.
+    static let chunkSize = 64 * 1024
 
-    /// Bytes handed to libxml2 so far (it reads a few KiB ahead of the records), for progress.
-    public var bytesRead: Int64 { bridge.bytesRead }
+    private let source: ByteSource
+    private let context: xmlParserCtxtPtr
+    /// The walk lives at a fixed address: libxml2's callbacks reach it through a raw pointer, and mutate
+    /// it in place without exclusivity checks.
+    private let walk: UnsafeMutablePointer<XMLDocumentWalk>
+    private let chunk: UnsafeMutableRawBufferPointer
+    private var finished = false
+
+    /// Bytes handed to libxml2 so far (it is at most one chunk ahead of the records), for progress.
+    public private(set) var bytesRead: Int64 = 0
 
     /// Names of ignored elements and of columns outside every TSE layout, with how often each occurred.
-    public var unknownElementCounts: [String: Int] { walk.assembler.unknownElementCounts }
+    public var unknownElementCounts: [String: Int] { walk.pointee.assembler.unknownElementCounts }
 
     /// Opens an XML file; I/O problems throw `RecordFileError`, XML problems come from `next()`.
     ///
@@ -66,32 +77,31 @@ public final class XMLRecordReader {
         _ = libxml2Initialized
         self.name = name
         self.fileSize = size
-        bridge = XMLInputBridge(source: source)
-        walk = XMLDocumentWalk(assembler: XMLRecordAssembler(file: name, canonicalName: canonicalName))
-        // NONET: never touch the network. Not NOENT, DTDLOAD, DTDATTR or HUGE: no entity substitution, no
-        // external DTD, libxml2's limits on depth (256), names and text sizes stay on.
-        let options = Int32(XML_PARSE_NONET.rawValue)
-        let context = Unmanaged.passUnretained(bridge).toOpaque()
-        let created = xmlReaderForIO(
-            { context, buffer, length in
-                guard let context, let buffer else { return -1 }
-                return Unmanaged<XMLInputBridge>.fromOpaque(context).takeUnretainedValue().fill(buffer, Int(length))
-            }, nil, context, name, nil, options)
-        guard let created else {
-            throw bridge.sourceError
-                ?? bridge.readError(file: name, fallback: "libxml2 could not start reading the file")
+        self.source = source
+        walk = .allocate(capacity: 1)
+        walk.initialize(to: XMLDocumentWalk(assembler: XMLRecordAssembler(file: name, canonicalName: canonicalName)))
+        var handler = XMLDocumentWalk.saxHandler()
+        // No first bytes: the parser detects the encoding once four bytes have been pushed.
+        guard let created = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(walk), nil, 0, name) else {
+            walk.deinitialize(count: 1)
+            walk.deallocate()
+            throw XMLReadError(
+                kind: .malformed, location: SourceLocation(file: name, line: 0),
+                message: "libxml2 could not start reading the file")
         }
-        reader = created
-        xmlTextReaderSetStructuredErrorHandler(
-            reader,
-            { context, error in
-                guard let context, let error else { return }
-                Unmanaged<XMLInputBridge>.fromOpaque(context).takeUnretainedValue().report(error.pointee)
-            }, context)
+        context = created
+        // NONET: never touch the network. Not NOENT, DTDLOAD, DTDATTR or HUGE: no entity substitution, no
+        // external DTD, libxml2's limits on names and text sizes stay on (the walk enforces the depth limit).
+        _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
+        walk.pointee.context = context
+        chunk = .allocate(byteCount: Self.chunkSize, alignment: 16)
     }
 
     deinit {
-        xmlFreeTextReader(reader)
+        xmlFreeParserCtxt(context)
+        walk.deinitialize(count: 1)
+        walk.deallocate()
+        chunk.deallocate()
     }
 
     /// The next record or rejected record in document order; nil at the end of the document.
@@ -99,6 +109,46 @@ public final class XMLRecordReader {
     /// Throws `XMLReadError` (or the source's error) when the file must be refused; records already
     /// yielded came from a file that turned out bad, so the caller should discard them.
     public func next() throws -> RecordOrReject? {
-        try walk.next(reader, bridge, file: name)
+        while true {
+            if let item = walk.pointee.take() { return item }
+            if let error = walk.pointee.failure(file: name, bytesRead: bytesRead) { throw error }
+            if finished { return nil }
+            try push()
+        }
+    }
+
+    /// Hands the next chunk of input (or the end of it) to libxml2, once its first bytes have been checked.
+    private func push() throws {
+        let n = try source.read(into: chunk)
+        if n == 0 {
+            finished = true
+            if !walk.pointee.start.isDecided {
+                guard walk.pointee.start.decide() else { return }
+                parse(walk.pointee.start.head)
+            }
+            _ = xmlParseChunk(context, nil, 0, 1)
+            walk.pointee.finish()
+            return
+        }
+        bytesRead += Int64(n)
+        var bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<n])
+        if !walk.pointee.start.isDecided {
+            // Nothing reaches libxml2 before the first four bytes are judged.
+            let taken = walk.pointee.start.take(from: bytes)
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[taken...])
+            if walk.pointee.start.head.count < 4 { return }
+            guard walk.pointee.start.decide() else { return }
+            parse(walk.pointee.start.head)
+        }
+        if !bytes.isEmpty {
+            _ = xmlParseChunk(context, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
+        }
+    }
+
+    private func parse(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { b in
+            guard let base = b.baseAddress, !b.isEmpty else { return }
+            _ = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(b.count), 0)
+        }
     }
 }

@@ -70,14 +70,13 @@ import UrnaStore
         #expect(xml.coalitionRows == 650)
         let copy = try ExportTestFiles.database([folder + "/ac.xml"])
         let differences = try DatabaseComparison.differences(original, copy)
-        withKnownIssue(
-            "XMLRecordReader skips <coligacao> records, so PPL (54), a party only the legend file names, and its places in coalition lists are lost"
-        ) {
-            #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
-        }
-        // Nothing else differs: every candidacy, coalition and election came back as it was.
-        #expect(differences.allSatisfy { $0.table == "Party" || $0.table == "Coalition_parties" })
-        #expect(differences.contains { $0.table == "Party" && $0.key == "54" })
+        #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
+        // PPL (54) is named only by the legend file: it comes back through the <coligacao> records.
+        #expect(try DatabaseComparison.rowCount(copy, "Party", where: "id = 54") == 1)
+        #expect(try DatabaseComparison.rowCount(copy, "Party") == 30)
+        #expect(
+            try DatabaseComparison.rowCount(copy, "Coalition_parties")
+                == DatabaseComparison.rowCount(original, "Coalition_parties"))
     }
 
     /// Both rounds of the 2018 general election (CD_ELEICAO 297..., 298...), run-off spending limits, vices.
@@ -120,14 +119,14 @@ import UrnaStore
         _ = try ExportTestFiles.export(original, ExportOptions(format: .xml), to: folder + "/mixed.xml")
         let copy = try ExportTestFiles.database([folder + "/mixed.xml"])
         let differences = try DatabaseComparison.differences(original, copy)
-        // Party 77 was SOLIDARIEDADE in the 2018 file and SD in the 2016 one. The file keeps the latest acronym, and
-        // the importer rebuilds coalition lists from compositions (2018's name SOLIDARIEDADE) and the acronyms it
-        // sees (SD only), so 77 drops out of those lists. Reading <coligacao> records would bring it back, at the
-        // end of each list rather than in its place.
-        withKnownIssue("coalition lists are rebuilt from compositions and the latest party acronyms") {
-            #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
-        }
-        #expect(differences.allSatisfy { $0.table == "Coalition_parties" })
+        // Party 77 was SOLIDARIEDADE in the 2018 file and SD in the 2016 one. The file keeps the latest acronym, so
+        // the 2018 compositions (SOLIDARIEDADE) no longer name it; the <coligacao> records still list it, and the
+        // importer puts it back in its place in each list.
+        #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
+        #expect(
+            try DatabaseComparison.rowCount(copy, "Coalition_parties", where: "target = 77")
+                == DatabaseComparison.rowCount(original, "Coalition_parties", where: "target = 77"))
+        #expect(try DatabaseComparison.rowCount(copy, "Coalition_parties", where: "target = 77") > 0)
         #expect(throws: ExportError.mixedElectionKeys) {
             _ = try ExportTestFiles.export(original, ExportOptions(format: .csv), to: folder + "/mixed.csv")
         }

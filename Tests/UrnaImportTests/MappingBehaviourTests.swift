@@ -138,6 +138,36 @@ import UrnaStore
         #expect(try ImportTestSupport.foreignKeyViolations(db) == 0)
     }
 
+    /// `<coligacao>` records (as `urna export --format xml` writes them, and standalone under the root) are
+    /// consulta_coligacao rows: they create the coalition and its parties, and a member the composition does
+    /// not name (here 20, listed under another acronym) keeps its place in the list instead of going last.
+    @Test func xmlColigacaoRecordsListPartiesInTheirPlace() throws {
+        func coligacao(_ party: Int, _ acronym: String) -> String {
+            "<coligacao><SQ_COLIGACAO>99</SQ_COLIGACAO><NM_COLIGACAO>UNIDOS</NM_COLIGACAO>"
+                + "<DS_COMPOSICAO_COLIGACAO>AAA / CCC</DS_COMPOSICAO_COLIGACAO><TP_AGREMIACAO>COLIGAÇÃO</TP_AGREMIACAO>"
+                + "<NR_PARTIDO>\(party)</NR_PARTIDO><SG_PARTIDO>\(acronym)</SG_PARTIDO><NM_PARTIDO>P\(party)</NM_PARTIDO>"
+                + "</coligacao>\n"
+        }
+        let folder = try ImportTestSupport.scratchFolder()
+        let file = try ImportTestSupport.write(
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<candidatos>\n<coligacoes>\n"
+                + coligacao(10, "AAA") + coligacao(20, "BBB") + "</coligacoes>\n" + coligacao(30, "CCC")
+                + "<coligacao SQ_COLIGACAO=\"98\" NR_PARTIDO=\"30\" NM_COLIGACAO=\"SÓ\"/>\n</candidatos>\n",
+            named: "coligacoes.xml", in: folder)
+        let db = folder + "/urna.sqlite"
+        let summary = try ImportTestSupport.importFiles([file], into: db)
+        #expect(summary.rejected == 0)
+        #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Party") == 3)
+        #expect(try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = 99") == .text("UNIDOS"))
+        #expect(try ImportTestSupport.value(db, "SELECT kind FROM Coalition WHERE id = 99") == .text("COLIGAÇÃO"))
+        #expect(try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = 98") == .text("SÓ"))
+        let c = try Connection(path: db, readOnly: true, create: false)
+        let list = try c.rows("SELECT target FROM Coalition_parties WHERE owner = 99 ORDER BY position")
+        #expect(list == [[.integer(10)], [.integer(20)], [.integer(30)]])
+        let single = try c.rows("SELECT target FROM Coalition_parties WHERE owner = 98 ORDER BY position")
+        #expect(single == [[.integer(30)]])
+    }
+
     @Test func viceSubstitutionLinksTheValidVice() throws {
         // 2018 MG governor 18 (real): the first vice was INAPTO and replaced; the head links the APTO one.
         let db = try ImportTestSupport.newDatabasePath()

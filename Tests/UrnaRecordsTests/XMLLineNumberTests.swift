@@ -2,8 +2,8 @@ import Testing
 
 @testable import UrnaRecords
 
-/// Record lines come from `XMLMarkupScanner`, which must agree with libxml2 on where every
-/// `<candidato>`/`<bem>` starts, whatever the chunking and however far past line 65535.
+/// Record lines are where each `<candidato>`/`<bem>` start tag begins (its `<`, even when the tag spans
+/// lines), as libxml2 counts lines, whatever the chunking and however far past line 65535.
 @Suite("XML record line numbers")
 struct XMLLineNumberTests {
     /// A document exercising what could throw the scanner out of step, and the expected record lines.
@@ -64,24 +64,37 @@ struct XMLLineNumberTests {
         #expect(found == (0..<40_000).map { 2 + 3 * $0 })
     }
 
-    @Test func lineFeedCountIsExactNextToAnyByte() {
-        // Bytes that differ from LF in one bit (0x8A, 0x0B, 0x08...) must not count; runs of LF must.
+    @Test func lineFeedCountIsExactNextToAnyByte() throws {
+        // Record start lines when line feeds sit next to bytes that differ from LF in one bit (0x8A, 0x2A...),
+        // in runs, inside column text, between records and inside multi-line attribute values of the
+        // record's own start tag, whatever the chunking.
         var generator = SystemRandomNumberGenerator()
-        let alphabet: [UInt8] = [0x0A, 0x0A, 0x8A, 0x0B, 0x08, 0x0E, 0x1A, 0x2A, 0x4A, 0xFF, 0x00, 0x41, 0xC3, 0x3E]
+        let alphabet: [UInt8] = [0x0A, 0x0A, 0x0A, 0x8A, 0x2A, 0x4A, 0x0D, 0x09, 0x20, 0xFF, 0x41, 0xC3, 0x3E]
+        func noise(_ count: Int) -> [UInt8] {
+            (0..<count).map { _ in alphabet.randomElement(using: &generator)! }
+        }
         for _ in 0..<20 {
-            let bytes =
-                [0x41, 0x41, 0x41, 0x41]
-                + (0..<(1 + Int.random(in: 0..<3000, using: &generator))).map { _ in
-                    alphabet.randomElement(using: &generator)!
-                }
-            var scanner = XMLMarkupScanner()
-            var offset = 0
-            while offset < bytes.count {
-                let n = min(bytes.count - offset, Int.random(in: 1...700, using: &generator))
-                _ = bytes[offset..<(offset + n)].withUnsafeBytes { scanner.scan($0) }
-                offset += n
+            var bytes = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<candidatos>".utf8)
+            var expected: [Int] = []
+            for _ in 0..<(1 + Int.random(in: 0..<40, using: &generator)) {
+                bytes += noise(Int.random(in: 0..<200, using: &generator)).map { $0 == 0x3E ? 0x20 : $0 }
+                expected.append(1 + bytes.filter { $0 == 0x0A }.count)
+                let multiline = Bool.random(using: &generator)
+                bytes += Array((multiline ? "<candidato\n SQ_CANDIDATO=\"" : "<candidato NM=\"").utf8)
+                bytes += noise(Int.random(in: 0..<80, using: &generator)).map { $0 == 0x3E ? 0x20 : $0 }
+                bytes += Array("\"\n><NM_UE>".utf8)
+                bytes += noise(Int.random(in: 0..<300, using: &generator))
+                bytes += Array("</NM_UE></candidato>".utf8)
             }
-            #expect(scanner.line == 1 + bytes.filter { $0 == 0x0A }.count)
+            bytes += Array("</candidatos>\n".utf8)
+            for chunk in [1, 7, 64, 4096, Int.max] {
+                let reader = try XMLRecordReader(source: MemoryByteSource(bytes, maximumChunk: chunk), name: "m.xml")
+                var lines: [Int] = []
+                while let item = try reader.next() {
+                    if case .record(let r) = item { lines.append(r.location.line) }
+                }
+                #expect(lines == expected, "chunk \(chunk)")
+            }
         }
     }
 

@@ -362,6 +362,130 @@ struct XMLRecordReaderTests {
         #expect(reader.unknownElementCounts == ["#text": 2])
     }
 
+    @Test func coligacaoRecordsWithChildrenAreCoalitionRecords() throws {
+        let text = """
+            <?xml version="1.0"?>
+            <candidatos>
+              <candidato><SQ_CANDIDATO>1</SQ_CANDIDATO><SQ_COLIGACAO>77</SQ_COLIGACAO></candidato>
+              <coligacoes>
+                <coligacao><SQ_COLIGACAO>77</SQ_COLIGACAO><NM_COLIGACAO>A &amp; B</NM_COLIGACAO>\
+            <DS_COMPOSICAO_COLIGACAO>PT / PV</DS_COMPOSICAO_COLIGACAO><NR_PARTIDO>13</NR_PARTIDO><SG_PARTIDO/></coligacao>
+                <coligacao>
+                  <SQ_COLIGACAO>77</SQ_COLIGACAO>
+                  <NR_PARTIDO>43</NR_PARTIDO>
+                </coligacao>
+              </coligacoes>
+              <coligacao><SQ_COLIGACAO>78</SQ_COLIGACAO></coligacao>
+            </candidatos>
+            """
+        for chunk in [Int.max, 7] {
+            let reader = try memoryReader(text, chunk: chunk)
+            let all = records(try readAll(reader))
+            #expect(all.map(\.kind) == [.candidate, .coalition, .coalition, .coalition])
+            #expect(all.map(\.location.line) == [3, 5, 6, 11])
+            let first = all[1]
+            #expect(
+                first.columns.names == [
+                    "SQ_COLIGACAO", "NM_COLIGACAO", "DS_COMPOSICAO_COLIGACAO", "NR_PARTIDO", "SG_PARTIDO",
+                ])
+            #expect(first["SQ_COLIGACAO"] == "77")
+            #expect(first["NM_COLIGACAO"] == "A & B")
+            #expect(first["DS_COMPOSICAO_COLIGACAO"] == "PT / PV")
+            #expect(first["NR_PARTIDO"] == "13")
+            #expect(first["SG_PARTIDO"] == nil)
+            #expect(first["SQ_CANDIDATO"] == nil)  // a <coligacao> inherits nothing
+            #expect(all[2]["NR_PARTIDO"] == "43")
+            #expect(all[3]["SQ_COLIGACAO"] == "78")
+            #expect(all[3]["NR_PARTIDO"] == nil)
+            let raw = String(decoding: first.rawBytes, as: UTF8.self)
+            #expect(raw.hasPrefix("<coligacao><SQ_COLIGACAO>77</SQ_COLIGACAO><NM_COLIGACAO>A &amp; B</NM_COLIGACAO>"))
+            #expect(raw.hasSuffix("<SG_PARTIDO/></coligacao>"))
+            #expect(reader.unknownElementCounts.isEmpty)  // <coligacoes> is part of the shape
+        }
+    }
+
+    @Test func coligacaoAttributesAreColumns() throws {
+        let text = """
+            <candidatos>
+            <coligacoes><coligacao SQ_COLIGACAO="5" NR_PARTIDO="10" SG_PARTIDO="REP"><NM_COLIGACAO>X</NM_COLIGACAO>\
+            </coligacao></coligacoes>
+            <coligacao SQ_COLIGACAO="6" TP_AGREMIACAO="PARTIDO ISOLADO"/>
+            </candidatos>
+            """
+        let all = records(try readAll(try memoryReader(text)))
+        #expect(all.map(\.kind) == [.coalition, .coalition])
+        #expect(all.map(\.location.line) == [2, 3])
+        #expect(all[0].columns.names == ["SQ_COLIGACAO", "NR_PARTIDO", "SG_PARTIDO", "NM_COLIGACAO"])
+        #expect(all[0]["SG_PARTIDO"] == "REP")
+        #expect(all[0]["NM_COLIGACAO"] == "X")
+        #expect(all[1]["SQ_COLIGACAO"] == "6")
+        #expect(all[1]["TP_AGREMIACAO"] == "PARTIDO ISOLADO")
+        #expect(
+            String(decoding: all[1].rawBytes, as: UTF8.self)
+                == "<coligacao><SQ_COLIGACAO>6</SQ_COLIGACAO><TP_AGREMIACAO>PARTIDO ISOLADO</TP_AGREMIACAO></coligacao>"
+        )
+    }
+
+    @Test func unknownChildrenOfColigacaoAreCounted() throws {
+        let text = """
+            <candidatos><coligacoes>
+            <coligacao><SQ_COLIGACAO>5</SQ_COLIGACAO><DS_NOVA>n</DS_NOVA><extra><a>1</a></extra>\
+            <bem><NR_ORDEM_CANDIDATO>1</NR_ORDEM_CANDIDATO></bem><bens/></coligacao>
+            <resumo>2</resumo>
+            </coligacoes>
+            <candidato><SQ_CANDIDATO>1</SQ_CANDIDATO><coligacao><SQ_COLIGACAO>5</SQ_COLIGACAO></coligacao></candidato>
+            </candidatos>
+            """
+        let reader = try memoryReader(text, canonicalName: TSELayouts.canonicalName)
+        let items = try readAll(reader)
+        let all = records(items)
+        #expect(items.count == 2)
+        #expect(all.map(\.kind) == [.coalition, .candidate])
+        #expect(all[0].columns.names == ["SQ_COLIGACAO", "DS_NOVA"])  // an unknown name is still a column
+        #expect(all[0]["NR_ORDEM_CANDIDATO"] == nil)  // a <bem> inside a <coligacao> is not read
+        #expect(all[1].columns.names == ["SQ_CANDIDATO"])  // nor a <coligacao> inside a <candidato>
+        #expect(
+            reader.unknownElementCounts == ["DS_NOVA": 1, "extra": 1, "bem": 1, "bens": 1, "resumo": 1, "coligacao": 1])
+    }
+
+    @Test func malformedColigacaoNamesLineAndColumn() throws {
+        let text = """
+            <?xml version="1.0"?>
+            <candidatos>
+            <coligacoes>
+            <coligacao><SQ_COLIGACAO>5</SQ_COLIGACAO><NR_PARTIDO>10</SG_PARTIDO></coligacao>
+            </coligacoes>
+            </candidatos>
+            """
+        let error = try #require(readError(try memoryReader(text)))
+        #expect(error.kind == .malformed)
+        #expect(error.location.file == "mem.xml")
+        #expect(error.location.line == 4)
+        #expect(error.location.column > 40)
+        #expect(error.message.contains("NR_PARTIDO"))
+        #expect(error.description.hasPrefix("mem.xml:4:"))
+        let unclosed = try #require(readError(try memoryReader("<candidatos>\n<coligacao SQ_COLIGACAO=\"5\">\n")))
+        #expect(unclosed.kind == .malformed)
+        #expect(unclosed.location.line >= 2)
+    }
+
+    /// Without entity substitution libxml2's SAX2 parser hands every `&` of an attribute value over as `&#38;`;
+    /// the reader must give back the value itself, as it does for element text.
+    @Test func referencesInAttributeValuesAreResolved() throws {
+        let text = """
+            <candidatos><candidato NM_URNA_CANDIDATO="A &amp; B &#38; C &lt;&gt;&quot;&apos; &#233; &amp;#38;"\
+             NM_CANDIDATO="" DS_CARGO="x	y"><NM_UE>P &amp; Q</NM_UE></candidato></candidatos>
+            """
+        let all = records(try readAll(try memoryReader(text)))
+        #expect(all.first?["NM_URNA_CANDIDATO"] == "A & B & C <>\"' é &#38;")
+        #expect(all.first?["NM_UE"] == "P & Q")
+        #expect(all.first?.columns.position(of: "NM_CANDIDATO") != nil)
+        #expect(all.first?["NM_CANDIDATO"] == nil)  // an empty attribute means no value
+        #expect(all.first?["DS_CARGO"] == "x y")  // attribute-value normalisation
+        let raw = String(decoding: try #require(all.first).rawBytes, as: UTF8.self)
+        #expect(raw.contains("<NM_URNA_CANDIDATO>A &amp; B &amp; C &lt;&gt;\"' é &amp;#38;</NM_URNA_CANDIDATO>"))
+    }
+
     @Test func looksLikeXML() {
         #expect(XMLRecordReader.looksLikeXML(firstBytes: Array("<?xml version=\"1.0\"?>".utf8)))
         #expect(XMLRecordReader.looksLikeXML(firstBytes: [0xEF, 0xBB, 0xBF] + Array(" \r\n<candidatos>".utf8)))

@@ -1,4 +1,4 @@
-// libFuzzer target for `XMLRecordReader` (libxml2's reader behind our markup scanner and assembler).
+// libFuzzer target for `XMLRecordReader` (libxml2's SAX2 push parser driving our document walk and assembler).
 // Built by Sources/UrnaFuzz/run-fuzzers.sh into the UrnaRecords module; not part of any SwiftPM target.
 //
 // Input: byte 0 = largest chunk the source hands out at once (so markup is cut at every place),
