@@ -54,6 +54,12 @@ final class ImportInput {
         return 0
     }
 
+    /// Whether the input can hold candidacy records (every input but a CSV asset file).
+    var mayHoldCandidacies: Bool {
+        if case .tse(let r) = reader, r.kind == .asset { return false }
+        return true
+    }
+
     var bytesRead: Int64 {
         switch reader {
         case .tse(let r): r.bytesRead

@@ -27,6 +27,9 @@ struct ImportRun {
     private var bytesDone: Int64 = 0
     private var currentFile: String?
     private var fileIndex = 0
+    /// Whether this input or a later one can still bring candidacies; once none can, an asset whose
+    /// candidacy is missing is rejected at once instead of being held in memory to the end.
+    private var candidaciesMayFollow = true
 
     /// How often (in rows) progress is reported.
     static let progressInterval = 8192
@@ -58,10 +61,11 @@ struct ImportRun {
                 fileIndex = index + 1
                 currentFile = input.path
                 fileReport = ImportSummary.FileReport(path: input.path, layout: input.layoutName, rows: 0, rejected: 0)
+                candidaciesMayFollow = inputs[index...].contains { $0.mayHoldCandidacies }
                 report(.reading, bytesRead: pipeline.bytesRead)
             case .mapped(let mapped, let record):
                 rowsRead += 1
-                try apply(mapped, record: record)
+                if try !apply(mapped, record: record) { fileReport.rejected += 1 }
                 if rowsRead % Self.progressInterval == 0 { report(.reading, bytesRead: pipeline.bytesRead) }
             case .reject(let location, let reason, let raw):
                 rowsRead += 1
@@ -78,7 +82,8 @@ struct ImportRun {
         currentFile = nil
     }
 
-    private mutating func apply(_ mapped: MappedRecord, record: Record) throws {
+    /// Writes (or holds) what a record implies; false when it was rejected instead.
+    private mutating func apply(_ mapped: MappedRecord, record: Record) throws -> Bool {
         switch mapped {
         case .candidacy(let c):
             catalogue.note(election: c.election)
@@ -88,6 +93,9 @@ struct ImportRun {
         case .asset(let a):
             if let slot = try writer.goodsSlot(candidateID: a.good.candidateID) {
                 try write(a, slot: slot)
+            } else if !candidaciesMayFollow {
+                try reject(record.location(of: "SQ_CANDIDATO"), Self.missingCandidacy(a.good.candidateID), record.rawBytes)
+                return false
             } else {
                 held.append(
                     HeldAsset(
@@ -98,6 +106,11 @@ struct ImportRun {
             if let party = m.party { catalogue.note(party: party) }
             catalogue.note(coalition: m.coalition, member: m.party?.number)
         }
+        return true
+    }
+
+    static func missingCandidacy(_ id: String) -> String {
+        "no candidacy \(id) (CD_ELEICAO/SQ_CANDIDATO) in this file set or the database; import its consulta_cand file too"
     }
 
     private mutating func write(_ a: AssetObjects, slot: ElectionStoreWriter.GoodsSlot) throws {
@@ -117,11 +130,7 @@ struct ImportRun {
                 try write(h.objects, slot: slot)
                 summary.heldAssets += 1
             } else {
-                try reject(
-                    h.location,
-                    "no candidacy \(h.objects.good.candidateID) (CD_ELEICAO/SQ_CANDIDATO) in this file set or the "
-                        + "database; import its consulta_cand file too",
-                    h.rawBytes)
+                try reject(h.location, Self.missingCandidacy(h.objects.good.candidateID), h.rawBytes)
                 if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
             }
         }
