@@ -107,22 +107,28 @@ extension StepExecutor {
             return false
         }
         if !st.pointee.inexact.isEmpty { recordInexact(o, of: t) }
-        for i in t.requiredColumns where o.isLoaded(i) && o.values.isNull(i) {
-            let name = t.newColumns[i].name
-            o.values[i] = t.columnDefaults[i]
-            if step.allows(.nullsBecomeDefault(type: t.name, property: name)) { continue }
-            log.record(
-                ValidationFailure(
-                    check: "required", type: t.name, property: name,
-                    message:
-                        "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
-                ))
-        }
+        for i in t.requiredColumns where o.isLoaded(i) && o.values.isNull(i) { requiredValueMissing(o, of: t, column: i) }
         if st.pointee.changed && !st.pointee.isCreated { t.changed += 1 }
         return true
     }
 
+    /// A required column of `o` is nil: it takes the default, and unless allowed that is a failure.
+    /// (Kept out of line: the per-object path above stays free of the failure log's bookkeeping.)
+    @inline(never)
+    func requiredValueMissing(_ o: MigrationObject, of t: TypeTransfer, column i: Int) {
+        let name = t.newColumns[i].name
+        o.values[i] = t.columnDefaults[i]
+        if step.allows(.nullsBecomeDefault(type: t.name, property: name)) { return }
+        log.record(
+            ValidationFailure(
+                check: "required", type: t.name, property: name,
+                message:
+                    "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
+            ))
+    }
+
     /// Conversions of `o`'s carried values that lost data (allowed, or logged as failures).
+    @inline(never)
     func recordInexact(_ o: MigrationObject, of t: TypeTransfer) {
         for i in o.inexact where !o.isDirty(i) {
             let name = t.newColumns[i].name
