@@ -24,18 +24,34 @@ final class EnumerationCursor {
     let total: Int
     private let arena = ByteArena()
 
-    private(set) var isDone = false
+    // The per-row state below is only touched from this class's own methods, one call at a time (the
+    // SQLite callbacks run on the thread that steps the INSERT): no dynamic exclusivity checks.
+    @exclusivity(unchecked) private(set) var isDone = false
     /// The error that stopped the enumeration (the INSERT only sees SQLITE_ERROR).
-    private(set) var error: Error?
+    @exclusivity(unchecked) private(set) var error: Error?
     /// Rows handed to the INSERT so far.
-    private(set) var emitted: Int64 = 0
-    private var current: MigrationObject?
-    private var awaitingWrite: MigrationObject?
-    private var spareOld: MigrationObject?
-    private var spareNew: MigrationObject?
-    private var done = 0
-    private var droppedCounts: [Int]
+    @exclusivity(unchecked) private(set) var emitted: Int64 = 0
+    /// The values and bookkeeping of the new object handed to the INSERT (`awaitingWrite`), for
+    /// `column` (no reference counting per column).
+    @exclusivity(unchecked) private var currentValues: UnsafeMutablePointer<SQLValue>?
+    @exclusivity(unchecked) private var currentState: UnsafeMutablePointer<ObjectState>?
+    /// Per new column, the column of the old row it is carried from.
+    private let rowColumn: [Int32]
+    private let width: Int
+    /// The old and new object of the row, reused row after row (nil: make a fresh one; an object the
+    /// closure kept a reference to is left to it). While `awaitingWrite`, `newObject` is the object the
+    /// INSERT is writing.
+    @exclusivity(unchecked) private var oldObject: MigrationObject?
+    @exclusivity(unchecked) private var newObject: MigrationObject?
+    @exclusivity(unchecked) private var awaitingWrite = false
+    @exclusivity(unchecked) private var done = 0
+    @exclusivity(unchecked) private var nextProgress = 50_000
+    /// Rows streamed, and per dropped column the rows where it was nil (a required column never is).
+    @exclusivity(unchecked) private var streamed = 0
+    @exclusivity(unchecked) private var droppedNils: [Int]
     private let droppedColumns: [Int]
+    /// Indexes into `droppedColumns` of the optional ones (the only ones that can hold nil).
+    private let optionalDropped: [Int]
     /// The carry plan, flattened: constants to write, conversions to run, the rowid slot.
     private let constants: [(index: Int, value: SQLValue)]
     private let conversions: [Int]
@@ -54,10 +70,13 @@ final class EnumerationCursor {
         lazy = t.oldColumns.count <= 64 && t.newColumns.count <= 64
         oldLayout = t.oldLayout!
         newLayout = t.newLayout!
+        rowColumn = t.newLayout!.rowColumn
+        width = t.newColumns.count
         keyIndex = t.oldKeyIndex
         total = executor.countsBefore[t.name] ?? 0
-        droppedCounts = Array(repeating: 0, count: t.droppedColumns.count)
+        droppedNils = Array(repeating: 0, count: t.droppedColumns.count)
         droppedColumns = t.droppedColumns
+        optionalDropped = t.droppedColumns.indices.filter { t.oldColumns[t.droppedColumns[$0]].isOptional }
         var constants: [(Int, SQLValue)] = []
         var conversions: [Int] = []
         var rowidSlot: Int?
@@ -98,14 +117,15 @@ final class EnumerationCursor {
     /// Called after the INSERT finished, for the last object.
     func finish() throws {
         try finishPrevious()
-        transfer.droppedCounts = droppedCounts
+        transfer.droppedCounts = droppedNils.map { streamed - $0 }
     }
 
     /// What happened to the object handed over last: written (its rowid is known now) or skipped.
     private func finishPrevious() throws {
-        current = nil
-        guard let o = awaitingWrite else { return }
-        awaitingWrite = nil
+        currentValues = nil
+        currentState = nil
+        guard awaitingWrite, let o = newObject else { return }
+        awaitingWrite = false
         let t = transfer
         let rowid = sqlite3_last_insert_rowid(db)
         if rowid == Self.sentinel {
@@ -124,65 +144,87 @@ final class EnumerationCursor {
                 if !o.lists.isEmpty { try executor.flushLists(of: o) }
             }
         }
-        if !o.escaped { spareNew = o }
+        if o.escaped { newObject = nil }
     }
 
     /// Runs the closure on the current old row; false when the closure deleted the new object.
     private func prepareNext() throws -> Bool {
         let t = transfer
-        var oldObject =
-            spareOld
-            ?? MigrationObject(
+        if oldObject == nil {
+            oldObject = MigrationObject(
                 layout: oldLayout, executor: executor, values: Array(repeating: .null, count: t.oldColumns.count),
                 originKey: nil)
-        spareOld = nil
-        if oldObject.state.pointee.row !== select { oldObject.row = select }
-        oldObject.loadedMask = 0
-        if !lazy { oldObject.detach() }
-        var originKey: SQLValue?
-        if let k = keyIndex {
-            oldObject.load(k)
-            originKey = oldObject.values[k]
         }
-        oldObject.originKey = originKey
-        // Data the step discards, counted while the row is here (no second scan of the old table).
-        if !droppedColumns.isEmpty {
-            for (k, c) in droppedColumns.enumerated() where sqlite3_column_type(select.handle, Int32(c)) != SQLITE_NULL
-            {
-                droppedCounts[k] += 1
-            }
-        }
-        var newObject =
-            spareNew
-            ?? MigrationObject(
+        if newObject == nil {
+            newObject = MigrationObject(
                 layout: newLayout, executor: executor, values: Array(repeating: .null, count: t.newColumns.count),
                 originKey: nil)
-        spareNew = nil
+        }
+        // The cursor owns both objects (so no reference counting per row); a reference the closure
+        // keeps shows in `isKnownUniquelyReferenced` below.
+        let old = Unmanaged.passUnretained(oldObject.unsafelyUnwrapped)
+        let new = Unmanaged.passUnretained(newObject.unsafelyUnwrapped)
+        try old._withUnsafeGuaranteedRef { o in
+            try new._withUnsafeGuaranteedRef { n in try runClosure(t, o, n) }
+        }
+        if !isKnownUniquelyReferenced(&oldObject!) {
+            oldObject!.detach()
+            oldObject = nil
+        }
+        let escaped = !isKnownUniquelyReferenced(&newObject!)
+        return try new._withUnsafeGuaranteedRef { n in
+            if escaped { n.detach() }
+            guard executor.prepareForWrite(n, of: t) else {
+                if escaped { newObject = nil }
+                return false
+            }
+            try executor.noteKeyChange(n, of: t)
+            let st = n.state
+            st.pointee.escaped = escaped
+            st.pointee.needsRowid =
+                escaped || !st.pointee.lists.isEmpty
+                || ((st.pointee.dirtyMask != 0 || !st.pointee.dirtyHigh.isEmpty)
+                    && t.trackedLinkColumns.contains { n.isDirty($0) })
+            currentValues = n.values.base
+            currentState = st
+            awaitingWrite = true
+            emitted += 1
+            arena.reset()
+            sqlite3_set_last_insert_rowid(db, Self.sentinel)
+            return true
+        }
+    }
+
+    /// Points `oldObject` at the row, carries it into `newObject`, and runs the closure on both.
+    @inline(__always)
+    private func runClosure(_ t: TypeTransfer, _ oldObject: MigrationObject, _ newObject: MigrationObject) throws {
+        let ost = oldObject.state
+        if ost.pointee.row !== select { ost.pointee.row = select }
+        ost.pointee.loadedMask = 0
+        if !lazy { oldObject.detach() }
+        if let k = keyIndex {
+            oldObject.load(k)
+            ost.pointee.originKey = oldObject.values.base[k]
+        } else {
+            ost.pointee.originKey = nil
+        }
+        // Data the step discards, counted while the row is here (no second scan of the old table): the
+        // rows streamed, less the nils of optional columns (a required column is NOT NULL in the file).
+        streamed += 1
+        for k in optionalDropped where sqlite3_column_type(select.handle, Int32(droppedColumns[k])) == SQLITE_NULL {
+            droppedNils[k] += 1
+        }
         carry(into: newObject, from: oldObject)
         t.currentPending = newObject
+        defer { t.currentPending = nil }
         try block(oldObject, newObject)
-        t.currentPending = nil
         if let e = executor.takePendingError() { throw e }
         t.enumerated += 1
         done += 1
-        if done % 50_000 == 0 { executor.reporter?.progress(type: t.name, done: done, total: total) }
-        if isKnownUniquelyReferenced(&oldObject) { spareOld = oldObject } else { oldObject.detach() }
-        let escaped = !isKnownUniquelyReferenced(&newObject)
-        if escaped { newObject.detach() }
-        guard executor.prepareForWrite(newObject) else {
-            if !escaped { spareNew = newObject }
-            return false
+        if done == nextProgress {
+            nextProgress += 50_000
+            executor.reporter?.progress(type: t.name, done: done, total: total)
         }
-        try executor.noteKeyChange(newObject)
-        newObject.escaped = escaped
-        newObject.needsRowid =
-            escaped || !newObject.lists.isEmpty || t.trackedLinkColumns.contains { newObject.isDirty($0) }
-        current = newObject
-        awaitingWrite = newObject
-        emitted += 1
-        arena.reset()
-        sqlite3_set_last_insert_rowid(db, Self.sentinel)
-        return true
     }
 
     /// Makes `newObject` the new form of the old object on the row: untouched values stay on the row
@@ -210,20 +252,21 @@ final class EnumerationCursor {
 
     /// xColumn: value i of the current new object (untouched values straight from the old row).
     func column(_ i: Int, into context: OpaquePointer) {
-        guard let o = current, i < o.values.count else {
+        guard let values = currentValues, let state = currentState, i < width else {
             sqlite3_result_null(context)
             return
         }
-        if !o.isLoaded(i) {
-            sqlite3_result_value(context, sqlite3_column_value(select.handle, o.layout.rowColumn[i]))
+        if i < 64 && state.pointee.loadedMask & (1 << UInt64(i)) == 0 {
+            sqlite3_result_value(context, sqlite3_column_value(select.handle, rowColumn[i]))
             return
         }
-        switch o.values[i] {
+        switch values[i] {
         case .null: sqlite3_result_null(context)
         case .integer(let n): sqlite3_result_int64(context, n)
         case .real(let d): sqlite3_result_double(context, d)
-        case .text(var s):
+        case .text(let s):
             // Copied into the arena, which lives until the next row: SQLite copies it into the record first.
+            var s = s
             s.withUTF8 { buf in
                 let p = arena.copy(buf)
                 sqlite3_result_text(context, p.assumingMemoryBound(to: CChar.self), Int32(buf.count), nil)

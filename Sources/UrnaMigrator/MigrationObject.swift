@@ -123,8 +123,8 @@ public final class MigrationObject {
     @inline(__always) func load(_ i: Int) {
         guard i < 64 else { return }
         let bit: UInt64 = 1 << UInt64(i)
-        guard state.pointee.loadedMask & bit == 0, let row = state.pointee.row else { return }
-        values[i] = row.value(at: layout.rowColumn[i])
+        guard state.pointee.loadedMask & bit == 0, let handle = state.pointee.rowHandle else { return }
+        values[i] = RowStatement.value(handle, layout.rowColumn[i])
         state.pointee.loadedMask |= bit
     }
 
@@ -175,13 +175,13 @@ public final class MigrationObject {
     public func value(forKey name: String) throws -> Value {
         if let i = layout.column(name) {
             load(i)
-            let v = values[i]
             switch layout.scalar[i] {
-            case .text: if case .text(let s) = v { return .string(s) }
-            case .integer: if case .integer(let n) = v { return .int(n) }
-            case .real: if case .real(let d) = v { return .double(d) }
+            case .text: if case .text(let s) = values.base[i] { return .string(s) }
+            case .integer: if case .integer(let n) = values.base[i] { return .int(n) }
+            case .real: if case .real(let d) = values.base[i] { return .double(d) }
             case .other: break
             }
+            let v = values[i]
             if layout.hidden[i] { return ValueCodec.decodeKey(v, keyType: .int64) }
             return ValueCodec.decode(v, as: layout.types[i], schema: layout.needsSchema[i] ? layout.schema : nil)
         }
@@ -205,31 +205,23 @@ public final class MigrationObject {
         guard !layout.isRemovedType else { throw MigrationObjectError.removedType(typeName) }
         guard !state.pointee.isDeleted else { throw MigrationObjectError.deleted(type: typeName) }
         guard let i = layout.column(name) else { return try setNonColumn(value, forKey: name) }
-        let stored: SQLValue
-        switch layout.scalar[i] {
-        case .text:
-            if case .string(let s) = value {
-                stored = .text(s)
-            } else {
-                stored = try encodeSlow(value, column: i, name: name)
+        if layout.writesDirectly[i] {
+            // Strings, Int64 and Double are stored as they are (no coercion, no range to check).
+            switch value {
+            case .string(let s): if layout.scalar[i] == .text { return try store(.text(s), at: i) }
+            case .int(let n): if layout.scalar[i] == .integer { return try store(.integer(n), at: i) }
+            case .double(let d): if layout.scalar[i] == .real { return try store(.real(d), at: i) }
+            default: break
             }
-        case .integer where layout.types[i] == .int64:
-            if case .int(let n) = value {
-                stored = .integer(n)
-            } else {
-                stored = try encodeSlow(value, column: i, name: name)
-            }
-        case .real where layout.types[i] == .double:
-            if case .double(let d) = value {
-                stored = .real(d)
-            } else {
-                stored = try encodeSlow(value, column: i, name: name)
-            }
-        default:
-            stored = try encodeSlow(value, column: i, name: name)
         }
+        try store(try encodeSlow(value, column: i, name: name), at: i)
+    }
+
+    /// Stores an encoded value in column i (written to the table too once the object is).
+    @inline(__always) private func store(_ stored: consuming SQLValue, at i: Int) throws {
         load(i)
-        if stored != values[i] {
+        let slot = values.base + i
+        if !Self.same(stored, slot) {
             if !state.pointee.isPending, state.pointee.rowid != nil, i == layout.keyIndex,
                 state.pointee.originKey == nil,
                 !state.pointee.isCreated, layout.hasOld
@@ -238,9 +230,19 @@ public final class MigrationObject {
             }
             state.pointee.changed = true
         }
-        values[i] = stored
+        slot.pointee = stored
         markDirty(i)
         if !state.pointee.isPending, state.pointee.rowid != nil { try executor.writeColumn(of: self, column: i) }
+    }
+
+    /// `a == b.pointee`, without copying the stored value out.
+    @inline(__always) static func same(_ a: SQLValue, _ b: UnsafeMutablePointer<SQLValue>) -> Bool {
+        switch a {
+        case .text(let x): if case .text(let y) = b.pointee { return x == y } else { return false }
+        case .integer(let x): if case .integer(let y) = b.pointee { return x == y } else { return false }
+        case .null: if case .null = b.pointee { return true } else { return false }
+        default: return a == b.pointee
+        }
     }
 
     /// Values that need the store's coercion (links, dates, decimals, narrow integers, ...).
@@ -314,7 +316,9 @@ public final class MigrationObject {
 /// A migration object's mutable bookkeeping (see `MigrationObject.state`).
 struct ObjectState {
     var loadedMask: UInt64 = ~0
-    var row: RowStatement?
+    /// The live row (kept alive here) and its handle, which reads use without reference counting.
+    var row: RowStatement? { didSet { rowHandle = row?.handle } }
+    private(set) var rowHandle: OpaquePointer?
     var dirtyMask: UInt64 = 0
     var dirtyHigh: Set<Int> = []
     var inexact: [Int] = []

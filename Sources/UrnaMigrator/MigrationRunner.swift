@@ -24,6 +24,14 @@ final class MigrationRunner {
     }
 
     func run(at path: String) throws -> MigrationReport {
+        var clock = PhaseClock(reporter: reporter)
+        let report = try run(at: path, clock: &clock)
+        // The connection is closed now (which checkpoints the WAL into the file).
+        clock.mark("close")
+        return report
+    }
+
+    private func run(at path: String, clock: inout PhaseClock) throws -> MigrationReport {
         let started = Date()
         let c = try RecordedFile.open(path, readOnly: false)
         var report = MigrationReport(
@@ -48,6 +56,7 @@ final class MigrationRunner {
                 backupMade = b
                 report.backupPath = b
             }
+            clock.mark("begin")
             for step in plan.resolved {
                 let executor = StepExecutor(
                     connection: c, step: step, family: family.name, log: log, reporter: reporter,
@@ -63,8 +72,10 @@ final class MigrationRunner {
             }
             report.countsBefore = report.steps.first?.countsBefore ?? [:]
             report.checks = checks(log)
+            clock.skip()  // the steps report their own phases
             if log.isEmpty {
                 try integrityCheck(c, log: log, report: &report)
+                clock.mark("integrity_check")
             }
             if !log.isEmpty {
                 try? c.execute("ROLLBACK")
@@ -86,6 +97,7 @@ final class MigrationRunner {
             report.countsAfter = report.steps.last?.countsAfter ?? [:]
             try c.execute("COMMIT")
             try c.execute("PRAGMA foreign_keys = ON")
+            clock.mark("commit")
         } catch let e as MigrationError {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
             removeBackup(backupMade)

@@ -4,7 +4,9 @@ import UrnaStore
 /// name → column table, so reading and writing a property by name is one hash lookup.
 final class ObjectLayout {
     let role: MigrationObject.Role
-    unowned let transfer: TypeTransfer
+    /// The transfer that owns this layout. Unowned without checks: the transfer outlives its layouts,
+    /// and every object using a layout keeps its executor, which keeps the transfers, alive.
+    unowned(unsafe) let transfer: TypeTransfer
     let objectSchema: ObjectSchema
     let schema: Schema
     let columns: [StepColumn]
@@ -17,6 +19,8 @@ final class ObjectLayout {
     let scalar: [ScalarKind]
     /// Columns whose values decode with the schema's help (links, embedded objects).
     let needsSchema: [Bool]
+    /// Columns a string, Int64 or Double is stored in as it is (no coercion or range check).
+    let writesDirectly: [Bool]
     let keyIndex: Int?
     let keyType: PropertyType
     /// Per column, the column of the live row it is read from (new objects: the old column it is
@@ -55,6 +59,13 @@ final class ObjectLayout {
             case .int8, .int16, .int32, .int64: $0.property == nil ? .other : .integer
             case .double: .real
             default: .other
+            }
+        }
+        writesDirectly = columns.map {
+            guard $0.property != nil else { return false }
+            switch $0.type {
+            case .string, .int64, .double: return true
+            default: return false
             }
         }
         needsSchema = columns.map {
@@ -150,6 +161,12 @@ final class ValueBuffer {
     subscript(i: Int) -> SQLValue {
         get { base[i] }
         set { base[i] = newValue }
+    }
+
+    /// Whether value i is NULL (without copying it out).
+    @inline(__always) func isNull(_ i: Int) -> Bool {
+        if case .null = base[i] { return true }
+        return false
     }
 }
 

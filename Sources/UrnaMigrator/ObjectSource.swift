@@ -62,8 +62,8 @@ final class ObjectSource {
             return SQLITE_OK
         }
         m.xOpen = { vtab, ppCursor in
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: objectSourceCursorSize + 8, alignment: 8)
-            raw.initializeMemory(as: UInt8.self, repeating: 0, count: objectSourceCursorSize)
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: objectSourceCursorSize + 16, alignment: 8)
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: objectSourceCursorSize + 16)
             let aux = UnsafeMutableRawPointer(vtab!).load(
                 fromByteOffset: objectSourceVTabSize, as: UnsafeMutableRawPointer.self)
             raw.storeBytes(of: aux, toByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
@@ -74,27 +74,49 @@ final class ObjectSource {
             UnsafeMutableRawPointer(cursor!).deallocate()
             return SQLITE_OK
         }
-        m.xFilter = { cursor, _, _, _, _ in objectSourceEnumeration(cursor)?.advance() ?? SQLITE_ERROR }
-        m.xNext = { cursor in objectSourceEnumeration(cursor)?.advance() ?? SQLITE_ERROR }
-        m.xEof = { cursor in (objectSourceEnumeration(cursor)?.isDone ?? true) ? 1 : 0 }
+        m.xFilter = { cursor, _, _, _, _ in
+            // The enumeration is fixed for the whole scan (`fill` keeps it alive until the INSERT ends):
+            // the other callbacks reach it through the C cursor, with no reference counting.
+            let raw = UnsafeMutableRawPointer(cursor!)
+            let source = Unmanaged<ObjectSource>.fromOpaque(
+                raw.load(fromByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
+            ).takeUnretainedValue()
+            guard let enumeration = source.cursor else { return SQLITE_ERROR }
+            raw.storeBytes(
+                of: Unmanaged.passUnretained(enumeration).toOpaque(), toByteOffset: objectSourceCursorSize + 8,
+                as: UnsafeMutableRawPointer.self)
+            return enumeration.advance()
+        }
+        m.xNext = { cursor in
+            objectSourceEnumeration(cursor)?._withUnsafeGuaranteedRef { $0.advance() } ?? SQLITE_ERROR
+        }
+        m.xEof = { cursor in
+            (objectSourceEnumeration(cursor)?._withUnsafeGuaranteedRef { $0.isDone } ?? true) ? 1 : 0
+        }
         m.xColumn = { cursor, context, i in
-            objectSourceEnumeration(cursor)?.column(Int(i), into: context!)
+            objectSourceEnumeration(cursor)?._withUnsafeGuaranteedRef { $0.column(Int(i), into: context!) }
             return SQLITE_OK
         }
         m.xRowid = { cursor, out in
-            out!.pointee = objectSourceEnumeration(cursor)?.emitted ?? 0
+            out!.pointee = objectSourceEnumeration(cursor)?._withUnsafeGuaranteedRef { $0.emitted } ?? 0
             return SQLITE_OK
         }
         return m
     }
 }
 
-// The C callbacks find their Swift objects through pointers stored right after the C structs.
+// The C callbacks find their Swift objects through pointers stored right after the C structs: the
+// vtab holds its ObjectSource; the cursor holds the ObjectSource, then (from xFilter on) the enumeration.
 private let objectSourceVTabSize = MemoryLayout<sqlite3_vtab>.stride
 private let objectSourceCursorSize = MemoryLayout<sqlite3_vtab_cursor>.stride
 
-private func objectSourceEnumeration(_ cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>?) -> EnumerationCursor? {
-    let raw = UnsafeMutableRawPointer(cursor!).load(
-        fromByteOffset: objectSourceCursorSize, as: UnsafeMutableRawPointer.self)
-    return Unmanaged<ObjectSource>.fromOpaque(raw).takeUnretainedValue().cursor
+@inline(__always)
+private func objectSourceEnumeration(_ cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>?) -> Unmanaged<
+    EnumerationCursor
+>? {
+    guard
+        let raw = UnsafeMutableRawPointer(cursor!).load(
+            fromByteOffset: objectSourceCursorSize + 8, as: UnsafeMutableRawPointer?.self)
+    else { return nil }
+    return Unmanaged<EnumerationCursor>.fromOpaque(raw)
 }

@@ -48,9 +48,9 @@ final class TypeTransfer {
     let newIndex: [String: Int]
     let oldKeyIndex: Int?
     let newKeyIndex: Int?
-    var sources: [ColumnSource] = []
+    @exclusivity(unchecked) var sources: [ColumnSource] = []
     /// Per new column, the conversion rule when the column is carried from an old one.
-    var conversions: [PropertyConversion?] = []
+    @exclusivity(unchecked) var conversions: [PropertyConversion?] = []
     /// The CREATE TABLE statement changes: the table is rebuilt even when nobody writes to it.
     var tableChanges = false
     /// Some carried value needs Swift (a conversion SQL can't do, or identities that change).
@@ -58,18 +58,19 @@ final class TypeTransfer {
     /// Why the type is copied through Swift, for plans.
     var swiftReason: String?
 
-    // Run-time state.
+    // Run-time state. Properties read for every object are declared `@exclusivity(unchecked)`: they are
+    // set while the step is prepared (or between enumerations) and never while an access is open.
     var rebuilt = false
     var filled = false
     var enumerating = false
     var enumerations = 0
     var cleared = false
-    var hasKeyMap = false
+    @exclusivity(unchecked) var hasKeyMap = false
     var filledBySwift = false
     var filledByBulk = false
-    var explicitLinkColumns = Set<String>()
+    @exclusivity(unchecked) var explicitLinkColumns = Set<String>()
     var created = 0
-    var lossyValues: [String: Int] = [:]
+    @exclusivity(unchecked) var lossyValues: [String: Int] = [:]
     /// Counters and the object being enumerated, behind a pointer (they change for every object).
     let live: UnsafeMutablePointer<LiveCounters> = {
         let p = UnsafeMutablePointer<LiveCounters>.allocate(capacity: 1)
@@ -102,20 +103,20 @@ final class TypeTransfer {
         live.deinitialize(count: 1)
         live.deallocate()
     }
-    var insertStatement: RowStatement?
-    var keyMapInsert: Statement?
-    var oldLayout: ObjectLayout?
-    var newLayout: ObjectLayout?
-    var carryOps: [CarryOp] = []
-    var requiredColumns: [Int] = []
-    var columnDefaults: [SQLValue] = []
-    var trackedLinkColumns: [Int] = []
+    @exclusivity(unchecked) var insertStatement: RowStatement?
+    @exclusivity(unchecked) var keyMapInsert: Statement?
+    @exclusivity(unchecked) var oldLayout: ObjectLayout?
+    @exclusivity(unchecked) var newLayout: ObjectLayout?
+    @exclusivity(unchecked) var carryOps: [CarryOp] = []
+    @exclusivity(unchecked) var requiredColumns: [Int] = []
+    @exclusivity(unchecked) var columnDefaults: [SQLValue] = []
+    @exclusivity(unchecked) var trackedLinkColumns: [Int] = []
     /// Old columns whose property the new version drops, and (once a first pass streamed every old
     /// object) how many non-nil values each held.
-    var droppedColumns: [Int] = []
+    @exclusivity(unchecked) var droppedColumns: [Int] = []
     var droppedCounts: [Int]?
     /// Per new column: the old column it is copied from unchanged (-1: computed, constant or converted).
-    var carriedFrom: [Int32] = []
+    @exclusivity(unchecked) var carriedFrom: [Int32] = []
 
     init(name: String, old: ObjectSchema?, new: ObjectSchema?, oldSchema: Schema, newSchema: Schema) {
         self.name = name
@@ -148,7 +149,8 @@ struct LiveCounters {
     var deleted = 0
     var changed = 0
     var enumerated = 0
-    var currentPending: MigrationObject?
+    /// Not retained: the enumeration owns the object while it is pending.
+    unowned(unsafe) var currentPending: MigrationObject?
 }
 
 /// What one step does to one list property's table.

@@ -96,13 +96,40 @@ extension StepExecutor {
 
     /// Checks a finished new object before it is written: conversions that lost data, required
     /// values left nil. False when the object was deleted instead.
-    func prepareForWrite(_ o: MigrationObject) -> Bool {
-        let t = o.transfer
-        o.isPending = false
-        if o.isDeleted {
+    func prepareForWrite(_ o: MigrationObject) -> Bool { prepareForWrite(o, of: o.transfer) }
+
+    /// `prepareForWrite` for an object of `t` (enumerations pass their transfer).
+    func prepareForWrite(_ o: MigrationObject, of t: TypeTransfer) -> Bool {
+        let st = o.state
+        st.pointee.isPending = false
+        if st.pointee.isDeleted {
             t.deleted += 1
             return false
         }
+        if !st.pointee.inexact.isEmpty { recordInexact(o, of: t) }
+        for i in t.requiredColumns where o.isLoaded(i) && o.values.isNull(i) { requiredValueMissing(o, of: t, column: i) }
+        if st.pointee.changed && !st.pointee.isCreated { t.changed += 1 }
+        return true
+    }
+
+    /// A required column of `o` is nil: it takes the default, and unless allowed that is a failure.
+    /// (Kept out of line: the per-object path above stays free of the failure log's bookkeeping.)
+    @inline(never)
+    func requiredValueMissing(_ o: MigrationObject, of t: TypeTransfer, column i: Int) {
+        let name = t.newColumns[i].name
+        o.values[i] = t.columnDefaults[i]
+        if step.allows(.nullsBecomeDefault(type: t.name, property: name)) { return }
+        log.record(
+            ValidationFailure(
+                check: "required", type: t.name, property: name,
+                message:
+                    "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
+            ))
+    }
+
+    /// Conversions of `o`'s carried values that lost data (allowed, or logged as failures).
+    @inline(never)
+    func recordInexact(_ o: MigrationObject, of t: TypeTransfer) {
         for i in o.inexact where !o.isDirty(i) {
             let name = t.newColumns[i].name
             if step.allows(.lossyConversion(type: t.name, property: name)) {
@@ -116,19 +143,6 @@ extension StepExecutor {
                     ))
             }
         }
-        for i in t.requiredColumns where o.isLoaded(i) && o.values[i].isNull {
-            let name = t.newColumns[i].name
-            o.values[i] = t.columnDefaults[i]
-            if step.allows(.nullsBecomeDefault(type: t.name, property: name)) { continue }
-            log.record(
-                ValidationFailure(
-                    check: "required", type: t.name, property: name,
-                    message:
-                        "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
-                ))
-        }
-        if o.changed && !o.isCreated { t.changed += 1 }
-        return true
     }
 
     /// Writes one object with its own INSERT; false (and a logged failure) when a constraint refuses it.
@@ -169,11 +183,14 @@ extension StepExecutor {
     }
 
     /// Records old key -> new key when an object's identity changed.
-    func noteKeyChange(_ o: MigrationObject) throws {
-        let t = o.transfer
-        guard let origin = o.originKey, let nk = t.newKeyIndex else { return }
+    func noteKeyChange(_ o: MigrationObject) throws { try noteKeyChange(o, of: o.transfer) }
+
+    /// `noteKeyChange` for an object of `t` (enumerations pass their transfer).
+    func noteKeyChange(_ o: MigrationObject, of t: TypeTransfer) throws {
+        guard let nk = t.newKeyIndex else { return }
         // A key carried unchanged from the old key column can't have changed.
         if !o.isLoaded(nk), t.carriedFrom[nk] >= 0, Int(t.carriedFrom[nk]) == t.oldKeyIndex { return }
+        guard let origin = o.originKey else { return }
         o.load(nk)
         let before = Affinity.apply(origin, sqlType: t.newKeySQLType)
         let now = Affinity.apply(o.values[nk], sqlType: t.newKeySQLType)

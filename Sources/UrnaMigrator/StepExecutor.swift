@@ -74,12 +74,14 @@ final class StepExecutor {
             report.sql = recorder.statements
             report.durationSeconds = Date().timeIntervalSince(started)
         }
+        var clock = PhaseClock(reporter: reporter)
         countsBefore = try counts(step.from)
         report.countsBefore = countsBefore
         try collectSamplesBefore()
         try createTempTables()
         try setAsideUserObjects()
         try createStagingTables()
+        clock.mark("setup")
 
         if let closure = step.closure {
             let migration = Migration(executor: self)
@@ -95,9 +97,11 @@ final class StepExecutor {
                 throw StepAborted()
             }
         }
+        clock.mark("closures")
         report.diff = SchemaDiff(from: step.from, to: step.to, renames: analysis.renames)
         try checkClosureCoverage()
         try copyRemainingObjects()
+        clock.mark("copy")
         report.droppedData = try droppedData()
         try rewriteChangedKeys()
         try rebuildLists()
@@ -107,8 +111,10 @@ final class StepExecutor {
         try restoreUserObjects()
         try Store.recordSchema(step.to, in: connection)
         recorder.note("-- record version \(step.to.version) in \(StorageLayout.schemaTable)")
+        clock.mark("rebuild")
         try checkShape()
         try checkForeignKeys()
+        clock.mark("checks")
 
         report.countsAfter = try counts(step.to)
         report.samples = try collectSamples()
@@ -119,6 +125,7 @@ final class StepExecutor {
         connection.clearStatementCache()
         report.durationSeconds = Date().timeIntervalSince(started)
         try writeHistory(report)
+        clock.mark("finish")
         if log.total > totalAtStart { throw StepAborted() }
         report.sql = recorder.statements
         reporter?.stepFinished(report)

@@ -35,21 +35,24 @@ func runMigrationBench(rows: Int, directory: String? = nil) throws {
             clock.lap().wall))
     let rssBefore = MigrationBench.peakRSSMegabytes()
 
-    let migrator = Migrator(family: SchemaFamilies.people)
+    let phases = MigrationBench.Phases()
+    let migrator = Migrator(family: SchemaFamilies.people, reporter: phases)
     clock = MigrationBench.Clock()
     let report = try migrator.run(try migrator.plan(path: viaMigrator), backup: .none)
     let (migratorSeconds, migratorCPU) = clock.lap()
     let stepSeconds = report.steps.first?.durationSeconds ?? 0
     let rssAfter = MigrationBench.peakRSSMegabytes()
 
-    var quick = Migrator(family: SchemaFamilies.people)
+    let quickPhases = MigrationBench.Phases()
+    var quick = Migrator(family: SchemaFamilies.people, reporter: quickPhases)
     quick.options.integrityCheck = .none
     clock = MigrationBench.Clock()
     _ = try quick.run(try quick.plan(path: viaQuick), backup: .none)
     let (quickSeconds, quickCPU) = clock.lap()
 
+    let sqlPhases = MigrationBench.Phases()
     clock = MigrationBench.Clock()
-    try MigrationBench.handWrittenV0ToV2(at: viaSQL)
+    try MigrationBench.handWrittenV0ToV2(at: viaSQL, phases: sqlPhases)
     let (sqlSeconds, sqlCPU) = clock.lap()
 
     // Both ways must give the same rows.
@@ -75,6 +78,10 @@ func runMigrationBench(rows: Int, directory: String? = nil) throws {
         String(
             format: "ratio migrator / SQL: %.2fx wall, %.2fx CPU (without integrity_check %.2fx wall, %.2fx CPU)",
             migratorSeconds / sqlSeconds, migratorCPU / sqlCPU, quickSeconds / sqlSeconds, quickCPU / sqlCPU))
+    print("phases (wall s / CPU s):")
+    print("  migrator:            " + phases.summary)
+    print("  migrator, no check:  " + quickPhases.summary)
+    print("  hand-written SQL:    " + sqlPhases.summary)
     print(
         "peak RSS: \(rssBefore) MB before migrating, \(rssAfter) MB after (\(rssAfter - rssBefore) MB for \(rows) rows); same rows: \(same)"
     )
@@ -99,19 +106,48 @@ enum MigrationBench {
         try c.execute("COMMIT")
     }
 
-    /// The v0 → v2 change by hand, the way a person would write it for SQLite.
-    static func handWrittenV0ToV2(at path: String) throws {
-        let c = try Connection(path: path, create: false)
-        try c.execute("PRAGMA foreign_keys = OFF")
-        try c.execute("BEGIN IMMEDIATE")
-        try c.execute(StorageLayout.createTableSQL(People.v2.types[0], in: People.v2, tableName: "Person_new"))
-        try c.execute(
-            "INSERT INTO \"Person_new\" (\"_id\", \"fullName\", \"email\", \"age\") SELECT \"_id\", \"firstName\" || ' ' || \"lastName\", '', \"age\" FROM \"Person\""
-        )
-        try c.execute("DROP TABLE \"Person\"")
-        try c.execute("ALTER TABLE \"Person_new\" RENAME TO \"Person\"")
-        try Store.recordSchema(People.v2, in: c)
-        try c.execute("COMMIT")
+    /// The v0 → v2 change by hand, the way a person would write it for SQLite (timed in phases as the
+    /// migrator reports its own: `copy`, `rebuild`, `commit`, `close`).
+    static func handWrittenV0ToV2(at path: String, phases: Phases? = nil) throws {
+        var t = (wall: Date(), cpu: Clock.threadCPU())
+        func mark(_ name: String) {
+            let now = (wall: Date(), cpu: Clock.threadCPU())
+            phases?.phaseFinished(name, seconds: now.wall.timeIntervalSince(t.wall), cpuSeconds: now.cpu - t.cpu)
+            t = now
+        }
+        do {
+            let c = try Connection(path: path, create: false)
+            try c.execute("PRAGMA foreign_keys = OFF")
+            try c.execute("BEGIN IMMEDIATE")
+            try c.execute(StorageLayout.createTableSQL(People.v2.types[0], in: People.v2, tableName: "Person_new"))
+            try c.execute(
+                "INSERT INTO \"Person_new\" (\"_id\", \"fullName\", \"email\", \"age\") SELECT \"_id\", \"firstName\" || ' ' || \"lastName\", '', \"age\" FROM \"Person\""
+            )
+            mark("copy")
+            try c.execute("DROP TABLE \"Person\"")
+            try c.execute("ALTER TABLE \"Person_new\" RENAME TO \"Person\"")
+            try Store.recordSchema(People.v2, in: c)
+            mark("rebuild")
+            try c.execute("COMMIT")
+            mark("commit")
+        }
+        mark("close")
+    }
+
+    /// Collects the phases a migration reports, in order (a phase reported twice is summed).
+    final class Phases: MigrationReporter {
+        var names: [String] = []
+        var times: [String: (wall: Double, cpu: Double)] = [:]
+
+        func phaseFinished(_ phase: String, seconds: Double, cpuSeconds: Double) {
+            if times[phase] == nil { names.append(phase) }
+            let t = times[phase] ?? (0, 0)
+            times[phase] = (t.wall + seconds, t.cpu + cpuSeconds)
+        }
+
+        var summary: String {
+            names.map { n in n + String(format: " %.2f/%.2f", times[n]!.wall, times[n]!.cpu) }.joined(separator: ", ")
+        }
     }
 
     /// Wall time and this thread's CPU time (user + system) since it was made; CPU time moves less
