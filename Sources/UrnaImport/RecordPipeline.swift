@@ -31,6 +31,9 @@ final class RecordPipeline: @unchecked Sendable {
     /// time in the benchmark). The order of a candidacy's own goods, hence their list positions, is kept, and
     /// no asset moves past a record of another kind.
     static let assetRunLength = 16_384
+    /// Sorted asset batches may fill a longer queue: one whole run waits there while the next is gathered,
+    /// so the writing thread never stands idle for a run to be read (about 15 MB at most; asset items are small).
+    static let assetQueueDepth = queueDepth + assetRunLength / batchSize
 
     private let inputs: [ImportInput]
     private let mapper: ElectionMapper
@@ -119,7 +122,7 @@ final class RecordPipeline: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-        var assets: [PipelineItem] = []
+        var assets: [PipelineItem?] = []  // taken out (moved, not copied) when flushed
         var assetKeys: [AssetOrderKey] = []
         assets.reserveCapacity(Self.assetRunLength)
         assetKeys.reserveCapacity(Self.assetRunLength)
@@ -128,8 +131,10 @@ final class RecordPipeline: @unchecked Sendable {
             guard !assets.isEmpty else { return true }
             assetKeys.sort()
             for key in assetKeys {
-                batch.append(assets[Int(key.index)])
-                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesBefore) { return false }
+                batch.append(assets[Int(key.index)].take()!)
+                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesBefore, depth: Self.assetQueueDepth) {
+                    return false
+                }
             }
             assets.removeAll(keepingCapacity: true)
             assetKeys.removeAll(keepingCapacity: true)
@@ -178,10 +183,10 @@ final class RecordPipeline: @unchecked Sendable {
         _ = send(&batch, bytesRead: bytesBefore)
     }
 
-    /// Queues a batch, waiting while the queue is full; false once the run was cancelled.
-    private func send(_ batch: inout [PipelineItem], bytesRead: Int64) -> Bool {
+    /// Queues a batch, waiting while `depth` batches wait already; false once the run was cancelled.
+    private func send(_ batch: inout [PipelineItem], bytesRead: Int64, depth: Int = RecordPipeline.queueDepth) -> Bool {
         condition.lock()
-        while queue.count >= Self.queueDepth && !cancelled { condition.wait() }
+        while queue.count >= depth && !cancelled { condition.wait() }
         if cancelled {
             condition.unlock()
             return false

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import UrnaRecords
+import UrnaStore
+
+@testable import UrnaImport
+
+/// The import's shortcuts (remembered field values, integers read from bytes, asset rows put in
+/// candidacy order, early rejects) must give exactly what the plain path gives.
+@Suite struct ImportFastPathTests {
+    /// The fixture's header and first row (Latin-1), with NM_UE's bytes replaced by `unit` (kept as given)
+    /// and SQ_CANDIDATO by `sq`; with `utf8`, every other field is transcoded to UTF-8.
+    private func candidateFile(unit: [UInt8], sq: String, utf8: Bool) throws -> [UInt8] {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv"))))
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map { Array($0) }
+        let header = lines[0].split(separator: 0x3B, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        var fields = lines[1].split(separator: 0x3B, omittingEmptySubsequences: false).map { Array($0) }
+        if utf8 {
+            fields = fields.map { Array(String($0.map { Character(Unicode.Scalar($0)) }).utf8) }
+        }
+        let unitIndex = try #require(header.firstIndex(of: "\"NM_UE\""))
+        let sqIndex = try #require(header.firstIndex(of: "\"SQ_CANDIDATO\""))
+        fields[unitIndex] = [0x22] + unit + [0x22]
+        fields[sqIndex] = Array("\"\(sq)\"".utf8)
+        var row: [UInt8] = []
+        for (i, f) in fields.enumerated() {
+            if i > 0 { row.append(0x3B) }
+            row += f
+        }
+        return lines[0] + [0x0A] + row + [0x0A]
+    }
+
+    @Test func rememberedValuesAreKeyedByEncodingToo() throws {
+        let folder = try ImportTestSupport.scratchFolder()
+        // The same two bytes in the same column: "Ã" followed by U+0083 in a Latin-1 file, "Ã" in a UTF-8 one.
+        let same: [UInt8] = Array("S".utf8) + [0xC3, 0x83] + Array("O".utf8)
+        let latin1 = folder + "/latin1.csv", utf8 = folder + "/utf8.csv"
+        try Data(try candidateFile(unit: same, sq: "1", utf8: false)).write(to: URL(fileURLWithPath: latin1))
+        try Data(try candidateFile(unit: same, sq: "2", utf8: true)).write(to: URL(fileURLWithPath: utf8))
+        let db = folder + "/urna.sqlite"
+        let summary = try ImportTestSupport.importFiles([latin1, utf8], into: db)
+        #expect(summary.rejected == 0)
+        #expect(try ImportTestSupport.value(db, "SELECT unitName FROM Candidate WHERE sequence = 1") == .text("S\u{C3}\u{83}O"))
+        #expect(try ImportTestSupport.value(db, "SELECT unitName FROM Candidate WHERE sequence = 2") == .text("SÃO"))
+    }
+
+    @Test func rememberedValuesNeverLeakBetweenRowsOrColumns() throws {
+        // Every row of the real MG file imported with the interner must equal the plain decoding of its
+        // fields: checked on the columns it serves, against TSEField applied to the record's own text.
+        let interner = FieldInterner()
+        let reader = try TSEFileReader(path: ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv"))
+        var checked = 0
+        while let item = try reader.next() {
+            guard case .record(let record) = item else { continue }
+            for column in MapperColumn.allCases where column.repeatsAcrossRows {
+                guard let p = record.columns.position(of: column.name) else { continue }
+                for reading in [FieldInterner.Reading.text, .code] {
+                    let expected = reading == .text ? TSEField.text(record.value(at: p)) : TSEField.code(record.value(at: p))
+                    #expect(interner.value(column, reading, position: p, in: record) == expected)
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 1000)
+    }
+
+    @Test func plainDigitsAgreeWithTheFullIntegerRule() {
+        for text in ["0", "7", "007", "123456789012345678", "1234567890123456789", "", "-1", "12a", " 12", "+3"] {
+            let bytes = Array(text.utf8)
+            let fast = bytes.withUnsafeBufferPointer { FieldReader.plainDigits($0) }
+            if let fast {
+                #expect(TSEField.integer(text) == .value(fast), "\(text)")
+            } else {
+                #expect(bytes.isEmpty || bytes.count > 18 || bytes.contains { $0 < 0x30 || $0 > 0x39 }, "\(text)")
+            }
+        }
+    }
+
+    @Test func assetOrderFollowsTheIdsBytesAndKeepsArrival() {
+        let ids = ["297/130000613212", "297/130000613203", "1297/130000613203", "297/130000613212", "297/13", "297/130000613203"]
+        let keys = ids.enumerated().map { AssetOrderKey(candidateID: $0.element, index: $0.offset) }.sorted()
+        let order = keys.map { Int($0.index) }
+        #expect(order.map { ids[$0] } == ids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        // Goods of one candidacy keep their file order.
+        #expect(order.filter { ids[$0] == "297/130000613203" } == [1, 5])
+        #expect(order.filter { ids[$0] == "297/130000613212" } == [0, 3])
+    }
+
+    @Test func assetsInCandidacyOrderGiveTheSameListsAndRejectsAtOnceWhenNoCandidacyCanFollow() throws {
+        let folder = try ImportTestSupport.scratchFolder()
+        let cand = ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv")
+        let bens = ImportTestSupport.fixture("sample_bem_candidato_2018_MG.csv")
+        let db = folder + "/urna.sqlite"
+        let summary = try ImportTestSupport.importFiles([cand, bens], into: db)
+        // Each candidacy's list holds its goods in the file's order: compare with the file itself.
+        let rows = try String(contentsOfFile: bens, encoding: .isoLatin1).split(separator: "\n").dropFirst()
+        var expected: [String: [String]] = [:]
+        for line in rows {
+            let f = line.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"\r")) }
+            expected["297/" + f[11], default: []].append("297/\(f[11])/\(f[12])")
+        }
+        let store = try Store.openExisting(path: db, readOnly: true)
+        var compared = 0
+        for (owner, goods) in expected {
+            let listed = try store.connection.rows(
+                "SELECT target FROM Candidate_goods WHERE owner = ? ORDER BY position", [.text(owner)]
+            ).compactMap { row -> String? in if case .text(let t) = row[0] { t } else { nil } }
+            guard !listed.isEmpty else { continue }  // its candidacy is not in the sample: rejected
+            #expect(listed == goods, "\(owner)")
+            compared += 1
+        }
+        #expect(compared > 0)
+        // The asset file comes last and no candidacy can follow it: missing candidacies are rejected as
+        // they come, none is held, and the rejects are exactly the rows whose candidacy is not there.
+        var missing = 0
+        for (owner, goods) in expected
+        where try store.connection.rows("SELECT 1 FROM Candidate WHERE id = ?", [.text(owner)]).isEmpty {
+            missing += goods.count
+        }
+        #expect(missing > 0)
+        #expect(summary.heldAssets == 0)
+        #expect(summary.rejected == missing)
+    }
+}
