@@ -19,9 +19,15 @@ enum CLIRunner {
         return packageRoot.appendingPathComponent(".build/debug/urna")
     }
 
-    static func run(_ args: [String], in dir: URL? = nil, stdin: String? = nil) throws -> CLIResult {
+    static func run(_ args: [String], in dir: URL? = nil) throws -> CLIResult {
+        try runProcess(binary, args, in: dir)
+    }
+
+    /// Runs any program with output captured in files (not pipes: a chatty program never blocks on a pipe
+    /// nobody reads yet); standard input is /dev/null.
+    static func runProcess(_ executable: URL, _ args: [String], in dir: URL? = nil) throws -> CLIResult {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = executable
         p.arguments = args
         if let dir { p.currentDirectoryURL = dir }
         let dir = FileManager.default.temporaryDirectory

@@ -66,29 +66,7 @@ enum Shell {
     }
 
     static func run(_ tool: String, _ args: [String]) throws -> CLIResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable(tool))
-        p.arguments = args
-        // Files, not pipes: a chatty tool never blocks on a pipe nobody reads yet.
-        let tmp = FileManager.default.temporaryDirectory
-        let outURL = tmp.appendingPathComponent("urna-shell-out-\(UUID().uuidString)")
-        let errURL = tmp.appendingPathComponent("urna-shell-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try out.close()
-        try err.close()
-        return CLIResult(code: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                         stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        try CLIRunner.runProcess(URL(fileURLWithPath: executable(tool)), args)
     }
 
     /// `sqlite3 db sql`, stdout trimmed.
