@@ -126,13 +126,14 @@ final class RecordPipeline: @unchecked Sendable {
         var assetKeys: [AssetOrderKey] = []
         assets.reserveCapacity(Self.assetRunLength)
         assetKeys.reserveCapacity(Self.assetRunLength)
-        /// Moves the gathered asset rows into the outgoing batches, in candidacy order.
-        func flushAssets() -> Bool {
+        /// Moves the gathered asset rows into the outgoing batches, in candidacy order; `bytesRead` is the
+        /// progress to report with them.
+        func flushAssets(_ bytesRead: Int64) -> Bool {
             guard !assets.isEmpty else { return true }
             assetKeys.sort()
             for key in assetKeys {
                 batch.append(assets[Int(key.index)].take()!)
-                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesBefore, depth: Self.assetQueueDepth) {
+                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesRead, depth: Self.assetQueueDepth) {
                     return false
                 }
             }
@@ -162,12 +163,12 @@ final class RecordPipeline: @unchecked Sendable {
                         assetKeys.append(AssetOrderKey(candidateID: a.good.candidateID, index: assets.count))
                         assets.append(.mapped(.asset(a), record))
                         if assets.count >= Self.assetRunLength {
-                            guard flushAssets() else { return }
+                            guard flushAssets(bytesBefore + input.bytesRead) else { return }
                         }
                     case .success(let mapped):
                         // Any other record keeps its place after the assets read before it (an XML dump may
                         // mix them: an asset read before its candidacy is held, as in file order).
-                        guard flushAssets() else { return }
+                        guard flushAssets(bytesBefore + input.bytesRead) else { return }
                         batch.append(.mapped(mapped, record))
                     case .failure(let problem): batch.append(.reject(problem.location, problem.reason, record.rawBytes))
                     }
@@ -176,7 +177,7 @@ final class RecordPipeline: @unchecked Sendable {
                     guard send(&batch, bytesRead: bytesBefore + input.bytesRead) else { return }
                 }
             }
-            guard flushAssets() else { return }
+            guard flushAssets(bytesBefore + input.bytesRead) else { return }
             batch.append(.fileEnd(rows: rows))
             bytesBefore += input.size
         }
