@@ -27,9 +27,10 @@ final class ElectionStoreWriter {
     /// Candidacies that received goods in this run, with where their next good goes. TSE asset files
     /// are not sorted by candidacy (consecutive rows share one in under 10% of MG 2018), so remembering
     /// only the last one missed almost always and every asset paid a SELECT. Bounded: emptied when it
-    /// reaches `slotCacheLimit` entries (about 100 bytes each).
+    /// reaches `slotCacheLimit` entries (about 100 bytes each, so 26 MB at most; the benchmark's million
+    /// assets use about 100,000).
     private var slots: [String: GoodsSlot] = [:]
-    static let slotCacheLimit = 1 << 20
+    static let slotCacheLimit = 1 << 18
 
     /// Prepares every statement; throws when the store's schema is not the elections schema the
     /// importer writes (so a wrong file is refused before any row is read).
