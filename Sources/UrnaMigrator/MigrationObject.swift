@@ -230,7 +230,7 @@ public final class MigrationObject {
             }
             state.pointee.changed = true
         }
-        slot.pointee = stored
+        slot.pointee = consume stored
         markDirty(i)
         if !state.pointee.isPending, state.pointee.rowid != nil { try executor.writeColumn(of: self, column: i) }
     }
