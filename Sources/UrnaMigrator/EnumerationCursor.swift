@@ -129,8 +129,18 @@ final class EnumerationCursor {
     private func finishPrevious() throws {
         currentValues = nil
         currentState = nil
-        guard awaitingWrite, let o = newObject else { return }
+        guard awaitingWrite, newObject != nil else { return }
         awaitingWrite = false
+        // The cursor owns the object (no reference counting here); it lets go of it after the call.
+        let escaped = try Unmanaged.passUnretained(newObject.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            try finishWrite($0)
+        }
+        if escaped { newObject = nil }
+    }
+
+    /// `finishPrevious` for the object the INSERT was handed; true when the closure kept it.
+    @inline(__always)
+    private func finishWrite(_ o: MigrationObject) throws -> Bool {
         let t = transfer
         let rowid = sqlite3_last_insert_rowid(db)
         if rowid == Self.sentinel {
@@ -149,7 +159,7 @@ final class EnumerationCursor {
                 if !o.lists.isEmpty { try executor.flushLists(of: o) }
             }
         }
-        if o.escaped { newObject = nil }
+        return o.escaped
     }
 
     /// Runs the closure on the current old row; false when the closure deleted the new object.
