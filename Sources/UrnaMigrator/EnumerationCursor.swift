@@ -319,13 +319,14 @@ final class EnumerationCursor {
             sqlite3_result_value(context, sqlite3_column_value(select.handle, rowColumn[i]))
             return
         }
-        switch values[i] {
-        case .null: sqlite3_result_null(context)
-        case .integer(let n): sqlite3_result_int64(context, n)
-        case .real(let d): sqlite3_result_double(context, d)
-        case .text(let s):
-            // SQLite copies the bytes into its own result register (reused row after row).
-            var s = s
+        if case .text = values[i] {
+            // The string is moved out of its slot and back (no reference counting); SQLite copies its
+            // bytes into its own result register (reused row after row).
+            let moved = (values + i).move()
+            guard case .text(var s) = moved else {
+                (values + i).initialize(to: moved)
+                return
+            }
             s.withUTF8 { buf in
                 if let p = buf.baseAddress, buf.count > 0 {
                     sqlite3_result_text(
@@ -335,6 +336,14 @@ final class EnumerationCursor {
                     sqlite3_result_text(context, "", 0, rowStatementTransient)
                 }
             }
+            (values + i).initialize(to: .text(s))
+            return
+        }
+        switch values[i] {
+        case .null: sqlite3_result_null(context)
+        case .integer(let n): sqlite3_result_int64(context, n)
+        case .real(let d): sqlite3_result_double(context, d)
+        case .text: break  // handled above
         case .blob(let b):
             b.withUnsafeBytes { buf in
                 let p = arena.copy(
