@@ -57,6 +57,9 @@ final class EnumerationCursor {
     private let conversions: [Int]
     private let rowidSlot: Int?
     private let computedMask: UInt64
+    /// The transfer's required columns: those below 64 as a mask, the others listed.
+    private let requiredMask: UInt64
+    private let requiredHigh: [Int]
 
     init(
         executor: StepExecutor, transfer t: TypeTransfer, select: RowStatement,
@@ -94,6 +97,8 @@ final class EnumerationCursor {
         self.conversions = conversions
         self.rowidSlot = rowidSlot
         computedMask = mask
+        requiredMask = t.requiredColumns.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
+        requiredHigh = t.requiredColumns.filter { $0 >= 64 }
     }
 
     /// xFilter / xNext: the next object the INSERT should write.
@@ -124,8 +129,18 @@ final class EnumerationCursor {
     private func finishPrevious() throws {
         currentValues = nil
         currentState = nil
-        guard awaitingWrite, let o = newObject else { return }
+        guard awaitingWrite, newObject != nil else { return }
         awaitingWrite = false
+        // The cursor owns the object (no reference counting here); it lets go of it after the call.
+        let escaped = try Unmanaged.passUnretained(newObject.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            try finishWrite($0)
+        }
+        if escaped { newObject = nil }
+    }
+
+    /// `finishPrevious` for the object the INSERT was handed; true when the closure kept it.
+    @inline(__always)
+    private func finishWrite(_ o: MigrationObject) throws -> Bool {
         let t = transfer
         let rowid = sqlite3_last_insert_rowid(db)
         if rowid == Self.sentinel {
@@ -144,7 +159,7 @@ final class EnumerationCursor {
                 if !o.lists.isEmpty { try executor.flushLists(of: o) }
             }
         }
-        if o.escaped { newObject = nil }
+        return o.escaped
     }
 
     /// Runs the closure on the current old row; false when the closure deleted the new object.
@@ -174,7 +189,7 @@ final class EnumerationCursor {
         let escaped = !isKnownUniquelyReferenced(&newObject!)
         return try new._withUnsafeGuaranteedRef { n in
             if escaped { n.detach() }
-            guard executor.prepareForWrite(n, of: t) else {
+            guard prepareForWrite(n, of: t) else {
                 if escaped { newObject = nil }
                 return false
             }
@@ -193,6 +208,29 @@ final class EnumerationCursor {
             sqlite3_set_last_insert_rowid(db, Self.sentinel)
             return true
         }
+    }
+
+    /// `StepExecutor.prepareForWrite` for the enumeration's objects, with the required columns as a
+    /// mask (same checks, same order).
+    @inline(__always)
+    private func prepareForWrite(_ o: MigrationObject, of t: TypeTransfer) -> Bool {
+        let st = o.state
+        st.pointee.isPending = false
+        if st.pointee.isDeleted {
+            t.deleted += 1
+            return false
+        }
+        if !st.pointee.inexact.isEmpty { executor.recordInexact(o, of: t) }
+        var missing = requiredMask & st.pointee.loadedMask
+        let values = o.values.base
+        while missing != 0 {
+            let i = missing.trailingZeroBitCount
+            missing &= missing - 1
+            if case .null = values[i] { executor.requiredValueMissing(o, of: t, column: i) }
+        }
+        for i in requiredHigh where o.values.isNull(i) { executor.requiredValueMissing(o, of: t, column: i) }
+        if st.pointee.changed && !st.pointee.isCreated { t.changed += 1 }
+        return true
     }
 
     /// Points `oldObject` at the row, carries it into `newObject`, and runs the closure on both.
@@ -244,10 +282,31 @@ final class EnumerationCursor {
         st.pointee.escaped = false
         st.pointee.needsRowid = false
         st.pointee.originKey = old.state.pointee.originKey
-        for (i, v) in constants { o.values[i] = v }
+        // A constant still in its slot (the closure left it, or set the same value) stays: no copy.
+        for (i, v) in constants where !Self.identical(v, o.values.base + i) { o.values[i] = v }
         if let r = rowidSlot { o.values[r] = .integer(select.int(at: Int32(transfer.oldColumns.count))) }
         for i in conversions { executor.convertCarried(transfer, into: o, from: old, column: i) }
         if !lazy { o.detach() }
+    }
+
+    /// Whether the slot holds exactly `a` (the same bytes: not just an equal value).
+    @inline(__always) static func identical(_ a: SQLValue, _ b: UnsafeMutablePointer<SQLValue>) -> Bool {
+        switch a {
+        case .text(let x):
+            guard case .text(let y) = b.pointee else { return false }
+            // The same storage (the same literal, or equal small strings) holds the same bytes.
+            if unsafeBitCast(x, to: (UInt, UInt).self) == unsafeBitCast(y, to: (UInt, UInt).self) { return true }
+            let n = x.utf8.count
+            guard n == y.utf8.count else { return false }
+            if n == 0 { return true }
+            var a = x
+            var b = y
+            return a.withUTF8 { p in b.withUTF8 { q in memcmp(p.baseAddress!, q.baseAddress!, n) == 0 } }
+        case .integer(let x): if case .integer(let y) = b.pointee { return x == y } else { return false }
+        case .null: if case .null = b.pointee { return true } else { return false }
+        case .real(let x): if case .real(let y) = b.pointee { return x.bitPattern == y.bitPattern } else { return false }
+        case .blob(let x): if case .blob(let y) = b.pointee { return x == y } else { return false }
+        }
     }
 
     /// xColumn: value i of the current new object (untouched values straight from the old row).
@@ -260,17 +319,31 @@ final class EnumerationCursor {
             sqlite3_result_value(context, sqlite3_column_value(select.handle, rowColumn[i]))
             return
         }
+        if case .text = values[i] {
+            // The string is moved out of its slot and back (no reference counting); SQLite copies its
+            // bytes into its own result register (reused row after row).
+            let moved = (values + i).move()
+            guard case .text(var s) = moved else {
+                (values + i).initialize(to: moved)
+                return
+            }
+            s.withUTF8 { buf in
+                if let p = buf.baseAddress, buf.count > 0 {
+                    sqlite3_result_text(
+                        context, UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self), Int32(buf.count),
+                        rowStatementTransient)
+                } else {
+                    sqlite3_result_text(context, "", 0, rowStatementTransient)
+                }
+            }
+            (values + i).initialize(to: .text(s))
+            return
+        }
         switch values[i] {
         case .null: sqlite3_result_null(context)
         case .integer(let n): sqlite3_result_int64(context, n)
         case .real(let d): sqlite3_result_double(context, d)
-        case .text(let s):
-            // Copied into the arena, which lives until the next row: SQLite copies it into the record first.
-            var s = s
-            s.withUTF8 { buf in
-                let p = arena.copy(buf)
-                sqlite3_result_text(context, p.assumingMemoryBound(to: CChar.self), Int32(buf.count), nil)
-            }
+        case .text: break  // handled above
         case .blob(let b):
             b.withUnsafeBytes { buf in
                 let p = arena.copy(

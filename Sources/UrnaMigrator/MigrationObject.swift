@@ -230,7 +230,7 @@ public final class MigrationObject {
             }
             state.pointee.changed = true
         }
-        slot.pointee = stored
+        slot.pointee = consume stored
         markDirty(i)
         if !state.pointee.isPending, state.pointee.rowid != nil { try executor.writeColumn(of: self, column: i) }
     }
@@ -238,7 +238,12 @@ public final class MigrationObject {
     /// `a == b.pointee`, without copying the stored value out.
     @inline(__always) static func same(_ a: SQLValue, _ b: UnsafeMutablePointer<SQLValue>) -> Bool {
         switch a {
-        case .text(let x): if case .text(let y) = b.pointee { return x == y } else { return false }
+        case .text(let x):
+            guard case .text(let y) = b.pointee else { return false }
+            // Only the empty string is equal to the empty string (no character normalizes to nothing):
+            // a carried default "" replaced by a value is told apart without comparing.
+            if x.isEmpty != y.isEmpty { return false }
+            return x == y
         case .integer(let x): if case .integer(let y) = b.pointee { return x == y } else { return false }
         case .null: if case .null = b.pointee { return true } else { return false }
         default: return a == b.pointee

@@ -65,14 +65,25 @@ final class RowStatement {
         case SQLITE_NULL: return .null
         case SQLITE_FLOAT: return .real(sqlite3_value_double(v))
         case SQLITE_TEXT:
-            guard let p = sqlite3_value_text(v) else { return .text("") }
-            let n = Int(sqlite3_value_bytes(v))
-            return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+            return .text(text(v))
         default:
             let p = sqlite3_value_blob(v)
             let n = Int(sqlite3_value_bytes(v))
             guard n > 0, let p else { return .blob([]) }
             return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
+        }
+    }
+
+    /// A text value as a String, built straight from SQLite's bytes: one copy into the String's own
+    /// storage, validated there (ill-formed UTF-8 is repaired, as `String(decoding:as:)` would), with
+    /// no validation at all for short ASCII text.
+    @inline(__always) static func text(_ v: OpaquePointer) -> String {
+        guard let p = sqlite3_value_text(v) else { return "" }
+        let n = Int(sqlite3_value_bytes(v))
+        guard n > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: n) { buf in
+            UnsafeMutableRawPointer(buf.baseAddress!).copyMemory(from: p, byteCount: n)
+            return n
         }
     }
 

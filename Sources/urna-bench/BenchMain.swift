@@ -49,6 +49,11 @@ enum BenchChildren {
             switch name {
             case "child-store-insert": try StoreBench.childStore(path: args[0], rows: Int(args[1])!)
             case "child-raw-insert": try StoreBench.childRaw(path: args[0], rows: Int(args[1])!)
+            // The migration bench's sides one at a time (for profilers): build a v0 file, then migrate it
+            // with the migrator or with the hand-written SQL.
+            case "child-migrate-build": try MigrationBench.buildPeopleV0(at: args[0], rows: Int(args[1])!)
+            case "child-migrate-migrator": try MigrationBench.migrateOnly(at: args[0])
+            case "child-migrate-sql": try MigrationBench.handWrittenV0ToV2(at: args[0])
             default:
                 print("unknown child \(name)")
                 return 64

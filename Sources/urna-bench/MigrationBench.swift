@@ -106,6 +106,12 @@ enum MigrationBench {
         try c.execute("COMMIT")
     }
 
+    /// The migrator's side alone (with its integrity_check), for profilers.
+    static func migrateOnly(at path: String) throws {
+        let migrator = Migrator(family: SchemaFamilies.people)
+        _ = try migrator.run(try migrator.plan(path: path), backup: .none)
+    }
+
     /// The v0 → v2 change by hand, the way a person would write it for SQLite (timed in phases as the
     /// migrator reports its own: `copy`, `rebuild`, `commit`, `close`).
     static func handWrittenV0ToV2(at path: String, phases: Phases? = nil) throws {

@@ -124,3 +124,48 @@ import UrnaStore
         #expect(activity.copied == 240)
     }
 }
+
+/// Text read by closures and handed to the INSERT: short and long, ASCII and not, empty, ill-formed
+/// UTF-8 (repaired as `String(decoding:as:)` repairs it); and the carried default of a property the
+/// closure sets on some objects only.
+@Suite struct EnumerationTextTests {
+    @Test func textRoundTripsAndDefaultsStayPerObject() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("pets.sqlite")
+        let names = ["", "Ana", "José", "Conceição da Silva", String(repeating: "x", count: 15),
+                     String(repeating: "y", count: 16), "日本語のテキスト", "a\u{301}"]
+        do {
+            let store = try Store(path: path, schema: EnumerationReuseTests.v0)
+            try store.write {
+                for (i, n) in names.enumerated() {
+                    let value: [String: Value] = ["name": .string(n), "species": "cat", "age": .int(Int64(i))]
+                    try store.create("Pet", value: value)
+                }
+            }
+        }
+        // One name with bytes that are not UTF-8.
+        let c = try Connection(path: path, create: false)
+        try c.execute("UPDATE \"Pet\" SET \"name\" = CAST(x'416263ff' AS TEXT) WHERE \"age\" = 0")
+        let family = EnumerationReuseTests.family { m in
+            try m.enumerateObjects(ofType: "Pet") { old, new in
+                let age = old["age"].intValue!
+                // Odd objects: the name, as read; even ones keep the default label (""), except age 2.
+                if age % 2 == 1 { new["label"] = old["name"] }
+                if age == 2 { new["label"] = "" }
+                if age == 0 { new["label"] = .string("[\(old["name"].stringValue!)]") }
+            }
+        }
+        _ = try Migrator(family: family).run(try Migrator(family: family).plan(path: path), backup: .none)
+        let rows = try EnumerationReuseTests.rows(path)
+        #expect(rows.count == names.count)
+        for (i, row) in rows.enumerated() {
+            let expected: String
+            switch i {
+            case 0: expected = "[Abc\u{FFFD}]"
+            case _ where i % 2 == 1: expected = names[i]
+            default: expected = ""
+            }
+            #expect(Array(row.label.utf8) == Array(expected.utf8), "row \(i)")
+        }
+    }
+}
