@@ -192,32 +192,33 @@ struct XMLDocumentWalk {
 
     /// Character data (text, references, white space) in document order.
     mutating func characters(_ text: UnsafePointer<xmlChar>, _ count: Int) {
-        switch frames.last {
-        case .column?:
-            assembler.appendText(text, count)
-        case .ignored?:
-            break
-        default:
-            // Stray text between columns or records: counted once per text node as "#text"; white space is not.
-            guard stray != .text, !Self.isBlank(text, count) else { return }
-            stray = .text
-            if textNameId < 0 { textNameId = assembler.names.id(named: "#text") }
-            assembler.countIgnored(textNameId)
-        }
+        // Stray white space between columns or records is not counted; other stray text is.
+        textNode(text, count, kind: .text, countsBlank: false)
     }
 
     /// A CDATA section (possibly in pieces).
     mutating func cdata(_ text: UnsafePointer<xmlChar>, _ count: Int) {
+        textNode(text, count, kind: .cdata, countsBlank: true)
+    }
+
+    /// Text inside a column goes into it; outside, it is counted once per node as "#text" or
+    /// "#cdata-section", as a tree would hold it.
+    private mutating func textNode(_ text: UnsafePointer<xmlChar>, _ count: Int, kind: Stray, countsBlank: Bool) {
         switch frames.last {
         case .column?:
             assembler.appendText(text, count)
         case .ignored?:
             break
         default:
-            guard stray != .cdata else { return }
-            stray = .cdata
-            if cdataNameId < 0 { cdataNameId = assembler.names.id(named: "#cdata-section") }
-            assembler.countIgnored(cdataNameId)
+            guard stray != kind, countsBlank || !Self.isBlank(text, count) else { return }
+            stray = kind
+            if kind == .text {
+                if textNameId < 0 { textNameId = assembler.names.id(named: "#text") }
+                assembler.countIgnored(textNameId)
+            } else {
+                if cdataNameId < 0 { cdataNameId = assembler.names.id(named: "#cdata-section") }
+                assembler.countIgnored(cdataNameId)
+            }
         }
     }
 
