@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 import UrnaMigrator
 import UrnaSchemas
 import UrnaStore
@@ -29,7 +30,8 @@ enum InitCommand {
         if FileManager.default.fileExists(atPath: path) {
             throw CLIError(ExitCode.failure, "\(path) already exists; choose another --db (init never overwrites a file)")
         }
-        _ = try Store(path: path, schema: schema)
+        // An elections file is made to be bulk-loaded: it gets the page size the importer gives its own files.
+        _ = try Store(path: path, schema: schema, pageSize: name == "elections" ? Importer.pageSize : nil)
         print("created \(path): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))")
         return ExitCode.ok
     }

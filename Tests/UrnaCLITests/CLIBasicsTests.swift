@@ -55,6 +55,18 @@ struct CLIBasicsTests {
         #expect(r.stdout.isEmpty)
     }
 
+    @Test("init makes elections files with the importer's 16 KiB pages, other families with SQLite's default")
+    func initPageSizes() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let elections = dir.appendingPathComponent("tse.sqlite").path
+        let people = dir.appendingPathComponent("people.sqlite").path
+        #expect(try CLIRunner.run(["init", "--db", elections, "--family", "elections"]).code == 0)
+        #expect(try CLIRunner.run(["init", "--db", people, "--family", "people"]).code == 0)
+        #expect(try Shell.run("sqlite3", [elections, "PRAGMA page_size"]).stdout == "16384\n")
+        #expect(try Shell.run("sqlite3", [people, "PRAGMA page_size"]).stdout == "4096\n")
+    }
+
     @Test("init, status and query on the people family")
     func initStatusQuery() throws {
         let dir = try CLIRunner.tempDir()
