@@ -37,17 +37,19 @@ public final class ElectionMapper {
     /// The objects `record` implies, or why it cannot be imported.
     public func map(_ record: Record) -> Result<MappedRecord, MappingProblem> {
         let columns = positions(for: record.columns)
-        let reader = FieldReader(record: record, columns: columns, interner: interner)
-        do {
-            switch record.kind {
-            case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
-            case .asset: return .success(.asset(try mapAsset(reader)))
-            case .coalition: return .success(.coalitionMember(try mapCoalitionMember(reader)))
+        return record.withEncodedRow { row in
+            let reader = FieldReader(record: record, columns: columns, interner: interner, row: row)
+            do {
+                switch record.kind {
+                case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
+                case .asset: return .success(.asset(try mapAsset(reader)))
+                case .coalition: return .success(.coalitionMember(try mapCoalitionMember(reader)))
+                }
+            } catch let problem as MappingProblem {
+                return .failure(problem)
+            } catch {
+                return .failure(MappingProblem(location: record.location, reason: "\(error)"))
             }
-        } catch let problem as MappingProblem {
-            return .failure(problem)
-        } catch {
-            return .failure(MappingProblem(location: record.location, reason: "\(error)"))
         }
     }
 
@@ -232,24 +234,31 @@ struct FieldReader {
     let record: Record
     let columns: MapperColumnPositions
     let interner: FieldInterner
+    /// The CSV row's bytes, lent for the time of one `map` call (nil for XML records).
+    let row: EncodedRowView?
 
-    @inline(__always) func raw(_ c: MapperColumn) -> String? { columns.raw(c, in: record) }
-
-    @inline(__always) func text(_ c: MapperColumn) -> String? {
-        if c.repeatsAcrossRows, let p = columns.position(c) { return interner.value(c, .text, position: p, in: record) }
-        return TSEField.text(raw(c))
+    /// A field's text as read (not cleaned); nil when the layout lacks the column.
+    @inline(__always) func raw(_ c: MapperColumn) -> String? {
+        guard let p = columns.position(c) else { return nil }
+        if let row, let bytes = row.field(p) { return row.encoding.decode(bytes) }
+        return record.value(at: p)
     }
 
-    @inline(__always) func code(_ c: MapperColumn) -> String? {
-        if c.repeatsAcrossRows, let p = columns.position(c) { return interner.value(c, .code, position: p, in: record) }
-        return TSEField.code(raw(c))
+    @inline(__always) func text(_ c: MapperColumn) -> String? { remembered(c, .text) }
+
+    @inline(__always) func code(_ c: MapperColumn) -> String? { remembered(c, .code) }
+
+    /// Columns that repeat from row to row go through the interner; the others are decoded each time.
+    @inline(__always) private func remembered(_ c: MapperColumn, _ reading: FieldInterner.Reading) -> String? {
+        if c.repeatsAcrossRows, let p = columns.position(c), let row, let bytes = row.field(p) {
+            return interner.value(c, reading, bytes: bytes, encoding: row.encoding)
+        }
+        return FieldInterner.read(reading, raw(c))
     }
 
     func integer(_ c: MapperColumn) throws -> Int64? {
         // Most integer fields are plain digits: read them from the row's bytes without building a string.
-        if let p = columns.position(c),
-            let v = record.withEncodedField(at: p, { bytes, _ in bytes.flatMap(FieldReader.plainDigits) })
-        {
+        if let p = columns.position(c), let row, let bytes = row.field(p), let v = FieldReader.plainDigits(bytes) {
             return v
         }
         switch TSEField.integer(raw(c)) {

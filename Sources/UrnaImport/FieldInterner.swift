@@ -16,7 +16,7 @@ import UrnaRecords
 ///
 /// Direct-mapped: each (column, reading) pair has `slotsPerColumn` slots picked by a hash of the field's
 /// bytes; a slot remembers the bytes, their encoding and the result. Only CSV fields without `""`
-/// escapes take this path (`Record.withEncodedField`); anything else is decoded as before.
+/// escapes take this path (`EncodedRowView.field`); anything else is decoded as before.
 final class FieldInterner {
     /// How a field's text becomes a value: `TSEField.text` or `TSEField.code`.
     enum Reading: Int {
@@ -24,52 +24,64 @@ final class FieldInterner {
         case code = 1
     }
 
-    private struct Entry {
-        var bytes: [UInt8]
-        var encoding: TextEncoding
-        var value: String?
-    }
-
     static let slotsPerColumn = 256
     /// Fields longer than this are not remembered (long values rarely repeat and would hold memory).
     static let maxLength = 96
 
-    private var entries: [Entry?]
+    // Slot storage in plain memory (no array copies, reference counting or exclusivity checks per field):
+    // the remembered bytes, their length (-1: empty slot), their encoding, and the value.
+    private let slotCount = MapperColumn.allCases.count * 2 * FieldInterner.slotsPerColumn
+    private let keys: UnsafeMutablePointer<UInt8>
+    private let lengths: UnsafeMutablePointer<Int16>
+    private let encodings: UnsafeMutablePointer<TextEncoding>
+    private let values: UnsafeMutablePointer<String?>
 
     init() {
-        entries = Array(repeating: nil, count: MapperColumn.allCases.count * 2 * Self.slotsPerColumn)
+        keys = .allocate(capacity: slotCount * Self.maxLength)
+        lengths = .allocate(capacity: slotCount)
+        lengths.initialize(repeating: -1, count: slotCount)
+        encodings = .allocate(capacity: slotCount)
+        encodings.initialize(repeating: .utf8, count: slotCount)
+        values = .allocate(capacity: slotCount)
+        values.initialize(repeating: nil, count: slotCount)
     }
 
-    /// The value `reading` gives for field `position` of `record` (column `column`), remembered.
-    func value(_ column: MapperColumn, _ reading: Reading, position: Int, in record: Record) -> String? {
-        let hit: String?? = record.withEncodedField(at: position) { bytes, encoding -> String?? in
-            guard let bytes, bytes.count <= Self.maxLength else { return .none }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
-            let slot =
-                (column.rawValue * 2 + reading.rawValue) * Self.slotsPerColumn
-                + Int(truncatingIfNeeded: (hash ^ (hash >> 29)) & UInt64(Self.slotsPerColumn - 1))
-            if let e = entries[slot], e.encoding == encoding, Self.same(e.bytes, bytes) {
-                return .some(e.value)
-            }
-            let raw = encoding.decode(bytes)
-            let value: String? =
-                switch reading {
-                case .text: TSEField.text(raw)
-                case .code: TSEField.code(raw)
-                }
-            entries[slot] = Entry(bytes: Array(bytes), encoding: encoding, value: value)
-            return .some(value)
+    deinit {
+        values.deinitialize(count: slotCount)
+        values.deallocate()
+        encodings.deallocate()
+        lengths.deallocate()
+        keys.deallocate()
+    }
+
+    /// The value `reading` gives for a field of column `column` whose bytes (in `encoding`, without `""`
+    /// escapes) are `bytes`, remembered.
+    func value(_ column: MapperColumn, _ reading: Reading, bytes: UnsafeBufferPointer<UInt8>, encoding: TextEncoding)
+        -> String?
+    {
+        let n = bytes.count
+        guard n <= Self.maxLength else { return Self.read(reading, encoding.decode(bytes)) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        let slot =
+            (column.rawValue * 2 + reading.rawValue) * Self.slotsPerColumn
+            + Int(truncatingIfNeeded: (hash ^ (hash >> 29)) & UInt64(Self.slotsPerColumn - 1))
+        let key = keys + slot * Self.maxLength
+        if Int(lengths[slot]) == n, encodings[slot] == encoding,
+            n == 0 || memcmp(key, bytes.baseAddress!, n) == 0
+        {
+            return values[slot]
         }
-        if let hit { return hit }
-        let raw = record.value(at: position)
-        return reading == .text ? TSEField.text(raw) : TSEField.code(raw)
+        let value = Self.read(reading, encoding.decode(bytes))
+        if n > 0 { key.update(from: bytes.baseAddress!, count: n) }
+        lengths[slot] = Int16(n)
+        encodings[slot] = encoding
+        values[slot] = value
+        return value
     }
 
-    @inline(__always) private static func same(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let q = b.baseAddress, !a.isEmpty else { return true }
-        return a.withUnsafeBufferPointer { memcmp($0.baseAddress!, q, a.count) == 0 }
+    @inline(__always) static func read(_ reading: Reading, _ raw: String?) -> String? {
+        reading == .text ? TSEField.text(raw) : TSEField.code(raw)
     }
 }
 

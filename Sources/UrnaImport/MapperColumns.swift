@@ -36,11 +36,6 @@ struct MapperColumnPositions {
         return p >= 0 ? p : nil
     }
 
-    @inline(__always) func raw(_ c: MapperColumn, in record: Record) -> String? {
-        let p = positions[c.rawValue]
-        return p >= 0 ? record.value(at: p) : nil
-    }
-
     /// The 1-based field number of a column, for locations (0 when absent).
     func fieldNumber(_ c: MapperColumn) -> Int { positions[c.rawValue] + 1 }
 }

@@ -122,18 +122,15 @@ public struct Record: Sendable {
         return strings.indices.contains(index) ? strings[index] : nil
     }
 
-    /// Calls `body` with a CSV field's bytes exactly as the file holds them (quotes removed) and the
-    /// file's encoding; with nil when there are none to give: a record built from decoded values (XML),
-    /// a field holding `""` escapes, or a position out of range. For fast paths that fall back to
-    /// `value(at:)` on nil: decoding the bytes with the encoding gives exactly `value(at:)`.
-    public func withEncodedField<R>(
-        at index: Int, _ body: (UnsafeBufferPointer<UInt8>?, TextEncoding) throws -> R
-    ) rethrows -> R {
-        guard let fields, index >= 0, index < fields.count else { return try body(nil, .utf8) }
-        let (start, end, escaped) = fields.span(index)
-        if escaped { return try body(nil, fields.encoding) }
-        return try fields.bytes.withUnsafeBufferPointer { all in
-            try body(UnsafeBufferPointer(rebasing: all[start..<end]), fields.encoding)
+    /// Calls `body` with a view of a CSV row's bytes and field spans (nil for records built from decoded
+    /// values, i.e. XML), so a reader of many fields pays for access to the row once, not once per field.
+    /// The view is valid only inside `body`.
+    public func withEncodedRow<R>(_ body: (EncodedRowView?) throws -> R) rethrows -> R {
+        guard let fields else { return try body(nil) }
+        return try fields.bytes.withUnsafeBufferPointer { b in
+            try fields.spans.withUnsafeBufferPointer { s in
+                try body(EncodedRowView(bytes: b, spans: s, encoding: fields.encoding))
+            }
         }
     }
 
@@ -190,4 +187,22 @@ public enum RecordOrReject: Sendable {
     case record(Record)
     /// A row that does not, with where and why.
     case reject(MalformedRow)
+}
+
+/// A CSV row's bytes and the spans of its fields, lent by `Record.withEncodedRow`.
+public struct EncodedRowView {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let spans: UnsafeBufferPointer<UInt32>
+    /// The encoding of the file the row came from.
+    public let encoding: TextEncoding
+
+    /// The bytes of field `index` exactly as the file holds them (quotes removed); nil when the position is
+    /// out of range or the field holds `""` escapes (read those with `Record.value(at:)`). Decoding them with
+    /// `encoding` gives exactly `Record.value(at:)`.
+    @inline(__always) public func field(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard index >= 0, 2 * index + 1 < spans.count else { return nil }
+        let start = spans[2 * index]
+        if start & EncodedFields.escapedFlag != 0 { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(spans[2 * index + 1])])
+    }
 }

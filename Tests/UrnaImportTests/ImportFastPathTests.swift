@@ -56,7 +56,11 @@ import UrnaStore
                 guard let p = record.columns.position(of: column.name) else { continue }
                 for reading in [FieldInterner.Reading.text, .code] {
                     let expected = reading == .text ? TSEField.text(record.value(at: p)) : TSEField.code(record.value(at: p))
-                    #expect(interner.value(column, reading, position: p, in: record) == expected)
+                    let got = record.withEncodedRow { row in
+                        row?.field(p).map { interner.value(column, reading, bytes: $0, encoding: row!.encoding) }
+                            ?? FieldInterner.read(reading, record.value(at: p))
+                    }
+                    #expect(got == expected)
                     checked += 1
                 }
             }
