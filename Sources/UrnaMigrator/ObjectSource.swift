@@ -12,27 +12,23 @@ final class ObjectSource {
     let width: Int
     /// The enumeration the table serves right now.
     var cursor: EnumerationCursor?
-    private let module: UnsafeMutablePointer<sqlite3_module>
     private let connection: Connection
 
     init(typeName: String, width: Int, connection: Connection) throws {
         name = "urna_rows_" + typeName
         self.width = width
         self.connection = connection
-        module = .allocate(capacity: 1)
-        module.initialize(to: ObjectSource.makeModule())
         let rc = sqlite3_create_module_v2(
-            connection.handle, name, module, Unmanaged.passUnretained(self).toOpaque(), nil)
+            connection.handle, name, objectSourceModule, Unmanaged.passUnretained(self).toOpaque(), nil)
         guard rc == SQLITE_OK else {
-            module.deallocate()
             throw SQLiteError(code: rc, message: "cannot register the virtual table \(name)")
         }
     }
 
-    /// Unregisters the table: SQLite must not call into it (or read its module) once it is gone.
+    /// Unregisters the table: no new statement can connect to it. SQLite may disconnect the table
+    /// later (it defers that), reading the module then: the module is never freed (see below).
     deinit {
         sqlite3_create_module_v2(connection.handle, name, nil, nil, nil)
-        module.deallocate()
     }
 
     /// The column list the virtual table declares.
@@ -104,6 +100,16 @@ final class ObjectSource {
         return m
     }
 }
+
+/// The module every object source registers (its callbacks find their source through the client
+/// data). Allocated once and never freed: SQLite reads it after the module is unregistered, when it
+/// disconnects the table (SQLite 3.40 even calls the module's xDestroy before that last
+/// xDisconnect), so a module freed with its source was a use after free that crashed now and then.
+nonisolated(unsafe) private let objectSourceModule: UnsafeMutablePointer<sqlite3_module> = {
+    let m = UnsafeMutablePointer<sqlite3_module>.allocate(capacity: 1)
+    m.initialize(to: ObjectSource.makeModule())
+    return m
+}()
 
 // The C callbacks find their Swift objects through pointers stored right after the C structs: the
 // vtab holds its ObjectSource; the cursor holds the ObjectSource, then (from xFilter on) the enumeration.
