@@ -133,7 +133,7 @@ final class RecordPipeline: @unchecked Sendable {
             assetKeys.sort()
             for key in assetKeys {
                 batch.append(assets[Int(key.index)].take()!)
-                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesRead, depth: Self.assetQueueDepth) {
+                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesRead, depth: flushDepth) {
                     return false
                 }
             }
@@ -141,7 +141,11 @@ final class RecordPipeline: @unchecked Sendable {
             assetKeys.removeAll(keepingCapacity: true)
             return true
         }
+        // Only an asset file's long sorted runs need the longer queue; in a mixed (XML) file a run is one
+        // candidacy's goods, and batches of candidacies are large.
+        var flushDepth = Self.queueDepth
         for (index, input) in inputs.enumerated() {
+            flushDepth = input.mayHoldCandidacies ? Self.queueDepth : Self.assetQueueDepth
             batch.append(.fileStart(index))
             var rows = 0
             while true {
