@@ -29,7 +29,7 @@ final class RecordPipeline: @unchecked Sendable {
     /// in no useful order, so consecutive goods land on random pages of the goods table's key index and
     /// of the `goods` list; in candidacy order they touch neighbouring pages (a fifth less writing-thread
     /// time in the benchmark). The order of a candidacy's own goods, hence their list positions, is kept, and
-    /// no asset moves past a record of another kind.
+    /// no asset moves past a record of another kind. Only CSV asset files are sorted so.
     static let assetRunLength = 16_384
     /// Sorted asset batches may fill a longer queue: one whole run waits there while the next is gathered,
     /// so the writing thread never stands idle for a run to be read (about 15 MB at most; asset items are small).
@@ -141,8 +141,8 @@ final class RecordPipeline: @unchecked Sendable {
             assetKeys.removeAll(keepingCapacity: true)
             return true
         }
-        // Only an asset file's long sorted runs need the longer queue; in a mixed (XML) file a run is one
-        // candidacy's goods, and batches of candidacies are large.
+        // Only asset files are sorted in runs (and need the longer queue for them): in a mixed (XML) file a
+        // candidacy's goods already come together, after it.
         var flushDepth = Self.queueDepth
         for (index, input) in inputs.enumerated() {
             flushDepth = input.mayHoldCandidacies ? Self.queueDepth : Self.assetQueueDepth
@@ -163,7 +163,7 @@ final class RecordPipeline: @unchecked Sendable {
                     batch.append(.reject(bad.location, bad.reason, bad.rawBytes))
                 case .record(let record):
                     switch mapper.map(record) {
-                    case .success(.asset(let a)):
+                    case .success(.asset(let a)) where !input.mayHoldCandidacies:
                         assetKeys.append(AssetOrderKey(candidateID: a.good.candidateID, index: assets.count))
                         assets.append(.mapped(.asset(a), record))
                         if assets.count >= Self.assetRunLength {
