@@ -28,8 +28,8 @@ final class RecordPipeline: @unchecked Sendable {
     /// Asset rows gathered and put in candidacy order before they are handed over. TSE asset files are
     /// in no useful order, so consecutive goods land on random pages of the goods table's key index and
     /// of the `goods` list; in candidacy order they touch neighbouring pages (a fifth less writing-thread
-    /// time in the benchmark). The order of a candidacy's own goods, hence their list positions, is kept, and
-    /// no asset moves past a record of another kind. Only CSV asset files are sorted so.
+    /// time in the benchmark). The order of a candidacy's own goods, hence their list positions, is kept. Only
+    /// CSV asset files are sorted so: they hold nothing but assets, so no asset moves past another kind of record.
     static let assetRunLength = 16_384
     /// Sorted asset batches may fill a longer queue: one whole run waits there while the next is gathered,
     /// so the writing thread never stands idle for a run to be read (about 15 MB at most; asset items are small).
@@ -133,7 +133,7 @@ final class RecordPipeline: @unchecked Sendable {
             assetKeys.sort()
             for key in assetKeys {
                 batch.append(assets[Int(key.index)].take()!)
-                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesRead, depth: flushDepth) {
+                if batch.count >= Self.batchSize, !send(&batch, bytesRead: bytesRead, depth: Self.assetQueueDepth) {
                     return false
                 }
             }
@@ -141,11 +141,10 @@ final class RecordPipeline: @unchecked Sendable {
             assetKeys.removeAll(keepingCapacity: true)
             return true
         }
-        // Only asset files are sorted in runs (and need the longer queue for them): in a mixed (XML) file a
-        // candidacy's goods already come together, after it.
-        var flushDepth = Self.queueDepth
         for (index, input) in inputs.enumerated() {
-            flushDepth = input.mayHoldCandidacies ? Self.queueDepth : Self.assetQueueDepth
+            // Only CSV asset files (nothing but assets) are sorted in runs: in an XML dump a candidacy's goods
+            // already come together, after it.
+            let sortsAssets = !input.mayHoldCandidacies
             batch.append(.fileStart(index))
             var rows = 0
             while true {
@@ -163,17 +162,13 @@ final class RecordPipeline: @unchecked Sendable {
                     batch.append(.reject(bad.location, bad.reason, bad.rawBytes))
                 case .record(let record):
                     switch mapper.map(record) {
-                    case .success(.asset(let a)) where !input.mayHoldCandidacies:
+                    case .success(.asset(let a)) where sortsAssets:
                         assetKeys.append(AssetOrderKey(candidateID: a.good.candidateID, index: assets.count))
                         assets.append(.mapped(.asset(a), record))
                         if assets.count >= Self.assetRunLength {
                             guard flushAssets(bytesBefore + input.bytesRead) else { return }
                         }
-                    case .success(let mapped):
-                        // Any other record keeps its place after the assets read before it (an XML dump may
-                        // mix them: an asset read before its candidacy is held, as in file order).
-                        guard flushAssets(bytesBefore + input.bytesRead) else { return }
-                        batch.append(.mapped(mapped, record))
+                    case .success(let mapped): batch.append(.mapped(mapped, record))
                     case .failure(let problem): batch.append(.reject(problem.location, problem.reason, record.rawBytes))
                     }
                 }
