@@ -116,59 +116,10 @@ import UrnaStore
         #expect(Fixture.snapshot(path) == before)
     }
 
-    /// What a killed process leaves on disk: the files as they are halfway through the transaction
-    /// (with the page cache spilled to the WAL). Opened afterwards, they hold the file as it was.
-    @Test func killedHalfwayLeavesTheOldFile() throws {
-        let dir = try Fixture.directory()
-        let path = dir.file("people.sqlite")
-        let persons = (0..<20_000).map { ("First\($0)", "Last\($0)", $0 % 100) }
-        try Fixture.peopleFile(at: path, version: 0, persons: persons)
-        let expected = try Fixture.dump(path)
-        let crashDir = try Fixture.directory()
-        let crashed = crashDir.file("people.sqlite")
-        let family = SchemaFamily(
-            name: "people",
-            versions: [
-                SchemaVersion(People.v0),
-                SchemaVersion(
-                    People.v1,
-                    step: MigrationStep { m in
-                        var n = 0
-                        try m.enumerateObjects(ofType: "Person") { old, new in
-                            new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
-                            n += 1
-                            if n == 15_000 {
-                                // "kill -9" here: copy the files as they are on disk right now.
-                                for suffix in ["", "-wal", "-journal"]
-                                where FileManager.default.fileExists(atPath: path + suffix) {
-                                    try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
-                                }
-                            }
-                        }
-                    }),
-                SchemaVersion(People.v2),
-            ])
-        var migrator = Migrator(family: family)
-        migrator.options.pragmas = ["cache_size = 20"]  // spill early: the WAL really holds uncommitted pages
-        _ = try migrator.run(try migrator.plan(path: path), backup: .none)
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: crashed + "-wal")[.size] as? Int) ?? 0
-        #expect(walSize > 100_000, "the transaction had spilled pages to the WAL when the process 'died'")
-        #expect(try FamilyRegistry.recordedSchema(at: crashed).version == 0)
-        #expect(try Fixture.dump(crashed) == expected)
-        #expect(try Fixture.dump(path).keys.contains("Person"))
-        #expect(try FamilyRegistry.recordedSchema(at: path).version == 2)
-    }
-
-    /// The same in rollback-journal mode (the committed sample file uses it).
-    @Test func killedHalfwayRollbackJournal() throws {
-        let dir = try Fixture.directory()
-        let path = dir.file("people.sqlite")
-        try Fixture.peopleFile(
-            at: path, version: 0, persons: (0..<20_000).map { ("First\($0)", "Last\($0)", $0 % 100) })
-        try Connection(path: path).execute("PRAGMA journal_mode = DELETE")
-        let expected = try Fixture.dump(path)
-        let crashDir = try Fixture.directory()
-        let crashed = crashDir.file("people.sqlite")
+    /// Migrates `path` v0 -> v2 with seed 000's closure and, at the 15,000th object, copies the files as
+    /// they are on disk right then to `crashed` (what a `kill -9` there would leave). The page cache is
+    /// kept tiny so the transaction has really spilled uncommitted pages to the WAL or the database.
+    private func migrateCopyingFilesHalfway(_ path: String, to crashed: String) throws {
         let family = SchemaFamily(
             name: "people",
             versions: [
@@ -193,6 +144,38 @@ import UrnaStore
         var migrator = Migrator(family: family)
         migrator.options.pragmas = ["cache_size = 20"]
         _ = try migrator.run(try migrator.plan(path: path), backup: .none)
+    }
+
+    /// What a killed process leaves on disk: the files as they are halfway through the transaction
+    /// (with the page cache spilled to the WAL). Opened afterwards, they hold the file as it was.
+    @Test func killedHalfwayLeavesTheOldFile() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        let persons = (0..<20_000).map { ("First\($0)", "Last\($0)", $0 % 100) }
+        try Fixture.peopleFile(at: path, version: 0, persons: persons)
+        let expected = try Fixture.dump(path)
+        let crashDir = try Fixture.directory()  // kept alive: the folder goes when it does
+        let crashed = crashDir.file("people.sqlite")
+        try migrateCopyingFilesHalfway(path, to: crashed)
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: crashed + "-wal")[.size] as? Int) ?? 0
+        #expect(walSize > 100_000, "the transaction had spilled pages to the WAL when the process 'died'")
+        #expect(try FamilyRegistry.recordedSchema(at: crashed).version == 0)
+        #expect(try Fixture.dump(crashed) == expected)
+        #expect(try Fixture.dump(path).keys.contains("Person"))
+        #expect(try FamilyRegistry.recordedSchema(at: path).version == 2)
+    }
+
+    /// The same in rollback-journal mode (the committed sample file uses it).
+    @Test func killedHalfwayRollbackJournal() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(
+            at: path, version: 0, persons: (0..<20_000).map { ("First\($0)", "Last\($0)", $0 % 100) })
+        try Connection(path: path).execute("PRAGMA journal_mode = DELETE")
+        let expected = try Fixture.dump(path)
+        let crashDir = try Fixture.directory()  // kept alive: the folder goes when it does
+        let crashed = crashDir.file("people.sqlite")
+        try migrateCopyingFilesHalfway(path, to: crashed)
         #expect(FileManager.default.fileExists(atPath: crashed + "-journal"), "a hot journal was on disk")
         _ = try Connection(path: crashed).integer("SELECT count(*) FROM sqlite_master")  // the next opener rolls it back
         #expect(!FileManager.default.fileExists(atPath: crashed + "-journal"))

@@ -8,8 +8,8 @@ enum ElectionsFixtures {
     static func load(version: Int, into store: Store) throws {
         switch version {
         case 1: try ElectionsSeed.load(into: store)
-        case 2: try loadV2(into: store)
-        case 3: try loadV3(into: store)
+        case 2: try loadTicket(into: store, v3: false)
+        case 3: try loadTicket(into: store, v3: true)
         default: preconditionFailure("no elections fixture for v\(version)")
         }
     }
@@ -71,47 +71,15 @@ enum ElectionsFixtures {
         return (party, coalition, election, goods)
     }
 
-    static func loadV2(into store: Store) throws {
-        try store.write {
-            let (party, coalition, election, goods) = try common(store, v3: false)
-            let vice: [String: Any] = [
-                "id": "220/130000084717", "sequence": 130_000_084_717 as Int64, "election": election, "number": 16,
-                "nickname": "FIRMINIA RODRIGUES", "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES", "post": "Vice-prefeito",
-                "postCode": 12,
-                "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
-                "birthdate": ISODate.date(year: 1980, month: 9, day: 22),
-                "sex": "Feminino", "colorRace": "PRETA", "maritalStatus": "Solteiro(a)",
-                "nationality": "Brasileira nata",
-                "naturalness": "MG-BELO HORIZONTE", "literacy": "Superior completo",
-                "occupation": "Estudante, Bolsista, Estagiário e Assemelhados", "party": party, "coalition": coalition,
-                "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016",
-                "spendingLimitFirstRound": 0.0,
-                "spendingLimitSecondRound": 0.0, "image": "130000084717", "site": "Nenhum site cadastrado.",
-            ]
-            try store.create(
-                "Candidate",
-                value: [
-                    "id": "220/130000084715", "sequence": 130_000_084_715 as Int64, "election": election, "number": 16,
-                    "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito",
-                    "postCode": 11,
-                    "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
-                    "birthdate": ISODate.date(year: 1970, month: 4, day: 12),
-                    "sex": "Feminino", "colorRace": "BRANCA", "maritalStatus": "Casado(a)",
-                    "nationality": "Brasileira nata",
-                    "naturalness": "MG-BOA ESPERANÇA", "literacy": "Superior completo",
-                    "occupation": "Professor de Ensino Fundamental",
-                    "party": party, "coalition": coalition, "processNumber": "1458-37.2016.6.13.0029",
-                    "protocolNumber": "3663562016",
-                    "spendingLimitFirstRound": 26_697_376.47, "spendingLimitSecondRound": 8_009_212.94,
-                    "image": "130000084715",
-                    "site": "Nenhum site cadastrado.", "goods": goods, "vice": vice,
-                ])
+    /// The seed's ticket (Vanessa Portugal and her vice) as v2 or v3 hold it: v3 splits naturalness into
+    /// birth state and city and keeps money as exact decimals.
+    static func loadTicket(into store: Store, v3: Bool) throws {
+        func birthplace(_ state: String, _ city: String) -> [String: Any] {
+            v3 ? ["birthState": state, "birthCity": city] : ["naturalness": "\(state)-\(city)"]
         }
-    }
-
-    static func loadV3(into store: Store) throws {
+        func money(_ text: String) -> Any { v3 ? Decimal(string: text)! : Double(text)! }
         try store.write {
-            let (party, coalition, election, goods) = try common(store, v3: true)
+            let (party, coalition, election, goods) = try common(store, v3: v3)
             let vice: [String: Any] = [
                 "id": "220/130000084717", "sequence": 130_000_084_717 as Int64, "election": election, "number": 16,
                 "nickname": "FIRMINIA RODRIGUES", "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES", "post": "Vice-prefeito",
@@ -119,30 +87,26 @@ enum ElectionsFixtures {
                 "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
                 "birthdate": ISODate.date(year: 1980, month: 9, day: 22),
                 "sex": "Feminino", "colorRace": "PRETA", "maritalStatus": "Solteiro(a)",
-                "nationality": "Brasileira nata",
-                "birthState": "MG", "birthCity": "BELO HORIZONTE", "literacy": "Superior completo",
+                "nationality": "Brasileira nata", "literacy": "Superior completo",
                 "occupation": "Estudante, Bolsista, Estagiário e Assemelhados", "party": party, "coalition": coalition,
                 "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016",
-                "spendingLimitFirstRound": Decimal(0),
-                "spendingLimitSecondRound": Decimal(0), "image": "130000084717", "site": "Nenhum site cadastrado.",
-            ]
-            try store.create(
-                "Candidate",
-                value: [
-                    "id": "220/130000084715", "sequence": 130_000_084_715 as Int64, "election": election, "number": 16,
-                    "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito",
-                    "postCode": 11,
-                    "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
-                    "birthdate": ISODate.date(year: 1970, month: 4, day: 12),
-                    "sex": "Feminino", "colorRace": "BRANCA", "maritalStatus": "Casado(a)",
-                    "nationality": "Brasileira nata",
-                    "birthState": "MG", "birthCity": "BOA ESPERANÇA", "literacy": "Superior completo",
-                    "occupation": "Professor de Ensino Fundamental", "party": party, "coalition": coalition,
-                    "processNumber": "1458-37.2016.6.13.0029", "protocolNumber": "3663562016",
-                    "spendingLimitFirstRound": Decimal(string: "26697376.47")!,
-                    "spendingLimitSecondRound": Decimal(string: "8009212.94")!,
-                    "image": "130000084715", "site": "Nenhum site cadastrado.", "goods": goods, "vice": vice,
-                ])
+                "spendingLimitFirstRound": money("0"), "spendingLimitSecondRound": money("0"),
+                "image": "130000084717", "site": "Nenhum site cadastrado.",
+            ].merging(birthplace("MG", "BELO HORIZONTE")) { $1 }
+            let head: [String: Any] = [
+                "id": "220/130000084715", "sequence": 130_000_084_715 as Int64, "election": election, "number": 16,
+                "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito",
+                "postCode": 11,
+                "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
+                "birthdate": ISODate.date(year: 1970, month: 4, day: 12),
+                "sex": "Feminino", "colorRace": "BRANCA", "maritalStatus": "Casado(a)",
+                "nationality": "Brasileira nata", "literacy": "Superior completo",
+                "occupation": "Professor de Ensino Fundamental", "party": party, "coalition": coalition,
+                "processNumber": "1458-37.2016.6.13.0029", "protocolNumber": "3663562016",
+                "spendingLimitFirstRound": money("26697376.47"), "spendingLimitSecondRound": money("8009212.94"),
+                "image": "130000084715", "site": "Nenhum site cadastrado.", "goods": goods, "vice": vice,
+            ].merging(birthplace("MG", "BOA ESPERANÇA")) { $1 }
+            try store.create("Candidate", value: head)
         }
     }
 }
