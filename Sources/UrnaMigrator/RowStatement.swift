@@ -111,3 +111,5 @@ final class RowStatement {
 }
 
 let rowStatementTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// SQLITE_STATIC: SQLite reads the bytes where they are (they must stay put until it is done with them).
+let rowStatementStatic: sqlite3_destructor_type? = nil

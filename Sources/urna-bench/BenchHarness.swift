@@ -63,6 +63,13 @@ enum BenchHarness {
         return d
     }
 
+    /// The middle value (the mean of the two middle ones for an even count); 0 for none.
+    static func median(_ values: [Double]) -> Double {
+        let s = values.sorted()
+        guard !s.isEmpty else { return 0 }
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
     static func row(_ cells: [String]) -> String { "| " + cells.joined(separator: " | ") + " |" }
 }
 

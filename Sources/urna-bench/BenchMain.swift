@@ -6,6 +6,7 @@ enum BenchMain {
         var rows = 1_000_000
         var candidates = 500_000
         var assets = 1_000_000
+        var rounds = 3
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -13,8 +14,14 @@ enum BenchMain {
             case "--rows": i += 1; rows = Int(args[i]) ?? rows
             case "--candidates": i += 1; candidates = Int(args[i]) ?? candidates
             case "--assets": i += 1; assets = Int(args[i]) ?? assets
+            case "--rounds": i += 1; rounds = max(Int(args[i]) ?? rounds, 1)
             case "--help":
-                print("urna-bench [--only store,migrate,import,xml] [--rows N] [--candidates N] [--assets N]\nPrints urna's time against a real peer on the same data, as a ratio.")
+                print(
+                    """
+                    urna-bench [--only store,migrate,import,xml] [--rows N] [--candidates N] [--assets N] [--rounds N]
+                    Prints urna's time against a real peer on the same data, as a ratio. The migration, import and
+                    XML parts run both sides --rounds times (default 3), taking turns, and compare the medians.
+                    """)
                 return 0
             default: print("unknown argument \(args[i])"); return 64
             }
@@ -25,15 +32,15 @@ enum BenchMain {
             if sections.contains("store") { try StoreBench.run(rows: rows) }
             if sections.contains("migrate") {
                 print("\n## Migration: \(rows) Person objects, people v0 -> v2 through the closures")
-                try runMigrationBench(rows: rows, directory: try BenchHarness.temporaryDirectory().path)
+                try runMigrationBench(rows: rows, rounds: rounds, directory: try BenchHarness.temporaryDirectory().path)
             }
             if sections.contains("import") {
                 let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
-                try ImportBench.run(candidates: candidates, assets: assets, urna: urna)
+                try ImportBench.run(candidates: candidates, assets: assets, urna: urna, rounds: rounds)
             }
             if sections.contains("xml") {
                 let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
-                try XMLBench.run(urna: urna, candidates: candidates, assets: assets)
+                try XMLBench.run(urna: urna, candidates: candidates, assets: assets, rounds: rounds)
             }
         } catch {
             print("benchmark failed: \(error)")

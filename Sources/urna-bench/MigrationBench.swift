@@ -9,81 +9,106 @@ import UrnaStore
 
 /// Migration benchmark: a people v0 file with `rows` persons is upgraded to v2 through seed 000's
 /// closure by the migrator, and the same change is made with hand-written SQL on a copy of the same
-/// file. Prints both times (wall and CPU), their ratio and the peak resident memory.
+/// file. Prints both times (wall and CPU) per round, the medians over `rounds` rounds, their ratio and
+/// the peak resident memory. The sides take turns inside each round, so a slow spell of the machine
+/// falls on both.
 ///
 /// ```
-/// urna-bench --only migrate --rows 1000000
+/// urna-bench --only migrate --rows 1000000 --rounds 5
 /// ```
-func runMigrationBench(rows: Int, directory: String? = nil) throws {
+func runMigrationBench(rows: Int, rounds: Int = 3, directory: String? = nil) throws {
     let dir =
         directory
         ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("urna-migration-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { if directory == nil { try? FileManager.default.removeItem(atPath: dir) } }
+    let pristine = (dir as NSString).appendingPathComponent("people-v0.sqlite")
     let viaMigrator = (dir as NSString).appendingPathComponent("people-migrator.sqlite")
     let viaSQL = (dir as NSString).appendingPathComponent("people-sql.sqlite")
     let viaQuick = (dir as NSString).appendingPathComponent("people-quick.sqlite")
 
     var clock = MigrationBench.Clock()
-    try MigrationBench.buildPeopleV0(at: viaMigrator, rows: rows)
-    for copy in [viaSQL, viaQuick] { try FileManager.default.copyItem(atPath: viaMigrator, toPath: copy) }
-    let size = ((try? FileManager.default.attributesOfItem(atPath: viaMigrator)[.size] as? Int) ?? 0) / 1_048_576
-    print(
-        String(
-            format: "## migrate: people v0 → v2 through seed 000's closure, %d rows (%d MB file, built in %.2f s)",
-            rows, size,
-            clock.lap().wall))
-    let rssBefore = MigrationBench.peakRSSMegabytes()
-
-    let phases = MigrationBench.Phases()
-    let migrator = Migrator(family: SchemaFamilies.people, reporter: phases)
-    clock = MigrationBench.Clock()
-    let report = try migrator.run(try migrator.plan(path: viaMigrator), backup: .none)
-    let (migratorSeconds, migratorCPU) = clock.lap()
-    let stepSeconds = report.steps.first?.durationSeconds ?? 0
-    let rssAfter = MigrationBench.peakRSSMegabytes()
-
-    let quickPhases = MigrationBench.Phases()
-    var quick = Migrator(family: SchemaFamilies.people, reporter: quickPhases)
-    quick.options.integrityCheck = .none
-    clock = MigrationBench.Clock()
-    _ = try quick.run(try quick.plan(path: viaQuick), backup: .none)
-    let (quickSeconds, quickCPU) = clock.lap()
-
-    let sqlPhases = MigrationBench.Phases()
-    clock = MigrationBench.Clock()
-    try MigrationBench.handWrittenV0ToV2(at: viaSQL, phases: sqlPhases)
-    let (sqlSeconds, sqlCPU) = clock.lap()
-
-    // Both ways must give the same rows.
-    let a = try Connection(path: viaMigrator, readOnly: true, create: false)
-    let b = try Connection(path: viaSQL, readOnly: true, create: false)
-    let probe = "SELECT count(*), sum(length(fullName)), sum(age), max(_id) FROM \"Person\""
-    let same = try a.rows(probe) == b.rows(probe)
-
+    try MigrationBench.buildPeopleV0(at: pristine, rows: rows)
+    let size = ((try? FileManager.default.attributesOfItem(atPath: pristine)[.size] as? Int) ?? 0) / 1_048_576
     print(
         String(
             format:
-                "migrator, closures + checks (integrity_check, foreign keys, shape): %.2f s wall, %.2f s CPU (step %.2f s)",
-            migratorSeconds, migratorCPU, stepSeconds))
+                "## migrate: people v0 → v2 through seed 000's closure, %d rows (%d MB file, built in %.2f s), %d rounds",
+            rows, size, clock.lap().wall, rounds))
+    let rssBefore = MigrationBench.peakRSSMegabytes()
+
+    var migratorTimes: [(wall: Double, cpu: Double)] = []
+    var quickTimes: [(wall: Double, cpu: Double)] = []
+    var sqlTimes: [(wall: Double, cpu: Double)] = []
+    var phases = MigrationBench.Phases()
+    var quickPhases = MigrationBench.Phases()
+    var sqlPhases = MigrationBench.Phases()
+    var same = true
+    var rssAfter = rssBefore
+    print(BenchHarness.row(["round", "migrator (s wall / CPU)", "no integrity_check", "hand-written SQL", "ratio (wall)"]))
+    print(BenchHarness.row(["---", "---", "---", "---", "---"]))
+    for round in 1...max(rounds, 1) {
+        for path in [viaMigrator, viaSQL, viaQuick] {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            try FileManager.default.copyItem(atPath: pristine, toPath: path)
+        }
+        phases = MigrationBench.Phases()
+        let migrator = Migrator(family: SchemaFamilies.people, reporter: phases)
+        clock = MigrationBench.Clock()
+        _ = try migrator.run(try migrator.plan(path: viaMigrator), backup: .none)
+        migratorTimes.append(clock.lap())
+        if round == 1 { rssAfter = MigrationBench.peakRSSMegabytes() }
+
+        sqlPhases = MigrationBench.Phases()
+        clock = MigrationBench.Clock()
+        try MigrationBench.handWrittenV0ToV2(at: viaSQL, phases: sqlPhases)
+        sqlTimes.append(clock.lap())
+
+        quickPhases = MigrationBench.Phases()
+        var quick = Migrator(family: SchemaFamilies.people, reporter: quickPhases)
+        quick.options.integrityCheck = .none
+        clock = MigrationBench.Clock()
+        _ = try quick.run(try quick.plan(path: viaQuick), backup: .none)
+        quickTimes.append(clock.lap())
+
+        // Both ways must give the same rows.
+        let a = try Connection(path: viaMigrator, readOnly: true, create: false)
+        let b = try Connection(path: viaSQL, readOnly: true, create: false)
+        let probe = "SELECT count(*), sum(length(fullName)), sum(age), max(_id) FROM \"Person\""
+        same = try same && a.rows(probe) == b.rows(probe)
+        let f = { (t: (wall: Double, cpu: Double)) in String(format: "%.2f / %.2f", t.wall, t.cpu) }
+        print(
+            BenchHarness.row([
+                "\(round)", f(migratorTimes.last!), f(quickTimes.last!), f(sqlTimes.last!),
+                String(format: "%.2fx", migratorTimes.last!.wall / sqlTimes.last!.wall),
+            ]))
+    }
+    let median = { (xs: [(wall: Double, cpu: Double)]) in
+        (wall: BenchHarness.median(xs.map(\.wall)), cpu: BenchHarness.median(xs.map(\.cpu)))
+    }
+    let (m, q, h) = (median(migratorTimes), median(quickTimes), median(sqlTimes))
     print(
         String(
-            format: "migrator, closures, integrity_check skipped:                    %.2f s wall, %.2f s CPU",
-            quickSeconds, quickCPU))
+            format:
+                "medians: migrator, closures + checks (integrity_check, foreign keys, shape): %.2f s wall, %.2f s CPU",
+            m.wall, m.cpu))
+    print(String(format: "         migrator, closures, integrity_check skipped: %.2f s wall, %.2f s CPU", q.wall, q.cpu))
     print(
         String(
-            format: "hand-written SQL (new table, INSERT ... SELECT, drop, rename):    %.2f s wall, %.2f s CPU",
-            sqlSeconds, sqlCPU))
+            format: "         hand-written SQL (new table, INSERT ... SELECT, drop, rename): %.2f s wall, %.2f s CPU",
+            h.wall, h.cpu))
+    let ratio = m.wall / h.wall
     print(
         String(
-            format: "ratio migrator / SQL: %.2fx wall, %.2fx CPU (without integrity_check %.2fx wall, %.2fx CPU)",
-            migratorSeconds / sqlSeconds, migratorCPU / sqlCPU, quickSeconds / sqlSeconds, quickCPU / sqlCPU))
-    print("phases (wall s / CPU s):")
+            format:
+                "ratio migrator / SQL (medians): %.2fx wall (target <= 2x: %@), %.2fx CPU (without integrity_check %.2fx wall, %.2fx CPU)",
+            ratio, ratio <= 2 ? "met" : "NOT met", m.cpu / h.cpu, q.wall / h.wall, q.cpu / h.cpu))
+    print("phases of the last round (wall s / CPU s):")
     print("  migrator:            " + phases.summary)
     print("  migrator, no check:  " + quickPhases.summary)
     print("  hand-written SQL:    " + sqlPhases.summary)
     print(
-        "peak RSS: \(rssBefore) MB before migrating, \(rssAfter) MB after (\(rssAfter - rssBefore) MB for \(rows) rows); same rows: \(same)"
+        "peak RSS: \(rssBefore) MB before migrating, \(rssAfter) MB after the first round (\(rssAfter - rssBefore) MB for \(rows) rows); same rows: \(same)"
     )
 }
 
