@@ -57,7 +57,7 @@ public enum CandidateCard {
                 guard let e = try store.object(ofType: "Election", forPrimaryKey: .string(m.election)) else {
                     return m.election
                 }
-                return "\(m.election) (\(text(e, "electionDescription")), round \(int(e, "round") ?? 1))"
+                return "\(m.election) (\(try text(e, "electionDescription")), round \(try int(e, "round") ?? 1))"
             }
             throw CardError.ambiguous(sequence: sequence, elections: described)
         }
@@ -73,34 +73,34 @@ public enum CandidateCard {
         let party = try c.linked("party")
         let election = try c.linked("election")
         // The candidate cell.
-        out.append(text(c, "nickname").isEmpty ? text(c, "name") : text(c, "nickname"))
-        out.append("  Number \(int(c, "number").map(String.init) ?? "-") · \(post(c))")
+        out.append(try text(c, "nickname").isEmpty ? try text(c, "name") : try text(c, "nickname"))
+        out.append("  Number \(try int(c, "number").map(String.init) ?? "-") · \(try post(c))")
         if let party {
-            out.append("  \(text(party, "name")) - \(text(party, "acronym")) (party \(int(party, "number") ?? 0))")
+            out.append("  \(try text(party, "name")) - \(try text(party, "acronym")) (party \(try int(party, "number") ?? 0))")
         }
         if let election {
-            var line = "  \(text(election, "electionDescription")), round \(int(election, "round") ?? 1)"
-            if let d = date(election, "date") { line += ", \(d)" }
-            out.append(line + " (election \(text(election, "id")))")
+            var line = "  \(try text(election, "electionDescription")), round \(try int(election, "round") ?? 1)"
+            if let d = try date(election, "date") { line += ", \(d)" }
+            out.append(line + " (election \(try text(election, "id")))")
         }
         var standing: [String] = []
-        if let s = optionalText(c, "status") { standing.append("registration \(s)") }
-        if let r = optionalText(c, "result") { standing.append("result \(r)") }
-        standing.append("SQ_CANDIDATO \(int(c, "sequence") ?? 0)")
+        if let s = try optionalText(c, "status") { standing.append("registration \(s)") }
+        if let r = try optionalText(c, "result") { standing.append("result \(r)") }
+        standing.append("SQ_CANDIDATO \(try int(c, "sequence") ?? 0)")
         out.append("  " + standing.joined(separator: " · "))
 
         // Consultation: the vice, or the head(s) of the ticket.
         out.append("")
         if let vice = try c.linked("vice") {
             out.append("Vice")
-            out.append("  " + ticketLine(vice, party: try vice.linked("party")))
+            out.append(try "  " + ticketLine(vice, party: vice.linked("party")))
         } else {
-            let holders = Array(try c.linkingObjects("holder"))
+            let holders = try c.linkingObjects("holder").objects()
             if holders.isEmpty {
                 out.append("Vice: -")
             } else {
                 out.append(holders.count == 1 ? "Head of the ticket" : "Heads of the ticket")
-                for h in holders { out.append("  " + ticketLine(h, party: try h.linked("party"))) }
+                for h in holders { out.append(try "  " + ticketLine(h, party: h.linked("party"))) }
             }
         }
 
@@ -109,22 +109,22 @@ public enum CandidateCard {
         out.append("Personal data")
         let coalition = try c.linked("coalition")
         let fields: [(String, String)] = [
-            ("Full name", text(c, "name")),
-            ("Date of birth", date(c, "birthdate") ?? "-"),
-            ("Sex", text(c, "sex")),
-            ("Color / race", text(c, "colorRace")),
-            ("Marital status", text(c, "maritalStatus")),
-            ("Nationality", text(c, "nationality")),
-            ("Naturalness", naturalness(c)),
-            ("Literacy", text(c, "literacy")),
-            ("Occupation", text(c, "occupation")),
-            ("Coalition", coalition.map { text($0, "name") } ?? "-"),
+            ("Full name", try text(c, "name")),
+            ("Date of birth", try date(c, "birthdate") ?? "-"),
+            ("Sex", try text(c, "sex")),
+            ("Color / race", try text(c, "colorRace")),
+            ("Marital status", try text(c, "maritalStatus")),
+            ("Nationality", try text(c, "nationality")),
+            ("Naturalness", try naturalness(c)),
+            ("Literacy", try text(c, "literacy")),
+            ("Occupation", try text(c, "occupation")),
+            ("Coalition", try coalition.map { try text($0, "name") } ?? "-"),
             ("Composition of the coalition", try coalition.map(composition) ?? "-"),
-            ("Process number", text(c, "processNumber")),
-            ("Protocol number", text(c, "protocolNumber")),
-            ("Spending limit 1st round", cents(c, "spendingLimitFirstRound").map(Reais.format) ?? "-"),
-            ("Spending limit 2nd round", cents(c, "spendingLimitSecondRound").map(Reais.format) ?? "-"),
-            ("Candidate site", optionalText(c, "site") ?? "-"),
+            ("Process number", try text(c, "processNumber")),
+            ("Protocol number", try text(c, "protocolNumber")),
+            ("Spending limit 1st round", try cents(c, "spendingLimitFirstRound").map(Reais.format) ?? "-"),
+            ("Spending limit 2nd round", try cents(c, "spendingLimitSecondRound").map(Reais.format) ?? "-"),
+            ("Candidate site", try optionalText(c, "site") ?? "-"),
         ]
         let width = fields.map { $0.0.count }.max() ?? 0
         for (label, value) in fields {
@@ -134,16 +134,16 @@ public enum CandidateCard {
 
         // List of goods.
         out.append("")
-        let goods = Array(try c.list("goods"))
+        let goods = try c.list("goods").objects()
         out.append("Declared goods (\(goods.count))")
         var total: Int64 = 0
         for g in goods {
-            let value = cents(g, "value") ?? 0
+            let value = try cents(g, "value") ?? 0
             total += value
-            let type = try g.linked("type").map { text($0, "typedescription") } ?? "-"
-            let description = text(g, "goodDescription")
+            let type = try g.linked("type").map { try text($0, "typedescription") } ?? "-"
+            let description = try text(g, "goodDescription")
             let what = description.isEmpty ? type : "\(type) — \(description)"
-            out.append("  \(int(g, "order") ?? 0). \(what): \(Reais.format(cents: value))")
+            out.append("  \(try int(g, "order") ?? 0). \(what): \(Reais.format(cents: value))")
         }
         out.append("  Total: \(Reais.format(cents: total))")
         return out.joined(separator: "\n") + "\n"
@@ -152,26 +152,26 @@ public enum CandidateCard {
     // MARK: - Pieces
 
     /// `DEPUTADO FEDERAL - MINAS GERAIS/MG`, as the seed's `post` reads ("Prefeito - BELO HORIZONTE/MG").
-    static func post(_ c: DynamicObject) -> String {
-        let unitName = text(c, "unitName")
-        let state = text(c, "state")
-        var place = unitName.isEmpty ? text(c, "unit") : unitName
+    static func post(_ c: DynamicObject) throws -> String {
+        let unitName = try text(c, "unitName")
+        let state = try text(c, "state")
+        var place = unitName.isEmpty ? try text(c, "unit") : unitName
         if !state.isEmpty { place += "/\(state)" }
-        return "\(text(c, "post")) - \(place)"
+        return "\(try text(c, "post")) - \(place)"
     }
 
-    static func ticketLine(_ c: DynamicObject, party: DynamicObject?) -> String {
+    static func ticketLine(_ c: DynamicObject, party: DynamicObject?) throws -> String {
         var line =
-            "\(int(c, "number").map(String.init) ?? "-") \(text(c, "nickname")) (\(text(c, "name"))) · \(post(c))"
-        if let party { line += " · \(text(party, "acronym"))" }
-        if let s = optionalText(c, "status") { line += " · \(s)" }
-        return line + " · SQ_CANDIDATO \(int(c, "sequence") ?? 0)"
+            "\(try int(c, "number").map(String.init) ?? "-") \(try text(c, "nickname")) (\(try text(c, "name"))) · \(try post(c))"
+        if let party { line += " · \(try text(party, "acronym"))" }
+        if let s = try optionalText(c, "status") { line += " · \(s)" }
+        return line + " · SQ_CANDIDATO \(try int(c, "sequence") ?? 0)"
     }
 
     /// `MG-BOA ESPERANÇA`, like the seed's `naturalness`.
-    static func naturalness(_ c: DynamicObject) -> String {
-        let state = optionalText(c, "birthState")
-        let city = optionalText(c, "birthCity")
+    static func naturalness(_ c: DynamicObject) throws -> String {
+        let state = try optionalText(c, "birthState")
+        let city = try optionalText(c, "birthCity")
         switch (state, city) {
         case (let s?, let c?): return "\(s)-\(c)"
         case (let s?, nil): return s
@@ -183,30 +183,30 @@ public enum CandidateCard {
     /// The linked parties' acronyms joined by " / " (the seed's way), or the published composition when
     /// some of its parties are not linked.
     static func composition(_ coalition: DynamicObject) throws -> String {
-        let linked = try coalition.list("parties").map { text($0, "acronym") }
-        let published = optionalText(coalition, "composition")
+        let linked = try coalition.list("parties").objects().map { try text($0, "acronym") }
+        let published = try optionalText(coalition, "composition")
         if let published, CoalitionComposition(published).partyAcronyms.count != linked.count { return published }
         return linked.isEmpty ? (published ?? "-") : linked.joined(separator: " / ")
     }
 
-    static func text(_ o: DynamicObject, _ name: String) -> String { o[name].stringValue ?? "" }
+    static func text(_ o: DynamicObject, _ name: String) throws -> String { try o.value(forKey: name).stringValue ?? "" }
 
-    static func optionalText(_ o: DynamicObject, _ name: String) -> String? {
-        guard let s = o[name].stringValue, !s.isEmpty else { return nil }
+    static func optionalText(_ o: DynamicObject, _ name: String) throws -> String? {
+        guard let s = try o.value(forKey: name).stringValue, !s.isEmpty else { return nil }
         return s
     }
 
-    static func int(_ o: DynamicObject, _ name: String) -> Int64? { o[name].intValue }
+    static func int(_ o: DynamicObject, _ name: String) throws -> Int64? { try o.value(forKey: name).intValue }
 
     /// A decimal(2) property as exact cents.
-    static func cents(_ o: DynamicObject, _ name: String) -> Int64? {
-        guard let d = o[name].decimalValue else { return nil }
+    static func cents(_ o: DynamicObject, _ name: String) throws -> Int64? {
+        guard let d = try o.value(forKey: name).decimalValue else { return nil }
         return try? ValueCodec.scaledInteger(d, scale: 2, type: o.type.name, property: name)
     }
 
     /// A date property as dd/MM/yyyy (UTC, as stored).
-    static func date(_ o: DynamicObject, _ name: String) -> String? {
-        guard let d = o[name].dateValue else { return nil }
+    static func date(_ o: DynamicObject, _ name: String) throws -> String? {
+        guard let d = try o.value(forKey: name).dateValue else { return nil }
         let iso = ISODate.format(d)
         let parts = iso.prefix(10).split(separator: "-")
         guard parts.count == 3 else { return nil }

@@ -71,7 +71,7 @@ enum QueryCommand {
         if p.has("json") {
             out += "["
             var first = true
-            for o in results {
+            for o in try results.objects() {
                 out += (first ? "\n" : ",\n") + JSONText.object(try projection.apply(to: o).map { ($0.0, JSONText.output($0.1)) })
                 first = false
                 if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
@@ -80,10 +80,10 @@ enum QueryCommand {
             print(out)
         } else if p.has("csv") {
             print(projection.fields.map { CSVText.field($0.name) }.joined(separator: ","))
-            for o in results { print(try projection.apply(to: o).map { CSVText.field(CSVText.output($0.1)) }.joined(separator: ",")) }
+            for o in try results.objects() { print(try projection.apply(to: o).map { CSVText.field(CSVText.output($0.1)) }.joined(separator: ",")) }
         } else {
             var n = 0
-            for o in results {
+            for o in try results.objects() {
                 n += 1
                 let pairs = try projection.apply(to: o).map { "\($0.0): \(CSVText.output($0.1))" }
                 print(pairs.joined(separator: " | "))

@@ -43,6 +43,37 @@ struct ReadErrorTests {
         #expect(throws: SQLiteError.self) { try fresh.filter("age > 0").count }
     }
 
+    @Test("objects(), firstObject(), lastObject() and object(at:) throw where iteration, first and last answer nothing")
+    func throwingForms() throws {
+        let (dir, path) = try temporaryFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.people)
+        try store.write {
+            for i in 0..<3 { try store.create("Person", value: ["fullName": "P\(i)", "age": i]) }
+        }
+        let byAge = try store.objects("Person").filter("age >= %d", 1).sorted(byKeyPath: "age")
+        #expect(try byAge.objects().map { try $0.value(forKey: "fullName") } == [.string("P1"), .string("P2")])
+        #expect(try byAge.firstObject()?.value(forKey: "age") == .int(1))
+        #expect(try byAge.lastObject()?.value(forKey: "age") == .int(2))
+        #expect(try byAge.object(at: 1).value(forKey: "fullName") == .string("P2"))
+        let outOfRange = #expect(throws: StoreError.self) { try byAge.object(at: 2) }
+        #expect(outOfRange?.description == "index 2 is out of range: the results hold 2 objects")
+        #expect(try store.objects("Person").filter("age > 5").firstObject() == nil)
+        #expect(try store.objects("Person").filter("age > 5").objects().isEmpty)
+
+        let other = try Connection(path: path)
+        try other.execute("DROP TABLE Person")
+        let fresh = try store.objects("Person")
+        #expect(throws: SQLiteError.self) { try fresh.objects() }
+        #expect(throws: SQLiteError.self) { try fresh.firstObject() }
+        #expect(throws: SQLiteError.self) { try fresh.lastObject() }
+        #expect(throws: SQLiteError.self) { try fresh.object(at: 0) }
+        // The non-throwing conveniences answer nothing (as documented), the throwing forms said why.
+        #expect(fresh.first == nil)
+        #expect(fresh.last == nil)
+        #expect(Array(fresh).isEmpty)
+    }
+
     @Test("List and LinkingObjects counts throw when their table is gone")
     func listCounts() throws {
         let (dir, path) = try temporaryFile()
@@ -61,10 +92,16 @@ struct ReadErrorTests {
 
         let other = try Connection(path: path)
         try other.execute("DROP TABLE \(Identifier.quoted(StorageLayout.listTable(type: "Person", property: "dogs")))")
+        #expect(try store.objects(Dog.self).sorted(byKeyPath: "age").objects().map(\.name) == ["Rex", "Fido"])
+        #expect(try store.objects(Dog.self).sorted(byKeyPath: "age").lastObject()?.name == "Fido")
         #expect(throws: SQLiteError.self) { try owner.dogs.count }
         #expect(throws: SQLiteError.self) { try rex.owners.count }
         // The dogs themselves are still there: only the broken reads throw.
         #expect(try store.objects(Dog.self).count == 2)
+        try other.execute("DROP TABLE Dog")
+        #expect(throws: SQLiteError.self) { try store.objects(Dog.self).objects() }
+        #expect(throws: SQLiteError.self) { try store.objects(Dog.self).firstObject() }
+        #expect(try store.objects(Dog.self).first == nil)
     }
 
     @Test("Unmanaged lists and linking objects still count without a store")

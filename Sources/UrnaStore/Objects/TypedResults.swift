@@ -18,8 +18,20 @@ public struct TypedResults<Element: Object>: Sequence {
     public var count: Int { get throws { try results.count } }
     /// Whether nothing matches; throws as `count` does.
     public var isEmpty: Bool { get throws { try results.isEmpty } }
+    /// The first object, or nil when there is none or the query fails (`firstObject()` throws instead).
     public var first: Element? { results.first.map { Element.bound($0) } }
+    /// The last object, or nil when there is none or the query fails (`lastObject()` throws instead).
+    public var last: Element? { results.last.map { Element.bound($0) } }
+    /// The object at `i`; traps when out of range or when the query fails (`object(at:)` throws instead).
     public subscript(i: Int) -> Element { Element.bound(results[i]) }
+    /// The object at `i`; throws when out of range or when the query fails.
+    public func object(at i: Int) throws -> Element { Element.bound(try results.object(at: i)) }
+    /// The first object (nil when nothing matches); throws when the query fails.
+    public func firstObject() throws -> Element? { try results.firstObject().map { Element.bound($0) } }
+    /// The last object (nil when nothing matches); throws when the query fails.
+    public func lastObject() throws -> Element? { try results.lastObject().map { Element.bound($0) } }
+    /// Every matching object, in order; throws when the query fails (iteration answers nothing instead).
+    public func objects() throws -> [Element] { try results.objects().map { Element.bound($0) } }
     /// Sets one property on every object (one UPDATE).
     public func setValue(_ value: Value, forKey key: String) throws { try results.setValue(value, forKey: key) }
     public func makeIterator() -> IndexingIterator<[Element]> { results.map { Element.bound($0) }.makeIterator() }

@@ -95,25 +95,50 @@ public final class Results: Sequence {
         get throws { try count == 0 }
     }
 
-    /// The object at `index` (read on access).
+    // Realm's conveniences (`first`, `last`, subscripts, `for o in results`) cannot throw: when the
+    // query fails they answer nil or nothing. Code that must tell "no objects" from "the query failed"
+    // (every command-line reader does) uses the throwing forms below them.
+
+    /// The object at `index` (read on access); traps when out of range or when the query fails (use
+    /// `object(at:)` to get the error).
     public subscript(index: Int) -> DynamicObject {
-        let keys = (try? keys()) ?? []
-        precondition(index >= 0 && index < keys.count, "index \(index) out of range 0..<\(keys.count)")
+        do { return try object(at: index) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// The first object, or nil when there is none or the query fails (`firstObject()` throws instead).
+    public var first: DynamicObject? { try? firstObject() }
+
+    /// The last object, or nil when there is none or the query fails (`lastObject()` throws instead).
+    public var last: DynamicObject? { try? lastObject() }
+
+    /// Iterates the matching objects; a failing query iterates nothing (`objects()` throws instead).
+    public func makeIterator() -> IndexingIterator<[DynamicObject]> {
+        ((try? objects()) ?? []).makeIterator()
+    }
+
+    /// The object at `index`; throws `StoreError.indexOutOfRange` or the query's error.
+    public func object(at index: Int) throws -> DynamicObject {
+        let keys = try keys()
+        guard index >= 0 && index < keys.count else {
+            throw StoreError.indexOutOfRange(index: index, count: keys.count)
+        }
         return DynamicObject(type: type, store: store, key: keys[index])
     }
 
-    public var first: DynamicObject? {
-        guard let k = try? limit(1).keys().first else { return nil }
-        return DynamicObject(type: type, store: store, key: k)
+    /// The first object (nil when nothing matches); throws when the query fails.
+    public func firstObject() throws -> DynamicObject? {
+        try limit(1).keys().first.map { DynamicObject(type: type, store: store, key: $0) }
     }
 
-    public var last: DynamicObject? {
-        guard let k = try? keys().last else { return nil }
-        return DynamicObject(type: type, store: store, key: k)
+    /// The last object (nil when nothing matches); throws when the query fails.
+    public func lastObject() throws -> DynamicObject? {
+        try keys().last.map { DynamicObject(type: type, store: store, key: $0) }
     }
 
-    public func makeIterator() -> IndexingIterator<[DynamicObject]> {
-        ((try? keys()) ?? []).map { DynamicObject(type: type, store: store, key: $0) }.makeIterator()
+    /// Every matching object, in order (each row is read when its object is touched); throws when the
+    /// query fails.
+    public func objects() throws -> [DynamicObject] {
+        try keys().map { DynamicObject(type: type, store: store, key: $0) }
     }
 
     /// Sets one property on every object of the results in one statement (seed 001's

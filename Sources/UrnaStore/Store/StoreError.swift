@@ -19,6 +19,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case familyMismatch(file: String, expected: String)
     case tooManyValues(type: String, given: Int, expected: Int)
     case invalidated(type: String)
+    case indexOutOfRange(index: Int, count: Int)
 
     public var description: String {
         switch self {
@@ -40,6 +41,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .familyMismatch(let f, let e): "the file holds family '\(f)', not '\(e)'"
         case .tooManyValues(let t, let g, let e): "\(t) takes at most \(e) values in order, \(g) were given"
         case .invalidated(let t): "this \(t) was deleted"
+        case .indexOutOfRange(let i, let n): "index \(i) is out of range: the results hold \(n) object\(n == 1 ? "" : "s")"
         }
     }
 }
