@@ -335,7 +335,7 @@ final class EnumerationCursor {
                         context, UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self), Int32(buf.count),
                         buf.count > 15 ? rowStatementStatic : rowStatementTransient)
                 } else {
-                    sqlite3_result_text(context, "", 0, rowStatementTransient)
+                    sqlite3_result_text(context, emptyCString, 0, rowStatementStatic)
                 }
             }
             (values + i).initialize(to: .text(s))
@@ -355,6 +355,13 @@ final class EnumerationCursor {
         }
     }
 }
+
+/// A C empty string that never moves (SQLite keeps a pointer to a static result).
+nonisolated(unsafe) private let emptyCString: UnsafeMutablePointer<CChar> = {
+    let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    p.initialize(to: 0)
+    return p
+}()
 
 /// Bytes that must outlive a call by a little: copied into chunks that are reused after `reset`.
 final class ByteArena {

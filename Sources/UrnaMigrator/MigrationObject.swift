@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import UrnaStore
 
@@ -174,6 +175,13 @@ public final class MigrationObject {
     /// A property's value; throws for unknown properties.
     public func value(forKey name: String) throws -> Value {
         if let i = layout.column(name) {
+            // A text, integer or double column still on the live row is answered straight from SQLite,
+            // without keeping a copy in the object (a closure reads most properties once).
+            if i < 64, state.pointee.loadedMask & (1 << UInt64(i)) == 0, let row = state.pointee.rowHandle,
+                let v = Self.direct(row, layout.rowColumn[i], layout.scalar[i])
+            {
+                return v
+            }
             load(i)
             switch layout.scalar[i] {
             case .text: if case .text(let s) = values.base[i] { return .string(s) }
@@ -196,6 +204,18 @@ public final class MigrationObject {
             return .list(try executor.inverseValue(of: self, origin: origin, originProperty: originProperty))
         default:
             return p.effectiveDefault  // ignored (never stored)
+        }
+    }
+
+    /// The value of a live row's column when its storage class is the one the property stores (nil: take
+    /// the general path, which also decodes NULLs and other classes).
+    @inline(__always) static func direct(_ row: OpaquePointer, _ column: Int32, _ kind: ScalarKind) -> Value? {
+        guard kind != .other, let v = sqlite3_column_value(row, column) else { return nil }
+        switch (sqlite3_value_type(v), kind) {
+        case (SQLITE_TEXT, .text): return .string(RowStatement.text(v))
+        case (SQLITE_INTEGER, .integer): return .int(sqlite3_value_int64(v))
+        case (SQLITE_FLOAT, .real): return .double(sqlite3_value_double(v))
+        default: return nil
         }
     }
 

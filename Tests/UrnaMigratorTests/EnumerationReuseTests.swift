@@ -169,3 +169,33 @@ import UrnaStore
         }
     }
 }
+
+/// Values a closure reads straight from the row (text, integers, nil) are the same however often and in
+/// whatever order they are read, on the old object and on the new one's carried properties.
+@Suite struct EnumerationDirectReadTests {
+    @Test func repeatedAndCarriedReadsAgree() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("pets.sqlite")
+        try EnumerationReuseTests.file(path)
+        final class Seen: @unchecked Sendable { var rows: [[Value]] = [] }
+        let seen = Seen()
+        let family = EnumerationReuseTests.family { m in
+            try m.enumerateObjects(ofType: "Pet") { old, new in
+                // New first (carried age, still on the row), then old, then old again.
+                let carriedAge = new["age"]
+                seen.rows.append([
+                    carriedAge, old["age"], old["name"], old["nickname"], old["name"], old["nickname"], new["age"],
+                ])
+                new["label"] = old["nickname"].isNull ? old["name"] : old["nickname"]
+            }
+        }
+        _ = try Migrator(family: family).run(try Migrator(family: family).plan(path: path), backup: .none)
+        #expect(seen.rows.count == 300)
+        for (i, row) in seen.rows.enumerated() {
+            let nickname: Value = i % 3 == 0 ? .string("nick\(i)") : .null
+            #expect(row == [.int(Int64(i)), .int(Int64(i)), .string("pet\(i)"), nickname, .string("pet\(i)"), nickname, .int(Int64(i))], "row \(i)")
+        }
+        let labels = try EnumerationReuseTests.rows(path).map(\.label)
+        #expect(labels == (0..<300).map { $0 % 3 == 0 ? "nick\($0)" : "pet\($0)" })
+    }
+}
