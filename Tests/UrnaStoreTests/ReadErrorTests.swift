@@ -20,14 +20,20 @@ struct ReadErrorTests {
         return (dir, dir.appendingPathComponent("people.sqlite").path)
     }
 
-    @Test("A table dropped by another connection makes count, isEmpty and typed counts throw, not answer 0")
-    func droppedTable() throws {
-        let (dir, path) = try temporaryFile()
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// A store at `path` with persons P0, P1, P2 aged 0, 1, 2.
+    static func threePeople(at path: String) throws -> Store {
         let store = try Store(path: path, schema: Self.people)
         try store.write {
             for i in 0..<3 { try store.create("Person", value: ["fullName": "P\(i)", "age": i]) }
         }
+        return store
+    }
+
+    @Test("A table dropped by another connection makes count, isEmpty and typed counts throw, not answer 0")
+    func droppedTable() throws {
+        let (dir, path) = try temporaryFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Self.threePeople(at: path)
         let adults = try store.objects("Person").filter("age >= %d", 1)
         #expect(try adults.count == 2)
         #expect(try adults.isEmpty == false)
@@ -47,10 +53,7 @@ struct ReadErrorTests {
     func throwingForms() throws {
         let (dir, path) = try temporaryFile()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try Store(path: path, schema: Self.people)
-        try store.write {
-            for i in 0..<3 { try store.create("Person", value: ["fullName": "P\(i)", "age": i]) }
-        }
+        let store = try Self.threePeople(at: path)
         let byAge = try store.objects("Person").filter("age >= %d", 1).sorted(byKeyPath: "age")
         #expect(try byAge.objects().map { try $0.value(forKey: "fullName") } == [.string("P1"), .string("P2")])
         #expect(try byAge.firstObject()?.value(forKey: "age") == .int(1))
