@@ -135,8 +135,15 @@ enum CLI {
                     + "integrity_check'` and restore the file from a backup (urna migrate keeps one as FILE.v<N>.bak)")
             }
             if e.primaryCode == 14, let database, !isWritableFolder(of: database) {  // SQLITE_CANTOPEN
+                let name = (database as NSString).lastPathComponent
+                let walSize = (try? FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? NSNumber)?.intValue
+                if (walSize ?? 0) > 0 {
+                    return (ExitCode.failure, "cannot open \(database) (\(e.message)): its write-ahead log \(name)-wal holds changes "
+                        + "not yet in the file, and SQLite needs to create \(name)-shm in the same folder to read them, which cannot be "
+                        + "written; copy the file and its -wal to a writable place")
+                }
                 return (ExitCode.failure, "cannot open \(database) (\(e.message)): its folder cannot be written, and SQLite "
-                    + "needs to create \((database as NSString).lastPathComponent)-shm there to read a file in WAL mode; copy the file to a writable place")
+                    + "needs to create \(name)-shm there to read a file in WAL mode; copy the file to a writable place")
             }
             return (ExitCode.failure, database.map { "\($0): \(e)" } ?? "\(e)")
         default: return (ExitCode.failure, "\(error)")

@@ -136,3 +136,21 @@ struct ReadErrorTests {
         #expect(throws: SQLiteError.self) { try store.objects("Person").filter("email == 'email'").count }
     }
 }
+
+@Suite("Read-only media")
+struct ReadOnlyMediaTests {
+    @Test("Paths become SQLite URI paths with %, ? and # escaped")
+    func uriEscaping() {
+        #expect(Connection.uriEscaped("/media/cd/urna.sqlite") == "/media/cd/urna.sqlite")
+        #expect(Connection.uriEscaped("/a%b/c?d#e.sqlite") == "/a%25b/c%3fd%23e.sqlite")
+        #expect(Connection.uriEscaped("/dados/eleições.sqlite") == "/dados/eleições.sqlite")
+    }
+
+    @Test("A file on a writable file system is never opened as immutable")
+    func writableIsNotSettled() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("urna-ro-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try Connection(path: path)
+        #expect(Connection.isSettledOnReadOnlyMedia(path) == false)
+    }
+}

@@ -16,18 +16,20 @@ public final class Connection {
     private var statementCache: [String: Statement] = [:]
 
     /// Opens (or creates, unless `readOnly`) the database at `path`; ":memory:" for an in-memory one.
+    ///
+    /// Read-only, a WAL-mode file on a read-only file system (a CD, a read-only mount) can still be read
+    /// when its WAL is empty or gone: SQLite cannot create the -shm file it needs there, so such a file is
+    /// opened as immutable, which is safe because nothing can change it.
     public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
         _ = sqliteConfigured
-        var db: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
-        flags |= SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: rc, message: "cannot open \(path): \(message)")
+        var db = try Self.open(path, readOnly: readOnly, create: create, immutable: false)
+        if readOnly, sqlite3_exec(db, "PRAGMA schema_version", nil, nil, nil) & 0xFF == SQLITE_CANTOPEN,
+            Self.isSettledOnReadOnlyMedia(path)
+        {
+            sqlite3_close_v2(db)
+            db = try Self.open(path, readOnly: true, create: false, immutable: true)
         }
+        // Any other problem of that first read (not a database, damaged) is reported by the next read, as before.
         handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
@@ -36,6 +38,48 @@ public final class Connection {
         // there (a reader whose schema is older than the file) would read as its own name, as text. Off, it
         // is the error it should be.
         _ = urna_sqlite3_db_config_dqs_dml(db, 0)
+    }
+
+    private static func open(_ path: String, readOnly: Bool, create: Bool, immutable: Bool) throws -> OpaquePointer {
+        var db: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + uriEscaped(path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "cannot open \(path): \(message)")
+        }
+        return db
+    }
+
+    /// Whether `path` lies on a file system mounted read-only and has no WAL content waiting (an
+    /// immutable open would not see it).
+    static func isSettledOnReadOnlyMedia(_ path: String) -> Bool {
+        var fs = statvfs()
+        guard statvfs(path, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 else { return false }
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value
+        return (wal ?? 0) == 0
+    }
+
+    /// `path` as the path part of an SQLite URI: `%`, `?` and `#` percent-encoded.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for c in path.unicodeScalars {
+            switch c {
+            case "%": out += "%25"
+            case "?": out += "%3f"
+            case "#": out += "%23"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
     }
 
     deinit {
