@@ -117,14 +117,16 @@ struct CSVScanner {
         spanCapacity *= 2
     }
 
-    /// True when some byte of `word` is the quote, CR, LF or (when NUL is rejected) NUL.
+    /// Nonzero when some byte of `word` may stop a quoted field: the quote, or any byte below 0x0E (CR, LF
+    /// and NUL are among them; the others are let through by the byte loop). The lowest set bit is in the
+    /// first such byte (bytes are little-endian in the word): higher bits may be false alarms.
     @inline(__always)
-    private func quotedWordStops(_ word: UInt64) -> Bool {
+    private static func quotedStopBits(_ word: UInt64, quotes: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
-        return hasZeroByte(word ^ (ones &* UInt64(quote))) || hasZeroByte(word ^ (ones &* 0x0A))
-            || hasZeroByte(word ^ (ones &* 0x0D)) || (stopsAtNUL && hasZeroByte(word))
+        let q = word ^ quotes
+        // "Some byte is zero" and "some byte is below 14", the classic word-at-a-time tests.
+        return ((q &- ones) & ~q | (word &- ones &* 0x0E) & ~word) & highs
     }
 
     /// Scans one row starting at `p[0]`, with `n` bytes available; `atEOF` says no more will come.
@@ -149,6 +151,7 @@ struct CSVScanner {
         let qStops = quotedStops
         let uStops = unquotedStops
         let quote = self.quote
+        let quotes = 0x0101_0101_0101_0101 &* UInt64(quote)
         let separator = self.separator
         var breaks = 0
         var i = 0
@@ -159,13 +162,26 @@ struct CSVScanner {
                 let contentStart = i
                 var escaped = false
                 quoted: while true {
-                    // Eight bytes at a time while none of them can end the quoted run, then byte by byte.
-                    while i &+ 8 <= n {
-                        let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                        if quotedWordStops(word) { break }
-                        i &+= 8
+                    // Eight bytes at a time while none of them can end the quoted run, straight to the first
+                    // byte that may; a control byte that does not (a tab) is stepped over. The last few
+                    // bytes of the buffer go one by one (the sentinel at p[n] stops that loop).
+                    while true {
+                        while i &+ 8 <= n {
+                            let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                            let stops = Self.quotedStopBits(word, quotes: quotes)
+                            if stops != 0 {
+                                i &+= stops.trailingZeroBitCount &>> 3
+                                break
+                            }
+                            i &+= 8
+                        }
+                        if qStops[Int(p[i])] != 0 { break }
+                        if i &+ 8 > n {
+                            while qStops[Int(p[i])] == 0 { i &+= 1 }
+                            break
+                        }
+                        i &+= 1
                     }
-                    while qStops[Int(p[i])] == 0 { i &+= 1 }
                     if i >= n {
                         if !atEOF {
                             return .needMore(
