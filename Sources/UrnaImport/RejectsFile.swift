@@ -30,15 +30,15 @@ final class RejectsFile {
     /// Appends one rejected row.
     func write(location: SourceLocation, reason: String, original: [UInt8]) throws {
         if descriptor < 0 { try open() }
-        appendField(Array(location.file.utf8))
+        appendField(location.file)
         buffer.append(0x2C)
-        buffer += Array(String(location.line).utf8)
+        buffer += String(location.line).utf8
         buffer.append(0x2C)
-        buffer += Array(String(location.column).utf8)
+        buffer += String(location.column).utf8
         buffer.append(0x2C)
-        appendField(Array(reason.utf8))
+        appendField(reason)
         buffer.append(0x2C)
-        appendField(original)
+        original.withUnsafeBufferPointer { appendField($0) }
         buffer.append(0x0A)
         count += 1
         if buffer.count >= 1 << 16 { try flush() }
@@ -86,24 +86,34 @@ final class RejectsFile {
         buffer += Array("file,line,column,reason,original\n".utf8)
     }
 
-    /// A CSV field, quoted when it needs to be. Built in a local array and appended once: byte-by-byte
-    /// appends to the stored property paid an exclusivity check per byte (a tenth of an import with
-    /// many rejects).
-    private func appendField(_ bytes: [UInt8]) {
-        let needsQuotes = bytes.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
-        guard needsQuotes else {
-            buffer += bytes
+    private func appendField(_ text: String) {
+        var text = text
+        text.withUTF8 { appendField($0) }
+    }
+
+    /// A CSV field, quoted when it needs to be: counted first, then written straight into the buffer (no
+    /// array per field, no check per byte).
+    private func appendField(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var quotes = 0
+        var special = false
+        for b in bytes {
+            if b == 0x22 { quotes += 1 } else if b == 0x2C || b == 0x0A || b == 0x0D { special = true }
+        }
+        guard quotes > 0 || special else {
+            buffer.append(contentsOf: bytes)
             return
         }
-        var quoted: [UInt8] = []
-        quoted.reserveCapacity(bytes.count + 8)
-        quoted.append(0x22)
-        for b in bytes {
-            if b == 0x22 { quoted.append(0x22) }
-            quoted.append(b)
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0x22, count: bytes.count + quotes + 2))
+        buffer.withUnsafeMutableBufferPointer { out in
+            guard let o = out.baseAddress else { return }
+            var j = start + 1  // after the opening quote; a doubled quote's first half is already there
+            for b in bytes {
+                if b == 0x22 { j += 1 }
+                o[j] = b
+                j += 1
+            }
         }
-        quoted.append(0x22)
-        buffer += quoted
     }
 }
 

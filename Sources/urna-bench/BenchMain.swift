@@ -61,6 +61,9 @@ enum BenchChildren {
             case "child-migrate-build": try MigrationBench.buildPeopleV0(at: args[0], rows: Int(args[1])!)
             case "child-migrate-migrator": try MigrationBench.migrateOnly(at: args[0])
             case "child-migrate-sql": try MigrationBench.handWrittenV0ToV2(at: args[0])
+            // An import's phases with the seconds each took (reading + writing, held assets, catalogues and
+            // index builds, vice links, commit), for finding where its time goes: DB FILE...
+            case "child-import-phases": try ImportBench.phases(db: args[0], files: Array(args.dropFirst()))
             default:
                 print("unknown child \(name)")
                 return 64

@@ -74,6 +74,24 @@ enum ImportBench {
                 ratio, ratio <= 1.0 ? "met" : "NOT met", peak, peak < 200 ? "met" : "NOT met"))
     }
 
+    /// Imports `files` into a fresh `db` and prints when each phase began and how long it lasted.
+    static func phases(db: String, files: [String]) throws {
+        for suffix in ["", "-wal", "-shm", "-journal", ".rejects.csv"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+        let recording = RecordingImportProgress()
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try Importer(options: ImportOptions(dbPath: db), progress: recording).run(files: files)
+        let total = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var marks: [(phase: String, at: Double)] = []
+        for s in recording.snapshots where marks.last?.phase != s.phase.rawValue {
+            marks.append((s.phase.rawValue, s.elapsedSeconds))
+        }
+        for (i, m) in marks.enumerated() {
+            let end = i + 1 < marks.count ? marks[i + 1].at : total
+            print(String(format: "%-13@ from %6.2f s, %6.2f s", m.phase as NSString, m.at, end - m.at))
+        }
+        print(String(format: "total %.2f s", total))
+    }
+
     /// The first data member of a zip, whole (the sample zip is about 19 MB unpacked).
     static func readZipMember(_ path: String) throws -> [UInt8] {
         let zip = try ZipArchive(path: path, name: (path as NSString).lastPathComponent)

@@ -21,9 +21,14 @@ public final class Statement {
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
     public func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
 
+    /// Text bound since the last `reset()`: SQLite reads it here, in place, instead of copying each value
+    /// into an allocation of its own (made on first use; chunks are reused row after row).
+    private var boundText: ByteArena?
+
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        boundText?.reset()
     }
 
     /// Binds values to parameters 1...n.
@@ -52,12 +57,19 @@ public final class Statement {
 
     /// Binds text with an explicit byte count, so text holding NUL characters stays whole
     /// (a length of -1 would stop at the first NUL).
+    ///
+    /// The bytes are copied into `boundText` and bound as SQLITE_STATIC: they stay put until `reset()`, and
+    /// SQLite only reads parameters while the statement steps, which needs a reset before it binds again.
     @inline(__always) func bindTextReturningCode(_ s: String, at index: Int32) -> Int32 {
+        let arena: ByteArena
+        if let a = boundText { arena = a } else {
+            arena = ByteArena(chunkSize: 4096)
+            boundText = arena
+        }
         var s = s
         return s.withUTF8 { buf in
-            guard let base = buf.baseAddress, buf.count > 0 else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
-            return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                     Int32(buf.count), sqliteTransient)
+            let p = arena.copy(buf)
+            return sqlite3_bind_text(handle, index, p.assumingMemoryBound(to: CChar.self), Int32(buf.count), nil)
         }
     }
 
@@ -75,10 +87,11 @@ public final class Statement {
         }
     }
 
-    /// Steps until done (for statements that return no rows), then resets.
+    /// Steps until done (for statements that return no rows), then resets, bindings cleared: bind every
+    /// parameter again before the next run.
     public func runToCompletion() throws {
         while try step() {}
-        sqlite3_reset(handle)
+        reset()
     }
 
     public func value(at i: Int) -> SQLValue { Statement.columnValue(handle, Int32(i)) }
