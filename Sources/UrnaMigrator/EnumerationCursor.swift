@@ -320,10 +320,8 @@ final class EnumerationCursor {
             return
         }
         if case .text = values[i] {
-            // The string is moved out of its slot and back (no reference counting). A string longer than
-            // 15 bytes has storage of its own, which stays in the slot until the INSERT has written the
-            // row (the slot changes only in the next `advance`): SQLite reads it in place. A shorter one
-            // lives inside the String value itself, so SQLite copies it into its result register.
+            // The string is moved out of its slot and back (no reference counting); SQLite copies its
+            // bytes into its own result register (reused row after row).
             let moved = (values + i).move()
             guard case .text(var s) = moved else {
                 (values + i).initialize(to: moved)
@@ -333,7 +331,7 @@ final class EnumerationCursor {
                 if let p = buf.baseAddress, buf.count > 0 {
                     sqlite3_result_text(
                         context, UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self), Int32(buf.count),
-                        buf.count > 15 ? rowStatementStatic : rowStatementTransient)
+                        rowStatementTransient)
                 } else {
                     sqlite3_result_text(context, emptyCString, 0, rowStatementStatic)
                 }
