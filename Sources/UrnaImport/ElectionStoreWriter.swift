@@ -31,6 +31,9 @@ final class ElectionStoreWriter {
     /// assets use about 100,000).
     private var slots: [String: GoodsSlot] = [:]
     static let slotCacheLimit = 1 << 18
+    /// The candidacy the last good went to, and its slot (kept here, not in `slots`, while its goods keep
+    /// coming): asset rows reach the writer in candidacy order, so most goods skip two dictionary lookups.
+    private var lastSlot: (id: String, slot: GoodsSlot)?
 
     /// Prepares every statement; throws when the store's schema is not the elections schema the
     /// importer writes (so a wrong file is refused before any row is read).
@@ -95,13 +98,13 @@ final class ElectionStoreWriter {
 
     /// Where the goods of a candidacy already in the database (this run's rows included) go, or nil.
     func goodsSlot(candidateID id: String) throws -> GoodsSlot? {
+        if let last = lastSlot, last.id == id { return last.slot }
         if let slot = slots[id] { return slot }
         findCandidate.bind(id, 1)
         defer { findCandidate.reset() }
         guard try findCandidate.step() else { return nil }
         let slot = GoodsSlot(candidateRowid: findCandidate.int(at: 0), nextPosition: findCandidate.int(at: 1))
-        if slots.count >= Self.slotCacheLimit { slots.removeAll(keepingCapacity: true) }
-        slots[id] = slot
+        remember(slot, for: id)
         return slot
     }
 
@@ -130,7 +133,18 @@ final class ElectionStoreWriter {
         candidateRows.markChanged(slot.candidateRowid)
         var next = slot
         next.nextPosition += 1
-        slots[good.candidateID] = next
+        if let last = lastSlot, last.id == good.candidateID {
+            lastSlot = (last.id, next)
+        } else {
+            if let last = lastSlot { remember(last.slot, for: last.id) }
+            lastSlot = (good.candidateID, next)
+        }
+    }
+
+    /// Keeps a slot in `slots`, emptied first when full.
+    private func remember(_ slot: GoodsSlot, for id: String) {
+        if slots.count >= Self.slotCacheLimit && slots[id] == nil { slots.removeAll(keepingCapacity: true) }
+        slots[id] = slot
     }
 
     // MARK: - Catalogues
