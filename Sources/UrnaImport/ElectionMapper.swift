@@ -234,7 +234,8 @@ struct FieldReader {
     let record: Record
     let columns: MapperColumnPositions
     let interner: FieldInterner
-    /// The CSV row's bytes, lent for the time of one `map` call (nil for XML records).
+    /// The record's bytes (a CSV row's, or an XML record's column texts), lent for the time of one `map`
+    /// call (nil for records built from strings).
     let row: EncodedRowView?
 
     /// A field's text as read (not cleaned); nil when the layout lacks the column.

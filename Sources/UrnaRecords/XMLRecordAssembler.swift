@@ -10,7 +10,9 @@ import CLibXML2
 
 /// Turns the columns the XML reader finds into `Record`s: detects repeated columns, lets nested
 /// `<bem>`s inherit their candidacy's keys, shares one `ColumnIndex` per column set and renders each
-/// record's `rawBytes`. A value type, so the per-node work runs without dynamic exclusivity checks.
+/// record's `rawBytes`. A record's column texts go straight from libxml2's buffers into one UTF-8 byte
+/// array (no string per column), which becomes the record's `EncodedFields`. A value type, so the
+/// per-node work runs without dynamic exclusivity checks.
 struct XMLRecordAssembler {
     /// Columns a `<bem>` nested in a `<candidato>` takes from it when it has no value of its own.
     static let inheritedColumns = ["CD_ELEICAO", "ANO_ELEICAO", "SQ_CANDIDATO", "SG_UF", "SG_UE"]
@@ -18,6 +20,9 @@ struct XMLRecordAssembler {
     static let maximumValueBytes = 10_000_000
     /// Past this, extra columns are dropped and the record rejected.
     static let maximumColumnsPerRecord = 10_000
+    /// Past this, a record's further text is dropped and the record rejected (its fields' offsets are
+    /// 31-bit).
+    static let maximumRecordBytes = 1 << 30
     /// Past this, a candidato's further `<bem>`s are dropped and the candidato and its bens rejected:
     /// they are held in memory until `</candidato>`.
     static let maximumNestedAssets = 10_000
@@ -30,8 +35,54 @@ struct XMLRecordAssembler {
         var canonicalIds: [Int32] = []
         /// The name each column had in the file; negative `-1 - c` for a column inherited as canonical `c`.
         var rawIds: [Int32] = []
-        var values: [String?] = []
+        /// The columns' texts (UTF-8) back to back; a column's text may be followed by the open column's.
+        var text: [UInt8] = []
+        /// Two per column, as `EncodedFields.spans`: start and end in `text`, both flagged for no value.
+        var spans: [UInt32] = []
         var problem: String?
+
+        var columnCount: Int { spans.count / 2 }
+
+        /// The bytes of column `slot`; nil when it has no value.
+        func value(_ slot: Int) -> ArraySlice<UInt8>? {
+            let end = spans[2 * slot + 1]
+            guard end & EncodedFields.absentFlag == 0 else { return nil }
+            return text[Int(spans[2 * slot])..<Int(end)]
+        }
+
+        /// Makes column `slot` hold `text[start..<end]` (no value when empty).
+        mutating func setSpan(_ slot: Int, _ start: Int, _ end: Int) {
+            if end > start {
+                spans[2 * slot] = UInt32(start)
+                spans[2 * slot + 1] = UInt32(end)
+            } else {
+                spans[2 * slot] = UInt32(start) | EncodedFields.escapedFlag
+                spans[2 * slot + 1] = UInt32(start) | EncodedFields.absentFlag
+            }
+        }
+
+        /// Adds a column holding `text[start..<end]` (no value when empty).
+        mutating func appendSpan(_ start: Int, _ end: Int) {
+            if end > start {
+                spans.append(UInt32(start))
+                spans.append(UInt32(end))
+            } else {
+                spans.append(UInt32(start) | EncodedFields.escapedFlag)
+                spans.append(UInt32(start) | EncodedFields.absentFlag)
+            }
+        }
+
+        /// Appends `bytes` to `text` as a new column's value.
+        mutating func appendColumn(_ bytes: ArraySlice<UInt8>) {
+            let start = text.count
+            text.append(contentsOf: bytes)
+            appendSpan(start, text.count)
+        }
+
+        /// Drops text appended after `count` bytes (a column not kept).
+        mutating func truncateText(to count: Int) {
+            if text.count > count { text.removeSubrange(count...) }
+        }
     }
 
     /// Which canonical columns the current draft of one nesting level already has, and where.
@@ -76,10 +127,11 @@ struct XMLRecordAssembler {
     private var nestedAssets: [Draft] = []
     private var droppedNestedAssets = 0
     private var lastColumnCount = 16
+    private var lastTextCount = 256
 
     private var columnName: Int32 = -1
-    /// The open column's text so far (UTF-8), made a String once, when the column closes.
-    private var columnText: [UInt8] = []
+    /// Where the open column's text starts in its draft's `text` (it is appended there as it comes).
+    private var columnStart = 0
     private var columnSpoiled = false
 
     private struct ShapeKey: Hashable {
@@ -130,7 +182,8 @@ struct XMLRecordAssembler {
         var draft = Draft(kind: kind, line: line)
         draft.canonicalIds.reserveCapacity(lastColumnCount)
         draft.rawIds.reserveCapacity(lastColumnCount)
-        draft.values.reserveCapacity(lastColumnCount)
+        draft.text.reserveCapacity(lastTextCount)
+        draft.spans.reserveCapacity(2 * lastColumnCount)
         outer = draft
         outerSeen.reset()
         nestedAssets.removeAll(keepingCapacity: true)
@@ -148,9 +201,11 @@ struct XMLRecordAssembler {
     /// `value` is as libxml2's SAX2 parser hands it over: references resolved, except that without entity
     /// substitution every `&` of the value arrives as `&#38;` (the tree builder would undo that; so do we).
     mutating func addAttribute(_ id: Int32, value: UnsafeBufferPointer<xmlChar>?) {
-        guard let value, let base = value.baseAddress, !value.isEmpty else { return addColumn(id, nil) }
+        beginColumn(id)
+        guard let value, let base = value.baseAddress, !value.isEmpty else { return endColumn() }
         guard memchr(base, 0x26, value.count) != nil else {
-            return addColumn(id, Self.makeString(base, count: value.count))
+            appendText(base, value.count)
+            return endColumn()
         }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(value.count)
@@ -166,47 +221,88 @@ struct XMLRecordAssembler {
                 k += 1
             }
         }
-        addColumn(id, String(decoding: decoded, as: UTF8.self))
+        decoded.withUnsafeBufferPointer { appendText($0.baseAddress!, $0.count) }
+        endColumn()
     }
 
     /// Starts a child element that may be a column (it is one if it holds only text).
     mutating func beginColumn(_ id: Int32) {
         columnName = id
-        if columnText.capacity > 1 << 16 {
-            columnText = []  // do not keep a huge value's buffer for the rest of the file
-        } else {
-            columnText.removeAll(keepingCapacity: true)
-        }
         columnSpoiled = false
+        if nested != nil {
+            columnStart = nested!.text.count
+        } else if outer != nil {
+            columnStart = outer!.text.count
+        } else {
+            columnSpoiled = true  // no record to hold it (cannot happen: columns are read inside records)
+        }
     }
 
     /// Text (or CDATA) inside the open column element, in one or more pieces.
     mutating func appendText(_ pointer: UnsafePointer<xmlChar>, _ count: Int) {
         guard count > 0, !columnSpoiled else { return }
-        if columnText.count + count > Self.maximumValueBytes {
-            markProblem("<\(names.raw[Int(columnName)])> holds more than \(Self.maximumValueBytes) bytes of text")
-            columnText = []
-            return
+        let piece = UnsafeBufferPointer(start: pointer, count: count)
+        let name = columnName
+        if nested != nil {
+            columnSpoiled = !Self.append(piece, to: &nested!, columnStart: columnStart, column: name, names: names)
+        } else if outer != nil {
+            columnSpoiled = !Self.append(piece, to: &outer!, columnStart: columnStart, column: name, names: names)
         }
-        columnText.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+    }
+
+    /// Appends a piece of the open column's text to `draft`; false (the column's text dropped, the draft
+    /// given a problem) when the column or the record would grow past its limit.
+    private static func append(
+        _ piece: UnsafeBufferPointer<xmlChar>, to draft: inout Draft, columnStart: Int, column: Int32,
+        names: XMLNameTable
+    ) -> Bool {
+        if draft.text.count - columnStart + piece.count > maximumValueBytes {
+            draft.problem =
+                draft.problem ?? "<\(names.raw[Int(column)])> holds more than \(maximumValueBytes) bytes of text"
+        } else if draft.text.count + piece.count > maximumRecordBytes {
+            draft.problem = draft.problem ?? "one record holds more than \(maximumRecordBytes) bytes of text"
+        } else {
+            draft.text.append(contentsOf: piece)
+            return true
+        }
+        draft.truncateText(to: columnStart)
+        return false
     }
 
     /// The open column element has a child element: it is not a column; its content is ignored.
     mutating func spoilColumn() {
         guard !columnSpoiled else { return }
         columnSpoiled = true
+        if nested != nil {
+            nested!.truncateText(to: columnStart)
+        } else if outer != nil {
+            outer!.truncateText(to: columnStart)
+        }
         count(columnName)
     }
 
-    /// Closes the open column element.
+    /// Closes the open column element: the text appended since it began is its value (none if empty).
     mutating func endColumn() {
         guard !columnSpoiled else { return }
-        if columnText.isEmpty {
-            addColumn(columnName, nil)
-        } else {
-            let text = columnText.withUnsafeBufferPointer { Self.makeString($0.baseAddress!, count: $0.count) }
-            addColumn(columnName, text)
+        let id = columnName
+        if !names.known[Int(id)] { count(id) }
+        let canonical = names.canonical[Int(id)]
+        if nested != nil {
+            if let slot = Self.add(id, canonical, from: columnStart, to: &nested!, seen: &nestedSeen) {
+                nested!.problem = nested!.problem ?? conflict(nested!.rawIds[slot], id)
+            }
+        } else if outer != nil {
+            if let slot = Self.add(id, canonical, from: columnStart, to: &outer!, seen: &outerSeen) {
+                outer!.problem = outer!.problem ?? conflict(outer!.rawIds[slot], id)
+            }
         }
+    }
+
+    /// Why a record whose column came twice with different values (as `first`, then `second`) is rejected.
+    private func conflict(_ first: Int32, _ second: Int32) -> String {
+        let column = names.canonicalNames[Int(names.canonical[Int(second)])]
+        return
+            "column \(column) appears twice with different values (<\(names.raw[Int(first)])> and <\(names.raw[Int(second)])>)"
     }
 
     /// Closes the innermost open record; finished records are appended to `output` in document order.
@@ -222,7 +318,8 @@ struct XMLRecordAssembler {
         }
         guard var record = outer else { return }
         outer = nil
-        lastColumnCount = record.values.count
+        lastColumnCount = record.columnCount
+        lastTextCount = record.text.count
         if droppedNestedAssets > 0 {
             record.problem = record.problem ?? "more than \(Self.maximumNestedAssets) <bem> in one <candidato>"
         }
@@ -238,64 +335,60 @@ struct XMLRecordAssembler {
         nestedAssets.removeAll(keepingCapacity: true)
     }
 
-    private mutating func addColumn(_ id: Int32, _ value: String?) {
-        if !names.known[Int(id)] { count(id) }
-        if nested != nil {
-            Self.add(id, value, to: &nested!, seen: &nestedSeen, names: names)
-        } else if outer != nil {
-            Self.add(id, value, to: &outer!, seen: &outerSeen, names: names)
-        }
-    }
-
-    private static func add(_ id: Int32, _ value: String?, to draft: inout Draft, seen: inout Seen, names: XMLNameTable)
-    {
-        let canonical = names.canonical[Int(id)]
+    /// Makes the text appended to `draft` since `start` the value of column `id` (no value when empty).
+    /// Returns the position of the column when it was there already with another value (the draft keeps
+    /// the first one; the caller rejects the record).
+    private static func add(
+        _ id: Int32, _ canonical: Int32, from start: Int, to draft: inout Draft, seen: inout Seen
+    ) -> Int? {
+        let end = draft.text.count
         let c = Int(canonical)
         if let slot = seen.slot(of: c) {
             // The same column twice (or an old and a new name for it): fine when they agree.
-            guard let value else { return }
-            if let existing = draft.values[slot], existing != value {
-                let first = names.raw[Int(draft.rawIds[slot])]
-                let second = names.raw[Int(id)]
-                let column = names.canonicalNames[c]
-                draft.problem =
-                    draft.problem ?? "column \(column) appears twice with different values (<\(first)> and <\(second)>)"
-            } else {
-                draft.values[slot] = value
+            guard end > start else { return nil }
+            guard let existing = draft.value(slot) else {
+                draft.setSpan(slot, start, end)
+                return nil
             }
-            return
+            let value = draft.text[start..<end]
+            if existing.elementsEqual(value) {
+                draft.truncateText(to: start)
+            } else if String(decoding: existing, as: UTF8.self) == String(decoding: value, as: UTF8.self) {
+                draft.setSpan(slot, start, end)  // the same text in another Unicode normalisation: the later wins
+            } else {
+                draft.truncateText(to: start)
+                return slot
+            }
+            return nil
         }
-        guard draft.values.count < Self.maximumColumnsPerRecord else {
+        guard draft.columnCount < Self.maximumColumnsPerRecord else {
             draft.problem = draft.problem ?? "more than \(Self.maximumColumnsPerRecord) columns in one record"
-            return
+            draft.truncateText(to: start)
+            return nil
         }
-        seen.record(c, at: draft.values.count)
+        seen.record(c, at: draft.columnCount)
         draft.canonicalIds.append(canonical)
         draft.rawIds.append(id)
-        draft.values.append(value)
-    }
-
-    private mutating func markProblem(_ problem: String) {
-        if nested != nil {
-            nested!.problem = nested!.problem ?? problem
-        } else if outer != nil {
-            outer!.problem = outer!.problem ?? problem
-        }
-        columnSpoiled = true
+        draft.appendSpan(start, end)
+        return nil
     }
 
     /// Fills the asset's missing keys from its candidato; inherited columns go last, named canonically.
     private func inherit(into asset: inout Draft, from candidate: Draft) {
         for c in inheritedIds {
-            guard let from = candidate.canonicalIds.firstIndex(of: c), let value = candidate.values[from] else {
+            guard let from = candidate.canonicalIds.firstIndex(of: c), let value = candidate.value(from) else {
                 continue
             }
             if let own = asset.canonicalIds.firstIndex(of: c) {
-                if asset.values[own] == nil { asset.values[own] = value }
+                if asset.value(own) == nil {
+                    let start = asset.text.count
+                    asset.text.append(contentsOf: value)
+                    asset.setSpan(own, start, asset.text.count)
+                }
             } else {
                 asset.canonicalIds.append(c)
                 asset.rawIds.append(-1 - c)
-                asset.values.append(value)
+                asset.appendColumn(value)
             }
         }
     }
@@ -303,11 +396,12 @@ struct XMLRecordAssembler {
     private mutating func finish(_ draft: Draft) -> RecordOrReject {
         let location = SourceLocation(file: file, line: draft.line)
         let shape = self.shape(draft.rawIds, draft.kind)
+        let fields = EncodedFields(bytes: draft.text, spans: draft.spans, encoding: .utf8, quote: 0)
         if let problem = draft.problem {
-            return .reject(MalformedRow(location: location, reason: problem, rawBytes: shape.render(draft.values)))
+            return .reject(MalformedRow(location: location, reason: problem, rawBytes: shape.render(fields)))
         }
         let columns = columnIndex(draft.canonicalIds, draft.kind)
-        return .record(Record(kind: draft.kind, columns: columns, values: draft.values, location: location, xml: shape))
+        return .record(Record(kind: draft.kind, columns: columns, fields: fields, location: location, xml: shape))
     }
 
     private mutating func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {
@@ -344,9 +438,5 @@ struct XMLRecordAssembler {
         }
         lastShape = (kind, rawIds, shape)
         return shape
-    }
-
-    @inline(__always) private static func makeString(_ pointer: UnsafePointer<xmlChar>, count: Int) -> String {
-        String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 }
