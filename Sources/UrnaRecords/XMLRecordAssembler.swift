@@ -128,6 +128,8 @@ struct XMLRecordAssembler {
     private var droppedNestedAssets = 0
     private var lastColumnCount = 16
     private var lastTextCount = 256
+    private var lastNestedColumnCount = 8
+    private var lastNestedTextCount = 128
 
     private var columnName: Int32 = -1
     /// Where the open column's text starts in its draft's `text` (it is appended there as it comes).
@@ -192,7 +194,14 @@ struct XMLRecordAssembler {
 
     /// Starts a `<bem>` inside the open `<candidato>`.
     mutating func beginNestedAsset(line: Int) {
-        nested = Draft(kind: .asset, line: line)
+        var draft = Draft(kind: .asset, line: line)
+        // Room for the columns of the last nested bem, plus the keys it may inherit.
+        let columns = lastNestedColumnCount + Self.inheritedColumns.count
+        draft.canonicalIds.reserveCapacity(columns)
+        draft.rawIds.reserveCapacity(columns)
+        draft.text.reserveCapacity(lastNestedTextCount + 64)
+        draft.spans.reserveCapacity(2 * columns)
+        nested = draft
         nestedSeen.reset()
     }
 
@@ -309,6 +318,8 @@ struct XMLRecordAssembler {
     mutating func endRecord(into output: inout [RecordOrReject]) {
         if let asset = nested {
             nested = nil
+            lastNestedColumnCount = asset.columnCount
+            lastNestedTextCount = asset.text.count
             if nestedAssets.count < Self.maximumNestedAssets {
                 nestedAssets.append(asset)
             } else {
@@ -325,14 +336,20 @@ struct XMLRecordAssembler {
         }
         output.append(finish(record))
         guard !nestedAssets.isEmpty else { return }
-        for var asset in nestedAssets {
-            inherit(into: &asset, from: record)
+        let inheritable = inheritableValues(of: record)
+        // Taken out of `nestedAssets`, so each draft is mutated in place (not copied on write).
+        var assets: [Draft] = []
+        swap(&assets, &nestedAssets)
+        for k in assets.indices {
+            Self.inherit(inheritable, into: &assets[k])
             if let problem = record.problem {
-                asset.problem = asset.problem ?? "its <candidato> (line \(record.line)) was rejected: \(problem)"
+                assets[k].problem =
+                    assets[k].problem ?? "its <candidato> (line \(record.line)) was rejected: \(problem)"
             }
-            output.append(finish(asset))
+            output.append(finish(assets[k]))
         }
-        nestedAssets.removeAll(keepingCapacity: true)
+        assets.removeAll(keepingCapacity: true)
+        swap(&assets, &nestedAssets)
     }
 
     /// Makes the text appended to `draft` since `start` the value of column `id` (no value when empty).
@@ -373,12 +390,19 @@ struct XMLRecordAssembler {
         return nil
     }
 
-    /// Fills the asset's missing keys from its candidato; inherited columns go last, named canonically.
-    private func inherit(into asset: inout Draft, from candidate: Draft) {
-        for c in inheritedIds {
+    /// The candidato's values of the columns its bens inherit (those it has a value for), in inheriting order.
+    private func inheritableValues(of candidate: Draft) -> [(c: Int32, value: ArraySlice<UInt8>)] {
+        inheritedIds.compactMap { c in
             guard let from = candidate.canonicalIds.firstIndex(of: c), let value = candidate.value(from) else {
-                continue
+                return nil
             }
+            return (c, value)
+        }
+    }
+
+    /// Fills the asset's missing keys from its candidato; inherited columns go last, named canonically.
+    private static func inherit(_ inheritable: [(c: Int32, value: ArraySlice<UInt8>)], into asset: inout Draft) {
+        for (c, value) in inheritable {
             if let own = asset.canonicalIds.firstIndex(of: c) {
                 if asset.value(own) == nil {
                     let start = asset.text.count
