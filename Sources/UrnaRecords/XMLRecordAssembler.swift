@@ -88,30 +88,26 @@ struct XMLRecordAssembler {
     /// Which canonical columns the current draft of one nesting level already has, and where.
     private struct Seen {
         var serial: UInt32 = 0
-        var stamps: [UInt32] = []
-        var slots: [Int32] = []
+        /// Per canonical column: the serial of the draft that last had it (high half) and its position there.
+        var entries: [UInt64] = []
 
         mutating func reset() {
             serial &+= 1
             if serial == 0 {
-                stamps = []
-                slots = []
+                entries = []
                 serial = 1
             }
         }
 
-        /// The column's position when the current draft has it (growing the tables for new names).
+        /// The column's position when the current draft has it (growing the table for new names).
         mutating func slot(of c: Int) -> Int? {
-            if stamps.count <= c {
-                stamps += repeatElement(0, count: c + 1 - stamps.count)
-                slots += repeatElement(0, count: c + 1 - slots.count)
-            }
-            return stamps[c] == serial ? Int(slots[c]) : nil
+            if entries.count <= c { entries += repeatElement(0, count: c + 1 - entries.count) }
+            let entry = entries[c]
+            return UInt32(truncatingIfNeeded: entry >> 32) == serial ? Int(UInt32(truncatingIfNeeded: entry)) : nil
         }
 
         mutating func record(_ c: Int, at position: Int) {
-            stamps[c] = serial
-            slots[c] = Int32(position)
+            entries[c] = UInt64(serial) << 32 | UInt64(UInt32(position))
         }
     }
 
