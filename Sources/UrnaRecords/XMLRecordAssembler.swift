@@ -122,6 +122,10 @@ struct XMLRecordAssembler {
     private var nestedSeen = Seen()
     private var nestedAssets: [Draft] = []
     private var droppedNestedAssets = 0
+    /// Room reserved in a new draft: as much as the last one of its level used, up to these caps (one
+    /// huge record must not make every later one reserve as much).
+    private static let reservedColumnsCap = 256
+    private static let reservedTextCap = 16_384
     private var lastColumnCount = 16
     private var lastTextCount = 256
     private var lastNestedColumnCount = 8
@@ -177,12 +181,7 @@ struct XMLRecordAssembler {
 
     /// Starts a record at the top level (a candidato, or a standalone bem).
     mutating func beginRecord(kind: RecordKind, line: Int) {
-        var draft = Draft(kind: kind, line: line)
-        draft.canonicalIds.reserveCapacity(lastColumnCount)
-        draft.rawIds.reserveCapacity(lastColumnCount)
-        draft.text.reserveCapacity(lastTextCount)
-        draft.spans.reserveCapacity(2 * lastColumnCount)
-        outer = draft
+        outer = Self.draft(kind, line: line, columns: lastColumnCount, text: lastTextCount)
         outerSeen.reset()
         nestedAssets.removeAll(keepingCapacity: true)
         droppedNestedAssets = 0
@@ -190,15 +189,22 @@ struct XMLRecordAssembler {
 
     /// Starts a `<bem>` inside the open `<candidato>`.
     mutating func beginNestedAsset(line: Int) {
-        var draft = Draft(kind: .asset, line: line)
-        // Room for the columns of the last nested bem, plus the keys it may inherit.
+        // Room for the keys it may inherit too.
         let columns = lastNestedColumnCount + Self.inheritedColumns.count
+        nested = Self.draft(.asset, line: line, columns: columns, text: lastNestedTextCount + 64)
+        nestedSeen.reset()
+    }
+
+    /// A new draft with room for a record like the last one of its level (`columns` columns holding
+    /// `text` bytes) and some more, so that most records never grow their arrays.
+    private static func draft(_ kind: RecordKind, line: Int, columns: Int, text: Int) -> Draft {
+        var draft = Draft(kind: kind, line: line)
+        let columns = columns + 8
         draft.canonicalIds.reserveCapacity(columns)
         draft.rawIds.reserveCapacity(columns)
-        draft.text.reserveCapacity(lastNestedTextCount + 64)
+        draft.text.reserveCapacity(text + text / 4 + 32)
         draft.spans.reserveCapacity(2 * columns)
-        nested = draft
-        nestedSeen.reset()
+        return draft
     }
 
     /// Adds one attribute of the record element as a column (an empty value means no value).
@@ -306,16 +312,16 @@ struct XMLRecordAssembler {
     /// Why a record whose column came twice with different values (as `first`, then `second`) is rejected.
     private func conflict(_ first: Int32, _ second: Int32) -> String {
         let column = names.canonicalNames[Int(names.canonical[Int(second)])]
-        return
-            "column \(column) appears twice with different values (<\(names.raw[Int(first)])> and <\(names.raw[Int(second)])>)"
+        let (firstName, secondName) = (names.raw[Int(first)], names.raw[Int(second)])
+        return "column \(column) appears twice with different values (<\(firstName)> and <\(secondName)>)"
     }
 
     /// Closes the innermost open record; finished records are appended to `output` in document order.
     mutating func endRecord(into output: inout [RecordOrReject]) {
         if let asset = nested {
             nested = nil
-            lastNestedColumnCount = asset.columnCount
-            lastNestedTextCount = asset.text.count
+            lastNestedColumnCount = min(asset.columnCount, Self.reservedColumnsCap)
+            lastNestedTextCount = min(asset.text.count, Self.reservedTextCap)
             if nestedAssets.count < Self.maximumNestedAssets {
                 nestedAssets.append(asset)
             } else {
@@ -325,8 +331,8 @@ struct XMLRecordAssembler {
         }
         guard var record = outer else { return }
         outer = nil
-        lastColumnCount = record.columnCount
-        lastTextCount = record.text.count
+        lastColumnCount = min(record.columnCount, Self.reservedColumnsCap)
+        lastTextCount = min(record.text.count, Self.reservedTextCap)
         if droppedNestedAssets > 0 {
             record.problem = record.problem ?? "more than \(Self.maximumNestedAssets) <bem> in one <candidato>"
         }
