@@ -29,54 +29,92 @@ struct XMLRecordAssembler {
     /// `rawBytes` is cut at this size, as for CSV rows.
     static let maximumRawBytes = 65_536
 
+    /// One column of a draft: where its text lies in the draft's `text`, and its names.
+    private struct Column {
+        /// Start and end of the text, both flagged when there is no value, as in `EncodedFields.spans`.
+        var start: UInt32
+        var end: UInt32
+        var canonical: Int32
+        /// The name the column had in the file; negative `-1 - c` for a column inherited as canonical `c`.
+        var raw: Int32
+
+        /// A column holding `text[start..<end]` of its draft (no value when empty).
+        init(canonical: Int32, raw: Int32, start: Int, end: Int) {
+            self.start = 0
+            self.end = 0
+            self.canonical = canonical
+            self.raw = raw
+            setText(start, end)
+        }
+
+        var hasValue: Bool { end & EncodedFields.absentFlag == 0 }
+
+        /// Makes the column hold `text[start..<end]` of its draft (no value when empty).
+        mutating func setText(_ start: Int, _ end: Int) {
+            if end > start {
+                self.start = UInt32(start)
+                self.end = UInt32(end)
+            } else {
+                self.start = UInt32(start) | EncodedFields.escapedFlag
+                self.end = UInt32(start) | EncodedFields.absentFlag
+            }
+        }
+    }
+
     private struct Draft {
         var kind: RecordKind
         var line: Int
-        var canonicalIds: [Int32] = []
-        /// The name each column had in the file; negative `-1 - c` for a column inherited as canonical `c`.
-        var rawIds: [Int32] = []
+        /// One entry per column: a single append per column, the spans and names built once at the end.
+        var columns: [Column] = []
         /// The columns' texts (UTF-8) back to back; a column's text may be followed by the open column's.
         var text: [UInt8] = []
-        /// Two per column, as `EncodedFields.spans`: start and end in `text`, both flagged for no value.
-        var spans: [UInt32] = []
         var problem: String?
 
-        var columnCount: Int { spans.count / 2 }
+        var columnCount: Int { columns.count }
 
         /// The bytes of column `slot`; nil when it has no value.
         func value(_ slot: Int) -> ArraySlice<UInt8>? {
-            let end = spans[2 * slot + 1]
-            guard end & EncodedFields.absentFlag == 0 else { return nil }
-            return text[Int(spans[2 * slot])..<Int(end)]
+            let column = columns[slot]
+            guard column.hasValue else { return nil }
+            return text[Int(column.start)..<Int(column.end)]
         }
 
-        /// Makes column `slot` hold `text[start..<end]` (no value when empty).
-        mutating func setSpan(_ slot: Int, _ start: Int, _ end: Int) {
-            if end > start {
-                spans[2 * slot] = UInt32(start)
-                spans[2 * slot + 1] = UInt32(end)
-            } else {
-                spans[2 * slot] = UInt32(start) | EncodedFields.escapedFlag
-                spans[2 * slot + 1] = UInt32(start) | EncodedFields.absentFlag
-            }
-        }
-
-        /// Adds a column holding `text[start..<end]` (no value when empty).
-        mutating func appendSpan(_ start: Int, _ end: Int) {
-            if end > start {
-                spans.append(UInt32(start))
-                spans.append(UInt32(end))
-            } else {
-                spans.append(UInt32(start) | EncodedFields.escapedFlag)
-                spans.append(UInt32(start) | EncodedFields.absentFlag)
-            }
-        }
-
-        /// Appends `bytes` to `text` as a new column's value.
-        mutating func appendColumn(_ bytes: ArraySlice<UInt8>) {
+        /// Appends `bytes` to `text` as the value of a new column.
+        mutating func appendColumn(canonical: Int32, raw: Int32, _ bytes: ArraySlice<UInt8>) {
             let start = text.count
             text.append(contentsOf: bytes)
-            appendSpan(start, text.count)
+            columns.append(Column(canonical: canonical, raw: raw, start: start, end: text.count))
+        }
+
+        /// Makes column `slot` hold `bytes`, appended to `text`.
+        mutating func setValue(_ slot: Int, _ bytes: ArraySlice<UInt8>) {
+            let start = text.count
+            text.append(contentsOf: bytes)
+            columns[slot].setText(start, text.count)
+        }
+
+        /// Two entries per column, as `EncodedFields.spans`.
+        var spans: [UInt32] {
+            [UInt32](unsafeUninitializedCapacity: 2 * columns.count) { out, count in
+                for (k, column) in columns.enumerated() {
+                    out[2 * k] = column.start
+                    out[2 * k + 1] = column.end
+                }
+                count = 2 * columns.count
+            }
+        }
+
+        var rawIds: [Int32] { columns.map(\.raw) }
+        var canonicalIds: [Int32] { columns.map(\.canonical) }
+
+        /// True when the columns' file names are `ids`, in order.
+        func hasRawIds(_ ids: [Int32]) -> Bool {
+            ids.count == columns.count && !zip(ids, columns).contains { $0 != $1.raw }
+        }
+
+        /// True when the columns' canonical names are `ids`, in order.
+        func hasCanonicalIds(_ ids: [Int32]) -> Bool {
+            ids.count == columns.count && !zip(ids, columns).contains { $0 != $1.canonical }
         }
 
         /// Drops text appended after `count` bytes (a column not kept).
@@ -130,6 +168,8 @@ struct XMLRecordAssembler {
     private var lastTextCount = 256
     private var lastNestedColumnCount = 8
     private var lastNestedTextCount = 128
+    /// The column table of the last top-level record, kept for the next one (it is not part of the record).
+    private var spareColumns: [Column] = []
 
     private var columnName: Int32 = -1
     /// Where the open column's text starts in its draft's `text` (it is appended there as it comes).
@@ -181,7 +221,8 @@ struct XMLRecordAssembler {
 
     /// Starts a record at the top level (a candidato, or a standalone bem).
     mutating func beginRecord(kind: RecordKind, line: Int) {
-        outer = Self.draft(kind, line: line, columns: lastColumnCount, text: lastTextCount)
+        // The last record's column table, emptied, is reused.
+        outer = Self.draft(kind, line: line, table: &spareColumns, columns: lastColumnCount, text: lastTextCount)
         outerSeen.reset()
         nestedAssets.removeAll(keepingCapacity: true)
         droppedNestedAssets = 0
@@ -191,19 +232,19 @@ struct XMLRecordAssembler {
     mutating func beginNestedAsset(line: Int) {
         // Room for the keys it may inherit too.
         let columns = lastNestedColumnCount + Self.inheritedColumns.count
-        nested = Self.draft(.asset, line: line, columns: columns, text: lastNestedTextCount + 64)
+        var table: [Column] = []
+        nested = Self.draft(.asset, line: line, table: &table, columns: columns, text: lastNestedTextCount + 64)
         nestedSeen.reset()
     }
 
     /// A new draft with room for a record like the last one of its level (`columns` columns holding
-    /// `text` bytes) and some more, so that most records never grow their arrays.
-    private static func draft(_ kind: RecordKind, line: Int, columns: Int, text: Int) -> Draft {
+    /// `text` bytes) and some more, so that most records never grow their arrays. Its column table is
+    /// `table`'s (taken, leaving it empty).
+    private static func draft(_ kind: RecordKind, line: Int, table: inout [Column], columns: Int, text: Int) -> Draft {
         var draft = Draft(kind: kind, line: line)
-        let columns = columns + 8
-        draft.canonicalIds.reserveCapacity(columns)
-        draft.rawIds.reserveCapacity(columns)
+        swap(&draft.columns, &table)
+        draft.columns.reserveCapacity(columns + 8)
         draft.text.reserveCapacity(text + text / 4 + 32)
-        draft.spans.reserveCapacity(2 * columns)
         return draft
     }
 
@@ -300,11 +341,11 @@ struct XMLRecordAssembler {
         let canonical = names.canonical[Int(id)]
         if nested != nil {
             if let slot = Self.add(id, canonical, from: columnStart, to: &nested!, seen: &nestedSeen) {
-                nested!.problem = nested!.problem ?? conflict(nested!.rawIds[slot], id)
+                nested!.problem = nested!.problem ?? conflict(nested!.columns[slot].raw, id)
             }
         } else if outer != nil {
             if let slot = Self.add(id, canonical, from: columnStart, to: &outer!, seen: &outerSeen) {
-                outer!.problem = outer!.problem ?? conflict(outer!.rawIds[slot], id)
+                outer!.problem = outer!.problem ?? conflict(outer!.columns[slot].raw, id)
             }
         }
     }
@@ -337,8 +378,10 @@ struct XMLRecordAssembler {
             record.problem = record.problem ?? "more than \(Self.maximumNestedAssets) <bem> in one <candidato>"
         }
         output.append(finish(record))
+        let inheritable = nestedAssets.isEmpty ? [] : inheritableValues(of: record)
+        swap(&record.columns, &spareColumns)
+        spareColumns.removeAll(keepingCapacity: true)
         guard !nestedAssets.isEmpty else { return }
-        let inheritable = inheritableValues(of: record)
         // Taken out of `nestedAssets`, so each draft is mutated in place (not copied on write).
         var assets: [Draft] = []
         swap(&assets, &nestedAssets)
@@ -366,14 +409,14 @@ struct XMLRecordAssembler {
             // The same column twice (or an old and a new name for it): fine when they agree.
             guard end > start else { return nil }
             guard let existing = draft.value(slot) else {
-                draft.setSpan(slot, start, end)
+                draft.columns[slot].setText(start, end)
                 return nil
             }
             let value = draft.text[start..<end]
             if existing.elementsEqual(value) {
                 draft.truncateText(to: start)
             } else if String(decoding: existing, as: UTF8.self) == String(decoding: value, as: UTF8.self) {
-                draft.setSpan(slot, start, end)  // the same text in another Unicode normalisation: the later wins
+                draft.columns[slot].setText(start, end)  // the same text in another normalisation: the later wins
             } else {
                 draft.truncateText(to: start)
                 return slot
@@ -386,16 +429,16 @@ struct XMLRecordAssembler {
             return nil
         }
         seen.record(c, at: draft.columnCount)
-        draft.canonicalIds.append(canonical)
-        draft.rawIds.append(id)
-        draft.appendSpan(start, end)
+        draft.columns.append(Column(canonical: canonical, raw: id, start: start, end: end))
         return nil
     }
 
     /// The candidato's values of the columns its bens inherit (those it has a value for), in inheriting order.
     private func inheritableValues(of candidate: Draft) -> [(c: Int32, value: ArraySlice<UInt8>)] {
         inheritedIds.compactMap { c in
-            guard let from = candidate.canonicalIds.firstIndex(of: c), let value = candidate.value(from) else {
+            guard let from = candidate.columns.firstIndex(where: { $0.canonical == c }),
+                let value = candidate.value(from)
+            else {
                 return nil
             }
             return (c, value)
@@ -405,34 +448,30 @@ struct XMLRecordAssembler {
     /// Fills the asset's missing keys from its candidato; inherited columns go last, named canonically.
     private static func inherit(_ inheritable: [(c: Int32, value: ArraySlice<UInt8>)], into asset: inout Draft) {
         for (c, value) in inheritable {
-            if let own = asset.canonicalIds.firstIndex(of: c) {
-                if asset.value(own) == nil {
-                    let start = asset.text.count
-                    asset.text.append(contentsOf: value)
-                    asset.setSpan(own, start, asset.text.count)
-                }
+            if let own = asset.columns.firstIndex(where: { $0.canonical == c }) {
+                if !asset.columns[own].hasValue { asset.setValue(own, value) }
             } else {
-                asset.canonicalIds.append(c)
-                asset.rawIds.append(-1 - c)
-                asset.appendColumn(value)
+                asset.appendColumn(canonical: c, raw: -1 - c, value)
             }
         }
     }
 
     private mutating func finish(_ draft: Draft) -> RecordOrReject {
         let location = SourceLocation(file: file, line: draft.line)
-        let shape = self.shape(draft.rawIds, draft.kind)
+        let shape = self.shape(of: draft)
         let fields = EncodedFields(bytes: draft.text, spans: draft.spans, encoding: .utf8, quote: 0)
         if let problem = draft.problem {
             return .reject(MalformedRow(location: location, reason: problem, rawBytes: shape.render(fields)))
         }
-        let columns = columnIndex(draft.canonicalIds, draft.kind)
+        let columns = columnIndex(of: draft)
         return .record(Record(kind: draft.kind, columns: columns, fields: fields, location: location, xml: shape))
     }
 
-    private mutating func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {
-        if kind == .candidate, let (last, index) = lastCandidateIndex, last == signature { return index }
-        if kind != .candidate, let (last, index) = lastOtherIndex, last == signature { return index }
+    private mutating func columnIndex(of draft: Draft) -> ColumnIndex {
+        let kind = draft.kind
+        if kind == .candidate, let (last, index) = lastCandidateIndex, draft.hasCanonicalIds(last) { return index }
+        if kind != .candidate, let (last, index) = lastOtherIndex, draft.hasCanonicalIds(last) { return index }
+        let signature = draft.canonicalIds
         let index: ColumnIndex
         if let cached = indexes[signature] {
             index = cached
@@ -447,8 +486,10 @@ struct XMLRecordAssembler {
     }
 
     /// The shared `rawBytes` renderer of records of one kind whose columns had these names in the file.
-    private mutating func shape(_ rawIds: [Int32], _ kind: RecordKind) -> XMLRecordShape {
-        if let last = lastShape, last.kind == kind, last.rawIds == rawIds { return last.shape }
+    private mutating func shape(of draft: Draft) -> XMLRecordShape {
+        let kind = draft.kind
+        if let last = lastShape, last.kind == kind, draft.hasRawIds(last.rawIds) { return last.shape }
+        let rawIds = draft.rawIds
         let key = ShapeKey(kind: kind, rawIds: rawIds)
         let shape: XMLRecordShape
         if let cached = shapes[key] {
