@@ -25,6 +25,8 @@ public final class ElectionMapper {
     private var lastPositions: MapperColumnPositions?
     private var lastElection: ElectionValues?
     private var lastOriginalElectionKey: (year: Int64, round: Int64, description: String)?
+    /// The last asset update timestamp read and what it gave: consecutive goods mostly share it.
+    private var lastUpdate: (date: String?, time: String?, referenceYear: Int?, parsed: TSEDate.Parsed)?
     private var assetOrdinalFile = ""
     private var assetOrdinals: [String: Int64] = [:]
     private let interner = FieldInterner()
@@ -192,7 +194,7 @@ public final class ElectionMapper {
         }
         let year = try r.integer(.ANO_ELEICAO)
         let updatedAt: String?
-        switch TSEDate.parse(
+        switch updateTimestamp(
             date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO),
             referenceYear: year.map { Int($0) + 1 })
         {
@@ -217,6 +219,16 @@ public final class ElectionMapper {
         let n = (assetOrdinals[candidateID] ?? 0) + 1
         assetOrdinals[candidateID] = n
         return n
+    }
+
+    /// `TSEDate.parse(date:time:referenceYear:)`, remembered for the last inputs.
+    private func updateTimestamp(date: String?, time: String?, referenceYear: Int?) -> TSEDate.Parsed {
+        if let last = lastUpdate, last.date == date, last.time == time, last.referenceYear == referenceYear {
+            return last.parsed
+        }
+        let parsed = TSEDate.parse(date: date, time: time, referenceYear: referenceYear)
+        lastUpdate = (date, time, referenceYear, parsed)
+        return parsed
     }
 
     // MARK: - Identifiers

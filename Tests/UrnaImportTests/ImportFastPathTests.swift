@@ -87,6 +87,39 @@ import UrnaStore
         }
     }
 
+    @Test func rememberedUpdateTimestampsNeverLeakBetweenRows() throws {
+        let columns = ColumnIndex(names: [
+            "CD_ELEICAO", "ANO_ELEICAO", "SQ_CANDIDATO", "NR_ORDEM_CANDIDATO", "VR_BEM_CANDIDATO",
+            "DT_ULTIMA_ATUALIZACAO", "HH_ULTIMA_ATUALIZACAO",
+        ])
+        let stamps: [(year: String, date: String?, time: String?)] = [
+            ("2018", "19/09/2018", "10:12:53"), ("2018", "19/09/2018", "10:12:53"), ("2018", "19/09/2018", "11:00:00"),
+            ("2018", "20/09/2018", "11:00:00"), ("2018", "20/09/2018", nil), ("2018", "22-MAR-52", nil),
+            ("1950", "22-MAR-52", nil), ("2018", "not a date", nil), ("2018", nil, "10:12:53"),
+            ("2018", "19/09/2018", "10:12:53"),
+        ]
+        let mapper = ElectionMapper()
+        for (k, stamp) in stamps.enumerated() {
+            let record = Record(
+                kind: .asset, columns: columns,
+                values: ["297", stamp.year, "1", "\(k + 1)", "1,00", stamp.date, stamp.time],
+                location: UrnaRecords.SourceLocation(file: "a.csv", line: k + 2), rawBytes: [])
+            let expected = TSEDate.parse(date: stamp.date, time: stamp.time, referenceYear: Int(stamp.year)! + 1)
+            switch mapper.map(record) {
+            case .success(.asset(let asset)):
+                switch expected {
+                case .date(let date): #expect(asset.good.updatedAt == date, "row \(k)")
+                case .null: #expect(asset.good.updatedAt == nil, "row \(k)")
+                case .invalid: Issue.record("row \(k) mapped, but its timestamp is invalid")
+                }
+            case .failure:
+                #expect(expected == .invalid, "row \(k)")
+            default:
+                Issue.record("row \(k) is not an asset")
+            }
+        }
+    }
+
     @Test func childIdsAreWhatInterpolationWrites() {
         let numbers: [Int64] = [0, 1, 9, 10, 99, 100, 250_000_613_880, -1, -10, .max, .min, .max - 1, .min + 1]
         for parent in ["", "297", "2018/1/ELEIÇÃO GERAL", "2020/1/ELEIÇÕES MUNICIPAIS/123"] {
