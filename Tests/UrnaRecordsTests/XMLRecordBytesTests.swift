@@ -69,7 +69,7 @@ struct XMLRecordBytesTests {
             let pieces = records(try readXML(Array(xml.utf8), chunk: chunk))
             #expect(pieces.map(\.values) == whole.map(\.values), "chunk \(chunk)")
             #expect(pieces.map(\.rawBytes) == whole.map(\.rawBytes), "chunk \(chunk)")
-            pieces.forEach { expectViewMatchesValues($0) }
+            for record in pieces { expectViewMatchesValues(record) }
         }
         #expect(whole[0]["NM_CANDIDATO"] == "JOS\u{C9} DA CONCEI\u{C7}\u{C3}O")
         #expect(whole[1]["DS_BEM_CANDIDATO"] == "CASA <A> \u{E9}")
@@ -99,7 +99,7 @@ struct XMLRecordBytesTests {
         #expect(bem.columns.names == ["SG_UE", "SG_UF", "NR_ORDEM_CANDIDATO", "SQ_CANDIDATO"])
         #expect(bem.values == [nil, "SP", "2", "130000614380"])
         #expect(String(decoding: bem.rawBytes, as: UTF8.self).hasPrefix("<bem><SG_UE/><SG_UF>SP</SG_UF>"))
-        all.forEach { expectViewMatchesValues($0) }
+        for record in all { expectViewMatchesValues(record) }
     }
 
     @Test func aRepeatedColumnFillsAnEmptyOneAndAgreeingRepeatsAreKept() throws {
