@@ -25,6 +25,8 @@ public final class ElectionMapper {
     private var lastPositions: MapperColumnPositions?
     private var lastElection: ElectionValues?
     private var lastOriginalElectionKey: (year: Int64, round: Int64, description: String)?
+    /// The last asset update timestamp read and what it gave: consecutive goods mostly share it.
+    private var lastUpdate: (date: String?, time: String?, referenceYear: Int?, parsed: TSEDate.Parsed)?
     private var assetOrdinalFile = ""
     private var assetOrdinals: [String: Int64] = [:]
     private let interner = FieldInterner()
@@ -72,7 +74,7 @@ public final class ElectionMapper {
         let referenceYear = Int(election.year)
         let limit = try r.money(.VR_DESPESA_MAX_CAMPANHA)
         var candidate = CandidateValues(
-            id: "\(election.id)/\(sequence)", sequence: sequence, electionID: election.id,
+            id: ElectionMapper.childID(election.id, sequence), sequence: sequence, electionID: election.id,
             number: try r.integer(.NR_CANDIDATO),
             nickname: r.text(.NM_URNA_CANDIDATO) ?? "", name: r.text(.NM_CANDIDATO) ?? "",
             socialName: r.text(.NM_SOCIAL_CANDIDATO),
@@ -173,7 +175,7 @@ public final class ElectionMapper {
             electionID = "\(year)/1/\(description.uppercased())"
         }
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
-        let candidateID = "\(electionID)/\(sequence)"
+        let candidateID = ElectionMapper.childID(electionID, sequence)
         let order: Int64
         if r.columns.has(.NR_ORDEM_CANDIDATO) {
             order = try r.requiredInteger(.NR_ORDEM_CANDIDATO, what: "the asset's order number")
@@ -192,7 +194,7 @@ public final class ElectionMapper {
         }
         let year = try r.integer(.ANO_ELEICAO)
         let updatedAt: String?
-        switch TSEDate.parse(
+        switch updateTimestamp(
             date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO),
             referenceYear: year.map { Int($0) + 1 })
         {
@@ -202,7 +204,7 @@ public final class ElectionMapper {
         }
         let typeID = try r.integer(.CD_TIPO_BEM_CANDIDATO)
         let good = GoodValues(
-            id: "\(candidateID)/\(order)", candidateID: candidateID, order: order,
+            id: ElectionMapper.childID(candidateID, order), candidateID: candidateID, order: order,
             goodDescription: r.text(.DS_BEM_CANDIDATO) ?? "", typeID: typeID, valueCents: cents, updatedAt: updatedAt)
         let type = typeID.map { GoodTypeValues(id: $0, typedescription: r.text(.DS_TIPO_BEM_CANDIDATO) ?? "") }
         return AssetObjects(good: good, goodType: type)
@@ -217,6 +219,49 @@ public final class ElectionMapper {
         let n = (assetOrdinals[candidateID] ?? 0) + 1
         assetOrdinals[candidateID] = n
         return n
+    }
+
+    /// `TSEDate.parse(date:time:referenceYear:)`, remembered for the last inputs.
+    private func updateTimestamp(date: String?, time: String?, referenceYear: Int?) -> TSEDate.Parsed {
+        if let last = lastUpdate, last.date == date, last.time == time, last.referenceYear == referenceYear {
+            return last.parsed
+        }
+        let parsed = TSEDate.parse(date: date, time: time, referenceYear: referenceYear)
+        lastUpdate = (date, time, referenceYear, parsed)
+        return parsed
+    }
+
+    // MARK: - Identifiers
+
+    /// `"\(parent)/\(number)"` (a candidacy's id from its election's, an asset's from its candidacy's),
+    /// written in one allocation: interpolation costs several calls and a growing buffer, for two ids a row.
+    static func childID(_ parent: String, _ number: Int64) -> String {
+        var parent = parent
+        return parent.withUTF8 { prefix in
+            String(unsafeUninitializedCapacity: prefix.count + 21) { out in
+                var n = prefix.count
+                if let base = prefix.baseAddress { out.baseAddress!.update(from: base, count: n) }
+                out[n] = UInt8(ascii: "/")
+                n += 1
+                if number < 0 {
+                    out[n] = UInt8(ascii: "-")
+                    n += 1
+                }
+                // Digits of the magnitude, written backwards after a count of them.
+                var magnitude = number.magnitude
+                var digits = 1
+                var rest = magnitude / 10
+                while rest > 0 {
+                    digits += 1
+                    rest /= 10
+                }
+                for k in stride(from: n + digits - 1, through: n, by: -1) {
+                    out[k] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                }
+                return n + digits
+            }
+        }
     }
 
     // MARK: - Coalition legend
@@ -234,7 +279,8 @@ struct FieldReader {
     let record: Record
     let columns: MapperColumnPositions
     let interner: FieldInterner
-    /// The CSV row's bytes, lent for the time of one `map` call (nil for XML records).
+    /// The record's bytes (a CSV row's, or an XML record's column texts), lent for the time of one `map`
+    /// call (nil for records built from strings).
     let row: EncodedRowView?
 
     /// A field's text as read (not cleaned); nil when the layout lacks the column.

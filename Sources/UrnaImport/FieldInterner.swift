@@ -15,8 +15,9 @@ import UrnaRecords
 /// about twenty of these strings and free them again.
 ///
 /// Direct-mapped: each (column, reading) pair has `slotsPerColumn` slots picked by a hash of the field's
-/// bytes; a slot remembers the bytes, their encoding and the result. Only CSV fields without `""`
-/// escapes take this path (`EncodedRowView.field`); anything else is decoded as before.
+/// bytes; a slot remembers the bytes, their encoding and the result. Only fields lent as bytes take this
+/// path (`EncodedRowView.field`: CSV fields without `""` escapes, XML columns with text); anything else
+/// is decoded as before.
 final class FieldInterner {
     /// How a field's text becomes a value: `TSEField.text` or `TSEField.code`.
     enum Reading: Int {

@@ -1,18 +1,25 @@
-/// The fields of one CSV row, kept as the row's original bytes plus where each field lies in them.
+/// The fields of one record, kept as bytes plus where each field lies in them: for a CSV row, the row's
+/// original bytes; for an XML record, its columns' UTF-8 texts back to back.
 ///
 /// Nothing is decoded until a field is asked for, so a reader that uses ten columns of a
-/// fifty-eight-column file never builds the other forty-eight strings. The same bytes are the
-/// row's `rawBytes`, so a reject costs no second copy.
+/// fifty-eight-column file never builds the other forty-eight strings. A CSV row's bytes are also its
+/// `rawBytes`, so a reject costs no second copy.
 final class EncodedFields: Sendable {
-    /// The row as read, without its line terminator.
+    /// The row as read, without its line terminator (CSV), or the columns' texts (XML).
     let bytes: [UInt8]
-    /// Two entries per field: start offset (top bit set when the field had `""` escapes) and end offset.
+    /// Two entries per field: start offset (top bit set when the field had `""` escapes, or has no value)
+    /// and end offset (top bit set when the field has no value at all: an XML column without text).
     let spans: [UInt32]
     let encoding: TextEncoding
     /// The quote byte whose doubling is collapsed in fields flagged as escaped.
     let quote: UInt8
 
     static let escapedFlag: UInt32 = 0x8000_0000
+    /// Set on a field's end offset when the field has no value (its start offset has `escapedFlag` too,
+    /// so `EncodedRowView.field` sends readers to `Record.value(at:)`, which says nil).
+    static let absentFlag: UInt32 = 0x8000_0000
+    /// Offsets must stay below this (the top bit is a flag).
+    static let maximumOffset = 0x7FFF_FFFF
 
     init(bytes: [UInt8], spans: [UInt32], encoding: TextEncoding, quote: UInt8) {
         self.bytes = bytes
@@ -27,10 +34,14 @@ final class EncodedFields: Sendable {
     @inline(__always)
     func span(_ index: Int) -> (start: Int, end: Int, escaped: Bool) {
         let s = spans[2 * index]
-        return (Int(s & ~Self.escapedFlag), Int(spans[2 * index + 1]), s & Self.escapedFlag != 0)
+        return (Int(s & ~Self.escapedFlag), Int(spans[2 * index + 1] & ~Self.absentFlag), s & Self.escapedFlag != 0)
     }
 
-    /// Decodes one field.
+    /// True when the field has no value at all (never for a CSV field, which is at worst empty).
+    @inline(__always)
+    func isAbsent(_ index: Int) -> Bool { spans[2 * index + 1] & Self.absentFlag != 0 }
+
+    /// Decodes one field (an absent one as empty: check `isAbsent` first where it matters).
     func string(at index: Int) -> String {
         let (start, end, escaped) = span(index)
         return bytes.withUnsafeBufferPointer { all in

@@ -53,8 +53,9 @@ public final class ColumnIndex: Sendable {
 
 /// One row of a TSE file (CSV line or XML element), already decoded to text, not yet interpreted.
 ///
-/// A CSV record keeps its row's bytes and decodes a field only when it is read, so unused columns
-/// cost nothing; an XML record holds the strings it was built with. Both look the same from outside.
+/// A record keeps its fields' bytes (a CSV row's own bytes, or an XML record's column texts in UTF-8)
+/// and decodes a field only when it is read, so unused columns cost nothing; a record built with the
+/// public initialiser holds the strings it was given. All look the same from outside.
 ///
 /// ```swift
 /// if case .record(let r) = item, let sq = r["SQ_CANDIDATO"] { print(sq, r.location) }
@@ -66,15 +67,15 @@ public struct Record: Sendable {
     public let columns: ColumnIndex
     /// File, line (first line of the record) and column 0.
     public let location: SourceLocation
-    // Exactly one of the two is in use: `fields` for CSV rows, `strings` (+ `stringsRawBytes`) for
-    // records built from decoded values.
+    // Exactly one of the two is in use: `fields` for CSV rows and XML records, `strings`
+    // (+ `stringsRawBytes`) for records built from decoded values.
     private let fields: EncodedFields?
     private let strings: [String?]
     private let stringsRawBytes: [UInt8]
-    /// For XML records: renders `rawBytes` from `strings` when asked (most records never are).
+    /// For XML records: renders `rawBytes` from `fields` when asked (most records never are).
     private let xmlShape: XMLRecordShape?
 
-    /// A record from already decoded values (the XML reader's way).
+    /// A record from already decoded values.
     ///
     /// `values[i]` belongs to `columns.names[i]`; `nil` means the source had no value at all.
     public init(kind: RecordKind, columns: ColumnIndex, values: [String?], location: SourceLocation, rawBytes: [UInt8])
@@ -88,13 +89,14 @@ public struct Record: Sendable {
         self.xmlShape = nil
     }
 
-    /// A record the XML reader built; its `rawBytes` are rendered by `xml` on demand.
-    init(kind: RecordKind, columns: ColumnIndex, values: [String?], location: SourceLocation, xml: XMLRecordShape) {
+    /// A record the XML reader built: `fields` hold its columns' UTF-8 texts (absent ones flagged);
+    /// its `rawBytes` are rendered by `xml` on demand.
+    init(kind: RecordKind, columns: ColumnIndex, fields: EncodedFields, location: SourceLocation, xml: XMLRecordShape) {
         self.kind = kind
         self.columns = columns
         self.location = location
-        self.fields = nil
-        self.strings = values
+        self.fields = fields
+        self.strings = []
         self.stringsRawBytes = []
         self.xmlShape = xml
     }
@@ -117,13 +119,13 @@ public struct Record: Sendable {
     /// Nil when the position is out of range or the source had no value.
     public func value(at index: Int) -> String? {
         if let fields {
-            return index >= 0 && index < fields.count ? fields.string(at: index) : nil
+            return index >= 0 && index < fields.count && !fields.isAbsent(index) ? fields.string(at: index) : nil
         }
         return strings.indices.contains(index) ? strings[index] : nil
     }
 
-    /// Calls `body` with a view of a CSV row's bytes and field spans (nil for records built from decoded
-    /// values, i.e. XML), so a reader of many fields pays for access to the row once, not once per field.
+    /// Calls `body` with a view of the record's bytes and field spans (nil for records built from decoded
+    /// values), so a reader of many fields pays for access to the row once, not once per field.
     /// The view is valid only inside `body`.
     public func withEncodedRow<R>(_ body: (EncodedRowView?) throws -> R) rethrows -> R {
         guard let fields else { return try body(nil) }
@@ -143,13 +145,12 @@ public struct Record: Sendable {
     /// Every field, decoded (costs one string per field: prefer `record[name]` for the ones you need).
     public var values: [String?] {
         guard let fields else { return strings }
-        return (0..<fields.count).map { fields.string(at: $0) }
+        return (0..<fields.count).map { fields.isAbsent($0) ? nil : fields.string(at: $0) }
     }
 
     /// The record's original bytes as read from the file (for the rejects file), without the line terminator.
     public var rawBytes: [UInt8] {
-        if let fields { return fields.bytes }
-        if let xmlShape { return xmlShape.render(strings) }
+        if let fields { return xmlShape?.render(fields) ?? fields.bytes }
         return stringsRawBytes
     }
 
@@ -189,16 +190,18 @@ public enum RecordOrReject: Sendable {
     case reject(MalformedRow)
 }
 
-/// A CSV row's bytes and the spans of its fields, lent by `Record.withEncodedRow`.
+/// A record's bytes and the spans of its fields (a CSV row's, or an XML record's column texts), lent by
+/// `Record.withEncodedRow`.
 public struct EncodedRowView {
     let bytes: UnsafeBufferPointer<UInt8>
     let spans: UnsafeBufferPointer<UInt32>
     /// The encoding of the file the row came from.
     public let encoding: TextEncoding
 
-    /// The bytes of field `index` exactly as the file holds them (quotes removed); nil when the position is
-    /// out of range or the field holds `""` escapes (read those with `Record.value(at:)`). Decoding them with
-    /// `encoding` gives exactly `Record.value(at:)`.
+    /// The bytes of field `index` exactly as the file holds them (quotes removed; for XML, the column's
+    /// text with references resolved); nil when the position is out of range, the field holds `""` escapes
+    /// or it has no value (read those with `Record.value(at:)`). Decoding them with `encoding` gives exactly
+    /// `Record.value(at:)`.
     @inline(__always) public func field(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
         guard index >= 0, 2 * index + 1 < spans.count else { return nil }
         let start = spans[2 * index]

@@ -11,8 +11,9 @@ import CLibXML2
 /// Element and attribute names met in one XML file, each given a small id the first time it is seen.
 ///
 /// libxml2's parser hands out names interned in its dictionary (one address per distinct name, stable
-/// while the parser lives), so a name is found by address in a small cache, confirmed with `strcmp`
-/// against a private copy: a String is made once per distinct name, never per element.
+/// while the parser lives), so a name is found by address in a small open-addressed cache (a few probes
+/// from a multiplicative hash of the address), confirmed with `strcmp` against a private copy: a String
+/// is made once per distinct name, never per element (unless a file has thousands of distinct names).
 struct XMLNameTable {
     /// What an element name means to the reader.
     enum Role: UInt8 {
@@ -37,8 +38,11 @@ struct XMLNameTable {
     private(set) var canonicalBytes: [UInt8] = []
     private(set) var canonicalStarts: [Int] = []
     private var idsByText: [String: Int32] = [:]
-    private var cacheAddresses = [UInt](repeating: 0, count: 1024)
-    private var cacheIds = [Int32](repeating: -1, count: 1024)
+    /// Cache slots (a power of two) and how many consecutive slots a name may sit in.
+    private static let cacheSize = 4096
+    private static let cacheProbes = 4
+    private var cacheAddresses = [UInt](repeating: 0, count: XMLNameTable.cacheSize)
+    private var cacheIds = [Int32](repeating: -1, count: XMLNameTable.cacheSize)
 
     init(canonicalName: @escaping (String) -> String) {
         self.canonicalName = canonicalName
@@ -47,12 +51,41 @@ struct XMLNameTable {
     /// The id of a name given as libxml2's NUL-terminated UTF-8 string.
     @inline(__always) mutating func id(_ pointer: UnsafePointer<xmlChar>) -> Int32 {
         let address = UInt(bitPattern: pointer)
-        let slot = Int(truncatingIfNeeded: (address >> 3) & 1023)
-        let cached = cacheIds[slot]
-        if cacheAddresses[slot] == address && cached >= 0 && matches(cached, pointer) { return cached }
+        var slot = Self.home(address)
+        for _ in 0..<Self.cacheProbes {
+            let known = cacheAddresses[slot]
+            if known == address {
+                let cached = cacheIds[slot]
+                if matches(cached, pointer) { return cached }
+                break
+            }
+            if known == 0 { break }
+            slot = (slot &+ 1) & (Self.cacheSize - 1)
+        }
+        return cacheMiss(pointer, address: address)
+    }
+
+    /// The first cache slot tried for an address.
+    @inline(__always) private static func home(_ address: UInt) -> Int {
+        Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 52)  // 12 bits: cacheSize
+    }
+
+    /// Finds a name the cache does not hold and caches it: in the first free (or same-address) slot of its
+    /// probe sequence, else in its home slot.
+    private mutating func cacheMiss(_ pointer: UnsafePointer<xmlChar>, address: UInt) -> Int32 {
         let id = slowId(pointer)
-        cacheAddresses[slot] = address
-        cacheIds[slot] = id
+        let home = Self.home(address)
+        var target = home
+        var slot = home
+        for _ in 0..<Self.cacheProbes {
+            if cacheAddresses[slot] == 0 || cacheAddresses[slot] == address {
+                target = slot
+                break
+            }
+            slot = (slot &+ 1) & (Self.cacheSize - 1)
+        }
+        cacheAddresses[target] = address
+        cacheIds[target] = id
         return id
     }
 

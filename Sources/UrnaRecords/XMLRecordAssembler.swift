@@ -10,7 +10,9 @@ import CLibXML2
 
 /// Turns the columns the XML reader finds into `Record`s: detects repeated columns, lets nested
 /// `<bem>`s inherit their candidacy's keys, shares one `ColumnIndex` per column set and renders each
-/// record's `rawBytes`. A value type, so the per-node work runs without dynamic exclusivity checks.
+/// record's `rawBytes`. A record's column texts go straight from libxml2's buffers into one UTF-8 byte
+/// array (no string per column), which becomes the record's `EncodedFields`. A value type, so the
+/// per-node work runs without dynamic exclusivity checks.
 struct XMLRecordAssembler {
     /// Columns a `<bem>` nested in a `<candidato>` takes from it when it has no value of its own.
     static let inheritedColumns = ["CD_ELEICAO", "ANO_ELEICAO", "SQ_CANDIDATO", "SG_UF", "SG_UE"]
@@ -18,49 +20,132 @@ struct XMLRecordAssembler {
     static let maximumValueBytes = 10_000_000
     /// Past this, extra columns are dropped and the record rejected.
     static let maximumColumnsPerRecord = 10_000
+    /// Past this, a record's further text is dropped and the record rejected (its fields' offsets are
+    /// 31-bit).
+    static let maximumRecordBytes = 1 << 30
     /// Past this, a candidato's further `<bem>`s are dropped and the candidato and its bens rejected:
     /// they are held in memory until `</candidato>`.
     static let maximumNestedAssets = 10_000
     /// `rawBytes` is cut at this size, as for CSV rows.
     static let maximumRawBytes = 65_536
 
+    /// One column of a draft: where its text lies in the draft's `text`, and its names.
+    private struct Column {
+        /// Start and end of the text, both flagged when there is no value, as in `EncodedFields.spans`.
+        var start: UInt32
+        var end: UInt32
+        var canonical: Int32
+        /// The name the column had in the file; negative `-1 - c` for a column inherited as canonical `c`.
+        var raw: Int32
+
+        /// A column holding `text[start..<end]` of its draft (no value when empty).
+        init(canonical: Int32, raw: Int32, start: Int, end: Int) {
+            self.start = 0
+            self.end = 0
+            self.canonical = canonical
+            self.raw = raw
+            setText(start, end)
+        }
+
+        var hasValue: Bool { end & EncodedFields.absentFlag == 0 }
+
+        /// Makes the column hold `text[start..<end]` of its draft (no value when empty).
+        mutating func setText(_ start: Int, _ end: Int) {
+            if end > start {
+                self.start = UInt32(start)
+                self.end = UInt32(end)
+            } else {
+                self.start = UInt32(start) | EncodedFields.escapedFlag
+                self.end = UInt32(start) | EncodedFields.absentFlag
+            }
+        }
+    }
+
     private struct Draft {
         var kind: RecordKind
         var line: Int
-        var canonicalIds: [Int32] = []
-        /// The name each column had in the file; negative `-1 - c` for a column inherited as canonical `c`.
-        var rawIds: [Int32] = []
-        var values: [String?] = []
+        /// One entry per column: a single append per column, the spans and names built once at the end.
+        var columns: [Column] = []
+        /// The columns' texts (UTF-8) back to back; a column's text may be followed by the open column's.
+        var text: [UInt8] = []
         var problem: String?
+
+        var columnCount: Int { columns.count }
+
+        /// The bytes of column `slot`; nil when it has no value.
+        func value(_ slot: Int) -> ArraySlice<UInt8>? {
+            let column = columns[slot]
+            guard column.hasValue else { return nil }
+            return text[Int(column.start)..<Int(column.end)]
+        }
+
+        /// Appends `bytes` to `text` as the value of a new column.
+        mutating func appendColumn(canonical: Int32, raw: Int32, _ bytes: ArraySlice<UInt8>) {
+            let start = text.count
+            text.append(contentsOf: bytes)
+            columns.append(Column(canonical: canonical, raw: raw, start: start, end: text.count))
+        }
+
+        /// Makes column `slot` hold `bytes`, appended to `text`.
+        mutating func setValue(_ slot: Int, _ bytes: ArraySlice<UInt8>) {
+            let start = text.count
+            text.append(contentsOf: bytes)
+            columns[slot].setText(start, text.count)
+        }
+
+        /// Two entries per column, as `EncodedFields.spans`.
+        var spans: [UInt32] {
+            [UInt32](unsafeUninitializedCapacity: 2 * columns.count) { out, count in
+                for (k, column) in columns.enumerated() {
+                    out[2 * k] = column.start
+                    out[2 * k + 1] = column.end
+                }
+                count = 2 * columns.count
+            }
+        }
+
+        var rawIds: [Int32] { columns.map(\.raw) }
+        var canonicalIds: [Int32] { columns.map(\.canonical) }
+
+        /// True when the columns' file names are `ids`, in order.
+        func hasRawIds(_ ids: [Int32]) -> Bool {
+            ids.count == columns.count && !zip(ids, columns).contains { $0 != $1.raw }
+        }
+
+        /// True when the columns' canonical names are `ids`, in order.
+        func hasCanonicalIds(_ ids: [Int32]) -> Bool {
+            ids.count == columns.count && !zip(ids, columns).contains { $0 != $1.canonical }
+        }
+
+        /// Drops text appended after `count` bytes (a column not kept).
+        mutating func truncateText(to count: Int) {
+            if text.count > count { text.removeSubrange(count...) }
+        }
     }
 
     /// Which canonical columns the current draft of one nesting level already has, and where.
     private struct Seen {
         var serial: UInt32 = 0
-        var stamps: [UInt32] = []
-        var slots: [Int32] = []
+        /// Per canonical column: the serial of the draft that last had it (high half) and its position there.
+        var entries: [UInt64] = []
 
         mutating func reset() {
             serial &+= 1
             if serial == 0 {
-                stamps = []
-                slots = []
+                entries = []
                 serial = 1
             }
         }
 
-        /// The column's position when the current draft has it (growing the tables for new names).
+        /// The column's position when the current draft has it (growing the table for new names).
         mutating func slot(of c: Int) -> Int? {
-            if stamps.count <= c {
-                stamps += repeatElement(0, count: c + 1 - stamps.count)
-                slots += repeatElement(0, count: c + 1 - slots.count)
-            }
-            return stamps[c] == serial ? Int(slots[c]) : nil
+            if entries.count <= c { entries += repeatElement(0, count: c + 1 - entries.count) }
+            let entry = entries[c]
+            return UInt32(truncatingIfNeeded: entry >> 32) == serial ? Int(UInt32(truncatingIfNeeded: entry)) : nil
         }
 
         mutating func record(_ c: Int, at position: Int) {
-            stamps[c] = serial
-            slots[c] = Int32(position)
+            entries[c] = UInt64(serial) << 32 | UInt64(UInt32(position))
         }
     }
 
@@ -75,11 +160,20 @@ struct XMLRecordAssembler {
     private var nestedSeen = Seen()
     private var nestedAssets: [Draft] = []
     private var droppedNestedAssets = 0
+    /// Room reserved in a new draft: as much as the last one of its level used, up to these caps (one
+    /// huge record must not make every later one reserve as much).
+    private static let reservedColumnsCap = 256
+    private static let reservedTextCap = 16_384
     private var lastColumnCount = 16
+    private var lastTextCount = 256
+    private var lastNestedColumnCount = 8
+    private var lastNestedTextCount = 128
+    /// The column table of the last top-level record, kept for the next one (it is not part of the record).
+    private var spareColumns: [Column] = []
 
     private var columnName: Int32 = -1
-    /// The open column's text so far (UTF-8), made a String once, when the column closes.
-    private var columnText: [UInt8] = []
+    /// Where the open column's text starts in its draft's `text` (it is appended there as it comes).
+    private var columnStart = 0
     private var columnSpoiled = false
 
     private struct ShapeKey: Hashable {
@@ -127,11 +221,8 @@ struct XMLRecordAssembler {
 
     /// Starts a record at the top level (a candidato, or a standalone bem).
     mutating func beginRecord(kind: RecordKind, line: Int) {
-        var draft = Draft(kind: kind, line: line)
-        draft.canonicalIds.reserveCapacity(lastColumnCount)
-        draft.rawIds.reserveCapacity(lastColumnCount)
-        draft.values.reserveCapacity(lastColumnCount)
-        outer = draft
+        // The last record's column table, emptied, is reused.
+        outer = Self.draft(kind, line: line, table: &spareColumns, columns: lastColumnCount, text: lastTextCount)
         outerSeen.reset()
         nestedAssets.removeAll(keepingCapacity: true)
         droppedNestedAssets = 0
@@ -139,8 +230,22 @@ struct XMLRecordAssembler {
 
     /// Starts a `<bem>` inside the open `<candidato>`.
     mutating func beginNestedAsset(line: Int) {
-        nested = Draft(kind: .asset, line: line)
+        // Room for the keys it may inherit too.
+        let columns = lastNestedColumnCount + Self.inheritedColumns.count
+        var table: [Column] = []
+        nested = Self.draft(.asset, line: line, table: &table, columns: columns, text: lastNestedTextCount + 64)
         nestedSeen.reset()
+    }
+
+    /// A new draft with room for a record like the last one of its level (`columns` columns holding
+    /// `text` bytes) and some more, so that most records never grow their arrays. Its column table is
+    /// `table`'s (taken, leaving it empty).
+    private static func draft(_ kind: RecordKind, line: Int, table: inout [Column], columns: Int, text: Int) -> Draft {
+        var draft = Draft(kind: kind, line: line)
+        swap(&draft.columns, &table)
+        draft.columns.reserveCapacity(columns + 8)
+        draft.text.reserveCapacity(text + text / 4 + 32)
+        return draft
     }
 
     /// Adds one attribute of the record element as a column (an empty value means no value).
@@ -148,9 +253,11 @@ struct XMLRecordAssembler {
     /// `value` is as libxml2's SAX2 parser hands it over: references resolved, except that without entity
     /// substitution every `&` of the value arrives as `&#38;` (the tree builder would undo that; so do we).
     mutating func addAttribute(_ id: Int32, value: UnsafeBufferPointer<xmlChar>?) {
-        guard let value, let base = value.baseAddress, !value.isEmpty else { return addColumn(id, nil) }
+        beginColumn(id)
+        guard let value, let base = value.baseAddress, !value.isEmpty else { return endColumn() }
         guard memchr(base, 0x26, value.count) != nil else {
-            return addColumn(id, Self.makeString(base, count: value.count))
+            appendText(base, value.count)
+            return endColumn()
         }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(value.count)
@@ -166,53 +273,96 @@ struct XMLRecordAssembler {
                 k += 1
             }
         }
-        addColumn(id, String(decoding: decoded, as: UTF8.self))
+        decoded.withUnsafeBufferPointer { appendText($0.baseAddress!, $0.count) }
+        endColumn()
     }
 
     /// Starts a child element that may be a column (it is one if it holds only text).
     mutating func beginColumn(_ id: Int32) {
         columnName = id
-        if columnText.capacity > 1 << 16 {
-            columnText = []  // do not keep a huge value's buffer for the rest of the file
-        } else {
-            columnText.removeAll(keepingCapacity: true)
-        }
         columnSpoiled = false
+        if nested != nil {
+            columnStart = nested!.text.count
+        } else if outer != nil {
+            columnStart = outer!.text.count
+        } else {
+            columnSpoiled = true  // no record to hold it (cannot happen: columns are read inside records)
+        }
     }
 
     /// Text (or CDATA) inside the open column element, in one or more pieces.
     mutating func appendText(_ pointer: UnsafePointer<xmlChar>, _ count: Int) {
         guard count > 0, !columnSpoiled else { return }
-        if columnText.count + count > Self.maximumValueBytes {
-            markProblem("<\(names.raw[Int(columnName)])> holds more than \(Self.maximumValueBytes) bytes of text")
-            columnText = []
-            return
+        let piece = UnsafeBufferPointer(start: pointer, count: count)
+        let name = columnName
+        if nested != nil {
+            columnSpoiled = !Self.append(piece, to: &nested!, columnStart: columnStart, column: name, names: names)
+        } else if outer != nil {
+            columnSpoiled = !Self.append(piece, to: &outer!, columnStart: columnStart, column: name, names: names)
         }
-        columnText.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+    }
+
+    /// Appends a piece of the open column's text to `draft`; false (the column's text dropped, the draft
+    /// given a problem) when the column or the record would grow past its limit.
+    private static func append(
+        _ piece: UnsafeBufferPointer<xmlChar>, to draft: inout Draft, columnStart: Int, column: Int32,
+        names: XMLNameTable
+    ) -> Bool {
+        if draft.text.count - columnStart + piece.count > maximumValueBytes {
+            draft.problem =
+                draft.problem ?? "<\(names.raw[Int(column)])> holds more than \(maximumValueBytes) bytes of text"
+        } else if draft.text.count + piece.count > maximumRecordBytes {
+            draft.problem = draft.problem ?? "one record holds more than \(maximumRecordBytes) bytes of text"
+        } else {
+            draft.text.append(contentsOf: piece)
+            return true
+        }
+        draft.truncateText(to: columnStart)
+        return false
     }
 
     /// The open column element has a child element: it is not a column; its content is ignored.
     mutating func spoilColumn() {
         guard !columnSpoiled else { return }
         columnSpoiled = true
+        if nested != nil {
+            nested!.truncateText(to: columnStart)
+        } else if outer != nil {
+            outer!.truncateText(to: columnStart)
+        }
         count(columnName)
     }
 
-    /// Closes the open column element.
+    /// Closes the open column element: the text appended since it began is its value (none if empty).
     mutating func endColumn() {
         guard !columnSpoiled else { return }
-        if columnText.isEmpty {
-            addColumn(columnName, nil)
-        } else {
-            let text = columnText.withUnsafeBufferPointer { Self.makeString($0.baseAddress!, count: $0.count) }
-            addColumn(columnName, text)
+        let id = columnName
+        if !names.known[Int(id)] { count(id) }
+        let canonical = names.canonical[Int(id)]
+        if nested != nil {
+            if let slot = Self.add(id, canonical, from: columnStart, to: &nested!, seen: &nestedSeen) {
+                nested!.problem = nested!.problem ?? conflict(nested!.columns[slot].raw, id)
+            }
+        } else if outer != nil {
+            if let slot = Self.add(id, canonical, from: columnStart, to: &outer!, seen: &outerSeen) {
+                outer!.problem = outer!.problem ?? conflict(outer!.columns[slot].raw, id)
+            }
         }
+    }
+
+    /// Why a record whose column came twice with different values (as `first`, then `second`) is rejected.
+    private func conflict(_ first: Int32, _ second: Int32) -> String {
+        let column = names.canonicalNames[Int(names.canonical[Int(second)])]
+        let (firstName, secondName) = (names.raw[Int(first)], names.raw[Int(second)])
+        return "column \(column) appears twice with different values (<\(firstName)> and <\(secondName)>)"
     }
 
     /// Closes the innermost open record; finished records are appended to `output` in document order.
     mutating func endRecord(into output: inout [RecordOrReject]) {
         if let asset = nested {
             nested = nil
+            lastNestedColumnCount = min(asset.columnCount, Self.reservedColumnsCap)
+            lastNestedTextCount = min(asset.text.count, Self.reservedTextCap)
             if nestedAssets.count < Self.maximumNestedAssets {
                 nestedAssets.append(asset)
             } else {
@@ -222,97 +372,106 @@ struct XMLRecordAssembler {
         }
         guard var record = outer else { return }
         outer = nil
-        lastColumnCount = record.values.count
+        lastColumnCount = min(record.columnCount, Self.reservedColumnsCap)
+        lastTextCount = min(record.text.count, Self.reservedTextCap)
         if droppedNestedAssets > 0 {
             record.problem = record.problem ?? "more than \(Self.maximumNestedAssets) <bem> in one <candidato>"
         }
         output.append(finish(record))
+        let inheritable = nestedAssets.isEmpty ? [] : inheritableValues(of: record)
+        swap(&record.columns, &spareColumns)
+        spareColumns.removeAll(keepingCapacity: true)
         guard !nestedAssets.isEmpty else { return }
-        for var asset in nestedAssets {
-            inherit(into: &asset, from: record)
+        // Taken out of `nestedAssets`, so each draft is mutated in place (not copied on write).
+        var assets: [Draft] = []
+        swap(&assets, &nestedAssets)
+        for k in assets.indices {
+            Self.inherit(inheritable, into: &assets[k])
             if let problem = record.problem {
-                asset.problem = asset.problem ?? "its <candidato> (line \(record.line)) was rejected: \(problem)"
+                assets[k].problem =
+                    assets[k].problem ?? "its <candidato> (line \(record.line)) was rejected: \(problem)"
             }
-            output.append(finish(asset))
+            output.append(finish(assets[k]))
         }
-        nestedAssets.removeAll(keepingCapacity: true)
+        assets.removeAll(keepingCapacity: true)
+        swap(&assets, &nestedAssets)
     }
 
-    private mutating func addColumn(_ id: Int32, _ value: String?) {
-        if !names.known[Int(id)] { count(id) }
-        if nested != nil {
-            Self.add(id, value, to: &nested!, seen: &nestedSeen, names: names)
-        } else if outer != nil {
-            Self.add(id, value, to: &outer!, seen: &outerSeen, names: names)
-        }
-    }
-
-    private static func add(_ id: Int32, _ value: String?, to draft: inout Draft, seen: inout Seen, names: XMLNameTable)
-    {
-        let canonical = names.canonical[Int(id)]
+    /// Makes the text appended to `draft` since `start` the value of column `id` (no value when empty).
+    /// Returns the position of the column when it was there already with another value (the draft keeps
+    /// the first one; the caller rejects the record).
+    private static func add(
+        _ id: Int32, _ canonical: Int32, from start: Int, to draft: inout Draft, seen: inout Seen
+    ) -> Int? {
+        let end = draft.text.count
         let c = Int(canonical)
         if let slot = seen.slot(of: c) {
             // The same column twice (or an old and a new name for it): fine when they agree.
-            guard let value else { return }
-            if let existing = draft.values[slot], existing != value {
-                let first = names.raw[Int(draft.rawIds[slot])]
-                let second = names.raw[Int(id)]
-                let column = names.canonicalNames[c]
-                draft.problem =
-                    draft.problem ?? "column \(column) appears twice with different values (<\(first)> and <\(second)>)"
-            } else {
-                draft.values[slot] = value
+            guard end > start else { return nil }
+            guard let existing = draft.value(slot) else {
+                draft.columns[slot].setText(start, end)
+                return nil
             }
-            return
+            let value = draft.text[start..<end]
+            if existing.elementsEqual(value) {
+                draft.truncateText(to: start)
+            } else if String(decoding: existing, as: UTF8.self) == String(decoding: value, as: UTF8.self) {
+                draft.columns[slot].setText(start, end)  // the same text in another normalisation: the later wins
+            } else {
+                draft.truncateText(to: start)
+                return slot
+            }
+            return nil
         }
-        guard draft.values.count < Self.maximumColumnsPerRecord else {
+        guard draft.columnCount < Self.maximumColumnsPerRecord else {
             draft.problem = draft.problem ?? "more than \(Self.maximumColumnsPerRecord) columns in one record"
-            return
+            draft.truncateText(to: start)
+            return nil
         }
-        seen.record(c, at: draft.values.count)
-        draft.canonicalIds.append(canonical)
-        draft.rawIds.append(id)
-        draft.values.append(value)
+        seen.record(c, at: draft.columnCount)
+        draft.columns.append(Column(canonical: canonical, raw: id, start: start, end: end))
+        return nil
     }
 
-    private mutating func markProblem(_ problem: String) {
-        if nested != nil {
-            nested!.problem = nested!.problem ?? problem
-        } else if outer != nil {
-            outer!.problem = outer!.problem ?? problem
+    /// The candidato's values of the columns its bens inherit (those it has a value for), in inheriting order.
+    private func inheritableValues(of candidate: Draft) -> [(c: Int32, value: ArraySlice<UInt8>)] {
+        inheritedIds.compactMap { c in
+            guard let from = candidate.columns.firstIndex(where: { $0.canonical == c }),
+                let value = candidate.value(from)
+            else {
+                return nil
+            }
+            return (c, value)
         }
-        columnSpoiled = true
     }
 
     /// Fills the asset's missing keys from its candidato; inherited columns go last, named canonically.
-    private func inherit(into asset: inout Draft, from candidate: Draft) {
-        for c in inheritedIds {
-            guard let from = candidate.canonicalIds.firstIndex(of: c), let value = candidate.values[from] else {
-                continue
-            }
-            if let own = asset.canonicalIds.firstIndex(of: c) {
-                if asset.values[own] == nil { asset.values[own] = value }
+    private static func inherit(_ inheritable: [(c: Int32, value: ArraySlice<UInt8>)], into asset: inout Draft) {
+        for (c, value) in inheritable {
+            if let own = asset.columns.firstIndex(where: { $0.canonical == c }) {
+                if !asset.columns[own].hasValue { asset.setValue(own, value) }
             } else {
-                asset.canonicalIds.append(c)
-                asset.rawIds.append(-1 - c)
-                asset.values.append(value)
+                asset.appendColumn(canonical: c, raw: -1 - c, value)
             }
         }
     }
 
     private mutating func finish(_ draft: Draft) -> RecordOrReject {
         let location = SourceLocation(file: file, line: draft.line)
-        let shape = self.shape(draft.rawIds, draft.kind)
+        let shape = self.shape(of: draft)
+        let fields = EncodedFields(bytes: draft.text, spans: draft.spans, encoding: .utf8, quote: 0)
         if let problem = draft.problem {
-            return .reject(MalformedRow(location: location, reason: problem, rawBytes: shape.render(draft.values)))
+            return .reject(MalformedRow(location: location, reason: problem, rawBytes: shape.render(fields)))
         }
-        let columns = columnIndex(draft.canonicalIds, draft.kind)
-        return .record(Record(kind: draft.kind, columns: columns, values: draft.values, location: location, xml: shape))
+        let columns = columnIndex(of: draft)
+        return .record(Record(kind: draft.kind, columns: columns, fields: fields, location: location, xml: shape))
     }
 
-    private mutating func columnIndex(_ signature: [Int32], _ kind: RecordKind) -> ColumnIndex {
-        if kind == .candidate, let (last, index) = lastCandidateIndex, last == signature { return index }
-        if kind != .candidate, let (last, index) = lastOtherIndex, last == signature { return index }
+    private mutating func columnIndex(of draft: Draft) -> ColumnIndex {
+        let kind = draft.kind
+        if kind == .candidate, let (last, index) = lastCandidateIndex, draft.hasCanonicalIds(last) { return index }
+        if kind != .candidate, let (last, index) = lastOtherIndex, draft.hasCanonicalIds(last) { return index }
+        let signature = draft.canonicalIds
         let index: ColumnIndex
         if let cached = indexes[signature] {
             index = cached
@@ -327,8 +486,10 @@ struct XMLRecordAssembler {
     }
 
     /// The shared `rawBytes` renderer of records of one kind whose columns had these names in the file.
-    private mutating func shape(_ rawIds: [Int32], _ kind: RecordKind) -> XMLRecordShape {
-        if let last = lastShape, last.kind == kind, last.rawIds == rawIds { return last.shape }
+    private mutating func shape(of draft: Draft) -> XMLRecordShape {
+        let kind = draft.kind
+        if let last = lastShape, last.kind == kind, draft.hasRawIds(last.rawIds) { return last.shape }
+        let rawIds = draft.rawIds
         let key = ShapeKey(kind: kind, rawIds: rawIds)
         let shape: XMLRecordShape
         if let cached = shapes[key] {
@@ -344,9 +505,5 @@ struct XMLRecordAssembler {
         }
         lastShape = (kind, rawIds, shape)
         return shape
-    }
-
-    @inline(__always) private static func makeString(_ pointer: UnsafePointer<xmlChar>, count: Int) -> String {
-        String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 }

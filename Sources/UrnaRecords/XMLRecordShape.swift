@@ -14,11 +14,13 @@ final class XMLRecordShape: Sendable {
         self.names = names
     }
 
-    /// The rawBytes of a record of this shape holding `values` (one per column).
-    func render(_ values: [String?]) -> [UInt8] {
+    /// The rawBytes of a record of this shape whose column texts are `fields` (one field per column).
+    func render(_ fields: EncodedFields) -> [UInt8] {
+        let columns = min(fields.count, names.count)
         var capacity = 32
-        for (i, value) in values.enumerated() where i < names.count {
-            capacity += 2 * names[i].count + 5 + 5 * (value?.utf8.count ?? 0)
+        for i in 0..<columns {
+            let (start, end, _) = fields.span(i)
+            capacity += 2 * names[i].count + 5 + 5 * (end - start)
         }
         capacity = min(capacity, XMLRecordAssembler.maximumRawBytes + 64)
         let (open, close): (StaticString, StaticString) =
@@ -30,19 +32,19 @@ final class XMLRecordShape: Sendable {
         return [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
             var w = Writer(out: out)
             w.put(open)
-            for (i, value) in values.enumerated() where i < names.count {
+            for i in 0..<columns {
                 names[i].withUnsafeBufferPointer { name in
                     w.put(0x3C)
                     w.put(name)
-                    if var value {
+                    if fields.isAbsent(i) {
+                        w.put(0x2F)
                         w.put(0x3E)
-                        value.withUTF8 { w.putEscaped($0) }
+                    } else {
+                        w.put(0x3E)
+                        fields.withFieldBytes(at: i) { w.putEscaped($0) }
                         w.put(0x3C)
                         w.put(0x2F)
                         w.put(name)
-                        w.put(0x3E)
-                    } else {
-                        w.put(0x2F)
                         w.put(0x3E)
                     }
                 }

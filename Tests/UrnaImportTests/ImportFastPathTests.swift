@@ -11,9 +11,12 @@ import UrnaStore
     /// The fixture's header and first row (Latin-1), with NM_UE's bytes replaced by `unit` (kept as given)
     /// and SQ_CANDIDATO by `sq`; with `utf8`, every other field is transcoded to UTF-8.
     private func candidateFile(unit: [UInt8], sq: String, utf8: Bool) throws -> [UInt8] {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv"))))
+        let bytes = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv"))))
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map { Array($0) }
-        let header = lines[0].split(separator: 0x3B, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let header = lines[0].split(separator: 0x3B, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         var fields = lines[1].split(separator: 0x3B, omittingEmptySubsequences: false).map { Array($0) }
         if utf8 {
             fields = fields.map { Array(String($0.map { Character(Unicode.Scalar($0)) }).utf8) }
@@ -34,13 +37,16 @@ import UrnaStore
         let folder = try ImportTestSupport.scratchFolder()
         // The same two bytes in the same column: "Ã" followed by U+0083 in a Latin-1 file, "Ã" in a UTF-8 one.
         let same: [UInt8] = Array("S".utf8) + [0xC3, 0x83] + Array("O".utf8)
-        let latin1 = folder + "/latin1.csv", utf8 = folder + "/utf8.csv"
+        let latin1 = folder + "/latin1.csv"
+        let utf8 = folder + "/utf8.csv"
         try Data(try candidateFile(unit: same, sq: "1", utf8: false)).write(to: URL(fileURLWithPath: latin1))
         try Data(try candidateFile(unit: same, sq: "2", utf8: true)).write(to: URL(fileURLWithPath: utf8))
         let db = folder + "/urna.sqlite"
         let summary = try ImportTestSupport.importFiles([latin1, utf8], into: db)
         #expect(summary.rejected == 0)
-        #expect(try ImportTestSupport.value(db, "SELECT unitName FROM Candidate WHERE sequence = 1") == .text("S\u{C3}\u{83}O"))
+        #expect(
+            try ImportTestSupport.value(db, "SELECT unitName FROM Candidate WHERE sequence = 1")
+                == .text("S\u{C3}\u{83}O"))
         #expect(try ImportTestSupport.value(db, "SELECT unitName FROM Candidate WHERE sequence = 2") == .text("SÃO"))
     }
 
@@ -55,7 +61,8 @@ import UrnaStore
             for column in MapperColumn.allCases where column.repeatsAcrossRows {
                 guard let p = record.columns.position(of: column.name) else { continue }
                 for reading in [FieldInterner.Reading.text, .code] {
-                    let expected = reading == .text ? TSEField.text(record.value(at: p)) : TSEField.code(record.value(at: p))
+                    let expected =
+                        reading == .text ? TSEField.text(record.value(at: p)) : TSEField.code(record.value(at: p))
                     let got = record.withEncodedRow { row in
                         row?.field(p).map { interner.value(column, reading, bytes: $0, encoding: row!.encoding) }
                             ?? FieldInterner.read(reading, record.value(at: p))
@@ -80,8 +87,53 @@ import UrnaStore
         }
     }
 
+    @Test func rememberedUpdateTimestampsNeverLeakBetweenRows() throws {
+        let columns = ColumnIndex(names: [
+            "CD_ELEICAO", "ANO_ELEICAO", "SQ_CANDIDATO", "NR_ORDEM_CANDIDATO", "VR_BEM_CANDIDATO",
+            "DT_ULTIMA_ATUALIZACAO", "HH_ULTIMA_ATUALIZACAO",
+        ])
+        let stamps: [(year: String, date: String?, time: String?)] = [
+            ("2018", "19/09/2018", "10:12:53"), ("2018", "19/09/2018", "10:12:53"), ("2018", "19/09/2018", "11:00:00"),
+            ("2018", "20/09/2018", "11:00:00"), ("2018", "20/09/2018", nil), ("2018", "22-MAR-52", nil),
+            ("1950", "22-MAR-52", nil), ("2018", "not a date", nil), ("2018", nil, "10:12:53"),
+            ("2018", "19/09/2018", "10:12:53"),
+        ]
+        let mapper = ElectionMapper()
+        for (k, stamp) in stamps.enumerated() {
+            let record = Record(
+                kind: .asset, columns: columns,
+                values: ["297", stamp.year, "1", "\(k + 1)", "1,00", stamp.date, stamp.time],
+                location: UrnaRecords.SourceLocation(file: "a.csv", line: k + 2), rawBytes: [])
+            let expected = TSEDate.parse(date: stamp.date, time: stamp.time, referenceYear: Int(stamp.year)! + 1)
+            switch mapper.map(record) {
+            case .success(.asset(let asset)):
+                switch expected {
+                case .date(let date): #expect(asset.good.updatedAt == date, "row \(k)")
+                case .null: #expect(asset.good.updatedAt == nil, "row \(k)")
+                case .invalid: Issue.record("row \(k) mapped, but its timestamp is invalid")
+                }
+            case .failure:
+                #expect(expected == .invalid, "row \(k)")
+            default:
+                Issue.record("row \(k) is not an asset")
+            }
+        }
+    }
+
+    @Test func childIdsAreWhatInterpolationWrites() {
+        let numbers: [Int64] = [0, 1, 9, 10, 99, 100, 250_000_613_880, -1, -10, .max, .min, .max - 1, .min + 1]
+        for parent in ["", "297", "2018/1/ELEIÇÃO GERAL", "2020/1/ELEIÇÕES MUNICIPAIS/123"] {
+            for number in numbers {
+                #expect(ElectionMapper.childID(parent, number) == "\(parent)/\(number)")
+            }
+        }
+    }
+
     @Test func assetOrderFollowsTheIdsBytesAndKeepsArrival() {
-        let ids = ["297/130000613212", "297/130000613203", "1297/130000613203", "297/130000613212", "297/13", "297/130000613203"]
+        let ids = [
+            "297/130000613212", "297/130000613203", "1297/130000613203", "297/130000613212", "297/13",
+            "297/130000613203",
+        ]
         let keys = ids.enumerated().map { AssetOrderKey(candidateID: $0.element, index: $0.offset) }.sorted()
         let order = keys.map { Int($0.index) }
         #expect(order.map { ids[$0] } == ids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
@@ -100,7 +152,9 @@ import UrnaStore
         let rows = try String(contentsOfFile: bens, encoding: .isoLatin1).split(separator: "\n").dropFirst()
         var expected: [String: [String]] = [:]
         for line in rows {
-            let f = line.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"\r")) }
+            let f = line.split(separator: ";", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"\r"))
+            }
             expected["297/" + f[11], default: []].append("297/\(f[11])/\(f[12])")
         }
         let store = try Store.openExisting(path: db, readOnly: true)
