@@ -138,13 +138,19 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
                     o += 3
                 }
             } else {
-                out[o] = 0xC0 | (b >> 6)
-                out[o + 1] = 0x80 | (b & 0x3F)
-                o += 2
+                o = Self.writeLatin1High(b, to: out, at: o)
             }
             i += 1
         }
         return o
+    }
+
+    /// Writes a Latin-1 byte from 0x80 up as its two UTF-8 bytes at `out[o]`; returns the next offset.
+    @inline(__always)
+    static func writeLatin1High(_ b: UInt8, to out: UnsafeMutablePointer<UInt8>, at o: Int) -> Int {
+        out[o] = 0xC0 | (b >> 6)
+        out[o + 1] = 0x80 | (b & 0x3F)
+        return o + 2
     }
 
     private static func decodeUTF8(_ base: UnsafePointer<UInt8>, _ count: Int, collapsing quote: UInt8) -> String {

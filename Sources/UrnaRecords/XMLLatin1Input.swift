@@ -65,9 +65,7 @@ struct XMLLatin1Input {
                 output[o] = byte
                 o += 1
             } else {
-                output[o] = 0xC0 | (byte >> 6)
-                output[o + 1] = 0x80 | (byte & 0x3F)
-                o += 2
+                o = TextEncoding.writeLatin1High(byte, to: output, at: o)
             }
             i += 1
         }
