@@ -16,6 +16,9 @@ final class EnumerationCursor {
     let transfer: TypeTransfer
     let block: (MigrationObject, MigrationObject) throws -> Void
     let select: RowStatement
+    /// When set, old rows come from this reader on a second thread instead of `select` (see
+    /// `OldRowPrefetcher`): objects are then filled whole, not read from a live row.
+    let prefetch: OldRowPrefetcher?
     let db: OpaquePointer
     let lazy: Bool
     let oldLayout: ObjectLayout
@@ -57,18 +60,23 @@ final class EnumerationCursor {
     private let conversions: [Int]
     private let rowidSlot: Int?
     private let computedMask: UInt64
+    /// New columns copied unchanged from an old column (new index, old index), for filling objects whole.
+    private let copies: [(new: Int, old: Int)]
+    /// The rowid of the row `prefetch` handed over last.
+    @exclusivity(unchecked) private var prefetchedRowid: Int64 = 0
     /// The transfer's required columns: those below 64 as a mask, the others listed.
     private let requiredMask: UInt64
     private let requiredHigh: [Int]
 
     init(
-        executor: StepExecutor, transfer t: TypeTransfer, select: RowStatement,
+        executor: StepExecutor, transfer t: TypeTransfer, select: RowStatement, prefetch: OldRowPrefetcher? = nil,
         block: @escaping (MigrationObject, MigrationObject) throws -> Void
     ) {
         self.executor = executor
         transfer = t
         self.block = block
         self.select = select
+        self.prefetch = prefetch
         db = executor.connection.handle
         lazy = t.oldColumns.count <= 64 && t.newColumns.count <= 64
         oldLayout = t.oldLayout!
@@ -84,9 +92,12 @@ final class EnumerationCursor {
         var conversions: [Int] = []
         var rowidSlot: Int?
         var mask: UInt64 = 0
+        var copies: [(Int, Int)] = []
         for (i, op) in t.carryOps.enumerated() {
             switch op {
-            case .copy: continue
+            case .copy(let oi):
+                copies.append((i, oi))
+                continue
             case .constant(let v): constants.append((i, v))
             case .convert: conversions.append(i)
             case .rowid: rowidSlot = i
@@ -97,6 +108,7 @@ final class EnumerationCursor {
         self.conversions = conversions
         self.rowidSlot = rowidSlot
         computedMask = mask
+        self.copies = copies
         requiredMask = t.requiredColumns.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
         requiredHigh = t.requiredColumns.filter { $0 >= 64 }
     }
@@ -106,9 +118,18 @@ final class EnumerationCursor {
         do {
             try finishPrevious()
             while true {
-                guard try select.step() else {
-                    isDone = true
-                    return SQLITE_OK
+                if let prefetch {
+                    makeObjects()
+                    guard let rowid = try prefetch.next(into: oldObject.unsafelyUnwrapped.values.base) else {
+                        isDone = true
+                        return SQLITE_OK
+                    }
+                    prefetchedRowid = rowid
+                } else {
+                    guard try select.step() else {
+                        isDone = true
+                        return SQLITE_OK
+                    }
                 }
                 if try prepareNext() { return SQLITE_OK }
             }
@@ -162,8 +183,8 @@ final class EnumerationCursor {
         return o.escaped
     }
 
-    /// Runs the closure on the current old row; false when the closure deleted the new object.
-    private func prepareNext() throws -> Bool {
+    /// The old and new objects the next row goes into (fresh ones when the closure kept the last ones).
+    private func makeObjects() {
         let t = transfer
         if oldObject == nil {
             oldObject = MigrationObject(
@@ -175,6 +196,12 @@ final class EnumerationCursor {
                 layout: newLayout, executor: executor, values: Array(repeating: .null, count: t.newColumns.count),
                 originKey: nil)
         }
+    }
+
+    /// Runs the closure on the current old row; false when the closure deleted the new object.
+    private func prepareNext() throws -> Bool {
+        let t = transfer
+        makeObjects()
         // The cursor owns both objects (so no reference counting per row); a reference the closure
         // keeps shows in `isKnownUniquelyReferenced` below.
         let old = Unmanaged.passUnretained(oldObject.unsafelyUnwrapped)
@@ -237,9 +264,15 @@ final class EnumerationCursor {
     @inline(__always)
     private func runClosure(_ t: TypeTransfer, _ oldObject: MigrationObject, _ newObject: MigrationObject) throws {
         let ost = oldObject.state
-        if ost.pointee.row !== select { ost.pointee.row = select }
-        ost.pointee.loadedMask = 0
-        if !lazy { oldObject.detach() }
+        if prefetch != nil {
+            // The row's values were moved into the object whole.
+            if ost.pointee.row != nil { ost.pointee.row = nil }
+            ost.pointee.loadedMask = ~0
+        } else {
+            if ost.pointee.row !== select { ost.pointee.row = select }
+            ost.pointee.loadedMask = 0
+            if !lazy { oldObject.detach() }
+        }
         if let k = keyIndex {
             oldObject.load(k)
             ost.pointee.originKey = oldObject.values.base[k]
@@ -249,8 +282,12 @@ final class EnumerationCursor {
         // Data the step discards, counted while the row is here (no second scan of the old table): the
         // rows streamed, less the nils of optional columns (a required column is NOT NULL in the file).
         streamed += 1
-        for k in optionalDropped where sqlite3_column_type(select.handle, Int32(droppedColumns[k])) == SQLITE_NULL {
-            droppedNils[k] += 1
+        if prefetch != nil {
+            for k in optionalDropped where oldObject.values.isNull(droppedColumns[k]) { droppedNils[k] += 1 }
+        } else {
+            for k in optionalDropped where sqlite3_column_type(select.handle, Int32(droppedColumns[k])) == SQLITE_NULL {
+                droppedNils[k] += 1
+            }
         }
         carry(into: newObject, from: oldObject)
         t.currentPending = newObject
@@ -269,8 +306,15 @@ final class EnumerationCursor {
     /// (read on first use), constants and conversions are written now.
     private func carry(into o: MigrationObject, from old: MigrationObject) {
         let st = o.state
-        if st.pointee.row !== select { st.pointee.row = select }
-        st.pointee.loadedMask = computedMask
+        if prefetch != nil {
+            // Filled whole: unchanged columns are copied from the old object now.
+            if st.pointee.row != nil { st.pointee.row = nil }
+            st.pointee.loadedMask = ~0
+            for (n, oi) in copies { o.values.base[n] = old.values.base[oi] }
+        } else {
+            if st.pointee.row !== select { st.pointee.row = select }
+            st.pointee.loadedMask = computedMask
+        }
         st.pointee.dirtyMask = 0
         if !st.pointee.dirtyHigh.isEmpty { st.pointee.dirtyHigh = [] }
         if !st.pointee.inexact.isEmpty { st.pointee.inexact.removeAll(keepingCapacity: true) }
@@ -284,9 +328,11 @@ final class EnumerationCursor {
         st.pointee.originKey = old.state.pointee.originKey
         // A constant still in its slot (the closure left it, or set the same value) stays: no copy.
         for (i, v) in constants where !Self.identical(v, o.values.base + i) { o.values[i] = v }
-        if let r = rowidSlot { o.values[r] = .integer(select.int(at: Int32(transfer.oldColumns.count))) }
+        if let r = rowidSlot {
+            o.values[r] = .integer(prefetch != nil ? prefetchedRowid : select.int(at: Int32(transfer.oldColumns.count)))
+        }
         for i in conversions { executor.convertCarried(transfer, into: o, from: old, column: i) }
-        if !lazy { o.detach() }
+        if !lazy && prefetch == nil { o.detach() }
     }
 
     /// Whether the slot holds exactly `a` (the same bytes: not just an equal value).

@@ -75,6 +75,8 @@ public struct StepReport: Sendable, Codable {
     public var failures: [ValidationFailure] = []
     /// Types whose objects were copied one by one through Swift (the others with one SQL statement).
     public var copiedThroughSwift: [String] = []
+    /// Types whose old rows were read on a second thread while the closures ran (`MigrationOptions.readAhead`).
+    public var readAhead: [String] = []
     public var objectsTouched = 0
     public var durationSeconds: Double = 0
 

@@ -57,10 +57,11 @@ final class MigrationRunner {
                 report.backupPath = b
             }
             clock.mark("begin")
-            for step in plan.resolved {
+            let inWAL = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
+            for (index, step) in plan.resolved.enumerated() {
                 let executor = StepExecutor(
                     connection: c, step: step, family: family.name, log: log, reporter: reporter,
-                    sampleSize: options.sample)
+                    sampleSize: options.sample, readsAhead: options.readAhead && index == 0 && inWAL)
                 do {
                     try executor.run()
                     report.steps.append(executor.report)

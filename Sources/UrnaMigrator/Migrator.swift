@@ -31,13 +31,19 @@ public struct MigrationOptions: Sendable {
     /// PRAGMA statements run on the migration's connection before its transaction begins, e.g.
     /// `["cache_size = -200000"]` for a 200 MB page cache.
     public var pragmas: [String] = []
+    /// Read old rows on a second thread, through a second connection, while the closures run (WAL files, first
+    /// step of a run; see `OldRowPrefetcher`). Off: every row is read through the migration's connection.
+    public var readAhead = true
 
-    public init(sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [])
-    {
+    public init(
+        sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
+        readAhead: Bool = true
+    ) {
         self.sample = sample
         self.integrityCheck = integrityCheck
         self.maxFailures = maxFailures
         self.pragmas = pragmas
+        self.readAhead = readAhead
     }
 }
 

@@ -55,7 +55,15 @@ extension StepExecutor {
             throw MigrationObjectError.unknownType(t.name, version: step.to.version)
         }
         let select = try RowStatement(connection, analysis.selectOldSQL(t))
-        let cursor = EnumerationCursor(executor: self, transfer: t, select: select, block: block)
+        let prefetch =
+            readsAhead
+            ? OldRowPrefetcher(path: connection.path, sql: analysis.selectOldSQL(t), width: t.oldColumns.count + 1) : nil
+        if let prefetch {
+            prefetch.start()
+            report.readAhead.append(t.name)
+        }
+        defer { prefetch?.cancel() }
+        let cursor = EnumerationCursor(executor: self, transfer: t, select: select, prefetch: prefetch, block: block)
         let previous = source.cursor
         source.cursor = cursor
         defer { source.cursor = previous }

@@ -39,10 +39,17 @@ final class StepExecutor {
     var report: StepReport
     var samplesBefore: [String: [(key: SQLValue, sample: ObjectSample)]] = [:]
 
+    /// Whether enumerations may read old rows through a second connection on another thread
+    /// (`OldRowPrefetcher`): only when the old tables still hold exactly their committed rows (the first
+    /// step of a run; later steps read tables the run itself wrote) and the file is in WAL mode (a reader
+    /// there never blocks the writer).
+    let readsAhead: Bool
+
     init(
         connection: Connection, step: ResolvedStep, family: String, log: FailureLog, reporter: MigrationReporter?,
-        sampleSize: Int
+        sampleSize: Int, readsAhead: Bool = false
     ) {
+        self.readsAhead = readsAhead
         self.connection = connection
         self.step = step
         self.family = family

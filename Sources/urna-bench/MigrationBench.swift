@@ -103,6 +103,7 @@ func runMigrationBench(rows: Int, rounds: Int = 3, directory: String? = nil) thr
             format:
                 "ratio migrator / SQL (medians): %.2fx wall (target <= 2x: %@), %.2fx CPU (without integrity_check %.2fx wall, %.2fx CPU)",
             ratio, ratio <= 2 ? "met" : "NOT met", m.cpu / h.cpu, q.wall / h.wall, q.cpu / h.cpu))
+    print("(CPU is the calling thread's: the migrator's second thread, which reads old rows ahead, is not in it)")
     print("phases of the last round (wall s / CPU s):")
     print("  migrator:            " + phases.summary)
     print("  migrator, no check:  " + quickPhases.summary)
