@@ -131,10 +131,16 @@ final class OldRowPrefetcher: @unchecked Sendable {
             while true {
                 let values = UnsafeMutablePointer<SQLValue>.allocate(capacity: Self.rowsPerBatch * width)
                 var rows = 0
-                while rows < Self.rowsPerBatch, try s.step() {
-                    let row = values + rows * width
-                    for i in 0..<width { (row + i).initialize(to: RowStatement.value(s.handle, Int32(i))) }
-                    rows += 1
+                do {
+                    while rows < Self.rowsPerBatch, try s.step() {
+                        let row = values + rows * width
+                        for i in 0..<width { (row + i).initialize(to: RowStatement.value(s.handle, Int32(i))) }
+                        rows += 1
+                    }
+                } catch {
+                    values.deinitialize(count: rows * width)
+                    values.deallocate()
+                    throw error
                 }
                 let last = rows < Self.rowsPerBatch
                 condition.lock()
