@@ -42,7 +42,10 @@ final class RecordPipeline: @unchecked Sendable {
     private var producerDone = false
     private var cancelled = false
     private var bytesReadShared: Int64 = 0
+    /// The reading thread, until it ends: it holds this pipeline (its closure does), so keeping it here
+    /// any longer would be a reference cycle that leaks the pipeline and the batches it holds.
     private var thread: Thread?
+    private var started = false
     /// Batches the writer is done with, dropped by the reader thread: memory is freed by the thread
     /// that allocated it, which keeps the two threads from contending for malloc's locks.
     private var recycled: [[PipelineItem]] = []
@@ -59,7 +62,10 @@ final class RecordPipeline: @unchecked Sendable {
         let t = Thread { [self] in produce() }
         t.name = "urna-import-reader"
         t.stackSize = 1 << 20
+        condition.lock()
         thread = t
+        started = true
+        condition.unlock()
         t.start()
     }
 
@@ -105,7 +111,7 @@ final class RecordPipeline: @unchecked Sendable {
         cancelled = true
         queue.removeAll()
         condition.broadcast()
-        while thread != nil && !producerDone { condition.wait() }
+        while started && !producerDone { condition.wait() }
         condition.unlock()
     }
 
@@ -119,6 +125,7 @@ final class RecordPipeline: @unchecked Sendable {
             condition.lock()
             if !batch.isEmpty && !cancelled { queue.append(batch) }
             producerDone = true
+            thread = nil
             condition.broadcast()
             condition.unlock()
         }

@@ -26,7 +26,9 @@ final class OldRowPrefetcher: @unchecked Sendable {
     private var finished = false
     private var failure: Error?
     private var cancelled = false
+    /// The reading thread, until it ends (it holds this object: kept longer, that would be a leaking cycle).
     private var thread: Thread?
+    private var started = false
     private var threadDone = false
     /// The batch being consumed (consumer thread only).
     private var current: (values: UnsafeMutablePointer<SQLValue>, rows: Int)?
@@ -53,7 +55,10 @@ final class OldRowPrefetcher: @unchecked Sendable {
         let t = Thread { [self] in produce() }
         t.name = "urna-migrate-reader"
         t.stackSize = 1 << 20
+        condition.lock()
         thread = t
+        started = true
+        condition.unlock()
         t.start()
     }
 
@@ -82,7 +87,7 @@ final class OldRowPrefetcher: @unchecked Sendable {
         condition.lock()
         cancelled = true
         condition.broadcast()
-        while thread != nil && !threadDone { condition.wait() }
+        while started && !threadDone { condition.wait() }
         let left = queue
         queue = []
         condition.unlock()
@@ -117,6 +122,7 @@ final class OldRowPrefetcher: @unchecked Sendable {
         defer {
             condition.lock()
             threadDone = true
+            thread = nil
             condition.broadcast()
             condition.unlock()
         }

@@ -25,6 +25,13 @@ import UrnaStore
         return (reports[0], reports[1], data[0], data[1])
     }
 
+    /// Paths the process has open below `folder` (from /proc/self/fd).
+    static func openFiles(under folder: String) -> [String] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+            .filter { $0.hasPrefix(folder + "/") }
+    }
+
     @Test func petsThroughAClosureThatKeepsDeletesAndChanges() throws {
         let dir = try Fixture.directory()
         let source = dir.file("pets.sqlite")
@@ -75,6 +82,19 @@ import UrnaStore
         #expect(e.on.steps[0].readAhead.isEmpty == false)
         #expect(e.on.steps[1].readAhead == [])
         #expect(e.onData == e.offData)
+    }
+
+    @Test func everyConnectionIsClosedAfterwards() throws {
+        let dir = try Fixture.directory()
+        let source = dir.file("pets.sqlite")
+        try EnumerationReuseTests.file(source)
+        let family = EnumerationReuseTests.family { m in
+            try m.enumerateObjects(ofType: "Pet") { old, new in new["label"] = old["name"] }
+        }
+        let r = try Self.bothWays(source, in: dir, family: family)
+        #expect(r.on.steps.first?.readAhead == ["Pet"])
+        // The reading thread's connection too: nothing below the folder is still open.
+        #expect(Self.openFiles(under: dir.path) == [])
     }
 
     @Test func aRollbackJournalFileReadsThroughTheMigrationsConnection() throws {
