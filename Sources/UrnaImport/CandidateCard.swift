@@ -76,7 +76,8 @@ public enum CandidateCard {
         out.append(try text(c, "nickname").isEmpty ? try text(c, "name") : try text(c, "nickname"))
         out.append("  Number \(try int(c, "number").map(String.init) ?? "-") · \(try post(c))")
         if let party {
-            out.append("  \(try text(party, "name")) - \(try text(party, "acronym")) (party \(try int(party, "number") ?? 0))")
+            out.append(
+                "  \(try text(party, "name")) - \(try text(party, "acronym")) (party \(try int(party, "number") ?? 0))")
         }
         if let election {
             var line = "  \(try text(election, "electionDescription")), round \(try int(election, "round") ?? 1)"
@@ -189,7 +190,9 @@ public enum CandidateCard {
         return linked.isEmpty ? (published ?? "-") : linked.joined(separator: " / ")
     }
 
-    static func text(_ o: DynamicObject, _ name: String) throws -> String { try o.value(forKey: name).stringValue ?? "" }
+    static func text(_ o: DynamicObject, _ name: String) throws -> String {
+        try o.value(forKey: name).stringValue ?? ""
+    }
 
     static func optionalText(_ o: DynamicObject, _ name: String) throws -> String? {
         guard let s = try o.value(forKey: name).stringValue, !s.isEmpty else { return nil }

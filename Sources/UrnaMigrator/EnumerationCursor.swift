@@ -350,7 +350,8 @@ final class EnumerationCursor {
             return a.withUTF8 { p in b.withUTF8 { q in memcmp(p.baseAddress!, q.baseAddress!, n) == 0 } }
         case .integer(let x): if case .integer(let y) = b.pointee { return x == y } else { return false }
         case .null: if case .null = b.pointee { return true } else { return false }
-        case .real(let x): if case .real(let y) = b.pointee { return x.bitPattern == y.bitPattern } else { return false }
+        case .real(let x):
+            if case .real(let y) = b.pointee { return x.bitPattern == y.bitPattern } else { return false }
         case .blob(let x): if case .blob(let y) = b.pointee { return x == y } else { return false }
         }
     }

@@ -57,7 +57,8 @@ extension StepExecutor {
         let select = try RowStatement(connection, analysis.selectOldSQL(t))
         let prefetch =
             readsAhead
-            ? OldRowPrefetcher(path: connection.path, sql: analysis.selectOldSQL(t), width: t.oldColumns.count + 1) : nil
+            ? OldRowPrefetcher(path: connection.path, sql: analysis.selectOldSQL(t), width: t.oldColumns.count + 1)
+            : nil
         if let prefetch {
             prefetch.start()
             report.readAhead.append(t.name)
@@ -115,7 +116,9 @@ extension StepExecutor {
             return false
         }
         if !st.pointee.inexact.isEmpty { recordInexact(o, of: t) }
-        for i in t.requiredColumns where o.isLoaded(i) && o.values.isNull(i) { requiredValueMissing(o, of: t, column: i) }
+        for i in t.requiredColumns where o.isLoaded(i) && o.values.isNull(i) {
+            requiredValueMissing(o, of: t, column: i)
+        }
         if st.pointee.changed && !st.pointee.isCreated { t.changed += 1 }
         return true
     }

@@ -15,7 +15,9 @@ enum BenchHarness {
 
     /// Runs any program and measures wall time and its own peak RSS (VmHWM).
     static func measure(executable: String, _ args: [String], stdinPath: String? = nil) throws -> Measurement {
-        let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("urna-bench-\(UUID().uuidString).out").path
+        let outPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "urna-bench-\(UUID().uuidString).out"
+        ).path
         FileManager.default.createFile(atPath: outPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outPath) }
         var fileActions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
@@ -24,7 +26,7 @@ enum BenchHarness {
         posix_spawn_file_actions_addopen(&fileActions, 1, outPath, O_WRONLY | O_TRUNC, 0o644)
         if let stdinPath { posix_spawn_file_actions_addopen(&fileActions, 0, stdinPath, O_RDONLY, 0) }
         let argv = ([executable] + args).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for p in argv { free(p) } }
         var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
         let rc = posix_spawnp(&pid, executable, &fileActions, nil, argv, environ)
@@ -43,7 +45,9 @@ enum BenchHarness {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw BenchError("\(executable) \(args.joined(separator: " ")) failed (status \(status)): \(output)") }
+        guard status == 0 else {
+            throw BenchError("\(executable) \(args.joined(separator: " ")) failed (status \(status)): \(output)")
+        }
         return Measurement(seconds: seconds, peakMB: Double(peakKB) / 1024, output: output)
     }
 

@@ -10,11 +10,21 @@ enum BenchMain {
         var i = 0
         while i < args.count {
             switch args[i] {
-            case "--only": i += 1; sections = Set(args[i].split(separator: ",").map(String.init))
-            case "--rows": i += 1; rows = Int(args[i]) ?? rows
-            case "--candidates": i += 1; candidates = Int(args[i]) ?? candidates
-            case "--assets": i += 1; assets = Int(args[i]) ?? assets
-            case "--rounds": i += 1; rounds = max(Int(args[i]) ?? rounds, 1)
+            case "--only":
+                i += 1
+                sections = Set(args[i].split(separator: ",").map(String.init))
+            case "--rows":
+                i += 1
+                rows = Int(args[i]) ?? rows
+            case "--candidates":
+                i += 1
+                candidates = Int(args[i]) ?? candidates
+            case "--assets":
+                i += 1
+                assets = Int(args[i]) ?? assets
+            case "--rounds":
+                i += 1
+                rounds = max(Int(args[i]) ?? rounds, 1)
             case "--help":
                 print(
                     """
@@ -23,23 +33,29 @@ enum BenchMain {
                     XML parts run both sides --rounds times (default 3), taking turns, and compare the medians.
                     """)
                 return 0
-            default: print("unknown argument \(args[i])"); return 64
+            default:
+                print("unknown argument \(args[i])")
+                return 64
             }
             i += 1
         }
         do {
-            print("# urna benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores); each part runs in its own process")
+            print(
+                "# urna benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores); each part runs in its own process"
+            )
             if sections.contains("store") { try StoreBench.run(rows: rows) }
             if sections.contains("migrate") {
                 print("\n## Migration: \(rows) Person objects, people v0 -> v2 through the closures")
                 try runMigrationBench(rows: rows, rounds: rounds, directory: try BenchHarness.temporaryDirectory().path)
             }
             if sections.contains("import") {
-                let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
+                let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                    .appendingPathComponent("urna").path
                 try ImportBench.run(candidates: candidates, assets: assets, urna: urna, rounds: rounds)
             }
             if sections.contains("xml") {
-                let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("urna").path
+                let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                    .appendingPathComponent("urna").path
                 try XMLBench.run(urna: urna, candidates: candidates, assets: assets, rounds: rounds)
             }
         } catch {

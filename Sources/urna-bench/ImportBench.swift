@@ -7,7 +7,8 @@ import UrnaRecords
 enum ImportBench {
     static func run(candidates: Int, assets: Int, urna: String, rounds: Int = 3) throws {
         let dir = try BenchHarness.temporaryDirectory()
-        print("\n## Import: \(candidates) candidacies + \(assets) assets (Latin-1, as TSE ships them), \(rounds) rounds")
+        print(
+            "\n## Import: \(candidates) candidacies + \(assets) assets (Latin-1, as TSE ships them), \(rounds) rounds")
         let candidateSource = try readZipMember("SampleData/consulta_cand_2018_BRASIL.zip")
         let assetSource = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "SampleData/bem_candidato_2018_MG.csv")))
         let files = try ImportWorkload.build(
@@ -76,7 +77,9 @@ enum ImportBench {
 
     /// Imports `files` into a fresh `db` and prints when each phase began and how long it lasted.
     static func phases(db: String, files: [String]) throws {
-        for suffix in ["", "-wal", "-shm", "-journal", ".rejects.csv"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal", ".rejects.csv"] {
+            try? FileManager.default.removeItem(atPath: db + suffix)
+        }
         let recording = RecordingImportProgress()
         let start = DispatchTime.now().uptimeNanoseconds
         _ = try Importer(options: ImportOptions(dbPath: db), progress: recording).run(files: files)
@@ -95,7 +98,9 @@ enum ImportBench {
     /// The first data member of a zip, whole (the sample zip is about 19 MB unpacked).
     static func readZipMember(_ path: String) throws -> [UInt8] {
         let zip = try ZipArchive(path: path, name: (path as NSString).lastPathComponent)
-        guard let entry = zip.entries.first(where: { $0.isDataFile }) else { throw BenchError("\(path) has no data member") }
+        guard let entry = zip.entries.first(where: { $0.isDataFile }) else {
+            throw BenchError("\(path) has no data member")
+        }
         let source = try zip.open(entry)
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)

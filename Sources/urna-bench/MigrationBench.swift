@@ -45,11 +45,15 @@ func runMigrationBench(rows: Int, rounds: Int = 3, directory: String? = nil) thr
     var sqlPhases = MigrationBench.Phases()
     var same = true
     var rssAfter = rssBefore
-    print(BenchHarness.row(["round", "migrator (s wall / CPU)", "no integrity_check", "hand-written SQL", "ratio (wall)"]))
+    print(
+        BenchHarness.row(["round", "migrator (s wall / CPU)", "no integrity_check", "hand-written SQL", "ratio (wall)"])
+    )
     print(BenchHarness.row(["---", "---", "---", "---", "---"]))
     for round in 1...max(rounds, 1) {
         for path in [viaMigrator, viaSQL, viaQuick] {
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
             try FileManager.default.copyItem(atPath: pristine, toPath: path)
         }
         phases = MigrationBench.Phases()
@@ -92,7 +96,8 @@ func runMigrationBench(rows: Int, rounds: Int = 3, directory: String? = nil) thr
             format:
                 "medians: migrator, closures + checks (integrity_check, foreign keys, shape): %.2f s wall, %.2f s CPU",
             m.wall, m.cpu))
-    print(String(format: "         migrator, closures, integrity_check skipped: %.2f s wall, %.2f s CPU", q.wall, q.cpu))
+    print(
+        String(format: "         migrator, closures, integrity_check skipped: %.2f s wall, %.2f s CPU", q.wall, q.cpu))
     print(
         String(
             format: "         hand-written SQL (new table, INSERT ... SELECT, drop, rename): %.2f s wall, %.2f s CPU",

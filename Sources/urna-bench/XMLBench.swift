@@ -32,7 +32,9 @@ enum XMLBench {
             for suffix in ["", "-wal", "-shm", "-journal", ".rejects.csv"] {
                 try? FileManager.default.removeItem(atPath: freshDB + suffix)
             }
-            if let xmllint { peers.append(try BenchHarness.measure(executable: xmllint, ["--stream", "--noout", xml])) }
+            if let xmllint {
+                peers.append(try BenchHarness.measure(executable: xmllint, ["--stream", "--noout", xml]))
+            }
             imports.append(try BenchHarness.measure(executable: urna, ["import", "--db", freshDB, "--quiet", xml]))
             print(
                 BenchHarness.row([

@@ -30,8 +30,10 @@ enum CLI {
     static let version = "0.1.0"
 
     static var commands: [Command] {
-        [InitCommand.command, StatusCommand.command, QueryCommand.command, SchemaCommand.command,
-         ImportCommand.command, ShowCommand.command, MigrateCommand.command, ExportCommand.command]
+        [
+            InitCommand.command, StatusCommand.command, QueryCommand.command, SchemaCommand.command,
+            ImportCommand.command, ShowCommand.command, MigrateCommand.command, ExportCommand.command,
+        ]
     }
 
     static func overview() -> String {
@@ -44,7 +46,9 @@ enum CLI {
             SUBCOMMANDS:
 
             """
-        for c in commands { s += "  " + c.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
+        for c in commands {
+            s += "  " + c.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.spec.abstract + "\n"
+        }
         s += """
 
             OPTIONS:
@@ -77,7 +81,9 @@ enum CLI {
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
             var msg = "Error: unknown subcommand '\(first)'"
-            if let hint = ArgumentParser.suggestion(for: first, among: commands.map(\.spec.name)) { msg += "; did you mean '\(hint)'?" }
+            if let hint = ArgumentParser.suggestion(for: first, among: commands.map(\.spec.name)) {
+                msg += "; did you mean '\(hint)'?"
+            }
             printError(msg + "\nRun 'urna --help' for the list of subcommands.")
             return ExitCode.usage
         }
@@ -109,7 +115,9 @@ enum CLI {
     static func classify(_ error: Error, database: String? = nil) -> (Int32, String) {
         if let e = error as? ExitCodeProviding {
             // Only the documented codes leave the tool; anything else a library suggests is a failure.
-            let documented: Set<Int32> = [ExitCode.ok, ExitCode.failure, ExitCode.usage, ExitCode.badData, ExitCode.missingInput]
+            let documented: Set<Int32> = [
+                ExitCode.ok, ExitCode.failure, ExitCode.usage, ExitCode.badData, ExitCode.missingInput,
+            ]
             return (documented.contains(e.exitCode) && e.exitCode != 0 ? e.exitCode : ExitCode.failure, "\(error)")
         }
         switch error {
@@ -124,26 +132,47 @@ enum CLI {
             let db = database ?? "the database"
             if e.isReadOnly { return (ExitCode.failure, "\(db) is read-only (\(e.message)); nothing was changed") }
             if e.isBusy {
-                return (ExitCode.failure, "\(db) is locked by another process that is writing to it (\(e.message)); nothing was changed: try again when it finishes")
+                return (
+                    ExitCode.failure,
+                    "\(db) is locked by another process that is writing to it (\(e.message)); nothing was changed: try again when it finishes"
+                )
             }
-            if e.isDiskFull { return (ExitCode.failure, "the disk holding \(db) is full (\(e.message)); nothing was changed: free some space and run again") }
+            if e.isDiskFull {
+                return (
+                    ExitCode.failure,
+                    "the disk holding \(db) is full (\(e.message)); nothing was changed: free some space and run again"
+                )
+            }
             if e.primaryCode == 26 {  // SQLITE_NOTADB
-                return (ExitCode.badData, "\(db) is not an SQLite database (\(e.message)): give --db the path of an Urna file")
+                return (
+                    ExitCode.badData,
+                    "\(db) is not an SQLite database (\(e.message)): give --db the path of an Urna file"
+                )
             }
             if e.primaryCode == 11 {  // SQLITE_CORRUPT
-                return (ExitCode.badData, "\(db) is damaged (\(e.message)); nothing was changed: see `sqlite3 FILE 'PRAGMA "
-                    + "integrity_check'` and restore the file from a backup (urna migrate keeps one as FILE.v<N>.bak)")
+                return (
+                    ExitCode.badData,
+                    "\(db) is damaged (\(e.message)); nothing was changed: see `sqlite3 FILE 'PRAGMA "
+                        + "integrity_check'` and restore the file from a backup (urna migrate keeps one as FILE.v<N>.bak)"
+                )
             }
             if e.primaryCode == 14, let database, !isWritableFolder(of: database) {  // SQLITE_CANTOPEN
                 let name = (database as NSString).lastPathComponent
-                let walSize = (try? FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? NSNumber)?.intValue
+                let walSize =
+                    (try? FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? NSNumber)?.intValue
                 if (walSize ?? 0) > 0 {
-                    return (ExitCode.failure, "cannot open \(database) (\(e.message)): its write-ahead log \(name)-wal holds changes "
-                        + "not yet in the file, and SQLite needs to create \(name)-shm in the same folder to read them, which cannot be "
-                        + "written; copy the file and its -wal to a writable place")
+                    return (
+                        ExitCode.failure,
+                        "cannot open \(database) (\(e.message)): its write-ahead log \(name)-wal holds changes "
+                            + "not yet in the file, and SQLite needs to create \(name)-shm in the same folder to read them, which cannot be "
+                            + "written; copy the file and its -wal to a writable place"
+                    )
                 }
-                return (ExitCode.failure, "cannot open \(database) (\(e.message)): its folder cannot be written, and SQLite "
-                    + "needs to create \(name)-shm there to read a file in WAL mode; copy the file to a writable place")
+                return (
+                    ExitCode.failure,
+                    "cannot open \(database) (\(e.message)): its folder cannot be written, and SQLite "
+                        + "needs to create \(name)-shm there to read a file in WAL mode; copy the file to a writable place"
+                )
             }
             return (ExitCode.failure, database.map { "\($0): \(e)" } ?? "\(e)")
         default: return (ExitCode.failure, "\(error)")
@@ -169,7 +198,9 @@ func databasePath(_ p: ParsedArguments) -> String { p.value("db") ?? "urna.sqlit
 /// while a command runs would mix the old and the new state in one output.
 func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     guard FileManager.default.fileExists(atPath: path) else {
-        throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db PATH, or create it with `urna init` or `urna import`")
+        throw CLIError(
+            ExitCode.missingInput,
+            "\(path) does not exist: give --db PATH, or create it with `urna init` or `urna import`")
     }
     guard readOnly else { return try Store.openExisting(path: path, readOnly: false) }
     for _ in 0..<10 {
@@ -183,7 +214,9 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
         }
         try? store.connection.execute("ROLLBACK")  // a migration committed in between: open again
     }
-    throw CLIError(ExitCode.failure, "\(path) kept changing its schema while urna tried to read it; try again when the migration finishes")
+    throw CLIError(
+        ExitCode.failure,
+        "\(path) kept changing its schema while urna tried to read it; try again when the migration finishes")
 }
 
 /// Whether the folder holding `path` exists and can be written (for root too: a read-only mount or an
@@ -207,18 +240,23 @@ func requireWritableDatabase(_ path: String, command: String) throws {
     if FileManager.default.fileExists(atPath: path) {
         if access(path, W_OK) != 0 {
             let why = String(cString: strerror(errno))
-            throw CLIError(ExitCode.failure, "\(path) is read-only (\(why)): \(command) must write to it; \(unchanged). "
-                + "Make it writable (a read-write mount, chattr -i, chmod u+w) or work on a copy")
+            throw CLIError(
+                ExitCode.failure,
+                "\(path) is read-only (\(why)): \(command) must write to it; \(unchanged). "
+                    + "Make it writable (a read-write mount, chattr -i, chmod u+w) or work on a copy")
         }
     }
     let dir = folder(of: path)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-        throw CLIError(ExitCode.failure, "the folder \(dir) does not exist: create it or give another --db PATH; \(unchanged)")
+        throw CLIError(
+            ExitCode.failure, "the folder \(dir) does not exist: create it or give another --db PATH; \(unchanged)")
     }
     if access(dir, W_OK) != 0 {
         let why = String(cString: strerror(errno))
-        throw CLIError(ExitCode.failure, "the folder \(dir) is read-only (\(why)): SQLite writes its journal next to \(path), "
-            + "so \(command) cannot run there; \(unchanged). Move the file to a writable folder")
+        throw CLIError(
+            ExitCode.failure,
+            "the folder \(dir) is read-only (\(why)): SQLite writes its journal next to \(path), "
+                + "so \(command) cannot run there; \(unchanged). Move the file to a writable folder")
     }
 }

@@ -4,7 +4,8 @@ import UrnaStore
 enum QueryCommand {
     static let spec = CommandSpec(
         name: "query", abstract: "Print the objects of one type that match a predicate.",
-        usage: "urna query [--db PATH] TYPE [PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N] [--count] [--fields a,b,party.acronym] [--json|--csv]",
+        usage:
+            "urna query [--db PATH] TYPE [PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N] [--count] [--fields a,b,party.acronym] [--json|--csv]",
         discussion: """
             PREDICATE uses Realm/NSPredicate syntax: = == != < <= > >= BEGINSWITH ENDSWITH CONTAINS LIKE IN BETWEEN,
             [c] case- and [d] diacritic-insensitive, AND OR NOT, parentheses, nil, key paths through links
@@ -22,7 +23,9 @@ enum QueryCommand {
             .flag("json", "Print a JSON array."),
             .flag("csv", "Print CSV with a header row."),
         ],
-        positionals: [("TYPE", "Object type, e.g. Candidate."), ("PREDICATE", "Optional filter, e.g. \"post == 'PREFEITO'\".")],
+        positionals: [
+            ("TYPE", "Object type, e.g. Candidate."), ("PREDICATE", "Optional filter, e.g. \"post == 'PREFEITO'\"."),
+        ],
         minPositionals: 1, maxPositionals: 2,
         examples: [
             "urna query Candidate \"post ==[c] 'prefeito' AND unitName == 'BELO HORIZONTE'\" --sort nickname --fields nickname,party.acronym",
@@ -35,7 +38,8 @@ enum QueryCommand {
         let store = try openExistingStore(databasePath(p), readOnly: true)
         let typeName = p.positionals[0]
         guard let type = store.schema[type: typeName], !type.embedded else {
-            var msg = "unknown type '\(typeName)'; the file has: \(store.schema.tableTypes.map(\.name).joined(separator: ", "))"
+            var msg =
+                "unknown type '\(typeName)'; the file has: \(store.schema.tableTypes.map(\.name).joined(separator: ", "))"
             if let hint = ArgumentParser.suggestion(for: typeName, among: store.schema.tableTypes.map(\.name)) {
                 msg += " (did you mean '\(hint)'?)"
             }
@@ -59,7 +63,8 @@ enum QueryCommand {
         if let f = p.value("fields") {
             projection = try Projection(type: type, spec: f, schema: store.schema)
         } else {
-            let fields = (type.primaryKey == nil ? [Projection.Field(name: "_id", keyPath: "_id")] : [])
+            let fields =
+                (type.primaryKey == nil ? [Projection.Field(name: "_id", keyPath: "_id")] : [])
                 + type.properties.filter { p in
                     if p.ignored { return false }
                     if case .linkingObjects = p.type { return false }
@@ -72,15 +77,22 @@ enum QueryCommand {
             out += "["
             var first = true
             for o in try results.objects() {
-                out += (first ? "\n" : ",\n") + JSONText.object(try projection.apply(to: o).map { ($0.0, JSONText.output($0.1)) })
+                out +=
+                    (first ? "\n" : ",\n")
+                    + JSONText.object(try projection.apply(to: o).map { ($0.0, JSONText.output($0.1)) })
                 first = false
-                if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
+                if out.utf8.count > 1 << 16 {
+                    print(out, terminator: "")
+                    out = ""
+                }
             }
             out += first ? "]" : "\n]"
             print(out)
         } else if p.has("csv") {
             print(projection.fields.map { CSVText.field($0.name) }.joined(separator: ","))
-            for o in try results.objects() { print(try projection.apply(to: o).map { CSVText.field(CSVText.output($0.1)) }.joined(separator: ",")) }
+            for o in try results.objects() {
+                print(try projection.apply(to: o).map { CSVText.field(CSVText.output($0.1)) }.joined(separator: ","))
+            }
         } else {
             var n = 0
             for o in try results.objects() {

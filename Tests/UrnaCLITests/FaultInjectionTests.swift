@@ -7,14 +7,17 @@ import Testing
 /// and the database exactly as it was (same bytes, same `.dump`, same version, integrity_check ok).
 @Suite("Fault injection: disk full, read-only, locked, bad backup paths", .serialized)
 struct FaultInjectionTests {
-    func expectUnchanged(_ db: String, _ before: DatabaseSnapshot, _ what: String, onReadOnlyMedia: Bool = false,
-                         sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectUnchanged(
+        _ db: String, _ before: DatabaseSnapshot, _ what: String, onReadOnlyMedia: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let after = try DatabaseSnapshot(db, onReadOnlyMedia: onReadOnlyMedia)
         #expect(after.userVersion == before.userVersion, "\(what): version", sourceLocation: sourceLocation)
         #expect(after.dump == before.dump, "\(what): content changed", sourceLocation: sourceLocation)
         #expect(after.bytes == before.bytes, "\(what): bytes changed", sourceLocation: sourceLocation)
-        #expect(try DatabaseSnapshot.checks(db, onReadOnlyMedia: onReadOnlyMedia) == "ok", "\(what): integrity",
-                sourceLocation: sourceLocation)
+        #expect(
+            try DatabaseSnapshot.checks(db, onReadOnlyMedia: onReadOnlyMedia) == "ok", "\(what): integrity",
+            sourceLocation: sourceLocation)
     }
 
     // MARK: - Disk full
@@ -50,7 +53,9 @@ struct FaultInjectionTests {
         #expect(FaultFixtures.listing(fs.directory) == [], "left behind: \(FaultFixtures.listing(fs.directory))")
     }
 
-    @Test("migrate of a file that nearly fills its tmpfs: disk full with --no-backup, with a backup elsewhere, and when the backup does not fit")
+    @Test(
+        "migrate of a file that nearly fills its tmpfs: disk full with --no-backup, with a backup elsewhere, and when the backup does not fit"
+    )
     func migrateDiskFull() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -80,8 +85,10 @@ struct FaultInjectionTests {
 
         let beside = try CLIRunner.run(["migrate", "--db", db])
         #expect(beside.code == 1, "\(beside.stderr)")
-        #expect(beside.stderr.hasPrefix("Error: cannot write the backup \(db).v0.bak: database or disk is full; the file was not changed"),
-                "\(beside.stderr)")
+        #expect(
+            beside.stderr.hasPrefix(
+                "Error: cannot write the backup \(db).v0.bak: database or disk is full; the file was not changed"),
+            "\(beside.stderr)")
         try expectUnchanged(db, before, "backup beside the file")
         #expect(FaultFixtures.listing(fs.directory) == ["people.sqlite"], "\(FaultFixtures.listing(fs.directory))")
 
@@ -94,19 +101,27 @@ struct FaultInjectionTests {
         let backup = tiny.path("people.bak")
         let backupFull = try CLIRunner.run(["migrate", "--db", roomy, "--backup", backup])
         #expect(backupFull.code == 1, "\(backupFull.stderr)")
-        #expect(backupFull.stderr.hasPrefix("Error: cannot write the backup \(backup): database or disk is full"), "\(backupFull.stderr)")
+        #expect(
+            backupFull.stderr.hasPrefix("Error: cannot write the backup \(backup): database or disk is full"),
+            "\(backupFull.stderr)")
         try expectUnchanged(roomy, roomyBefore, "backup on a full disk")
-        #expect(FaultFixtures.listing(tiny.directory) == [], "partial backup left: \(FaultFixtures.listing(tiny.directory))")
+        #expect(
+            FaultFixtures.listing(tiny.directory) == [], "partial backup left: \(FaultFixtures.listing(tiny.directory))"
+        )
 
         // Control: with room for both, the same file migrates (so the failures above were the disk's).
-        let fine = try CLIRunner.run(["migrate", "--db", roomy, "--backup", dir.appendingPathComponent("fine.bak").path])
+        let fine = try CLIRunner.run([
+            "migrate", "--db", roomy, "--backup", dir.appendingPathComponent("fine.bak").path,
+        ])
         #expect(fine.code == 0, "\(fine.stderr)")
         #expect(try Shell.sqlite(roomy, "PRAGMA user_version") == "2")
     }
 
     // MARK: - Read-only
 
-    @Test("A read-only mount: import and migrate refuse, naming the file and 'Read-only file system'; reads and a dry run still work")
+    @Test(
+        "A read-only mount: import and migrate refuse, naming the file and 'Read-only file system'; reads and a dry run still work"
+    )
     func readOnlyMount() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -123,36 +138,47 @@ struct FaultInjectionTests {
             let source = dir.appendingPathComponent("pending.sqlite").path
             try FileManager.default.copyItem(atPath: dir.appendingPathComponent("p.sqlite").path, toPath: source)
             // sqlite3 copies the file and its WAL while its connection is still open (closing would checkpoint).
-            let copy = try Shell.run("sqlite3", [
-                source, "PRAGMA wal_autocheckpoint = 0", "DELETE FROM Person WHERE _id > 10",
-                ".shell cp \(source) \(pending) && cp \(source)-wal \(pending)-wal",
-            ])
+            let copy = try Shell.run(
+                "sqlite3",
+                [
+                    source, "PRAGMA wal_autocheckpoint = 0", "DELETE FROM Person WHERE _id > 10",
+                    ".shell cp \(source) \(pending) && cp \(source)-wal \(pending)-wal",
+                ])
             try #require(copy.code == 0, "\(copy.stderr)")
             let walSize = try FileManager.default.attributesOfItem(atPath: pending + "-wal")[.size] as? NSNumber
             try #require((walSize?.intValue ?? 0) > 0)
         }
-        let electionsBefore = try DatabaseSnapshot(elections), peopleBefore = try DatabaseSnapshot(people)
+        let electionsBefore = try DatabaseSnapshot(elections)
+        let peopleBefore = try DatabaseSnapshot(people)
         try fs.remountReadOnly()
         // Root ignores permission bits, not a read-only mount: prove writing is really denied.
         #expect(FileHandle(forWritingAtPath: people) == nil, "the read-only mount let root write")
 
         let i = try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.mgPair)
         #expect(i.code == 1, "\(i.stderr)")
-        #expect(i.stderr.hasPrefix("Error: \(elections) is read-only (Read-only file system): urna import must write to it; nothing was changed"),
-                "\(i.stderr)")
+        #expect(
+            i.stderr.hasPrefix(
+                "Error: \(elections) is read-only (Read-only file system): urna import must write to it; nothing was changed"
+            ),
+            "\(i.stderr)")
         for args in [["migrate", "--db", people], ["migrate", "--db", people, "--no-backup"]] {
             let m = try CLIRunner.run(args)
             #expect(m.code == 1, "\(args): \(m.stderr)")
-            #expect(m.stderr.hasPrefix("Error: \(people) is read-only (Read-only file system): urna migrate must write to it"),
-                    "\(args): \(m.stderr)")
+            #expect(
+                m.stderr.hasPrefix(
+                    "Error: \(people) is read-only (Read-only file system): urna migrate must write to it"),
+                "\(args): \(m.stderr)")
         }
         // A backup into the read-only folder, of a file that is writable elsewhere.
         let writable = dir.appendingPathComponent("p.sqlite").path
         let writableBefore = try DatabaseSnapshot(writable)
         let b = try CLIRunner.run(["migrate", "--db", writable, "--backup", fs.path("p.bak")])
         #expect(b.code == 1, "\(b.stderr)")
-        #expect(b.stderr.contains("the folder \(fs.directory.path) of the backup path \(fs.path("p.bak")) cannot be written (Read-only file system)"),
-                "\(b.stderr)")
+        #expect(
+            b.stderr.contains(
+                "the folder \(fs.directory.path) of the backup path \(fs.path("p.bak")) cannot be written (Read-only file system)"
+            ),
+            "\(b.stderr)")
         try expectUnchanged(writable, writableBefore, "backup into a read-only folder")
         // A dry run works on a private copy, so the read-only file can still be previewed.
         let dry = try CLIRunner.run(["migrate", "--db", people, "--dry-run"])
@@ -171,45 +197,68 @@ struct FaultInjectionTests {
         // what to do, rather than "unable to open database file" alone.
         let w = try CLIRunner.run(["query", "--db", pending, "Person", "--count"])
         #expect(w.code == 1)
-        #expect(w.stderr.contains("cannot open \(pending)") && w.stderr.contains("holds changes not yet in the file") && w.stderr.contains("copy the file and its -wal to a writable place"), "\(w.stderr)")
+        #expect(
+            w.stderr.contains("cannot open \(pending)") && w.stderr.contains("holds changes not yet in the file")
+                && w.stderr.contains("copy the file and its -wal to a writable place"), "\(w.stderr)")
 
         try expectUnchanged(elections, electionsBefore, "import on a read-only mount", onReadOnlyMedia: true)
         try expectUnchanged(people, peopleBefore, "migrate on a read-only mount", onReadOnlyMedia: true)
-        #expect(FaultFixtures.listing(fs.directory) == ["pending.sqlite", "pending.sqlite-wal", "people.sqlite", "urna.sqlite"])
+        #expect(
+            FaultFixtures.listing(fs.directory) == [
+                "pending.sqlite", "pending.sqlite-wal", "people.sqlite", "urna.sqlite",
+            ])
     }
 
-    @Test("An immutable file (chattr +i, which stops root too): import and migrate refuse, nothing changes, no backup left")
+    @Test(
+        "An immutable file (chattr +i, which stops root too): import and migrate refuse, nothing changes, no backup left"
+    )
     func immutableFile() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         // On a tmpfs of its own, so a crash mid-test cannot leave an undeletable file in the temporary folder.
         let fs = try SmallFileSystem.mountOrSkip(kilobytes: 4096, under: dir)
         defer { fs.unmount() }
-        let elections = fs.path("urna.sqlite"), people = fs.path("people.sqlite")
+        let elections = fs.path("urna.sqlite")
+        let people = fs.path("people.sqlite")
         try #require(try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.acPair).code == 0)
         try FaultFixtures.peopleV0(at: people, rows: 2_000)
-        let electionsBefore = try DatabaseSnapshot(elections), peopleBefore = try DatabaseSnapshot(people)
+        let electionsBefore = try DatabaseSnapshot(elections)
+        let peopleBefore = try DatabaseSnapshot(people)
         let chattr = try Shell.run("chattr", ["+i", elections, people])
         if chattr.code != 0 {
-            try Test.cancel(Comment(rawValue: "skipped: chattr +i is not available here (\(chattr.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))"))
+            try Test.cancel(
+                Comment(
+                    rawValue:
+                        "skipped: chattr +i is not available here (\(chattr.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))"
+                ))
         }
         defer { _ = try? Shell.run("chattr", ["-i", elections, people]) }
         #expect(FileHandle(forWritingAtPath: people) == nil, "chattr +i did not stop root from writing")
 
         let i = try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.mgPair)
         #expect(i.code == 1, "\(i.stderr)")
-        #expect(i.stderr.hasPrefix("Error: \(elections) is read-only (Operation not permitted): urna import must write to it"), "\(i.stderr)")
+        #expect(
+            i.stderr.hasPrefix(
+                "Error: \(elections) is read-only (Operation not permitted): urna import must write to it"),
+            "\(i.stderr)")
         let m = try CLIRunner.run(["migrate", "--db", people])
         #expect(m.code == 1, "\(m.stderr)")
-        #expect(m.stderr.hasPrefix("Error: \(people) is read-only (Operation not permitted): urna migrate must write to it"), "\(m.stderr)")
+        #expect(
+            m.stderr.hasPrefix(
+                "Error: \(people) is read-only (Operation not permitted): urna migrate must write to it"), "\(m.stderr)"
+        )
         try expectUnchanged(elections, electionsBefore, "import on an immutable file")
         try expectUnchanged(people, peopleBefore, "migrate on an immutable file")
-        #expect(!FaultFixtures.listing(fs.directory).contains { $0.hasSuffix(".bak") }, "\(FaultFixtures.listing(fs.directory))")
+        #expect(
+            !FaultFixtures.listing(fs.directory).contains { $0.hasSuffix(".bak") },
+            "\(FaultFixtures.listing(fs.directory))")
     }
 
     // MARK: - Locked
 
-    @Test("Another process holds the write lock: import and migrate wait, then say the file is locked; nothing lost; they succeed once it is free")
+    @Test(
+        "Another process holds the write lock: import and migrate wait, then say the file is locked; nothing lost; they succeed once it is free"
+    )
     func lockedFile() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -217,7 +266,8 @@ struct FaultInjectionTests {
         try #require(try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.acPair).code == 0)
         let people = dir.appendingPathComponent("people.sqlite").path
         try FaultFixtures.peopleV0(at: people, rows: 2_000)
-        let electionsBefore = try DatabaseSnapshot(elections), peopleBefore = try DatabaseSnapshot(people)
+        let electionsBefore = try DatabaseSnapshot(elections)
+        let peopleBefore = try DatabaseSnapshot(people)
 
         let holdElections = try WriteLockHolder(database: elections, statement: "UPDATE Party SET name = name")
         defer { holdElections.release() }
@@ -225,13 +275,17 @@ struct FaultInjectionTests {
         defer { holdPeople.release() }
         let i = try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.mgPair)
         #expect(i.code == 1, "\(i.stderr)")
-        #expect(i.stderr.hasPrefix("Error: \(elections): the database is locked by another process that is writing to it"), "\(i.stderr)")
+        #expect(
+            i.stderr.hasPrefix("Error: \(elections): the database is locked by another process that is writing to it"),
+            "\(i.stderr)")
         #expect(i.stderr.contains("try again when that process finishes"), "\(i.stderr)")
         let m = try CLIRunner.run(["migrate", "--db", people])
         #expect(m.code == 1, "\(m.stderr)")
-        #expect(m.stderr.hasPrefix("Error: \(people) is locked by another process that is writing to it"), "\(m.stderr)")
+        #expect(
+            m.stderr.hasPrefix("Error: \(people) is locked by another process that is writing to it"), "\(m.stderr)")
         #expect(m.stderr.contains("try again when it finishes"), "\(m.stderr)")
-        #expect(!FaultFixtures.listing(dir).contains { $0.hasSuffix(".bak") }, "backup left: \(FaultFixtures.listing(dir))")
+        #expect(
+            !FaultFixtures.listing(dir).contains { $0.hasSuffix(".bak") }, "backup left: \(FaultFixtures.listing(dir))")
         holdElections.release()
         holdPeople.release()
 
@@ -258,10 +312,15 @@ struct FaultInjectionTests {
         let listing = FaultFixtures.listing(dir)
 
         let cases: [(path: String, code: Int32, message: String)] = [
-            (dir.appendingPathComponent("missing/b.bak").path, 1,
-             "Error: the folder \(dir.path)/missing of the backup path \(dir.path)/missing/b.bak does not exist"),
+            (
+                dir.appendingPathComponent("missing/b.bak").path, 1,
+                "Error: the folder \(dir.path)/missing of the backup path \(dir.path)/missing/b.bak does not exist"
+            ),
             (folder.path, 1, "Error: the backup path \(folder.path) is a folder: give a file path"),
-            (existing.path, 1, "Error: the backup path \(existing.path) already exists: urna never overwrites a file with a backup"),
+            (
+                existing.path, 1,
+                "Error: the backup path \(existing.path) already exists: urna never overwrites a file with a backup"
+            ),
             (db, 1, "Error: the backup path \(db) already exists"),
             ("", 64, "Error: --backup needs a file path (or use --no-backup)"),
         ]

@@ -18,7 +18,9 @@ import UrnaStore
         let folder = try ImportTestSupport.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var inputs: [String] = []
-        for name in ["sample_consulta_cand_2018_MG.58col.csv", "sample_bem_candidato_2018_MG.csv", "export/utf8_candidato.xml"] {
+        for name in [
+            "sample_consulta_cand_2018_MG.58col.csv", "sample_bem_candidato_2018_MG.csv", "export/utf8_candidato.xml",
+        ] {
             let copy = (folder as NSString).appendingPathComponent((name as NSString).lastPathComponent)
             try FileManager.default.copyItem(atPath: ImportTestSupport.fixture(name), toPath: copy)
             inputs.append(copy)

@@ -26,7 +26,8 @@ import UrnaStore
 
     static func family(_ closure: @escaping MigrationClosure) -> SchemaFamily {
         SchemaFamily(
-            name: "pets", versions: [SchemaVersion(v0), SchemaVersion(v1, step: MigrationStep("label", migration: closure))])
+            name: "pets",
+            versions: [SchemaVersion(v0), SchemaVersion(v1, step: MigrationStep("label", migration: closure))])
     }
 
     /// 300 pets; every third has a nickname (the others nil); ages 0...299.
@@ -132,8 +133,10 @@ import UrnaStore
     @Test func textRoundTripsAndDefaultsStayPerObject() throws {
         let dir = try Fixture.directory()
         let path = dir.file("pets.sqlite")
-        let names = ["", "Ana", "José", "Conceição da Silva", String(repeating: "x", count: 15),
-                     String(repeating: "y", count: 16), "日本語のテキスト", "a\u{301}"]
+        let names = [
+            "", "Ana", "José", "Conceição da Silva", String(repeating: "x", count: 15),
+            String(repeating: "y", count: 16), "日本語のテキスト", "a\u{301}",
+        ]
         do {
             let store = try Store(path: path, schema: EnumerationReuseTests.v0)
             try store.write {
@@ -193,7 +196,11 @@ import UrnaStore
         #expect(seen.rows.count == 300)
         for (i, row) in seen.rows.enumerated() {
             let nickname: Value = i % 3 == 0 ? .string("nick\(i)") : .null
-            #expect(row == [.int(Int64(i)), .int(Int64(i)), .string("pet\(i)"), nickname, .string("pet\(i)"), nickname, .int(Int64(i))], "row \(i)")
+            #expect(
+                row == [
+                    .int(Int64(i)), .int(Int64(i)), .string("pet\(i)"), nickname, .string("pet\(i)"), nickname,
+                    .int(Int64(i)),
+                ], "row \(i)")
         }
         let labels = try EnumerationReuseTests.rows(path).map(\.label)
         #expect(labels == (0..<300).map { $0 % 3 == 0 ? "nick\($0)" : "pet\($0)" })

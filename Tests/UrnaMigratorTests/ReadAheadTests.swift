@@ -17,7 +17,9 @@ import UrnaStore
         for (name, readAhead) in [("on", true), ("off", false)] {
             let path = dir.file("\(name).sqlite")
             try FileManager.default.copyItem(atPath: source, toPath: path)
-            if let journalMode { try Connection(path: path, create: false).execute("PRAGMA journal_mode = \(journalMode)") }
+            if let journalMode {
+                try Connection(path: path, create: false).execute("PRAGMA journal_mode = \(journalMode)")
+            }
             let migrator = Migrator(family: family, options: MigrationOptions(readAhead: readAhead))
             reports.append(try migrator.run(try migrator.plan(path: path), backup: .none))
             data.append(try Fixture.dump(path))

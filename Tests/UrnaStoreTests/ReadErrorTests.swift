@@ -1,18 +1,23 @@
 import Foundation
 import Testing
+
 @testable import UrnaStore
 
 /// Reads that fail must say so: `count` used to swallow SQLite errors and answer 0, and a column that another
 /// process renamed away used to read as its own name (SQLite's double-quoted string fallback).
 @Suite("Reads report their errors")
 struct ReadErrorTests {
-    static let people = try! Schema(family: "people", version: 2, types: [
-        ObjectSchema("Person", [
-            Property("fullName", .string, default: ""),
-            Property("email", .string, default: ""),
-            Property("age", .int64, default: 0, indexed: true),
+    static let people = try! Schema(
+        family: "people", version: 2,
+        types: [
+            ObjectSchema(
+                "Person",
+                [
+                    Property("fullName", .string, default: ""),
+                    Property("email", .string, default: ""),
+                    Property("age", .int64, default: 0, indexed: true),
+                ])
         ])
-    ])
 
     func temporaryFile() throws -> (dir: URL, path: String) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-count-\(UUID().uuidString)")
@@ -120,7 +125,9 @@ struct ReadErrorTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
             let store = try Store(path: path, schema: Self.people)
-            try store.write { try store.create("Person", value: ["fullName": "Ada", "email": "ada@example.org", "age": 36]) }
+            try store.write {
+                try store.create("Person", value: ["fullName": "Ada", "email": "ada@example.org", "age": 36])
+            }
         }
         let store = try Store.openExisting(path: path, readOnly: true)
         let ada = try #require(try store.objects("Person").first)
@@ -148,7 +155,8 @@ struct ReadOnlyMediaTests {
 
     @Test("A file on a writable file system is never opened as immutable")
     func writableIsNotSettled() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("urna-ro-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("urna-ro-\(UUID().uuidString).sqlite")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         _ = try Connection(path: path)
         #expect(Connection.isSettledOnReadOnlyMedia(path) == false)

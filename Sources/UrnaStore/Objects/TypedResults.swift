@@ -75,7 +75,9 @@ extension Store {
 
     /// Deletes a typed object.
     public func delete(_ object: Object) throws {
-        guard let d = object.managedObject else { throw StoreError.unmanagedObject(type: Swift.type(of: object).typeName) }
+        guard let d = object.managedObject else {
+            throw StoreError.unmanagedObject(type: Swift.type(of: object).typeName)
+        }
         try delete(d)
         object.managedObject = nil
     }
@@ -91,7 +93,9 @@ extension Store {
         }
         let tt = try objectSchema(target)
         var keys: [SQLValue] = []
-        for m in members { keys.append(try upsert(type: tt, input: m, update: tt.primaryKey == nil ? .error : .modified)) }
+        for m in members {
+            keys.append(try upsert(type: tt, input: m, update: tt.primaryKey == nil ? .error : .modified))
+        }
         try replaceList(owner: owner.type, property: p, ownerKey: key, targets: keys)
         pendingChanges.modified[owner.type.name, default: 0] += 1
         generation += 1

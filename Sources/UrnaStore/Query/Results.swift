@@ -32,7 +32,10 @@ public final class Results: Sequence {
     private var cachedKeys: [SQLValue]?
     private var cachedGeneration = -1
 
-    init(store: Store, type: ObjectSchema, scope: Scope, predicate: QueryPredicate? = nil, sorts: [SortKey] = [], limit: Int? = nil) {
+    init(
+        store: Store, type: ObjectSchema, scope: Scope, predicate: QueryPredicate? = nil, sorts: [SortKey] = [],
+        limit: Int? = nil
+    ) {
         self.store = store
         self.type = type
         self.scope = scope
@@ -56,7 +59,8 @@ public final class Results: Sequence {
     /// The results that also match a parsed predicate.
     public func filter(_ p: QueryPredicate) -> Results {
         let combined: QueryPredicate = predicate.map { .and([$0, p]) } ?? p
-        return Results(store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount)
+        return Results(
+            store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount)
     }
 
     /// Sorted by one key path (through to-one links allowed).
@@ -71,7 +75,9 @@ public final class Results: Sequence {
 
     /// At most `n` objects.
     public func limit(_ n: Int) -> Results {
-        Results(store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: Swift.max(0, n))
+        Results(
+            store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: Swift.max(0, n)
+        )
     }
 
     /// The number of matching objects (one COUNT query; no rows are read).
@@ -154,7 +160,8 @@ public final class Results: Sequence {
             encoded = value.isNull ? .null : ValueCodec.encodeKey(k)
             _ = target
         } else {
-            encoded = ValueCodec.encode(try ValueCodec.coerce(value, to: p, in: type.name), as: p.type, schema: store.schema)
+            encoded = ValueCodec.encode(
+                try ValueCodec.coerce(value, to: p, in: type.name), as: p.type, schema: store.schema)
         }
         let (sql, bindings) = try keySQL()
         try store.connection.run(
@@ -196,7 +203,8 @@ public final class Results: Sequence {
             bindings.append(owner)
             defaultOrder = "l0.position"
         case .inverseList(let lt, let target):
-            conditions.append("EXISTS (SELECT 1 FROM \(Identifier.quoted(lt)) l0 WHERE l0.owner = \(key) AND l0.target = ?)")
+            conditions.append(
+                "EXISTS (SELECT 1 FROM \(Identifier.quoted(lt)) l0 WHERE l0.owner = \(key) AND l0.target = ?)")
             bindings.append(target)
         case .inverseLink(let column, let target):
             conditions.append("t0.\(Identifier.quoted(column)) = ?")

@@ -154,8 +154,9 @@ public final class Connection {
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(handle) != 0 ? sqlite3_extended_errcode(handle) : rc,
-                    message: lastErrorMessage, sql: sql)
+        SQLiteError(
+            code: sqlite3_extended_errcode(handle) != 0 ? sqlite3_extended_errcode(handle) : rc,
+            message: lastErrorMessage, sql: sql)
     }
 
     /// `PRAGMA user_version`.

@@ -44,7 +44,9 @@ public final class Statement {
         case .real(let d): rc = sqlite3_bind_double(handle, index, d)
         case .text(let s): rc = bindTextReturningCode(s, at: index)
         case .blob(let b):
-            rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+            rc = b.withUnsafeBytes {
+                sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient)
+            }
         }
         if rc != SQLITE_OK { throw connection.error(rc, sql: sql) }
     }
@@ -62,7 +64,9 @@ public final class Statement {
     /// SQLite only reads parameters while the statement steps, which needs a reset before it binds again.
     @inline(__always) func bindTextReturningCode(_ s: String, at index: Int32) -> Int32 {
         let arena: ByteArena
-        if let a = boundText { arena = a } else {
+        if let a = boundText {
+            arena = a
+        } else {
             arena = ByteArena(chunkSize: 4096)
             boundText = arena
         }

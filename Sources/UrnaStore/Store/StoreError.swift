@@ -33,7 +33,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .outOfRange(let t, let p, let v, let r): "\(t).\(p): \(v) is out of range (\(r))"
         case .readOnlyProperty(let t, let p): "\(t).\(p) is computed (inverse link) and cannot be set"
         case .noPrimaryKey(let t): "\(t) has no primary key: update: needs one"
-        case .duplicatePrimaryKey(let t, let k): "\(t) with primary key \(k) already exists: use update: .modified to upsert"
+        case .duplicatePrimaryKey(let t, let k):
+            "\(t) with primary key \(k) already exists: use update: .modified to upsert"
         case .missingPrimaryKey(let t): "\(t) needs its primary key value"
         case .objectNotFound(let t, let k): "no \(t) with key \(k)"
         case .unmanagedObject(let t): "this \(t) is not stored in a store yet: add it first"
@@ -41,7 +42,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .familyMismatch(let f, let e): "the file holds family '\(f)', not '\(e)'"
         case .tooManyValues(let t, let g, let e): "\(t) takes at most \(e) values in order, \(g) were given"
         case .invalidated(let t): "this \(t) was deleted"
-        case .indexOutOfRange(let i, let n): "index \(i) is out of range: the results hold \(n) object\(n == 1 ? "" : "s")"
+        case .indexOutOfRange(let i, let n):
+            "index \(i) is out of range: the results hold \(n) object\(n == 1 ? "" : "s")"
         }
     }
 }
