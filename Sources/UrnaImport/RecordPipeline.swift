@@ -42,9 +42,7 @@ final class RecordPipeline: @unchecked Sendable {
     private var producerDone = false
     private var cancelled = false
     private var bytesReadShared: Int64 = 0
-    /// The reading thread, until it ends: it holds this pipeline (its closure does), so keeping it here
-    /// any longer would be a reference cycle that leaks the pipeline and the batches it holds.
-    private var thread: Thread?
+    /// Whether the reading thread was started (`cancel` then waits for `producerDone`).
     private var started = false
     /// Batches the writer is done with, dropped by the reader thread: memory is freed by the thread
     /// that allocated it, which keeps the two threads from contending for malloc's locks.
@@ -59,14 +57,10 @@ final class RecordPipeline: @unchecked Sendable {
 
     /// Starts the reading thread.
     func start() {
-        let t = Thread { [self] in produce() }
-        t.name = "urna-import-reader"
-        t.stackSize = 1 << 20
         condition.lock()
-        thread = t
         started = true
         condition.unlock()
-        t.start()
+        startWorkerThread(named: "urna-import-reader") { [self] in produce() }
     }
 
     /// Calls `body` with every item in order, until every input has been read or `body` throws.
@@ -125,7 +119,6 @@ final class RecordPipeline: @unchecked Sendable {
             condition.lock()
             if !batch.isEmpty && !cancelled { queue.append(batch) }
             producerDone = true
-            thread = nil
             condition.broadcast()
             condition.unlock()
         }

@@ -26,8 +26,7 @@ final class OldRowPrefetcher: @unchecked Sendable {
     private var finished = false
     private var failure: Error?
     private var cancelled = false
-    /// The reading thread, until it ends (it holds this object: kept longer, that would be a leaking cycle).
-    private var thread: Thread?
+    /// Whether the reading thread was started (`cancel` then waits for `threadDone`).
     private var started = false
     private var threadDone = false
     /// The batch being consumed (consumer thread only).
@@ -52,14 +51,10 @@ final class OldRowPrefetcher: @unchecked Sendable {
 
     /// Starts the reading thread.
     func start() {
-        let t = Thread { [self] in produce() }
-        t.name = "urna-migrate-reader"
-        t.stackSize = 1 << 20
         condition.lock()
-        thread = t
         started = true
         condition.unlock()
-        t.start()
+        startWorkerThread(named: "urna-migrate-reader") { [self] in produce() }
     }
 
     /// Moves the next row's values into `old[0..<width-1]` and returns its rowid; nil when every row was read.
@@ -100,6 +95,7 @@ final class OldRowPrefetcher: @unchecked Sendable {
         }
     }
 
+    /// Frees a batch whose `rows` rows all still hold their values.
     private func free(_ batch: (values: UnsafeMutablePointer<SQLValue>, rows: Int)) {
         batch.values.deinitialize(count: batch.rows * width)
         batch.values.deallocate()
@@ -122,7 +118,6 @@ final class OldRowPrefetcher: @unchecked Sendable {
         defer {
             condition.lock()
             threadDone = true
-            thread = nil
             condition.broadcast()
             condition.unlock()
         }
@@ -144,8 +139,7 @@ final class OldRowPrefetcher: @unchecked Sendable {
                         rows += 1
                     }
                 } catch {
-                    values.deinitialize(count: rows * width)
-                    values.deallocate()
+                    free((values, rows))
                     throw error
                 }
                 let last = rows < Self.rowsPerBatch
@@ -153,15 +147,10 @@ final class OldRowPrefetcher: @unchecked Sendable {
                 while queue.count >= Self.queueDepth && !cancelled { condition.wait() }
                 if cancelled {
                     condition.unlock()
-                    values.deinitialize(count: rows * width)
-                    values.deallocate()
+                    free((values, rows))
                     return
                 }
-                if rows > 0 {
-                    queue.append((values, rows))
-                } else {
-                    values.deallocate()
-                }
+                if rows > 0 { queue.append((values, rows)) } else { free((values, 0)) }
                 if last { finished = true }
                 condition.broadcast()
                 condition.unlock()
