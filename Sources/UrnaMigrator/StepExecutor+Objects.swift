@@ -54,11 +54,10 @@ extension StepExecutor {
         guard let source = sources[t.name] else {
             throw MigrationObjectError.unknownType(t.name, version: step.to.version)
         }
-        let select = try RowStatement(connection, analysis.selectOldSQL(t))
+        let selectSQL = analysis.selectOldSQL(t)
+        let select = try RowStatement(connection, selectSQL)
         let prefetch =
-            readsAhead
-            ? OldRowPrefetcher(path: connection.path, sql: analysis.selectOldSQL(t), width: t.oldColumns.count + 1)
-            : nil
+            readsAhead ? OldRowPrefetcher(path: connection.path, sql: selectSQL, width: t.oldColumns.count + 1) : nil
         if let prefetch {
             prefetch.start()
             report.readAhead.append(t.name)

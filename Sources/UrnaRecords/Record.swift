@@ -89,9 +89,12 @@ public struct Record: Sendable {
         self.xmlShape = nil
     }
 
-    /// A record the XML reader built: `fields` hold its columns' UTF-8 texts (absent ones flagged);
-    /// its `rawBytes` are rendered by `xml` on demand.
-    init(kind: RecordKind, columns: ColumnIndex, fields: EncodedFields, location: SourceLocation, xml: XMLRecordShape) {
+    /// A record over bytes: a CSV row's (fields decoded on access; `xml` nil), or the XML reader's, whose
+    /// `fields` hold its columns' UTF-8 texts (absent ones flagged) and whose `rawBytes` `xml` renders on demand.
+    init(
+        kind: RecordKind, columns: ColumnIndex, fields: EncodedFields, location: SourceLocation,
+        xml: XMLRecordShape? = nil
+    ) {
         self.kind = kind
         self.columns = columns
         self.location = location
@@ -99,17 +102,6 @@ public struct Record: Sendable {
         self.strings = []
         self.stringsRawBytes = []
         self.xmlShape = xml
-    }
-
-    /// A record over a CSV row's bytes; fields are decoded on access.
-    init(kind: RecordKind, columns: ColumnIndex, fields: EncodedFields, location: SourceLocation) {
-        self.kind = kind
-        self.columns = columns
-        self.location = location
-        self.fields = fields
-        self.strings = []
-        self.stringsRawBytes = []
-        self.xmlShape = nil
     }
 
     /// How many fields the record has (for CSV, the layout's column count).
