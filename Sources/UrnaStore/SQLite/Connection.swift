@@ -23,8 +23,8 @@ public final class Connection {
     public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
         _ = sqliteConfigured
         var db = try Self.open(path, readOnly: readOnly, create: create, immutable: false)
-        if readOnly, sqlite3_exec(db, "PRAGMA schema_version", nil, nil, nil) & 0xFF == SQLITE_CANTOPEN,
-            Self.isSettledOnReadOnlyMedia(path)
+        if readOnly, Self.isSettledOnReadOnlyMedia(path),
+            sqlite3_exec(db, "PRAGMA schema_version", nil, nil, nil) & 0xFF == SQLITE_CANTOPEN
         {
             sqlite3_close_v2(db)
             db = try Self.open(path, readOnly: true, create: false, immutable: true)
