@@ -1,5 +1,6 @@
 import Foundation
 import UrnaRecords
+import UrnaStore
 
 /// What the reading side hands to the writing side, in file order.
 enum PipelineItem: Sendable {
