@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "UrnaSchemas", targets: ["UrnaSchemas"]),
         .library(name: "UrnaRecords", targets: ["UrnaRecords"]),
         .library(name: "UrnaImport", targets: ["UrnaImport"]),
+        .library(name: "UrnaCommandLine", targets: ["UrnaCommandLine"]),
         .executable(name: "urna", targets: ["urna"]),
     ],
     targets: [
@@ -28,7 +29,9 @@ let package = Package(
         .target(name: "UrnaRecords", dependencies: ["CLibXML2", "CZlib"]),
         // Records -> election objects -> store; exports.
         .target(name: "UrnaImport", dependencies: ["UrnaStore", "UrnaSchemas", "UrnaRecords"]),
-        .executableTarget(name: "urna", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords"]),
+        // Every urna command, for any families: `urna` itself and an app's own executable.
+        .target(name: "UrnaCommandLine", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords"]),
+        .executableTarget(name: "urna", dependencies: ["UrnaCommandLine", "UrnaSchemas"]),
         .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
         .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite"]),

@@ -39,7 +39,7 @@ enum MigrateCommand {
         if p.has("dry-run") {
             // The registry reads the family from a private copy: the file itself is never opened.
             do {
-                let report = try SchemaFamilies.registry.dryRun(path: path, to: try p.int("to"), sample: sample)
+                let report = try CommandContext.current.registry.dryRun(path: path, to: try p.int("to"), sample: sample)
                 print(p.has("json") ? report.renderJSON() : report.renderText())
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
             } catch let e as MigrationError {
@@ -61,9 +61,9 @@ enum MigrateCommand {
             }
             recorded = r
         }
-        guard let family = SchemaFamilies.named(recorded.family) else {
+        guard let family = CommandContext.current.family(named: recorded.family) else {
             throw CLIError(ExitCode.badData,
-                "\(path) holds family '\(recorded.family)', which this urna does not know (known: \(SchemaFamilies.all.map(\.name).joined(separator: ", ")))")
+                "\(path) holds family '\(recorded.family)', which this urna does not know (known: \(CommandContext.current.familyNames))")
         }
         let target = try p.int("to") ?? family.latestVersion
         let migrator = Migrator(family: family)

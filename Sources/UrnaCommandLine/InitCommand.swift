@@ -8,7 +8,7 @@ enum InitCommand {
     static let spec = CommandSpec(
         name: "init", abstract: "Create an empty database file at a schema family's version.",
         usage: "urna init [--db PATH] --family NAME [--version N]",
-        discussion: "Families: \(SchemaFamilies.all.map(\.name).joined(separator: ", ")). Without --version, the latest.",
+        discussion: "Families: \(CommandContext.current.familyNames). Without --version, the latest.",
         options: [
             .value("db", "PATH", "File to create (default: urna.sqlite); it must not exist yet."),
             .value("family", "NAME", "Schema family, e.g. elections or people."),
@@ -18,9 +18,9 @@ enum InitCommand {
         examples: ["urna init --db people.sqlite --family people --version 0", "urna init --db tse.sqlite --family elections"])
 
     static let command = Command(spec: spec) { p in
-        guard let name = p.value("family") else { throw UsageError("--family is required (one of: \(SchemaFamilies.all.map(\.name).joined(separator: ", ")))") }
-        guard let family = SchemaFamilies.named(name) else {
-            throw UsageError("unknown family '\(name)'; known: \(SchemaFamilies.all.map(\.name).joined(separator: ", "))")
+        guard let name = p.value("family") else { throw UsageError("--family is required (one of: \(CommandContext.current.familyNames))") }
+        guard let family = CommandContext.current.family(named: name) else {
+            throw UsageError("unknown family '\(name)'; known: \(CommandContext.current.familyNames)")
         }
         let version = try p.int("version") ?? family.latest.version
         guard let schema = family.schema(version: version) else {
@@ -53,8 +53,8 @@ enum SchemaCommand {
 
     static let command = Command(spec: spec) { p in
         guard let name = p.value("family") else { throw UsageError("--family is required") }
-        guard let family = SchemaFamilies.named(name) else {
-            throw UsageError("unknown family '\(name)'; known: \(SchemaFamilies.all.map(\.name).joined(separator: ", "))")
+        guard let family = CommandContext.current.family(named: name) else {
+            throw UsageError("unknown family '\(name)'; known: \(CommandContext.current.familyNames)")
         }
         if p.has("diff") {
             guard p.positionals.count == 2, let a = Int(p.positionals[0]), let b = Int(p.positionals[1]) else {
@@ -90,7 +90,7 @@ enum StatusCommand {
         let path = databasePath(p)
         let store = try openExistingStore(path, readOnly: true)
         let counts = try store.counts()
-        let family = SchemaFamilies.named(store.schema.family)
+        let family = CommandContext.current.family(named: store.schema.family)
         let latest = family?.latest.version
         let pending = (family?.versions.map(\.schema.version) ?? []).filter { $0 > store.schema.version }
         if p.has("json") {

@@ -1,0 +1,50 @@
+import Foundation
+import UrnaMigrator
+
+/// The `urna` command line as a library: an app's own executable gets every command for its own schema
+/// families, with its own name in help and messages.
+///
+/// ```swift
+/// // Sources/library-cli/main.swift of an app
+/// import UrnaCommandLine
+/// UrnaCommandLine.main(families: [LibrarySchema.family], toolName: "library-cli")
+/// ```
+public enum UrnaCommandLine {
+    /// Runs the command named by the process's arguments for these families and exits with its code.
+    public static func main(families: [SchemaFamily], toolName: String? = nil) -> Never {
+        let name = toolName ?? (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "urna")
+        exit(run(Array(CommandLine.arguments.dropFirst()), families: families, toolName: name))
+    }
+
+    /// Runs one command line (without the program name) for these families and returns its exit code.
+    public static func run(_ arguments: [String], families: [SchemaFamily], toolName: String = "urna") -> Int32 {
+        CommandContext.install(CommandContext(families: families, toolName: toolName))
+        return CLI.main(arguments)
+    }
+}
+
+/// What the running command line knows: its families and the name it is called by.
+struct CommandContext: Sendable {
+    let families: [SchemaFamily]
+    let toolName: String
+
+    var registry: FamilyRegistry { FamilyRegistry(families) }
+    var familyNames: String { families.map(\.name).joined(separator: ", ") }
+    func family(named name: String) -> SchemaFamily? { families.first { $0.name == name } }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var installed = CommandContext(families: [], toolName: "urna")
+
+    /// The context of this process's command line (set once by `UrnaCommandLine.run`).
+    static var current: CommandContext {
+        lock.lock()
+        defer { lock.unlock() }
+        return installed
+    }
+
+    static func install(_ context: CommandContext) {
+        lock.lock()
+        installed = context
+        lock.unlock()
+    }
+}
