@@ -28,7 +28,7 @@ let package = Package(
         // Files -> records: byte input, CSV, XML, zip, TSE layouts. Knows nothing of the store.
         .target(name: "UrnaRecords", dependencies: ["CLibXML2", "CZlib"]),
         // Records -> election objects -> store; exports.
-        .target(name: "UrnaImport", dependencies: ["UrnaStore", "UrnaSchemas", "UrnaRecords"]),
+        .target(name: "UrnaImport", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaRecords"]),
         // Every urna command, for any families: `urna` itself and an app's own executable.
         .target(name: "UrnaCommandLine", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords"]),
         .executableTarget(name: "urna", dependencies: ["UrnaCommandLine", "UrnaSchemas"]),

@@ -95,7 +95,10 @@ enum CLI {
         var database: String?
         do {
             let parsed = try ArgumentParser.parse(rest, spec: command.spec)
-            if command.spec.options.contains(where: { $0.name == "db" }) { database = databasePath(parsed) }
+            if command.spec.options.contains(where: { $0.name == "db" }) {
+                database = databasePath(parsed)
+                try InputChecks.checkDatabase(databasePath(parsed))
+            }
             return try command.run(parsed)
         } catch let e as UsageError {
             printError("Error: \(e.message)\nUsage: \(command.spec.usage)\nSee 'urna \(command.spec.name) --help'.")

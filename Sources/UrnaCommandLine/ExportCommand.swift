@@ -22,7 +22,9 @@ enum ExportCommand {
             (ISO-8859-1) like TSE's files unless --encoding utf8; XML writes other characters as &#N;, CSV
             refuses them. CPF, e-mail and voter ID are written only if the file holds them (the output file is
             then created readable by you only). Memory stays flat whatever the size; --out is written to a
-            temporary file renamed at the end, so a failed export leaves no partial file.
+            temporary file renamed at the end, so a failed export leaves no partial file. --out may not name the
+            database or its -wal, -shm or -journal (also through a symlink); a symlink at --out is replaced, never
+            followed; a FIFO, a device or - is written through.
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite)."),
@@ -56,6 +58,7 @@ enum ExportCommand {
         case "utf8", "utf-8": encoding = .utf8
         case let other?: throw UsageError("--encoding takes latin1 or utf8, not '\(other)'")
         }
+        if let out = p.value("out") { try OutputPaths.refuse(out, option: "--out", database: databasePath(p)) }
         let store = try openExistingStore(databasePath(p), readOnly: true)
         let typeName = p.value("type") ?? "Candidate"
         let types = store.schema.tableTypes.map(\.name)
@@ -82,3 +85,4 @@ enum ExportCommand {
 }
 
 extension ExportError: ExitCodeProviding {}
+extension OutputPathError: ExitCodeProviding {}

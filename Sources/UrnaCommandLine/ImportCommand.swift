@@ -6,19 +6,34 @@ import UrnaStore
 enum ImportCommand {
     static let spec = CommandSpec(
         name: "import", abstract: "Import TSE candidate, asset and coalition files (CSV, zip or XML) into a database.",
-        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] FILE...",
+        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] FILE...",
         discussion: """
             Files are recognised by their content (every consulta_cand layout from 2010 to 2024, bem_candidato,
             consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
             The whole run is one transaction: it all lands, or nothing does. Importing the same files again changes
             nothing. Bad rows go to the rejects file (file, line, column, reason and the original bytes; created
             readable by you only) and never stop the good rows. CPF, e-mail and voter-ID number are not stored unless
-            --keep-personal-data is given.
+            --keep-personal-data is given (the database, its -wal and -shm are then created readable by you only).
+            The rejects file is never written through a symlink and never replaces a file: when its name is taken,
+            the rows go to the first free numbered name (x.rejects.1.csv, ...), which the summary names. A FIFO or
+            a device (--rejects /dev/null) is written through. --rejects may not name the database, its -wal,
+            -shm or -journal, or an input (also through a symlink). A flood of bad rows stops the import (nothing is
+            committed) when the rejects file reaches --max-rejects-rows or --max-rejects-bytes. Triggers the file
+            holds on Urna's tables are refused unless --allow-triggers; either way the file must pass
+            PRAGMA foreign_key_check and match its schema before the import commits.
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite); created when missing."),
             .value("rejects", "PATH", "Where rejected rows go (default: <db>.rejects.csv)."),
             .value("max-errors", "N", "Roll the whole import back (exit 65) when more than N rows are rejected."),
+            .value(
+                "max-rejects-rows", "N",
+                "Stop (exit 65, nothing committed) past N rejected rows (default: 1000000; 'none': no bound)."),
+            .value(
+                "max-rejects-bytes", "SIZE",
+                "Stop (exit 65, nothing committed) when the rejects file would pass SIZE bytes; K, M, G suffixes "
+                    + "(default: 100M; 'none': no bound)."),
+            .flag("allow-triggers", "Let triggers the file holds on Urna's tables run during the import."),
             .value("encoding", "NAME", "Force the input encoding: latin1, cp1252 or utf8 (default: detected)."),
             .flag("keep-personal-data", "Also store CPF, e-mail and voter-ID number."),
             .flag("json", "Print the summary as one JSON object."),
@@ -42,8 +57,9 @@ enum ImportCommand {
         let maxErrors = try p.int("max-errors")
         if let m = maxErrors, m < 0 { throw UsageError("--max-errors must be 0 or more") }
         try requireWritableDatabase(databasePath(p), command: "urna import")
-        let options = ImportOptions(dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
+        var options = ImportOptions(dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
                                     encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
+        try ImportSafety.apply(p, to: &options)
         let bar = ImportProgressBar(quiet: p.has("quiet") || p.has("json"))
         let summary = try Importer(options: options, progress: bar).run(files: p.positionals)
         bar.finish()

@@ -52,7 +52,10 @@ enum MigrateCommand {
             }
         }
         try requireWritableDatabase(path, command: "urna migrate")
-        if let b = p.value("backup") { try requireUsableBackupPath(b) }
+        if let b = p.value("backup") {
+            try OutputPaths.refuse(b, option: "--backup", database: path)
+            try requireUsableBackupPath(b)
+        }
         let recorded: Schema
         do {
             let c = try Connection(path: path, readOnly: true, create: false)

@@ -1,25 +1,26 @@
 import UrnaStore
 
-/// Speeds up loading into empty tables: their secondary indexes are dropped before the rows go in
-/// and re-created (from the exact SQL the file recorded for them) before the transaction commits,
-/// which builds each index by one sort instead of one B-tree insert per row.
+/// Speeds up loading into empty tables: Urna's own secondary indexes on them are dropped before the rows
+/// go in and built again (from the schema, never from SQL the file recorded) before the transaction
+/// commits, which builds each index by one sort instead of one B-tree insert per row.
+///
+/// The SQL in `sqlite_master` is never run: a file can carry an index whose recorded text was edited to
+/// hold more statements (`...; COMMIT; ATTACH ...`). Indexes someone added to the tables stay in place
+/// (SQLite maintains them row by row), so none of their SQL has to run again either.
 ///
 /// Tables that already hold rows keep their indexes: the upserts need them to find existing rows.
 struct BulkLoad {
-    private var dropped: [(name: String, sql: String)] = []
+    private var dropped: [String] = []
 
-    /// Drops the secondary indexes of those of `tables` that are empty (inside the open transaction).
-    mutating func prepare(_ connection: Connection, tables: [String]) throws {
+    /// Drops Urna's secondary indexes of those of `tables` that are empty (inside the open transaction).
+    mutating func prepare(_ connection: Connection, tables: [String], schema: Schema) throws {
+        let ours = Self.indexStatements(for: schema)
         for table in tables {
             let isEmpty = try connection.rows("SELECT 1 FROM \(Identifier.quoted(table)) LIMIT 1").isEmpty
-            guard isEmpty else { continue }
-            let indexes = try connection.rows(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
-                [.text(table)])
-            for row in indexes {
-                guard case .text(let name) = row[0], case .text(let sql) = row[1] else { continue }
-                dropped.append((name, sql))
-                try connection.execute("DROP INDEX \(Identifier.quoted(name))")
+            guard isEmpty, let statements = ours[table] else { continue }
+            for (name, sql) in statements {
+                try connection.execute("DROP INDEX IF EXISTS \(Identifier.quoted(name))")
+                dropped.append(sql)
             }
         }
         if !dropped.isEmpty { connection.clearStatementCache() }
@@ -31,14 +32,28 @@ struct BulkLoad {
     /// memory instead of 86 MB, measured with sqlite3 on the benchmark's file).
     static let indexBuildCacheKiB = 4096
 
-    /// Re-creates every index `prepare` dropped.
+    /// Builds every index `prepare` dropped, from the schema's layout.
     mutating func restore(_ connection: Connection) throws {
         guard !dropped.isEmpty else { return }
         let cacheSize = try connection.integer("PRAGMA cache_size")
         try connection.execute("PRAGMA cache_size = -\(Self.indexBuildCacheKiB)")
-        for index in dropped { try connection.execute(index.sql) }
+        for sql in dropped { try connection.execute(sql) }
         try connection.execute("PRAGMA cache_size = \(cacheSize)")
         connection.clearStatementCache()
         dropped = []
+    }
+
+    /// Urna's `CREATE INDEX` statements for `schema`, by table: (index name, SQL).
+    static func indexStatements(for schema: Schema) -> [String: [(name: String, sql: String)]] {
+        var out: [String: [(name: String, sql: String)]] = [:]
+        for t in schema.tableTypes {
+            for sql in StorageLayout.indexSQL(for: t, in: schema) where sql.hasPrefix("CREATE INDEX ") {
+                // The layout writes `CREATE INDEX "name" ON "table"(...)` with validated names.
+                let parts = sql.split(separator: "\"", omittingEmptySubsequences: false)
+                guard parts.count >= 4 else { continue }
+                out[String(parts[3]), default: []].append((String(parts[1]), sql))
+            }
+        }
+        return out
     }
 }

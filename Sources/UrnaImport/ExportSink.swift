@@ -218,27 +218,44 @@ final class ExportSink {
     private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
 }
 
-/// The output file of an export: a temporary file next to the target, renamed over it only when the export
-/// succeeded, so an interrupted export never leaves a truncated file under the name asked for.
+/// The output file of an export: a new temporary file next to the target (`O_EXCL | O_NOFOLLOW`, so a file
+/// or symlink planted under its name is never written through), renamed over the target only when the
+/// export succeeded, so an interrupted export never leaves a truncated file under the name asked for.
+/// `rename(2)` replaces a symlink at the target, never the file it points to. A FIFO, a device or `-` is
+/// written through as it is, never replaced.
 final class ExportOutputFile {
     let path: String
-    let temporaryPath: String
+    /// nil when writing through a FIFO, a device or standard output.
+    let temporaryPath: String?
     let fd: Int32
     private var finished = false
 
-    /// Creates the temporary file; `private` makes it readable by the owner only (personal data).
+    /// Creates the temporary file; `private` makes it readable by the owner only (personal data), whatever
+    /// the umask.
     init(path: String, private isPrivate: Bool) throws {
         self.path = path
-        temporaryPath = path + ".partial-\(getpid())"
-        let mode: mode_t = isPrivate ? 0o600 : 0o644
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw ExportError.output(path: path, message: String(cString: strerror(errno))) }
-        self.fd = fd
+        do {
+            if let target = try OutputFileName.streamTarget(path) {
+                fd = try OutputFileName.openStream(target, naming: path, what: "the export", option: "--out")
+                temporaryPath = nil
+            } else {
+                (fd, temporaryPath) = try OutputFileName.createTemporary(
+                    next: path, private: isPrivate, what: "the export", option: "--out")
+            }
+        } catch let e as OutputPathError {
+            throw ExportError.output(path: path, message: e.reason)
+        }
     }
 
     /// Closes the file and gives it its name.
     func commit() throws {
         finished = true
+        guard let temporaryPath else {
+            guard close(fd) == 0 || errno == EINTR else {
+                throw ExportError.output(path: path, message: String(cString: strerror(errno)))
+            }
+            return
+        }
         if fsync(fd) != 0 || close(fd) != 0 {
             let message = String(cString: strerror(errno))
             unlink(temporaryPath)
@@ -256,7 +273,7 @@ final class ExportOutputFile {
         guard !finished else { return }
         finished = true
         close(fd)
-        unlink(temporaryPath)
+        if let temporaryPath { unlink(temporaryPath) }
     }
 
     deinit { discard() }

@@ -34,9 +34,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return "\(path): \(reason); check the path (nothing was imported)"
         case .unrecognizedFile(let file, let reason, let missing):
             let tail = missing.isEmpty ? "" : " (missing required columns: \(missing.joined(separator: ", ")))"
-            return "\(file): \(reason)\(tail); nothing was imported"
+            return "\(named(file, reason))\(tail); nothing was imported"
         case .unreadableFile(let file, let reason):
-            return "\(file): \(reason); the import was rolled back"
+            return "\(named(file, reason)); the import was rolled back"
         case .tooManyRejects(let rejected, let maxErrors, let rejectsFile):
             let whereTo = rejectsFile.map { "; the rejected rows are in \($0)" } ?? ""
             return
@@ -47,6 +47,12 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .noFiles:
             return "no input files: name at least one consulta_cand, bem_candidato or consulta_legendas file"
         }
+    }
+
+    /// "file: reason", unless the reason already starts with the file (a reader's error names it, with a line
+    /// and column): never "x.zip: x.zip: ...".
+    private func named(_ file: String, _ reason: String) -> String {
+        reason.hasPrefix(file + ":") ? reason : "\(file): \(reason)"
     }
 
     /// Maps store/SQLite failures to an import error with the right exit code.
@@ -81,7 +87,19 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             }
             return .database(path: dbPath, reason: reason, exitCode: code)
         }
-        if let e = error as? RecordFileError { return .unreadableFile(file: e.file, reason: e.description) }
+        if let e = error as? OutputPathError {
+            return .database(path: e.path, reason: e.reason + "; nothing was imported", exitCode: e.exitCode)
+        }
+        if let e = error as? RecordFileError { return .unreadableFile(file: e.file, reason: e.reasonWithoutFile) }
         return .database(path: dbPath, reason: "\(error)", exitCode: 70)
+    }
+}
+
+extension RecordFileError {
+    /// The description without its leading "file: ", for messages that name the file themselves (else it
+    /// would read "x.zip: x.zip: ...").
+    var reasonWithoutFile: String {
+        let d = description
+        return d.hasPrefix(file + ": ") ? String(d.dropFirst(file.count + 2)) : d
     }
 }

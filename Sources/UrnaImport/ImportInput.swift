@@ -38,7 +38,7 @@ final class ImportInput {
                 throw ImportError.unrecognizedFile(
                     file: file, reason: "not a recognised TSE file: \(reason)", missingColumns: missing)
             case .empty, .unreadableFirstRow, .zip:
-                throw ImportError.unrecognizedFile(file: error.file, reason: error.description, missingColumns: [])
+                throw ImportError.unrecognizedFile(file: error.file, reason: error.reasonWithoutFile, missingColumns: [])
             }
         } catch {
             // XML refused at its start (a DOCTYPE, another encoding, not well-formed).

@@ -18,6 +18,16 @@ public struct ImportOptions: Sendable {
     public var encoding: TextEncodingChoice
     /// Keep CPF, e-mail and voter-ID number (personal data; dropped by default).
     public var keepPersonalData: Bool
+    /// Let triggers the file holds on Urna's tables run during the import (refused by default).
+    public var allowTriggers = false
+    /// Most rows the rejects file takes; one more stops the import (nothing committed). nil: no bound.
+    public var rejectsRowLimit: Int? = ImportOptions.defaultRejectsRowLimit
+    /// Most bytes the rejects file takes; a row that would go past it stops the import. nil: no bound.
+    public var rejectsByteLimit: Int64? = ImportOptions.defaultRejectsByteLimit
+    /// Default of `rejectsRowLimit`: a million rows.
+    public static let defaultRejectsRowLimit = 1_000_000
+    /// Default of `rejectsByteLimit`: 100 MiB (a flood of bad rows stops there instead of filling the disk).
+    public static let defaultRejectsByteLimit: Int64 = 100 << 20
 
     /// Options for importing into `dbPath`.
     public init(

@@ -40,7 +40,8 @@ public final class Importer {
         let inputs = try open(files)
         let dbPath = options.dbPath
         let existed = FileManager.default.fileExists(atPath: dbPath)
-        let rejects = RejectsFile(path: options.effectiveRejectsPath)
+        let rejects = RejectsFile(
+            path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit)
         do {
             var summary = try withStore(path: dbPath) { store in
                 try tuneForBulkWrite(store.connection, newFile: !existed)
@@ -63,7 +64,8 @@ public final class Importer {
         let clock = ContinuousClock()
         let started = clock.now
         let inputs = try open(files)
-        let rejects = RejectsFile(path: options.effectiveRejectsPath)
+        let rejects = RejectsFile(
+            path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit)
         do {
             var summary = try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
             try rejects.close()
@@ -138,10 +140,13 @@ public final class Importer {
         defer { if enforcedForeignKeys { try? connection.execute("PRAGMA foreign_keys = ON") } }
         try store.beginWrite()
         do {
+            try ImportIntegrity.refuseTriggers(
+                on: connection, schema: store.schema, path: connection.path, allowed: options.allowTriggers)
             var bulk = BulkLoad()
             try bulk.prepare(
                 connection,
-                tables: ["Candidate", "Good", StorageLayout.listTable(type: "Candidate", property: "goods")])
+                tables: ["Candidate", "Good", StorageLayout.listTable(type: "Candidate", property: "goods")],
+                schema: store.schema)
             var run = ImportRun(
                 writer: try ElectionStoreWriter(store: store), rejects: rejects,
                 maxErrors: options.maxErrors, progress: progress, clock: clock, started: started,
@@ -154,6 +159,7 @@ public final class Importer {
             try run.finishRows()
             try bulk.restore(connection)
             try run.finishLinks()
+            try ImportIntegrity.verifyBeforeCommit(connection, schema: store.schema, path: connection.path)
             run.report(.committing)
             try store.commitWrite()
             run.report(.finished)

@@ -153,7 +153,11 @@ final class RecordPipeline: @unchecked Sendable {
                 do {
                     item = try input.next()
                 } catch {
-                    batch.append(.failure(ImportError.unreadableFile(file: input.path, reason: "\(error)")))
+                    let e = error as? RecordFileError
+                    batch.append(
+                        .failure(
+                            ImportError.unreadableFile(
+                                file: e?.file ?? input.path, reason: e?.reasonWithoutFile ?? "\(error)")))
                     return
                 }
                 guard let item else { break }

@@ -11,25 +11,43 @@ import UrnaRecords
 /// The CSV file rejected rows go to: `file,line,column,reason,original` with a header row.
 ///
 /// `original` holds the row's bytes exactly as read (in the source file's encoding, quotes doubled),
-/// so a fixed row can be pasted back. Those bytes can be personal data: the file is created with
-/// mode 0600 and only when the first row is rejected.
+/// so a fixed row can be pasted back. Those bytes can be personal data, so the file is written to a new
+/// temporary file in the target's folder (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600 whatever the umask)
+/// and given its name when it is closed, only when a row was rejected:
+/// - a name that is taken (a file, a symlink, anything) is never replaced or followed: the rows go to the
+///   first free numbered name instead (`x.rejects.csv` taken: `x.rejects.1.csv`, `x.rejects.2.csv`, ...);
+/// - a FIFO, a device (`/dev/null`, `/dev/stderr`) or `-` (standard output) is written through as it is.
+///
+/// A flood of bad rows stops at `rowLimit` rows or `byteLimit` bytes with an error (the import rolls back).
 final class RejectsFile {
-    let path: String
+    /// The name the rows go to (once a row was rejected: the free name chosen).
+    private(set) var path: String
+    private let rowLimit: Int?
+    private let byteLimit: Int64?
     private var descriptor: Int32 = -1
+    /// The temporary file the rows go to, nil when writing through a FIFO, a device or standard output.
+    private var temporaryPath: String?
     private var buffer: [UInt8] = []
+    private var bytesWritten: Int64 = 0
     private(set) var count = 0
     /// Whether anything was written (the file exists only then).
     private(set) var wasCreated = false
 
-    init(path: String) {
+    init(path: String, rowLimit: Int? = nil, byteLimit: Int64? = nil) {
         self.path = path
+        self.rowLimit = rowLimit
+        self.byteLimit = byteLimit
     }
 
     deinit { try? close() }
 
     /// Appends one rejected row.
     func write(location: SourceLocation, reason: String, original: [UInt8]) throws {
+        if let rowLimit, count >= rowLimit {
+            throw limitReached("\(rowLimit) rows, the bound set by --max-rejects-rows")
+        }
         if descriptor < 0 { try open() }
+        let before = buffer.count
         appendField(location.file)
         buffer.append(0x2C)
         buffer += String(location.line).utf8
@@ -40,8 +58,22 @@ final class RejectsFile {
         buffer.append(0x2C)
         original.withUnsafeBufferPointer { appendField($0) }
         buffer.append(0x0A)
+        if let byteLimit, bytesWritten + Int64(buffer.count) > byteLimit {
+            buffer.removeSubrange(before...)
+            throw limitReached("\(byteLimit) bytes, the bound set by --max-rejects-bytes")
+        }
         count += 1
         if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    private func limitReached(_ bound: String) -> ImportError {
+        try? flush()
+        return ImportError.database(
+            path: path,
+            reason: "too many rejected rows: the rejects file reached \(bound), after \(count) rows; the import "
+                + "stopped and was rolled back, nothing was imported. The first rejected rows are in \(path): fix the "
+                + "input, or raise the bound (--max-rejects-rows N, --max-rejects-bytes N, 'none' for no bound)",
+            exitCode: 65)
     }
 
     /// Writes what is buffered.
@@ -58,30 +90,43 @@ final class RejectsFile {
             }
             offset += n
         }
+        bytesWritten += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Flushes and closes.
+    /// Flushes, closes, and gives the temporary file its name.
     func close() throws {
         guard descriptor >= 0 else { return }
-        defer {
-            _ = posixClose(descriptor)
-            descriptor = -1
+        let fd = descriptor
+        descriptor = -1
+        var failure: Error?
+        do {
+            try flush()
+        } catch {
+            failure = error
         }
-        try flush()
+        _ = posixClose(fd)
+        guard let temporaryPath else {
+            if let failure { throw failure }
+            return
+        }
+        self.temporaryPath = nil
+        defer { unlink(temporaryPath) }
+        if let failure { throw failure }
+        path = try OutputFileName.publish(temporaryPath, as: path)
     }
 
     private func open() throws {
-        let fd = posixOpen(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw ImportError.database(
-                path: path,
-                reason: "cannot create the rejects file: \(String(cString: strerror(errno))); "
-                    + "choose another place with --rejects", exitCode: 73)
+        if let target = try OutputFileName.streamTarget(path) {
+            descriptor = try OutputFileName.openStream(
+                target, naming: path, what: "the rejects file", option: "--rejects")
+        } else {
+            path = OutputFileName.freeName(for: path)
+            let (fd, temporary) = try OutputFileName.createTemporary(
+                next: path, private: true, what: "the rejects file", option: "--rejects")
+            descriptor = fd
+            temporaryPath = temporary
         }
-        // An existing file keeps its mode through O_CREAT: tighten it, the rows may hold personal data.
-        _ = fchmod(fd, 0o600)
-        descriptor = fd
         wasCreated = true
         buffer += Array("file,line,column,reason,original\n".utf8)
     }
@@ -120,4 +165,3 @@ final class RejectsFile {
 // The class's own `write`, `open` and `close` shadow the C functions of the same names inside it.
 private func posixWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 private func posixClose(_ fd: Int32) -> Int32 { close(fd) }
-private func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }

@@ -283,6 +283,8 @@ final class StepExecutor {
                 case .text(let sql) = row[3]
             else { continue }
             if type == "index" && (ours.contains(name) || table.hasPrefix("_urna")) { continue }
+            // Recreated at the end of the step: SQL the file recorded must be one CREATE of its own kind.
+            try SchemaObjectSQL.check(sql, type: type, name: name, table: table)
             userObjects.append((type, name, table, sql))
         }
         for o in userObjects where o.type != "index" {

@@ -1,0 +1,72 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Refusals made before any file is opened, so that a FIFO, a device or someone else's file never makes a
+/// command hang, read forever, or take the file over.
+enum InputChecks {
+    /// `--db` must be a regular file (or not exist yet), and an SQLite file must not belong to another
+    /// application (a non-zero `application_id` in its header; Urna sets none).
+    static func checkDatabase(_ path: String) throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }
+        let type = st.st_mode & S_IFMT
+        if type == S_IFDIR {
+            throw UsageError("--db \(path) is a folder: give the path of a database file, such as \(path)/urna.sqlite")
+        }
+        if type != S_IFREG {
+            throw UsageError(
+                "--db \(path) is \(describe(type)), not a file: SQLite needs a regular file it can lock and seek; "
+                    + "give --db the path of a database file (nothing was changed)")
+        }
+        if let id = applicationID(path), id != 0 {
+            throw CLIError(
+                ExitCode.badData,
+                "\(path) is an SQLite file of another application (its application_id is \(id); Urna files have 0): "
+                    + "Urna does not take it over; give --db the path of an Urna file, or a new path (nothing was changed)"
+            )
+        }
+    }
+
+    /// Inputs must be regular files or folders: a FIFO, a pipe or a device would block or never end.
+    static func checkInputs(_ paths: [String]) throws {
+        for path in paths {
+            var st = stat()
+            guard stat(path, &st) == 0 else { continue }  // the importer names missing files itself
+            let type = st.st_mode & S_IFMT
+            if type == S_IFREG || type == S_IFDIR { continue }
+            throw CLIError(
+                ExitCode.missingInput,
+                "\(path) is \(describe(type)), not a file: Urna reads its inputs more than once (to recognise them, "
+                    + "then to import them) and needs their size; save the data to a file and import that (nothing was changed)"
+            )
+        }
+    }
+
+    static func describe(_ type: mode_t) -> String {
+        switch type {
+        case S_IFIFO: "a FIFO (a pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a folder"
+        default: "not a regular file"
+        }
+    }
+
+    /// The `application_id` of an SQLite file (big-endian at offset 68 of its header), nil when the file is
+    /// not an SQLite file or is too short to have one.
+    static func applicationID(_ path: String) -> UInt32? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 72)
+        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 72) }
+        guard n == 72, header.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
+        return header[68..<72].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Refuses an output path (`--rejects`, `export --out`, `--backup`) that would clobber what the command
+/// reads or writes: the database, its `-wal`, `-shm` and `-journal`, or an input, named directly, through a
+/// symlink (followed with `realpath`, also when only its folder is a link) or through a hard link (same
+/// device and inode). Streams (`-`, FIFOs, devices) are written through and so are not compared.
+enum OutputPaths {
+    /// Throws a usage error naming `option` when `output` is one of the files the command works on.
+    static func refuse(_ output: String, option: String, database: String?, inputs: [String] = []) throws {
+        if output == "-" || isStream(output) { return }
+        var protected: [(path: String, what: String)] = []
+        if let database {
+            protected.append((database, "the database"))
+            for suffix in ["-wal", "-shm", "-journal"] {
+                protected.append((database + suffix, "the database's \(suffix) file"))
+            }
+            if let real = realPath(database), real != absolute(database) {
+                for suffix in ["-wal", "-shm", "-journal"] {
+                    protected.append((real + suffix, "the database's \(suffix) file"))
+                }
+            }
+        }
+        for input in inputs { protected.append((input, "an input of this command")) }
+        let outNames = names(of: output)
+        let outIdentity = identity(output)
+        for (path, what) in protected {
+            let clash =
+                !outNames.isDisjoint(with: names(of: path))
+                || (outIdentity != nil && outIdentity == identity(path))
+            if clash {
+                throw UsageError(
+                    "\(option) \(output) is \(what) (\(path)): writing there would destroy it; "
+                        + "give \(option) another path (nothing was changed)")
+            }
+        }
+    }
+
+    /// The names a path can stand for: as given (made absolute), with its symlinks resolved, and with only
+    /// its folder resolved (a file that does not exist yet).
+    static func names(of path: String) -> Set<String> {
+        var out: Set<String> = [absolute(path)]
+        if let real = realPath(path) { out.insert(real) }
+        let folder = (absolute(path) as NSString).deletingLastPathComponent
+        if let realFolder = realPath(folder) {
+            out.insert((realFolder as NSString).appendingPathComponent((path as NSString).lastPathComponent))
+        }
+        return out
+    }
+
+    static func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return (full as NSString).standardizingPath
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// Device and inode of the file a path leads to, when it exists.
+    static func identity(_ path: String) -> [UInt64]? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return [UInt64(st.st_dev), UInt64(st.st_ino)]
+    }
+
+    /// Whether `path` is a FIFO or a character device, also through a symlink (`/dev/stdout` and
+    /// `/proc/self/fd/N` lead to the terminal or pipe they stand for; one that leads to a regular file is
+    /// compared like any file).
+    static func isStream(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        let type = st.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR
+    }
+}

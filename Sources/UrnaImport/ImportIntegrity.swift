@@ -1,0 +1,86 @@
+import UrnaMigrator
+import UrnaStore
+
+/// Checks an import makes of the file it writes, the way `urna migrate` checks a step: triggers that
+/// would run inside the import are refused before anything is written, and the file must pass
+/// `PRAGMA foreign_key_check` and match its descriptor's shape before the transaction commits.
+///
+/// The import writes with foreign keys off (enforcing them row by row costs a quarter of the insert
+/// time), so without the last check a trigger in the file (`AFTER INSERT ON Candidate BEGIN DELETE FROM
+/// Good; END`) or a damaged table would be committed silently.
+enum ImportIntegrity {
+    /// The triggers on Urna's tables (the schema's, their list tables and the metadata tables), which
+    /// would fire on the import's own writes: (name, table).
+    static func triggers(on connection: Connection, schema: Schema) throws -> [(name: String, table: String)] {
+        var ours = Set(schema.tableTypes.map { $0.name.lowercased() })
+        for t in schema.tableTypes {
+            for p in t.properties where !p.ignored {
+                if case .list = p.type {
+                    ours.insert(StorageLayout.listTable(type: t.name, property: p.name).lowercased())
+                }
+            }
+        }
+        ours.insert(StorageLayout.schemaTable.lowercased())
+        ours.insert(StorageLayout.historyTable.lowercased())
+        var out: [(name: String, table: String)] = []
+        for row in try connection.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+        {
+            guard case .text(let name) = row[0], case .text(let table) = row[1] else { continue }
+            if ours.contains(table.lowercased()) { out.append((name, table)) }
+        }
+        return out
+    }
+
+    /// Refuses to import into a file whose triggers would run on the import's writes, unless `allowed`.
+    static func refuseTriggers(on connection: Connection, schema: Schema, path: String, allowed: Bool) throws {
+        guard !allowed else { return }
+        let found = try triggers(on: connection, schema: schema)
+        guard !found.isEmpty else { return }
+        let list = found.map { "\($0.name) (on \($0.table))" }.joined(separator: ", ")
+        throw ImportError.database(
+            path: path,
+            reason: "the file holds \(found.count == 1 ? "a trigger" : "\(found.count) triggers") on Urna's tables "
+                + "that would run inside the import: \(list); nothing was imported: drop "
+                + "\(found.count == 1 ? "it" : "them") (sqlite3 \(path) 'DROP TRIGGER \"\(found[0].name)\"'), "
+                + "or pass --allow-triggers to let \(found.count == 1 ? "it" : "them") run "
+                + "(the import is still checked before it commits)",
+            exitCode: 65)
+    }
+
+    /// Most broken links (child table → parent table) named in a message.
+    static let reportedViolations = 5
+
+    /// Throws (so the caller rolls back) when the file, as the import leaves it, breaks a foreign key or no
+    /// longer has the tables and columns of `schema`.
+    static func verifyBeforeCommit(_ connection: Connection, schema: Schema, path: String) throws {
+        var byLink: [String: Int] = [:]
+        var total = 0
+        let statement = try connection.prepare("PRAGMA foreign_key_check")
+        while try statement.step() {
+            total += 1
+            byLink["\(statement.value(at: 0)) → \(statement.value(at: 2))", default: 0] += 1
+        }
+        if total > 0 {
+            let violations = byLink.sorted { $0.key < $1.key }.prefix(reportedViolations).map {
+                "\($0.key): \($0.value)"
+            }
+            throw ImportError.database(
+                path: path,
+                reason: "after the import, \(total) row\(total == 1 ? "" : "s") would point at rows that do not exist "
+                    + "(\(violations.joined(separator: "; "))\(byLink.count > violations.count ? "; ..." : "")): the import was "
+                    + "rolled back and the database is as it was. A trigger or an edit of the file deleted them: "
+                    + "see sqlite3 \(path) 'PRAGMA foreign_key_check'",
+                exitCode: 65)
+        }
+        let differences = try DatabaseShape.read(connection).differences(
+            from: try DatabaseShape.expected(for: schema), allowExtraIndexes: true)
+        if !differences.isEmpty {
+            throw ImportError.database(
+                path: path,
+                reason:
+                    "after the import the file does not match its schema (\(differences.prefix(5).joined(separator: "; "))): "
+                    + "the import was rolled back and the database is as it was",
+                exitCode: 65)
+        }
+    }
+}
