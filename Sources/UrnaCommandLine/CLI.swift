@@ -205,6 +205,7 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
             ExitCode.missingInput,
             "\(path) does not exist: give --db PATH, or create it with `urna init` or `urna import`")
     }
+    try HotJournal.recoverIfNeeded(path)
     guard readOnly else { return try Store.openExisting(path: path, readOnly: false) }
     for _ in 0..<10 {
         let store = try Store.openExisting(path: path, readOnly: true)

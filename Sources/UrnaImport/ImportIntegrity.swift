@@ -1,5 +1,12 @@
+import Foundation
 import UrnaMigrator
 import UrnaStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Checks an import makes of the file it writes, the way `urna migrate` checks a step: triggers that
 /// would run inside the import are refused before anything is written, and the file must pass
@@ -82,5 +89,21 @@ enum ImportIntegrity {
                     + "the import was rolled back and the database is as it was",
                 exitCode: 65)
         }
+    }
+
+    /// Creates the empty database file an import fills, before SQLite opens it: `O_EXCL | O_NOFOLLOW` (a
+    /// symlink planted at the name is not followed), and mode 0600 whatever the umask when it will hold
+    /// personal data. SQLite gives the -wal, -shm and -journal files it creates the database file's mode.
+    static func createDatabaseFile(_ path: String, private isPrivate: Bool) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, isPrivate ? 0o600 : 0o644)
+        guard fd >= 0 else {
+            throw ImportError.database(
+                path: path,
+                reason: "cannot create the database (\(String(cString: strerror(errno)))): choose another --db PATH; "
+                    + "nothing was imported",
+                exitCode: 73)
+        }
+        if isPrivate { _ = fchmod(fd, 0o600) }
+        close(fd)
     }
 }

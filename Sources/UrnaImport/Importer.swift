@@ -40,6 +40,7 @@ public final class Importer {
         let inputs = try open(files)
         let dbPath = options.dbPath
         let existed = FileManager.default.fileExists(atPath: dbPath)
+        if !existed { try ImportIntegrity.createDatabaseFile(dbPath, private: options.keepPersonalData) }
         let rejects = RejectsFile(
             path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit)
         do {

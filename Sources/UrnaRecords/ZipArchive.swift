@@ -95,6 +95,7 @@ public final class ZipArchive {
         if entry.method == 0 && entry.compressedSize != entry.uncompressedSize {
             throw RecordFileError.zip(file: member, reason: "the archive is damaged: a stored member's sizes disagree")
         }
+        try ZipBombCheck.checkRatio(entry, member: member)
         return try ZipEntryByteSource(file: file, entry: entry, dataStart: dataStart, displayName: member)
     }
 
@@ -146,6 +147,7 @@ public final class ZipArchive {
         let read = try directory.withUnsafeMutableBytes { try file.read(at: directoryOffset, into: $0) }
         guard read == directory.count else { throw damaged("the central directory could not be read") }
 
+        try ZipBombCheck.checkCount(count, archive: name)
         var entries: [Entry] = []
         entries.reserveCapacity(count)
         var p = 0
@@ -174,6 +176,7 @@ public final class ZipArchive {
                     localHeaderOffset: Int64(offset)))
             p += 46 + nameLength + extraLength + commentLength
         }
+        try ZipBombCheck.checkOverlaps(entries, directoryOffset: directoryOffset, archive: name)
         return entries
     }
 

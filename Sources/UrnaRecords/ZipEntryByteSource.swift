@@ -57,9 +57,19 @@ public final class ZipEntryByteSource: ByteSource {
     /// Fills `buffer` with the next uncompressed bytes; 0 at the end of the member.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard !finished, let out = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        // Inflate no further than one byte past the size the archive declares: a member that lies about its
+        // size (a zip bomb declaring 1,000 bytes) is refused at that byte instead of after gigabytes.
+        let allowed = Int(min(Int64(buffer.count), max(entry.uncompressedSize - produced, 0) + 1))
         let n =
             try stream == nil
-            ? readStored(into: buffer) : inflate(into: out.assumingMemoryBound(to: UInt8.self), buffer.count)
+            ? readStored(into: buffer) : inflate(into: out.assumingMemoryBound(to: UInt8.self), allowed)
+        if Int64(n) > entry.uncompressedSize - produced {
+            finished = true
+            throw RecordFileError.zip(
+                file: displayName,
+                reason: "the member inflates past the \(entry.uncompressedSize) bytes the archive declares for it "
+                    + "(a damaged archive or a zip bomb); nothing more of it was read")
+        }
         if n > 0 {
             crc = CZlib.crc32(crc, out.assumingMemoryBound(to: UInt8.self), UInt32(n))
             produced += Int64(n)
