@@ -11,4 +11,16 @@
 #include <libxml/xmlerror.h>
 #undef UConverter
 #undef UChar
+
+/// libxml2's generic error channel is variadic (Swift cannot implement one) and writes to stderr by
+/// default ("xmlParseChunk: encoder error"). Urna reports parser failures itself: this one drops them.
+static void urna_xml_drop_generic_error(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+/// Sends libxml2's generic errors of the calling thread (its error state is per thread) nowhere.
+static inline void urna_xml_silence_generic_errors(void) {
+    xmlSetGenericErrorFunc(NULL, urna_xml_drop_generic_error);
+}
 #endif

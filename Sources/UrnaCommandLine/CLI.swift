@@ -183,6 +183,7 @@ enum CLI {
     }
 
     static func printError(_ s: String) {
+        if Interruption.signal != 0 { return }  // the error a signal caused: "interrupted: ..." says it all
         FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
     }
 }

@@ -52,6 +52,7 @@ enum MigrateCommand {
             }
         }
         try requireWritableDatabase(path, command: "urna migrate")
+        try HotJournal.recoverIfNeeded(path)
         if let b = p.value("backup") {
             try OutputPaths.refuse(b, option: "--backup", database: path)
             try requireUsableBackupPath(b)

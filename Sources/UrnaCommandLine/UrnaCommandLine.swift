@@ -13,7 +13,9 @@ public enum UrnaCommandLine {
     /// Runs the command named by the process's arguments for these families and exits with its code.
     public static func main(families: [SchemaFamily], toolName: String? = nil) -> Never {
         let name = toolName ?? (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "urna")
-        exit(run(Array(CommandLine.arguments.dropFirst()), families: families, toolName: name))
+        Interruption.install()
+        let code = run(Array(CommandLine.arguments.dropFirst()), families: families, toolName: name)
+        exit(Interruption.exitCode(after: code) ?? code)
     }
 
     /// Runs one command line (without the program name) for these families and returns its exit code.

@@ -1,4 +1,5 @@
 import Foundation
+import UrnaStore
 
 #if canImport(Glibc)
     import Glibc
@@ -258,14 +259,15 @@ final class ExportOutputFile {
         }
         if fsync(fd) != 0 || close(fd) != 0 {
             let message = String(cString: strerror(errno))
-            unlink(temporaryPath)
+            OutputFileName.remove(temporaryPath)
             throw ExportError.output(path: path, message: message)
         }
         guard rename(temporaryPath, path) == 0 else {
             let message = String(cString: strerror(errno))
-            unlink(temporaryPath)
+            OutputFileName.remove(temporaryPath)
             throw ExportError.output(path: path, message: message)
         }
+        CreatedFiles.unregister(temporaryPath)
     }
 
     /// Closes and removes the temporary file.
@@ -273,7 +275,7 @@ final class ExportOutputFile {
         guard !finished else { return }
         finished = true
         close(fd)
-        if let temporaryPath { unlink(temporaryPath) }
+        if let temporaryPath { OutputFileName.remove(temporaryPath) }
     }
 
     deinit { discard() }

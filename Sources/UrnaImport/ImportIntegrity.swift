@@ -105,5 +105,11 @@ enum ImportIntegrity {
         }
         if isPrivate { _ = fchmod(fd, 0o600) }
         close(fd)
+        for suffix in ["", "-journal", "-wal", "-shm"] { CreatedFiles.register(path + suffix) }
+    }
+
+    /// The import that created `path` succeeded: the file is the user's now.
+    static func keepDatabaseFile(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { CreatedFiles.unregister(path + suffix) }
     }
 }

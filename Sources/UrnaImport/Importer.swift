@@ -52,6 +52,7 @@ public final class Importer {
             try rejects.close()
             summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
             summary.elapsedSeconds = seconds(since: started, clock: clock)
+            if !existed { ImportIntegrity.keepDatabaseFile(dbPath) }
             return summary
         } catch {
             try? rejects.close()

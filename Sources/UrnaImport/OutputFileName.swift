@@ -1,4 +1,5 @@
 import Foundation
+import UrnaStore
 
 #if canImport(Glibc)
     import Glibc
@@ -98,6 +99,7 @@ public enum OutputFileName {
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, isPrivate ? 0o600 : 0o644)
             if fd >= 0 {
                 if isPrivate { _ = fchmod(fd, 0o600) }  // our own new file: the umask cannot loosen 0600
+                CreatedFiles.register(temporary)
                 return (fd, temporary)
             }
             if errno == EEXIST && attempt < 100 {
@@ -109,6 +111,12 @@ public enum OutputFileName {
                 reason:
                     "cannot create \(what) (\(String(cString: strerror(errno)))): choose another place with \(option)")
         }
+    }
+
+    /// Removes a temporary file this process created.
+    static func remove(_ temporary: String) {
+        unlink(temporary)
+        CreatedFiles.unregister(temporary)
     }
 
     /// Gives the closed temporary file `temporary` the name `final` without ever replacing what has it:

@@ -1,4 +1,5 @@
 import UrnaRecords
+import UrnaStore
 
 #if canImport(Glibc)
     import Glibc
@@ -111,8 +112,9 @@ final class RejectsFile {
             return
         }
         self.temporaryPath = nil
-        defer { unlink(temporaryPath) }
+        defer { OutputFileName.remove(temporaryPath) }
         if let failure { throw failure }
+        guard !CreatedFiles.isStopping else { return }  // interrupted: a partial list helps nobody
         path = try OutputFileName.publish(temporaryPath, as: path)
     }
 

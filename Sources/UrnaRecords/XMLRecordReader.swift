@@ -79,6 +79,10 @@ public final class XMLRecordReader {
         source: ByteSource, name: String, size: Int64 = 0, canonicalName: @escaping (String) -> String = { $0 }
     ) throws {
         _ = libxml2Initialized
+        // Errors libxml2 raises outside the parser's own handler (its encoding converters: "encoding error :
+        // input conversion failed ...") would go to stderr through its default channel. The parser reports
+        // the same failure through the SAX handler, which becomes an Urna error with a location, so these are
+        // dropped. The setting is per thread in libxml2: made before every push, on the thread that parses.
         self.name = name
         self.fileSize = size
         self.source = source
@@ -124,6 +128,8 @@ public final class XMLRecordReader {
 
     /// Hands the next chunk of input (or the end of it) to libxml2, once its first bytes have been checked.
     private func push() throws {
+        xmlSetStructuredErrorFunc(nil) { _, _ in }
+        urna_xml_silence_generic_errors()
         let n = try source.read(into: chunk)
         if n == 0 {
             finished = true
@@ -131,7 +137,8 @@ public final class XMLRecordReader {
                 guard walk.pointee.start.decide() else { return }
                 parse(walk.pointee.start.head)
             }
-            _ = xmlParseChunk(context, nil, 0, 1)
+            let status = xmlParseChunk(context, nil, 0, 1)
+            if status != 0 { reportStop(status) }
             walk.pointee.finish()
             return
         }
@@ -164,11 +171,34 @@ public final class XMLRecordReader {
     /// Hands bytes of the input (at most `chunkSize`) to libxml2, as UTF-8 when they are converted here.
     private func parse(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        let status: Int32
         if let utf8Chunk {
             let count = XMLLatin1Input.transcode(bytes, into: utf8Chunk)
-            _ = xmlParseChunk(context, UnsafeRawPointer(utf8Chunk).assumingMemoryBound(to: CChar.self), Int32(count), 0)
+            status = xmlParseChunk(
+                context, UnsafeRawPointer(utf8Chunk).assumingMemoryBound(to: CChar.self), Int32(count), 0)
         } else {
-            _ = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
+            status = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
+        }
+        if status != 0 { reportStop(status) }
+    }
+
+    /// libxml2 can stop without a structured error (its converter for the declared encoding meets bytes it
+    /// cannot convert): without this the rest of the file would be dropped silently. The walk keeps the
+    /// first error only, so one the handler already reported stays the one shown.
+    private func reportStop(_ status: Int32) {
+        var error = xmlError()
+        error.level = XML_ERR_FATAL
+        error.code = status
+        error.line = xmlSAX2GetLineNumber(context)
+        error.int2 = xmlSAX2GetColumnNumber(context)
+        let text =
+            status == Int32(XML_ERR_INVALID_ENCODING.rawValue)
+            ? "the bytes cannot be read in the encoding the XML declaration names: declare the file's real "
+                + "encoding, e.g. <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>, or convert it to UTF-8"
+            : "libxml2 stopped reading the file (error \(status))"
+        text.withCString { message in
+            error.message = UnsafeMutablePointer(mutating: message)
+            walk.pointee.report(error)
         }
     }
 }

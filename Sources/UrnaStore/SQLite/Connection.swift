@@ -38,6 +38,7 @@ public final class Connection {
         // there (a reader whose schema is older than the file) would read as its own name, as text. Off, it
         // is the error it should be.
         _ = urna_sqlite3_db_config_dqs_dml(db, 0)
+        OpenConnections.shared.insert(db)
     }
 
     private static func open(_ path: String, readOnly: Bool, create: Bool, immutable: Bool) throws -> OpaquePointer {
@@ -83,6 +84,7 @@ public final class Connection {
     }
 
     deinit {
+        OpenConnections.shared.remove(handle)
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }

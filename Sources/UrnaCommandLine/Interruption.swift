@@ -1,0 +1,72 @@
+import Foundation
+import UrnaStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// SIGINT and SIGTERM stop the command at once and leave nothing behind: the signals are blocked in every
+/// thread and taken by one watcher thread (`sigwait`, so nothing runs in a signal handler), which
+/// interrupts every SQLite connection; the running statement fails, the command's error path rolls its
+/// transaction back and removes the files it created, and the process ends with "interrupted: nothing was
+/// changed" and 130 (SIGINT) or 143 (SIGTERM). Should that path not end within `grace` (a write blocked
+/// on a FIFO nobody reads), the watcher removes the registered files itself and ends the process.
+enum Interruption {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var received: Int32 = 0
+    /// How long the normal error path gets before the watcher ends the process itself.
+    static let grace: Duration = .seconds(3)
+    static let message = "interrupted: nothing was changed"
+
+    /// The signal received, 0 when none.
+    static var signal: Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return received
+    }
+
+    /// Blocks SIGINT and SIGTERM (before any other thread starts, so every thread inherits it) and starts
+    /// the watcher.
+    static func install() {
+        var set = stopSignals()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        let watcher = Thread {
+            var caught: Int32 = 0
+            var waitSet = stopSignals()
+            guard sigwait(&waitSet, &caught) == 0 else { return }
+            lock.lock()
+            received = caught
+            lock.unlock()
+            CreatedFiles.markStopping()
+            let deadline = ContinuousClock.now + grace
+            while ContinuousClock.now < deadline {
+                Connection.interruptAll()
+                usleep(10_000)
+            }
+            CreatedFiles.removeAll()
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            _exit(128 + caught)
+        }
+        watcher.stackSize = 1 << 18
+        watcher.start()
+    }
+
+    private static func stopSignals() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
+
+    /// The exit code of a command that ended after a signal: 128 + the signal, with the message printed;
+    /// nil when no signal came or the command finished anyway (what it did is then done, and it says so).
+    static func exitCode(after code: Int32) -> Int32? {
+        let s = signal
+        guard s != 0, code != ExitCode.ok else { return nil }
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        return 128 + s
+    }
+}
