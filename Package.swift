@@ -38,5 +38,7 @@ let package = Package(
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaCLITests", dependencies: []),
+        // Issue 12's attacks (hostile paths, files, archives, signals) against the built binary.
+        .testTarget(name: "UrnaHostileTests", dependencies: ["UrnaStore", "CSQLite", "CZlib"]),
     ]
 )
