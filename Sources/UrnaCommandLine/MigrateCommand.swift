@@ -54,8 +54,8 @@ enum MigrateCommand {
         try requireWritableDatabase(path, command: "urna migrate")
         try HotJournal.recoverIfNeeded(path)
         if let b = p.value("backup") {
-            try OutputPaths.refuse(b, option: "--backup", database: path)
             try requireUsableBackupPath(b)
+            try OutputPaths.refuse(b, option: "--backup", database: path, refusingSymlinks: true)
         }
         let recorded: Schema
         do {

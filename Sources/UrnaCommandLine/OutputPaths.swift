@@ -12,7 +12,17 @@ import Foundation
 /// device and inode). Streams (`-`, FIFOs, devices) are written through and so are not compared.
 enum OutputPaths {
     /// Throws a usage error naming `option` when `output` is one of the files the command works on.
-    static func refuse(_ output: String, option: String, database: String?, inputs: [String] = []) throws {
+    /// With `refusingSymlinks`, a symlink at `output` (even a dangling one) is refused too: for outputs
+    /// created in place (a backup) rather than renamed over the name.
+    static func refuse(
+        _ output: String, option: String, database: String?, inputs: [String] = [], refusingSymlinks: Bool = false
+    ) throws {
+        var st = stat()
+        if refusingSymlinks, lstat(output, &st) == 0, st.st_mode & S_IFMT == S_IFLNK {
+            throw UsageError(
+                "\(option) \(output) is a symbolic link: urna does not write through links; give \(option) "
+                    + "another path (nothing was changed)")
+        }
         if output == "-" || isStream(output) { return }
         var protected: [(path: String, what: String)] = []
         if let database {

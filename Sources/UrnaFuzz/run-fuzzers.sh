@@ -5,7 +5,8 @@
 #
 # Targets: csv (CSVReader + TSE layout recognition), xml (XMLRecordReader), predicate
 # (QueryPredicate.parse, compiled and run against a small store), schema (SchemaDescriptor.decode,
-# then the tables of every accepted schema are created). Default: all four, one after the other.
+# then the tables of every accepted schema are created), zip (ZipArchive + ZipEntryByteSource, seeded
+# with real zips and small zip bombs). Default: all five, one after the other.
 #
 # Environment:
 #   FUZZ_SECONDS  seconds per target (default 60; --seconds wins)
@@ -30,12 +31,12 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds="${2:-}"; shift; [ $# -gt 0 ] && shift ;;
         --build-only) build_only=1; shift ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        csv|xml|predicate|schema) targets+=("$1"); shift ;;
-        *) echo "Error: unknown argument '$1' (targets: csv xml predicate schema)" >&2; exit 64 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        csv|xml|predicate|schema|zip) targets+=("$1"); shift ;;
+        *) echo "Error: unknown argument '$1' (targets: csv xml predicate schema zip)" >&2; exit 64 ;;
     esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(csv xml predicate schema)
+[ ${#targets[@]} -gt 0 ] || targets=(csv xml predicate schema zip)
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     echo "Error: --seconds (or FUZZ_SECONDS) must be a positive whole number, not '$seconds'" >&2
     exit 64
@@ -53,18 +54,20 @@ if ! ls /opt/swift/usr/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/n
 fi
 
 # target -> module name, library sources, harness folder, C module flags, link flags, max input length
-module_of() { case "$1" in csv|xml) echo UrnaRecords ;; predicate|schema) echo UrnaStore ;; esac; }
+module_of() { case "$1" in csv|xml|zip) echo UrnaRecords ;; predicate|schema) echo UrnaStore ;; esac; }
 harness_of() {
     case "$1" in
         csv) echo CSVReaderFuzzer ;; xml) echo XMLRecordReaderFuzzer ;;
         predicate) echo PredicateParserFuzzer ;; schema) echo SchemaDescriptorFuzzer ;;
+        zip) echo ZipArchiveFuzzer ;;
     esac
 }
-max_len_of() { case "$1" in csv|xml|schema) echo 8192 ;; predicate) echo 2048 ;; esac; }
+# zip: the seed archives (real TSE zips cut to their small members, bombs) are up to 200 KB.
+max_len_of() { case "$1" in csv|xml|schema) echo 8192 ;; predicate) echo 2048 ;; zip) echo 262144 ;; esac; }
 # Leak checks only where they hold: a Swift weak reference keeps its side table behind a pointer that
 # is packed into the object's reference count, which LeakSanitizer cannot see (store targets).
 asan_options_of() {
-    case "$1" in csv|xml) echo "detect_leaks=1" ;; predicate|schema) echo "detect_leaks=0" ;; esac
+    case "$1" in csv|xml|zip) echo "detect_leaks=1" ;; predicate|schema) echo "detect_leaks=0" ;; esac
 }
 
 build() {

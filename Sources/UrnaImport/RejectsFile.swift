@@ -98,15 +98,14 @@ final class RejectsFile {
     /// Flushes, closes, and gives the temporary file its name.
     func close() throws {
         guard descriptor >= 0 else { return }
-        let fd = descriptor
-        descriptor = -1
         var failure: Error?
         do {
             try flush()
         } catch {
             failure = error
         }
-        _ = posixClose(fd)
+        _ = posixClose(descriptor)
+        descriptor = -1
         guard let temporaryPath else {
             if let failure { throw failure }
             return

@@ -83,6 +83,8 @@ import Testing
         // The rows went to the first free numbered name, owner-only, and the summary names it.
         #expect(r.stdout.contains("new.sqlite.rejects.1.csv"), "\(r.stdout)")
         #expect(Hostile.mode(dir, "new.sqlite.rejects.1.csv") == 0o600)
+        let rows = String(decoding: Hostile.bytes(dir, "new.sqlite.rejects.1.csv") ?? Data(), as: UTF8.self)
+        #expect(rows.split(separator: "\n").count == 4, "\(rows)")  // the header and the three bad rows
         #expect(Hostile.listing(dir).allSatisfy { !$0.contains(".partial-") })
     }
 
@@ -93,7 +95,8 @@ import Testing
         let first = try Hostile.urna(["import", "--db", "a.sqlite", "--rejects", "r.csv", bad], in: dir)
         #expect(first.code == 0, "\(first.stderr)")
         let kept = Hostile.bytes(dir, "r.csv")
-        #expect(kept != nil)
+        #expect(
+            String(decoding: kept ?? Data(), as: UTF8.self).hasPrefix("file,line,column,reason,original\n\(bad),3,"))
         let second = try Hostile.urna(["import", "--db", "a.sqlite", "--rejects", "r.csv", bad], in: dir)
         #expect(second.code == 0, "\(second.stderr)")
         #expect(Hostile.bytes(dir, "r.csv") == kept)
