@@ -57,6 +57,7 @@ enum CLI {
 
             Default database: urna.sqlite in the current folder (--db PATH to choose another).
             Exit codes: 0 ok, 1 failure, 64 bad usage, 65 bad data, 66 missing input.
+            Interrupted (SIGINT, SIGTERM): 130, 143, and nothing was changed.
 
             """
         return s
