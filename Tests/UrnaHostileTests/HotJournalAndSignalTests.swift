@@ -83,4 +83,33 @@ import Testing
         #expect(Hostile.bytes(dir, db) == before)
         #expect(Hostile.listing(dir).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == listing)
     }
+
+    @Test("SIGINT during a migration: exit 130, the file byte-identical at its old version, no backup left")
+    func interruptMigration() throws {
+        let dir = try Hostile.folder()
+        #expect(try Hostile.urna(["init", "--db", "p.sqlite", "--family", "people", "--version", "0"], in: dir).code == 0)
+        try Hostile.sql(
+            dir.appendingPathComponent("p.sqlite").path,
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) "
+                + "INSERT INTO Person(firstName, lastName, age) SELECT 'First' || x, 'Last' || x, x % 90 FROM c")
+        let before = Hostile.bytes(dir, "p.sqlite")
+        let listing = Hostile.listing(dir)
+        let r = try Hostile.urna(["migrate", "--db", "p.sqlite"], in: dir, signal: SIGINT, after: 0.5)
+        #expect(r.code == 130, "\(r.stderr)")
+        #expect(r.stderr.contains("interrupted: nothing was changed"))
+        #expect(Hostile.bytes(dir, "p.sqlite") == before)
+        #expect(Hostile.listing(dir).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == listing)
+    }
+
+    @Test("SIGTERM during an export: exit 143, no output file and no temporary file left")
+    func terminateExport() throws {
+        let dir = try Hostile.folder()
+        let zip = try Hostile.sample("consulta_cand_2018_BRASIL.zip", into: dir)
+        #expect(try Hostile.urna(["import", "--db", "db.sqlite", "--quiet", zip], in: dir).code == 0)
+        let listing = Hostile.listing(dir)
+        let r = try Hostile.urna(
+            ["export", "--db", "db.sqlite", "--format", "xml", "--out", "out.xml"], in: dir, signal: SIGTERM, after: 0.3)
+        #expect(r.code == 143, "\(r.stderr)")
+        #expect(Hostile.listing(dir).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == listing)
+    }
 }
