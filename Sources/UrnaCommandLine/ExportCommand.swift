@@ -74,7 +74,7 @@ enum ExportCommand {
         let out = p.value("out").flatMap { $0 == "-" ? nil : $0 }
         let summary = try exporter.export(toPath: out)
         if !p.has("quiet") {
-            if let out {
+            if let out, !OutputPaths.isStandardOutput(out) {
                 print("exported \(summary.line) to \(out)")
             } else {
                 CLI.printError("exported \(summary.line)")

@@ -74,6 +74,14 @@ enum OutputPaths {
         return String(cString: p)
     }
 
+    /// Whether `path` leads to this process's standard output (`/dev/stdout`, `/proc/self/fd/1`, a link to
+    /// the same terminal or file), where a summary line would mix with the data.
+    static func isStandardOutput(_ path: String) -> Bool {
+        var st = stat()
+        guard fstat(STDOUT_FILENO, &st) == 0, let out = identity(path) else { return false }
+        return out == [UInt64(st.st_dev), UInt64(st.st_ino)]
+    }
+
     /// Device and inode of the file a path leads to, when it exists.
     static func identity(_ path: String) -> [UInt64]? {
         var st = stat()

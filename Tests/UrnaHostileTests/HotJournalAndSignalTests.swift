@@ -87,7 +87,8 @@ import Testing
     @Test("SIGINT during a migration: exit 130, the file byte-identical at its old version, no backup left")
     func interruptMigration() throws {
         let dir = try Hostile.folder()
-        #expect(try Hostile.urna(["init", "--db", "p.sqlite", "--family", "people", "--version", "0"], in: dir).code == 0)
+        #expect(
+            try Hostile.urna(["init", "--db", "p.sqlite", "--family", "people", "--version", "0"], in: dir).code == 0)
         try Hostile.sql(
             dir.appendingPathComponent("p.sqlite").path,
             "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) "
@@ -108,8 +109,42 @@ import Testing
         #expect(try Hostile.urna(["import", "--db", "db.sqlite", "--quiet", zip], in: dir).code == 0)
         let listing = Hostile.listing(dir)
         let r = try Hostile.urna(
-            ["export", "--db", "db.sqlite", "--format", "xml", "--out", "out.xml"], in: dir, signal: SIGTERM, after: 0.3)
+            ["export", "--db", "db.sqlite", "--format", "xml", "--out", "out.xml"], in: dir, signal: SIGTERM, after: 0.3
+        )
         #expect(r.code == 143, "\(r.stderr)")
         #expect(Hostile.listing(dir).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == listing)
+    }
+
+    /// Runs a system tool, returning its exit status.
+    static func tool(_ path: String, _ args: [String]) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    @Test("A hot journal on a read-only mount is explained with the command that recovers it (needs root to mount)")
+    func hotJournalExplainedWhenTheFileCannotBeWritten() throws {
+        let dir = try Hostile.folder()
+        let crashed = try Self.crashedCopy(in: dir)
+        let mountPoint = try Hostile.folder()
+        guard try Self.tool("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint.path]) == 0 else {
+            try Test.cancel("skipped: cannot mount a tmpfs (needs root, CAP_SYS_ADMIN)")
+        }
+        defer { _ = try? Self.tool("/bin/umount", ["-l", mountPoint.path]) }
+        for name in [crashed, crashed + "-journal"] {
+            try FileManager.default.copyItem(
+                at: dir.appendingPathComponent(name), to: mountPoint.appendingPathComponent(name))
+        }
+        #expect(try Self.tool("/bin/mount", ["-o", "remount,ro", mountPoint.path]) == 0)
+        let r = try Hostile.urna(["status", "--db", crashed], in: mountPoint)
+        #expect(r.code == 1, "\(r.stderr)")
+        #expect(
+            r.stderr.contains("was left mid-write") && r.stderr.contains("sqlite3 \(crashed) 'PRAGMA integrity_check'"),
+            "\(r.stderr)")
     }
 }

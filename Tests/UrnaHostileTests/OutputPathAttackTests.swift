@@ -152,6 +152,13 @@ import Testing
             ["export", "--db", db, "--format", "csv", "--type", "Coalition", "--out", "/dev/null"], in: dir)
         #expect(null.code == 0, "\(null.stderr)")
         #expect(Hostile.fileType("/dev/null") == S_IFCHR)
+        // Standard output (a regular file under this runner) through /proc/self/fd/1: written through.
+        let fd1 = try Hostile.urna(
+            ["export", "--db", db, "--format", "csv", "--type", "Coalition", "--out", "/proc/self/fd/1"], in: dir)
+        #expect(fd1.code == 0, "\(fd1.stderr)")
+        #expect(fd1.stdout.hasPrefix("\""), "\(fd1.stdout.prefix(200))")
+        #expect(!fd1.stdout.contains("exported "))  // the summary goes to stderr, not into the data
+        #expect(Hostile.listing(dir).allSatisfy { !$0.contains(".partial-") })
         let rejects = try Hostile.urna(
             ["import", "--db", db, "--rejects", "/dev/null", try Self.badRows(dir, rows: 2)], in: dir)
         #expect(rejects.code == 0, "\(rejects.stderr)")
