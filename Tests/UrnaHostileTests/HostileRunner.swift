@@ -12,6 +12,8 @@ struct RunResult {
     let stderr: String
     /// Wall-clock seconds the run took.
     let seconds: Double
+    /// The process id the run had (sh execs urna, so it is urna's).
+    let pid: Int32
 }
 
 /// Runs the built binary (like Tests/UrnaCLITests/CLIRunner, copied so this target stands alone), and the
@@ -62,7 +64,7 @@ enum Hostile {
         return RunResult(
             code: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self),
-            seconds: Date().timeIntervalSince(start))
+            seconds: Date().timeIntervalSince(start), pid: p.processIdentifier)
     }
 
     /// A new empty folder for one test (its own, so listings compare).

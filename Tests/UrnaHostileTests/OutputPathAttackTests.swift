@@ -117,6 +117,31 @@ import Testing
         #expect(Hostile.fileType(dir.appendingPathComponent("out.csv").path) == S_IFREG)
     }
 
+    @Test("Symlinks planted at the export's temporary names (<out>.partial-<pid>) are never written through")
+    func plantedTemporarySymlinks() throws {
+        let dir = try Hostile.folder()
+        let db = try Hostile.importedDatabase(in: dir)
+        let victim = dir.appendingPathComponent("victim.txt")
+        try "precious\n".write(to: victim, atomically: true, encoding: .utf8)
+        // The next process ids the kernel hands out: the export's own is very likely among them.
+        let last =
+            Int32(
+                (try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        let planted = (1...400).map { last + $0 }
+        for pid in planted { symlink(victim.path, dir.appendingPathComponent("out.csv.partial-\(pid)").path) }
+        let r = try Hostile.urna(
+            ["export", "--db", db, "--format", "csv", "--type", "Coalition", "--out", "out.csv"], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+        #expect(Hostile.fileType(dir.appendingPathComponent("out.csv").path) == S_IFREG)
+        for pid in planted {
+            #expect(Hostile.fileType(dir.appendingPathComponent("out.csv.partial-\(pid)").path) == S_IFLNK)
+        }
+        // Whether the run's id was among the planted names (it says how strong this run of the test was).
+        print("export pid \(r.pid) \(planted.contains(r.pid) ? "was" : "was not") among the planted names")
+    }
+
     @Test("FIFOs and devices are written through, never replaced; a FIFO nobody reads is refused, not waited on")
     func streamsWrittenThrough() throws {
         let dir = try Hostile.folder()
