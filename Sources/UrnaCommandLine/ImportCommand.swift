@@ -62,22 +62,36 @@ final class ImportProgressBar: ImportProgress {
     init(quiet: Bool) { terminal = TerminalProgress(quiet: quiet) }
 
     func importProgress(_ s: ImportProgressSnapshot) {
-        let mb = Double(s.bytesRead) / 1_048_576, total = Double(s.bytesTotal) / 1_048_576
+        let mib = Double(s.bytesRead) / 1_048_576, total = Double(s.bytesTotal) / 1_048_576
         var eta = ""
         if s.fractionRead > 0.01, s.fractionRead < 1 {
             eta = String(format: ", ETA %.0fs", s.elapsedSeconds / s.fractionRead - s.elapsedSeconds)
         }
         let file = s.file.map { ($0 as NSString).lastPathComponent } ?? ""
-        terminal.draw(String(format: "[%d/%d] %@ %@: %.1f/%.1f MB, %d rows, %.0f rows/s%@", s.fileIndex, s.fileCount,
-                             s.phase.rawValue, file, mb, total, s.rowsRead, s.rowsPerSecond, eta))
+        terminal.draw(String(format: "[%d/%d] %@ %@: %.1f/%.1f MiB, %d rows, %.0f rows/s%@", s.fileIndex, s.fileCount,
+                             Self.words(s.phase), file, mib, total, s.rowsRead, s.rowsPerSecond, eta))
     }
 
     func finish() { terminal.finish() }
+
+    /// What a phase is called on screen.
+    static func words(_ phase: ImportProgressSnapshot.Phase) -> String {
+        switch phase {
+        case .reading: "reading"
+        case .heldAssets: "writing goods that came before their candidacy"
+        case .catalogues: "writing elections, parties and coalitions"
+        case .linkingVices: "pairing vices with their heads of ticket"
+        case .committing: "saving"
+        case .finished: "done"
+        }
+    }
 }
+
+extension CandidateCard.CardError: ExitCodeProviding {}
 
 enum ShowCommand {
     static let spec = CommandSpec(
-        name: "show", abstract: "Show one candidacy the way seed 000's app does.",
+        name: "show", abstract: "Show one candidacy in full: office, party, vice, coalition and declared goods.",
         usage: "urna show [--db PATH] candidate SQ_CANDIDATO [--election ID]",
         discussion: """
             Prints number, office and unit, party, vice (or, for a vice, the head of the ticket), personal data,
@@ -91,7 +105,10 @@ enum ShowCommand {
         ],
         positionals: [("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number.")],
         minPositionals: 2, maxPositionals: 2,
-        examples: ["urna show --db urna.sqlite candidate 130000600702", "urna show candidate 280000622281 --election 297"])
+        examples: [
+            "urna show --db urna.sqlite candidate 130000600702",
+            "urna show --db urna.sqlite candidate 130000600702 --election 298",
+        ])
 
     static let command = Command(spec: spec) { p in
         guard p.positionals[0] == "candidate" else {

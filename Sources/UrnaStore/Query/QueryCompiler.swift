@@ -162,7 +162,14 @@ public struct QueryCompiler: Sendable {
         switch c.right {
         case .value(let v): other = .value(v)
         case .values(let vs): other = .values(vs)
-        case .keyPath(let rightPath): other = .path(try resolve(rightPath, from: root, alias: alias, aliases: &aliases))
+        case .keyPath(let rightPath):
+            do {
+                other = .path(try resolve(rightPath, from: root, alias: alias, aliases: &aliases))
+            } catch let e as QueryPredicateError where rightPath.components.count == 1 {
+                // `party.acronym = PT`: a bare word on the right is read as a key path; say how to write text.
+                throw QueryPredicateError(
+                    at: e.position, e.message + "; to compare with the text \(rightPath.components[0]), quote it: '\(rightPath.components[0])'")
+            }
         }
         var quantifier = c.quantifier
         if valueInList {
@@ -258,7 +265,16 @@ public struct QueryCompiler: Sendable {
             case .beginsWith: return "\(folded) GLOB \(bind: .text(Self.globLiteral(text()) + "*"))"
             case .endsWith: return "\(folded) GLOB \(bind: .text("*" + Self.globLiteral(text())))"
             case .contains: return "\(folded) GLOB \(bind: .text("*" + Self.globLiteral(text()) + "*"))"
-            case .like: return "\(folded) GLOB \(bind: .text(Self.globPattern(like: text())))"
+            case .like:
+                if text().contains("%") && !text().contains("*") && !text().contains("?") {
+                    // SQL's `%` would silently match nothing: LIKE here is NSPredicate's.
+                    throw QueryPredicateError(
+                        at: valuePosition,
+                        "LIKE takes * (any run) and ? (one character) as wildcards, not SQL's % and _: write LIKE '"
+                            + text().replacingOccurrences(of: "%", with: "*")
+                            + "' (for a literal %, use CONTAINS '%')")
+                }
+                return "\(folded) GLOB \(bind: .text(Self.globPattern(like: text())))"
             case .in, .between:
                 throw QueryPredicateError(at: valuePosition, "\(op.rawValue) needs a list of values, like {1, 2}")
             }
