@@ -55,3 +55,15 @@ enum DatasetteMetadataCommand {
         }
     }
 }
+
+extension DatasetteMetadataCommand {
+    /// Writes the metadata of the database at `database` to `<name>.metadata.json` beside it.
+    static func writeBeside(database: String, quiet: Bool) throws {
+        let store = try openExistingStore(database, readOnly: true)
+        let out = besidePath(ofDatabase: database)
+        let text = DatasetteMetadata(schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: database))
+            .json()
+        try writeWhole(text + "\n", to: out)
+        if !quiet { CLI.printError("Datasette metadata: \(out) (datasette \(database) --metadata \(out))") }
+    }
+}

@@ -6,14 +6,16 @@ import UrnaStore
 enum ImportCommand {
     static let spec = CommandSpec(
         name: "import", abstract: "Import TSE candidate, asset and coalition files (CSV, zip or XML) into a database.",
-        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] FILE...",
+        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] [--datasette-metadata] FILE|DIR...",
         discussion: """
             Files are recognised by their content (every consulta_cand layout from 2010 to 2024, bem_candidato,
             consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
             The whole run is one transaction: it all lands, or nothing does. Importing the same files again changes
             nothing. Bad rows go to the rejects file (file, line, column, reason and the original bytes; created
             readable by you only) and never stop the good rows. CPF, e-mail and voter-ID number are not stored unless
-            --keep-personal-data is given.
+            --keep-personal-data is given. A folder is read recursively (files sorted by path); files in it that
+            are not TSE data (PDFs, SQLite files, read-mes, other CSVs) are skipped with one warning each, as is a
+            PDF, SQLite or other plainly foreign file named on the command line.
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite); created when missing."),
@@ -23,8 +25,9 @@ enum ImportCommand {
             .flag("keep-personal-data", "Also store CPF, e-mail and voter-ID number."),
             .flag("json", "Print the summary as one JSON object."),
             .flag("quiet", "No progress and no summary on success."),
+            .flag("datasette-metadata", "Also write Datasette metadata beside the database (<db>.metadata.json)."),
         ],
-        positionals: [("FILE...", "TSE files: .csv/.txt, .zip or .xml.")], minPositionals: 1, maxPositionals: nil,
+        positionals: [("FILE|DIR...", "TSE files (.csv/.txt, .zip or .xml) or folders holding them.")], minPositionals: 1, maxPositionals: nil,
         examples: [
             "urna import --db urna.sqlite SampleData/consulta_cand_2018_MG.csv SampleData/bem_candidato_2018_MG.csv",
             "urna import --db ac.sqlite --max-errors 0 consulta_cand_2016_AC.txt consulta_legendas_2016_AC.txt",
@@ -45,13 +48,15 @@ enum ImportCommand {
         let options = ImportOptions(dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
                                     encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
         let bar = ImportProgressBar(quiet: p.has("quiet") || p.has("json"))
-        let summary = try Importer(options: options, progress: bar).run(files: p.positionals)
+        let files = try ImportCommand.discoverInputs(p.positionals)
+        let summary = try Importer(options: options, progress: bar).run(files: files)
         bar.finish()
         if p.has("json") {
             print(summary.renderJSON())
         } else if !p.has("quiet") {
             print(summary.renderText(), terminator: summary.renderText().hasSuffix("\n") ? "" : "\n")
         }
+        if p.has("datasette-metadata") { try DatasetteMetadataCommand.writeBeside(database: databasePath(p), quiet: p.has("quiet") || p.has("json")) }
         return ExitCode.ok
     }
 }
