@@ -41,6 +41,6 @@ let package = Package(
         .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "UrnaCLITests", dependencies: []),
+        .testTarget(name: "UrnaCLITests", dependencies: [], exclude: ["tse_http_server.py"]),
     ]
 )
