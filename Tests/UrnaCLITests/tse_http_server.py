@@ -15,7 +15,9 @@ import hashlib
 import http.server
 import json
 import os
+import signal
 import sys
+import threading
 import zipfile
 
 
@@ -99,6 +101,17 @@ def serve(root, port_file, log_file, drop_once, corrupt_once):
             self.wfile.write(payload)
             self.record(status, len(payload), rng)
 
+    # A test runner may start us with signals blocked (threads' masks are inherited): take them back, so
+    # SIGTERM stops the server; and stop as well when the test closes our standard input.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    def watch_stdin():
+        sys.stdin.buffer.read()
+        os._exit(0)
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
     server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
     with open(port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))
