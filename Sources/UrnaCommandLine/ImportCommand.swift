@@ -111,8 +111,8 @@ enum ShowCommand {
         positionals: [("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number.")],
         minPositionals: 2, maxPositionals: 2,
         examples: [
-            "urna show --db urna.sqlite candidate 130000600702",
-            "urna show --db urna.sqlite candidate 130000600702 --election 298",
+            "urna show --db urna.sqlite candidate 130000600702 --election 297",
+            "urna show --db urna.sqlite candidate 280000614517 --election 296",
         ])
 
     static let command = Command(spec: spec) { p in
