@@ -132,7 +132,9 @@ enum ArgumentParser {
             }
             guard let o = spec.options.first(where: { $0.name == name }) else {
                 var msg = "unknown option '--\(name)'"
-                if let hint = suggestion(for: name, among: spec.options.map(\.name)) { msg += "; did you mean '--\(hint)'?" }
+                if let hint = suggestion(for: name, among: spec.options.map(\.name)) {
+                    msg += "; did you mean '--\(hint)'?"
+                }
                 throw UsageError(msg)
             }
             if o.valueName != nil {
@@ -169,7 +171,8 @@ enum ArgumentParser {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var prev = Array(0...b.count)

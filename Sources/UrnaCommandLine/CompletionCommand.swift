@@ -125,7 +125,9 @@ enum ShellCompletion {
             }
             args.append("'(-h --help)'{-h,--help}'[Show help]'")
             args.append("'*:file:_files'")
-            s += "        \(spec.name)) _arguments -s \\\n            " + args.joined(separator: " \\\n            ") + " ;;\n"
+            s +=
+                "        \(spec.name)) _arguments -s \\\n            " + args.joined(separator: " \\\n            ")
+                + " ;;\n"
         }
         s += """
                 esac

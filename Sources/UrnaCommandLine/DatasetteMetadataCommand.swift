@@ -3,7 +3,8 @@ import Foundation
 /// `urna datasette-metadata`: the file's Datasette metadata on stdout (or beside the file with --write-file).
 enum DatasetteMetadataCommand {
     static let spec = CommandSpec(
-        name: "datasette-metadata", abstract: "Print Datasette metadata for a file: hidden tables, labels, descriptions.",
+        name: "datasette-metadata",
+        abstract: "Print Datasette metadata for a file: hidden tables, labels, descriptions.",
         usage: "urna datasette-metadata [--db PATH] [--out FILE]",
         discussion: """
             Open the file in Datasette with `datasette FILE --metadata FILE.metadata.json`: Urna's own tables
@@ -61,8 +62,10 @@ extension DatasetteMetadataCommand {
     static func writeBeside(database: String, quiet: Bool) throws {
         let store = try openExistingStore(database, readOnly: true)
         let out = besidePath(ofDatabase: database)
-        let text = DatasetteMetadata(schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: database))
-            .json()
+        let text = DatasetteMetadata(
+            schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: database)
+        )
+        .json()
         try writeWhole(text + "\n", to: out)
         if !quiet { CLI.printError("Datasette metadata: \(out) (datasette \(database) --metadata \(out))") }
     }

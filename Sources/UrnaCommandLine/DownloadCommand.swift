@@ -13,7 +13,8 @@ enum DownloadCommand {
     ]
 
     static let states: Set<String> = [
-        "AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA", "PB", "PE", "PI", "PR", "RJ",
+        "AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA", "PB", "PE", "PI", "PR",
+        "RJ",
         "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO", "BR", "ZZ",
     ]
 
@@ -36,7 +37,8 @@ enum DownloadCommand {
             are printed on stdout, what happened on stderr.
             """,
         options: [
-            .value("state", "UF", "Keep only this state's members (repeatable; BR: the national file).", repeatable: true),
+            .value(
+                "state", "UF", "Keep only this state's members (repeatable; BR: the national file).", repeatable: true),
             .value("kinds", "LIST", "Which files: cand, bem, coligacao, legendas (default: cand,bem)."),
             .value("dir", "DIR", "Where the files go (default: the current folder; created when missing)."),
             .value("base-url", "URL", "The open-data tree (default: \(defaultBaseURL))."),
@@ -62,10 +64,13 @@ enum DownloadCommand {
             return n
         }
         var selected: [(name: String, stem: String)] = []
-        for k in (p.value("kinds") ?? "cand,bem").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for k in (p.value("kinds") ?? "cand,bem").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
+        {
             guard let kind = kinds.first(where: { $0.name == k }) else {
                 var msg = "--kinds takes cand, bem, coligacao and legendas, not '\(k)'"
-                if let hint = ArgumentParser.suggestion(for: k, among: kinds.map(\.name)) { msg += "; did you mean '\(hint)'?" }
+                if let hint = ArgumentParser.suggestion(for: k, among: kinds.map(\.name)) {
+                    msg += "; did you mean '\(hint)'?"
+                }
                 throw UsageError(msg)
             }
             if !selected.contains(where: { $0.name == kind.name }) { selected.append(kind) }
@@ -94,7 +99,9 @@ enum DownloadCommand {
         let downloader = Downloader(
             userAgent: "\(CommandContext.current.toolName)/\(CLI.version)",
             progress: { name, received, total in
-                let size = total > 0 ? String(format: "/%.1f MiB (%.0f%%)", mib(total), 100 * Double(received) / Double(total)) : " MiB"
+                let size =
+                    total > 0
+                    ? String(format: "/%.1f MiB (%.0f%%)", mib(total), 100 * Double(received) / Double(total)) : " MiB"
                 bar.draw(String(format: "%@: %.1f", name, mib(received)) + size)
             },
             notice: { say($0) })
@@ -102,20 +109,26 @@ enum DownloadCommand {
         for year in years {
             for kind in selected {
                 let file = "\(kind.stem)_\(year).zip"
-                let job = Job(url: "\(base)/\(kind.stem)/\(file)", zipPath: (zipDir as NSString).appendingPathComponent(file), stem: kind.stem)
+                let job = Job(
+                    url: "\(base)/\(kind.stem)/\(file)", zipPath: (zipDir as NSString).appendingPathComponent(file),
+                    stem: kind.stem)
                 do {
                     let outcome = try downloader.fetch(job.url, to: job.zipPath)
                     bar.finish()
                     switch outcome {
                     case .fetched(let bytes): say("\(file): downloaded \(String(format: "%.1f", mib(bytes))) MiB")
                     case .resumed(let from, let bytes):
-                        say("\(file): resumed at \(String(format: "%.1f", mib(from))) MiB, \(String(format: "%.1f", mib(bytes))) MiB more")
+                        say(
+                            "\(file): resumed at \(String(format: "%.1f", mib(from))) MiB, \(String(format: "%.1f", mib(bytes))) MiB more"
+                        )
                     case .notModified: say("\(file): unchanged since the last download (nothing fetched)")
                     }
                     if wantedStates.isEmpty {
                         print(job.zipPath)
                     } else {
-                        for path in try extract(job, states: wantedStates, into: dir, refresh: outcome != .notModified, say: say) {
+                        for path in try extract(
+                            job, states: wantedStates, into: dir, refresh: outcome != .notModified, say: say)
+                        {
                             print(path)
                         }
                     }

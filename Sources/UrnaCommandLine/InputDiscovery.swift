@@ -139,8 +139,10 @@ extension ImportCommand {
             throw CLIError(
                 ExitCode.missingInput,
                 "no TSE data to import in \(arguments.joined(separator: ", "))"
-                    + (skipped.isEmpty ? " (no files)" : " (\(skipped.count) file\(skipped.count == 1 ? "" : "s") skipped)")
-                    + ": give consulta_cand / bem_candidato / consulta_coligacao files, their zips, or a folder of them")
+                    + (skipped.isEmpty
+                        ? " (no files)" : " (\(skipped.count) file\(skipped.count == 1 ? "" : "s") skipped)")
+                    + ": give consulta_cand / bem_candidato / consulta_coligacao files, their zips, or a folder of them"
+            )
         }
         return files
     }

@@ -70,7 +70,9 @@ enum QueryCommand {
             } catch StoreError.unknownProperty(let owner, let property) {
                 var msg = "--fields: \(owner) has no property '\(property)'"
                 let names = store.schema[type: owner]?.properties.map(\.name) ?? []
-                if let hint = ArgumentParser.suggestion(for: property, among: names) { msg += "; did you mean '\(hint)'?" }
+                if let hint = ArgumentParser.suggestion(for: property, among: names) {
+                    msg += "; did you mean '\(hint)'?"
+                }
                 throw UsageError(msg)
             }
         } else {

@@ -34,7 +34,8 @@ final class SQLStatement {
         let rest = String(decoding: bytes[tailOffset..<(bytes.count - 1)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if try Self.holdsStatement(rest, connection: connection) {
             throw UsageError(
-                "the SQL holds more than one statement: urna sql runs one at a time (remove the text after the first ';')")
+                "the SQL holds more than one statement: urna sql runs one at a time (remove the text after the first ';')"
+            )
         }
     }
 
@@ -77,7 +78,8 @@ final class SQLStatement {
             guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot bind \(written)", sql: sql) }
         }
         if let extra = unused.sorted().first {
-            throw UsageError("--param \(extra) is not used by the SQL (it uses: \(usedNames().joined(separator: ", ")))")
+            throw UsageError(
+                "--param \(extra) is not used by the SQL (it uses: \(usedNames().joined(separator: ", ")))")
         }
     }
 
@@ -86,8 +88,9 @@ final class SQLStatement {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        throw SQLiteError(code: sqlite3_extended_errcode(connection.handle),
-                          message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
+        throw SQLiteError(
+            code: sqlite3_extended_errcode(connection.handle),
+            message: String(cString: sqlite3_errmsg(connection.handle)), sql: sql)
     }
 
     /// The current row's values.

@@ -189,7 +189,9 @@ struct TransferRefusal: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-private func transferWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?)
+private func transferWrite(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+)
     -> Int
 {
     guard let data, let context else { return 0 }
@@ -198,7 +200,9 @@ private func transferWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     return c.body(UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
 }
 
-private func transferHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?)
+private func transferHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+)
     -> Int
 {
     guard let data, let context else { return 0 }

@@ -9,13 +9,15 @@ public enum ZipMembers {
     /// The data members of the archive at `path` whose name ends in `_<UF>` (before the extension).
     public static func members(of path: String, states: [String]) throws -> [ZipArchive.Entry] {
         let archive = try ZipArchive(path: path)
-        let wanted = Set(states.flatMap { s -> [String] in
-            let uf = s.uppercased()
-            return uf == "BR" || uf == "BRASIL" ? ["BR", "BRASIL"] : [uf]
-        })
+        let wanted = Set(
+            states.flatMap { s -> [String] in
+                let uf = s.uppercased()
+                return uf == "BR" || uf == "BRASIL" ? ["BR", "BRASIL"] : [uf]
+            })
         return archive.entries.filter { e in
             guard e.isDataFile else { return false }
-            let base = ((e.name.split(separator: "/").last.map(String.init) ?? e.name) as NSString).deletingPathExtension
+            let base = ((e.name.split(separator: "/").last.map(String.init) ?? e.name) as NSString)
+                .deletingPathExtension
             guard let underscore = base.lastIndex(of: "_") else { return false }
             return wanted.contains(base[base.index(after: underscore)...].uppercased())
         }

@@ -94,7 +94,9 @@ struct CLIBasicsTests {
         #expect(unknown.code == 64)
         #expect(unknown.stderr.contains("did you mean 'Person'?"))
         // Values never become SQL: an injection attempt matches nothing and the table survives.
-        let inj = try CLIRunner.run(["query", "--db", db, "Person", "fullName == '\"; DROP TABLE Person; --'", "--count"])
+        let inj = try CLIRunner.run([
+            "query", "--db", db, "Person", "fullName == '\"; DROP TABLE Person; --'", "--count",
+        ])
         #expect(inj.code == 0)
         #expect(inj.stdout == "0\n")
         #expect(try CLIRunner.run(["query", "--db", db, "Person", "--count"]).code == 0)

@@ -37,7 +37,9 @@ struct CLICompletionTests {
             for c in CLIBasicsTests.subcommands { #expect(r.stdout.contains(c), "\(shell) lacks \(c)") }
             let file = dir.appendingPathComponent("urna.\(shell)")
             try Data(r.stdout.utf8).write(to: file)
-            let binary = ["/usr/bin/\(shell)", "/bin/\(shell)"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            let binary = ["/usr/bin/\(shell)", "/bin/\(shell)"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }
             if let binary {
                 let syntax = try CLIRunner.runProcess(URL(fileURLWithPath: binary), ["-n", file.path])
                 #expect(syntax.code == 0, "\(shell): \(syntax.stderr)")

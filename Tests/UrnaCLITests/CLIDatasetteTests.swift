@@ -53,7 +53,10 @@ struct CLIDatasetteTests {
         #expect(m.code == 0, "\(m.stderr)")
         let portText = try CLIRunner.runProcess(
             python,
-            ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"])
+            [
+                "-c",
+                "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()",
+            ])
         let port = try #require(Int(portText.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let server = Process()
         server.executableURL = datasette
@@ -81,19 +84,22 @@ struct CLIDatasetteTests {
                 sys.exit(1)
                 """
             let r = try AnalysisFixtures.run(
-                python, ["-c", fetch, "http://127.0.0.1:\(port)\(path)"], environment: AnalysisFixtures.loopbackEnvironment)
+                python, ["-c", fetch, "http://127.0.0.1:\(port)\(path)"],
+                environment: AnalysisFixtures.loopbackEnvironment)
             guard r.code == 0 else { return nil }
             return try JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
         }
         let database = try #require(try get("/urna.json") as? [String: Any], "Datasette did not answer")
         let tables = try #require(database["tables"] as? [[String: Any]])
-        let hidden = Dictionary(uniqueKeysWithValues: tables.map { ($0["name"] as? String ?? "", $0["hidden"] as? Bool ?? false) })
+        let hidden = Dictionary(
+            uniqueKeysWithValues: tables.map { ($0["name"] as? String ?? "", $0["hidden"] as? Bool ?? false) })
         for name in ["_urna_schema", "_urna_history", "Candidate_goods", "Coalition_parties"] {
             #expect(hidden[name] == true, "\(name) is not hidden")
         }
         for name in ["Candidate", "Party", "Election", "Good"] { #expect(hidden[name] == false, "\(name)") }
         let rows = try #require(
-            try get("/urna/Candidate.json?sequence=130000600702&election=297&_labels=on&_shape=array") as? [[String: Any]])
+            try get("/urna/Candidate.json?sequence=130000600702&election=297&_labels=on&_shape=array")
+                as? [[String: Any]])
         let zema = try #require(rows.first)
         #expect((zema["party"] as? [String: Any])?["label"] as? String == "NOVO")
         #expect((zema["election"] as? [String: Any])?["label"] as? String == "Eleições Gerais Estaduais 2018")

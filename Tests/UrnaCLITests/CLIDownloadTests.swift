@@ -9,7 +9,8 @@ struct CLIDownloadTests {
     static let bem = "/odsele/bem_candidato/bem_candidato_2018.zip"
 
     func download(_ args: [String]) throws -> CLIResult {
-        try AnalysisFixtures.run(CLIRunner.binary, ["download"] + args, environment: AnalysisFixtures.loopbackEnvironment)
+        try AnalysisFixtures.run(
+            CLIRunner.binary, ["download"] + args, environment: AnalysisFixtures.loopbackEnvironment)
     }
 
     func counts(_ db: String) throws -> String {
@@ -20,7 +21,9 @@ struct CLIDownloadTests {
         return r.stdout.split(separator: "\n").last.map(String.init) ?? ""
     }
 
-    @Test("2018 --state MG fetches both zips, a second run fetches nothing, import DIR with a stray PDF loads 2388 + 8583")
+    @Test(
+        "2018 --state MG fetches both zips, a second run fetches nothing, import DIR with a stray PDF loads 2388 + 8583"
+    )
     func downloadCacheImport() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -64,7 +67,8 @@ struct CLIDownloadTests {
         #expect(r.stderr.contains("consulta_cand_2018.zip: resumed at"))
         let answers = try server.answers()
         #expect(answers.map(\.status) == [200, 206])
-        let served = try Data(contentsOf: server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip"))
+        let served = try Data(
+            contentsOf: server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip"))
         #expect(answers[0].bytes + answers[1].bytes == served.count)
         #expect(try Data(contentsOf: d.appendingPathComponent("consulta_cand_2018.zip")) == served)
         // The whole zip in DIR imports as it is; download's hidden cache records are not read.
@@ -86,7 +90,8 @@ struct CLIDownloadTests {
         #expect(r.code == 0, "\(r.stderr)")
         #expect(r.stderr.contains("bem_candidato_2018.zip arrived but does not open as a zip"))
         #expect(try server.answers().map(\.status) == [200, 200])
-        let served = try Data(contentsOf: server.root.appendingPathComponent("odsele/bem_candidato/bem_candidato_2018.zip"))
+        let served = try Data(
+            contentsOf: server.root.appendingPathComponent("odsele/bem_candidato/bem_candidato_2018.zip"))
         #expect(try Data(contentsOf: d.appendingPathComponent("bem_candidato_2018.zip")) == served)
 
         // A local file damaged later is noticed on the next run, deleted and fetched again (no conditional request).
@@ -108,7 +113,8 @@ struct CLIDownloadTests {
         #expect(r.code == 66)
         #expect(
             r.stderr.contains(
-                "Error: \(server.baseURL)/consulta_coligacao/consulta_coligacao_2018.zip does not exist on the server (HTTP 404)"))
+                "Error: \(server.baseURL)/consulta_coligacao/consulta_coligacao_2018.zip does not exist on the server (HTTP 404)"
+            ))
         #expect(FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_cand_2018.zip").path))
         #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_coligacao_2018.zip").path))
     }
@@ -140,12 +146,15 @@ struct CLIDownloadTests {
         #expect(url.stderr.contains("--base-url must start with http:// or https://"))
     }
 
-    @Test("import DIR reads subfolders in path order and skips foreign files; an explicit PDF warns, an unknown CSV still stops")
+    @Test(
+        "import DIR reads subfolders in path order and skips foreign files; an explicit PDF warns, an unknown CSV still stops"
+    )
     func importFolder() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let d = dir.appendingPathComponent("D")
-        try FileManager.default.createDirectory(at: d.appendingPathComponent("b/assets"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: d.appendingPathComponent("b/assets"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             at: AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_MG.csv"),
             to: d.appendingPathComponent("a.csv"))
@@ -169,7 +178,8 @@ struct CLIDownloadTests {
         #expect(try counts(db) == "2388,8583")
 
         let pdf = try CLIRunner.run([
-            "import", "--db", dir.appendingPathComponent("y.sqlite").path, "--quiet", d.appendingPathComponent("a.csv").path,
+            "import", "--db", dir.appendingPathComponent("y.sqlite").path, "--quiet",
+            d.appendingPathComponent("a.csv").path,
             d.appendingPathComponent("b/manual.pdf").path,
         ])
         #expect(pdf.code == 0, "\(pdf.stderr)")
@@ -179,7 +189,8 @@ struct CLIDownloadTests {
         ])
         #expect(csv.code == 65)
         let empty = try CLIRunner.run([
-            "import", "--db", dir.appendingPathComponent("w.sqlite").path, d.appendingPathComponent("b/manual.pdf").path,
+            "import", "--db", dir.appendingPathComponent("w.sqlite").path,
+            d.appendingPathComponent("b/manual.pdf").path,
         ])
         #expect(empty.code == 66)
         #expect(empty.stderr.contains("no TSE data to import"))

@@ -46,7 +46,9 @@ struct CLIMessagesTests {
         #expect(date.stderr.contains("dates and codes are text: quote them, like birthdate > '2000-01-01'"))
         let like = try CLIRunner.run(["query", "--db", db, "Candidate", "name LIKE '%lula%'", "--count"])
         #expect(like.code == 64)
-        #expect(like.stderr.contains("LIKE takes * (any run) and ? (one character) as wildcards, not SQL's % and _: write LIKE '*lula*'"))
+        #expect(
+            like.stderr.contains(
+                "LIKE takes * (any run) and ? (one character) as wildcards, not SQL's % and _: write LIKE '*lula*'"))
         let star = try CLIRunner.run(["query", "--db", db, "Candidate", "nickname LIKE[c] '*zema*'", "--count"])
         #expect(star.code == 0)
         #expect(star.stdout == "2\n")
@@ -58,19 +60,25 @@ struct CLIMessagesTests {
         #expect(sort.stderr.contains("did you mean 'nickname'?"))
     }
 
-    @Test("show of a candidacy in both rounds is bad usage (64) naming --election and the elections; the help example runs")
+    @Test(
+        "show of a candidacy in both rounds is bad usage (64) naming --election and the elections; the help example runs"
+    )
     func showAmbiguous() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("urna.sqlite").path
         let i = try CLIRunner.run([
-            "import", "--db", db, "--quiet", AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_BRASIL.zip").path,
+            "import", "--db", db, "--quiet",
+            AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_BRASIL.zip").path,
             AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
         ])
         #expect(i.code == 0, "\(i.stderr)")
         let r = try CLIRunner.run(["show", "--db", db, "candidate", "130000600702"])
         #expect(r.code == 64)
-        #expect(r.stderr.contains("297 (Eleições Gerais Estaduais 2018, round 1); 298 (Eleições Gerais Estaduais 2018, round 2); name one with --election"))
+        #expect(
+            r.stderr.contains(
+                "297 (Eleições Gerais Estaduais 2018, round 1); 298 (Eleições Gerais Estaduais 2018, round 2); name one with --election"
+            ))
         let help = try CLIRunner.run(["show", "--help"])
         let examples = help.stdout.components(separatedBy: "EXAMPLES:\n").last ?? ""
         for line in examples.split(separator: "\n") {
@@ -113,7 +121,8 @@ struct CLIMessagesTests {
     @Test("Progress on a terminal: user words and MiB; no escape codes with TERM=dumb or NO_COLOR")
     func progressOnTerminal() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            try Test.cancel(Comment(rawValue: "skipped: /usr/bin/script (util-linux) is needed to give urna a terminal"))
+            try Test.cancel(
+                Comment(rawValue: "skipped: /usr/bin/script (util-linux) is needed to give urna a terminal"))
         }
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -127,7 +136,8 @@ struct CLIMessagesTests {
             // NO_COLOR set but empty counts as unset (no-color.org); the test runner's own value is overridden.
             let env = ["TERM": term, "NO_COLOR": noColor]
             let r = try AnalysisFixtures.run(
-                URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command + " >/dev/null", "/dev/null"], environment: env)
+                URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command + " >/dev/null", "/dev/null"],
+                environment: env)
             #expect(r.code == 0, "\(r.stderr)")
             #expect(r.stdout.contains("MiB"), "TERM=\(term): \(r.stdout)")
             #expect(!r.stdout.contains(" MB"))

@@ -50,7 +50,8 @@ struct CLISQLTests {
         #expect(many.stderr.contains("more than one statement"))
         let bad = try CLIRunner.run(["sql", "--db", db, "SELECT nam FROM Candidate"])
         #expect(bad.code == 64)
-        #expect(bad.stderr.hasPrefix("Error: bad SQL at 8: no such column: nam\n  SELECT nam FROM Candidate\n         ^\n"))
+        #expect(
+            bad.stderr.hasPrefix("Error: bad SQL at 8: no such column: nam\n  SELECT nam FROM Candidate\n         ^\n"))
         let missing = try CLIRunner.run(["sql", "--db", db, "SELECT * FROM Party WHERE acronym = :a"])
         #expect(missing.code == 64)
         #expect(missing.stderr.contains("the SQL uses :a: give --param a=VALUE"))

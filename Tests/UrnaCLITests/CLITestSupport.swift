@@ -38,7 +38,8 @@ enum AnalysisFixtures {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
