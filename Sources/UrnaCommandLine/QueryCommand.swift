@@ -50,7 +50,10 @@ enum QueryCommand {
             throw UsageError(msg)
         }
         var results = try store.objects(typeName)
-        if p.positionals.count > 1 { results = try results.filter(p.positionals[1]) }
+        if p.positionals.count > 1 {
+            results = try results.filter(p.positionals[1])
+            if let hint = likeHint(p.positionals[1]) { CLI.printError("warning: \(hint)") }
+        }
         if let sort = p.value("sort") {
             let keys = sort.split(separator: ",").map { SortKey(keyPath: String($0), ascending: !p.has("desc")) }
             results = results.sorted(by: keys)
@@ -125,5 +128,21 @@ enum QueryCommand {
             CLI.printError("\(n) \(typeName) object\(n == 1 ? "" : "s")")
         }
         return ExitCode.ok
+    }
+
+    /// A warning for `LIKE '%lula%'`: here LIKE takes NSPredicate's `*` and `?`, so SQL's `%` and `_` match
+    /// themselves and such a pattern usually finds nothing. (A literal `%` is still allowed, hence a warning.)
+    static func likeHint(_ predicate: String) -> String? {
+        guard
+            let regex = try? NSRegularExpression(
+                pattern: #"LIKE(\[[a-z]+\])?\s*(['"])([^'"]*[%_][^'"]*)\2"#, options: [.caseInsensitive]),
+            let match = regex.firstMatch(in: predicate, range: NSRange(predicate.startIndex..., in: predicate)),
+            let range = Range(match.range(at: 3), in: predicate)
+        else { return nil }
+        let pattern = String(predicate[range])
+        guard pattern.contains("%"), !pattern.contains("*"), !pattern.contains("?") else { return nil }
+        return "LIKE takes * (any run) and ? (one character) as wildcards, not SQL's % and _, which match "
+            + "themselves here: for what you probably meant, write LIKE '"
+            + pattern.replacingOccurrences(of: "%", with: "*").replacingOccurrences(of: "_", with: "?") + "'"
     }
 }

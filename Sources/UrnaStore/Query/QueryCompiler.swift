@@ -265,16 +265,7 @@ public struct QueryCompiler: Sendable {
             case .beginsWith: return "\(folded) GLOB \(bind: .text(Self.globLiteral(text()) + "*"))"
             case .endsWith: return "\(folded) GLOB \(bind: .text("*" + Self.globLiteral(text())))"
             case .contains: return "\(folded) GLOB \(bind: .text("*" + Self.globLiteral(text()) + "*"))"
-            case .like:
-                if text().contains("%") && !text().contains("*") && !text().contains("?") {
-                    // SQL's `%` would silently match nothing: LIKE here is NSPredicate's.
-                    throw QueryPredicateError(
-                        at: valuePosition,
-                        "LIKE takes * (any run) and ? (one character) as wildcards, not SQL's % and _: write LIKE '"
-                            + text().replacingOccurrences(of: "%", with: "*")
-                            + "' (for a literal %, use CONTAINS '%')")
-                }
-                return "\(folded) GLOB \(bind: .text(Self.globPattern(like: text())))"
+            case .like: return "\(folded) GLOB \(bind: .text(Self.globPattern(like: text())))"
             case .in, .between:
                 throw QueryPredicateError(at: valuePosition, "\(op.rawValue) needs a list of values, like {1, 2}")
             }
