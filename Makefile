@@ -1,13 +1,16 @@
 # Urna: `make run` and `make test` are all a fresh machine needs (they install what is missing).
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
-DEB_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 pkg-config
+DEB_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev libcurl4-openssl-dev sqlite3 pkg-config
 # Benchmark peers only (never linked into urna): xmllint for the XML reader's own speed.
 BENCH_PACKAGES := libxml2-utils
 DB ?= urna.sqlite
 URNA := .build/release/urna
 
-.PHONY: deps build run test bench fuzz format clean
+# Test tools only (never linked into urna nor needed to run it): Datasette, for the datasette-metadata test.
+TEST_VENV := .build/test-venv
+
+.PHONY: deps test-deps build run test bench fuzz format clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -29,13 +32,23 @@ run: build
 	$(URNA) query --db $(DB) Candidate "postCode == 11 AND unitName ==[c] 'RIO BRANCO'" --sort nickname \
 	  --fields number,nickname,party.acronym,coalition.name,result
 	@echo; echo "== One candidacy in full =="
-	$(URNA) show --db $(DB) candidate 130000600702
-	@echo; echo "== Upgrading an old app's file (seed 000's v1) =="
+	$(URNA) show --db $(DB) candidate 130000600702 --election 297
+	@echo; echo "== Candidacies per party, in SQL =="
+	$(URNA) sql --db $(DB) "SELECT p.acronym, count(*) AS candidacies FROM Candidate c JOIN Party p ON p.id = c.party GROUP BY p.acronym ORDER BY candidacies DESC LIMIT 5"
+	@echo; echo "== Upgrading an old app's file (version 1) =="
 	rm -f /tmp/urna-demo-v1.sqlite* && cp SampleData/elections-v1-seed.sqlite /tmp/urna-demo-v1.sqlite
 	$(URNA) migrate --db /tmp/urna-demo-v1.sqlite --dry-run --sample 1
 	$(URNA) migrate --db /tmp/urna-demo-v1.sqlite
 
-test: deps
+# Best effort: without network or PyPI the Datasette test reports itself skipped, and the rest still runs.
+test-deps:
+	@if [ ! -x $(TEST_VENV)/bin/datasette ]; then \
+	  echo "installing Datasette into $(TEST_VENV) (for tests only)"; \
+	  mkdir -p .build && python3 -m venv $(TEST_VENV) && $(TEST_VENV)/bin/pip install -q datasette \
+	    || echo "warning: could not install Datasette; its test will be skipped"; \
+	fi
+
+test: deps test-deps
 	swift build --build-tests
 	swift test --skip-build 2>&1 | tee .build/test-output.txt; exit $${PIPESTATUS[0]}
 

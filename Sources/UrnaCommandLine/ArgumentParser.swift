@@ -6,10 +6,26 @@ struct OptionSpec: Sendable {
     let valueName: String?
     let help: String
     var repeatable = false
+    /// The one-letter spelling (`-q` for `--quiet`), where one is conventional.
+    var short: Character? = nil
 
-    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, valueName: nil, help: help) }
-    static func value(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help, repeatable: repeatable)
+    static func flag(_ name: String, _ help: String, short: Character? = nil) -> OptionSpec {
+        OptionSpec(name: name, valueName: nil, help: help, short: short ?? conventionalShort[name])
+    }
+    static func value(
+        _ name: String, _ valueName: String, _ help: String, repeatable: Bool = false, short: Character? = nil
+    ) -> OptionSpec {
+        OptionSpec(
+            name: name, valueName: valueName, help: help, repeatable: repeatable,
+            short: short ?? conventionalShort[name])
+    }
+
+    /// Short options every command spells the same way (`-h` for help is handled before parsing).
+    static let conventionalShort: [String: Character] = ["quiet": "q", "out": "o", "limit": "n"]
+
+    /// `-q, --quiet` or `--db <PATH>`, as help shows it.
+    var helpLabel: String {
+        (short.map { "-\($0), " } ?? "") + "--\(name)" + (valueName.map { " <\($0)>" } ?? "")
     }
 }
 
@@ -27,19 +43,19 @@ struct CommandSpec: Sendable {
     let examples: [String]
 
     func helpText() -> String {
-        var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(usage)\n"
+        var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(ToolName.apply(usage))\n"
         if !discussion.isEmpty { s += "\n\(discussion)\n" }
         if !positionals.isEmpty {
             s += "\nARGUMENTS:\n"
             for (n, h) in positionals { s += "  " + n.padding(toLength: 24, withPad: " ", startingAt: 0) + h + "\n" }
         }
         s += "\nOPTIONS:\n"
-        for o in options + [.flag("help", "Show this help.")] {
-            let left = "--\(o.name)" + (o.valueName.map { " <\($0)>" } ?? "")
-            s += "  " + left.padding(toLength: 24, withPad: " ", startingAt: 0) + o.help + "\n"
+        for o in options + [.flag("help", "Show this help.", short: "h")] {
+            let left = o.helpLabel
+            s += "  " + left.padding(toLength: max(24, left.count + 2), withPad: " ", startingAt: 0) + o.help + "\n"
         }
         if !examples.isEmpty {
-            s += "\nEXAMPLES:\n" + examples.map { "  \($0)" }.joined(separator: "\n") + "\n"
+            s += "\nEXAMPLES:\n" + examples.map { "  \(ToolName.apply($0))" }.joined(separator: "\n") + "\n"
         }
         return s
     }
@@ -75,10 +91,30 @@ enum ArgumentParser {
         var onlyPositionals = false
         while i < args.count {
             let a = args[i]
-            if onlyPositionals || !a.hasPrefix("--") || a == "-" {
-                if a.hasPrefix("-") && a.count == 2 && a != "-" && !onlyPositionals {
-                    throw UsageError("unknown option '\(a)': options are spelled --name (see --help)")
+            if !onlyPositionals, a.count == 2, a.hasPrefix("-"), a != "--", let letter = a.last, letter != "-" {
+                guard let o = spec.options.first(where: { $0.short == letter }) else {
+                    if letter.isNumber {  // a negative number as an argument
+                        out.positionals.append(a)
+                        i += 1
+                        continue
+                    }
+                    let known = spec.options.compactMap { o in o.short.map { "-\($0) (--\(o.name))" } }
+                    throw UsageError(
+                        "unknown option '\(a)'"
+                            + (known.isEmpty ? "" : "; short options here: " + known.joined(separator: ", ")))
                 }
+                if o.valueName != nil {
+                    guard i + 1 < args.count else { throw UsageError("\(a) needs a value (<\(o.valueName!)>)") }
+                    if !o.repeatable, out.values[o.name] != nil { throw UsageError("--\(o.name) was given twice") }
+                    out.values[o.name, default: []].append(args[i + 1])
+                    i += 2
+                } else {
+                    out.flags.insert(o.name)
+                    i += 1
+                }
+                continue
+            }
+            if onlyPositionals || !a.hasPrefix("--") || a == "-" {
                 out.positionals.append(a)
                 i += 1
                 continue
@@ -96,7 +132,9 @@ enum ArgumentParser {
             }
             guard let o = spec.options.first(where: { $0.name == name }) else {
                 var msg = "unknown option '--\(name)'"
-                if let hint = suggestion(for: name, among: spec.options.map(\.name)) { msg += "; did you mean '--\(hint)'?" }
+                if let hint = suggestion(for: name, among: spec.options.map(\.name)) {
+                    msg += "; did you mean '--\(hint)'?"
+                }
                 throw UsageError(msg)
             }
             if o.valueName != nil {
@@ -133,7 +171,8 @@ enum ArgumentParser {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var prev = Array(0...b.count)
@@ -145,5 +184,19 @@ enum ArgumentParser {
             prev = cur
         }
         return prev[b.count]
+    }
+}
+
+/// The program's own name in help and messages: usage lines and examples are written with `urna`, and an
+/// app's executable that reuses these commands shows its own name instead.
+enum ToolName {
+    /// `text` with each command-leading `urna` (at the start, after `&&`, `|` or `;`) replaced by the tool's name.
+    static func apply(_ text: String, name: String = CommandContext.current.toolName) -> String {
+        guard name != "urna" else { return text }
+        var out = text.hasPrefix("urna ") ? name + " " + text.dropFirst(5) : Substring(text)
+        for separator in ["&& ", "| ", "; ", "\n"] {
+            out = Substring(out.replacingOccurrences(of: separator + "urna ", with: separator + name + " "))
+        }
+        return String(out)
     }
 }

@@ -27,33 +27,37 @@ struct Command: Sendable {
 }
 
 enum CLI {
-    static let version = "0.1.0"
+    /// The release this build is: the latest version in CHANGELOG.md (a test keeps the two equal).
+    static let version = "0.3.0"
 
     static var commands: [Command] {
         [
-            InitCommand.command, StatusCommand.command, QueryCommand.command, SchemaCommand.command,
-            ImportCommand.command, ShowCommand.command, MigrateCommand.command, ExportCommand.command,
+            InitCommand.command, StatusCommand.command, QueryCommand.command, SQLCommand.command,
+            SchemaCommand.command, ImportCommand.command, ShowCommand.command, MigrateCommand.command,
+            ExportCommand.command, DownloadCommand.command, DatasetteMetadataCommand.command,
+            CompletionCommand.command,
         ]
     }
 
     static func overview() -> String {
+        let tool = CommandContext.current.toolName
         var s = """
-            OVERVIEW: urna — load Brazil's TSE candidate dumps into a clean object graph in plain SQLite,
+            OVERVIEW: \(tool) — load Brazil's TSE candidate dumps into a clean object graph in plain SQLite,
             and upgrade those files safely from one schema version to the next.
 
-            USAGE: urna <subcommand> [options]
+            USAGE: \(tool) <subcommand> [options]
 
             SUBCOMMANDS:
 
             """
         for c in commands {
-            s += "  " + c.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.spec.abstract + "\n"
+            s += "  " + c.spec.name.padding(toLength: 20, withPad: " ", startingAt: 0) + c.spec.abstract + "\n"
         }
         s += """
 
             OPTIONS:
-              --help      Show help (also: urna <subcommand> --help).
-              --version   Show the version.
+              -h, --help      Show help (also: \(tool) <subcommand> --help).
+              --version       Show the version.
 
             Default database: urna.sqlite in the current folder (--db PATH to choose another).
             Exit codes: 0 ok, 1 failure, 64 bad usage, 65 bad data, 66 missing input.
@@ -64,9 +68,10 @@ enum CLI {
     }
 
     static func main(_ args: [String]) -> Int32 {
+        let tool = CommandContext.current.toolName
         guard let first = args.first else {
-            FileHandle.standardError.write(Data(overview().utf8))
-            return ExitCode.usage
+            print(overview(), terminator: "")
+            return ExitCode.ok
         }
         if first == "--help" || first == "-h" || first == "help" {
             if first == "help", args.count > 1, let c = commands.first(where: { $0.spec.name == args[1] }) {
@@ -77,7 +82,7 @@ enum CLI {
             return ExitCode.ok
         }
         if first == "--version" {
-            print("urna \(version)")
+            print("\(tool) \(version)")
             return ExitCode.ok
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
@@ -85,7 +90,7 @@ enum CLI {
             if let hint = ArgumentParser.suggestion(for: first, among: commands.map(\.spec.name)) {
                 msg += "; did you mean '\(hint)'?"
             }
-            printError(msg + "\nRun 'urna --help' for the list of subcommands.")
+            printError(msg + "\nRun '\(tool) --help' for the list of subcommands.")
             return ExitCode.usage
         }
         let rest = Array(args.dropFirst())
@@ -102,7 +107,9 @@ enum CLI {
             }
             return try command.run(parsed)
         } catch let e as UsageError {
-            printError("Error: \(e.message)\nUsage: \(command.spec.usage)\nSee 'urna \(command.spec.name) --help'.")
+            printError(
+                "Error: \(e.message)\nUsage: \(ToolName.apply(command.spec.usage))\n"
+                    + "See '\(tool) \(command.spec.name) --help'.")
             return ExitCode.usage
         } catch let e as CLIError {
             printError("Error: \(e.message)")

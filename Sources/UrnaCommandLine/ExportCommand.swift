@@ -16,7 +16,7 @@ enum ExportCommand {
             json  One object per line of any type (--type, default Candidate); links as the target's key,
                   lists as arrays of keys.
             Importing the Candidate, Good and Coalition CSV exports into a fresh file gives the same objects;
-            an XML export too, except coalition members only legend files named (import skips <coligacao>).
+            an XML export too, coalitions and their member parties included (import reads <coligacoes>).
             Candidate.image/site and Party.president are not TSE data and are not written.
             PREDICATE filters the exported type, in the syntax of `urna query`. XML and CSV are Latin-1
             (ISO-8859-1) like TSE's files unless --encoding utf8; XML writes other characters as &#N;, CSV

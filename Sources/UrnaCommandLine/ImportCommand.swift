@@ -6,7 +6,7 @@ import UrnaStore
 enum ImportCommand {
     static let spec = CommandSpec(
         name: "import", abstract: "Import TSE candidate, asset and coalition files (CSV, zip or XML) into a database.",
-        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] FILE...",
+        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] [--datasette-metadata] FILE|DIR...",
         discussion: """
             Files are recognised by their content (every consulta_cand layout from 2010 to 2024, bem_candidato,
             consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
@@ -20,7 +20,9 @@ enum ImportCommand {
             -shm or -journal, or an input (also through a symlink). A flood of bad rows stops the import (nothing is
             committed) when the rejects file reaches --max-rejects-rows or --max-rejects-bytes. Triggers the file
             holds on Urna's tables are refused unless --allow-triggers; either way the file must pass
-            PRAGMA foreign_key_check and match its schema before the import commits.
+            PRAGMA foreign_key_check and match its schema before the import commits. A folder is read recursively (files sorted by path); files in it that
+            are not TSE data (PDFs, SQLite files, read-mes, other CSVs) are skipped with one warning each, as is a
+            PDF, SQLite or other plainly foreign file named on the command line.
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite); created when missing."),
@@ -38,8 +40,9 @@ enum ImportCommand {
             .flag("keep-personal-data", "Also store CPF, e-mail and voter-ID number."),
             .flag("json", "Print the summary as one JSON object."),
             .flag("quiet", "No progress and no summary on success."),
+            .flag("datasette-metadata", "Also write Datasette metadata beside the database (<db>.metadata.json)."),
         ],
-        positionals: [("FILE...", "TSE files: .csv/.txt, .zip or .xml.")], minPositionals: 1, maxPositionals: nil,
+        positionals: [("FILE|DIR...", "TSE files (.csv/.txt, .zip or .xml) or folders holding them.")], minPositionals: 1, maxPositionals: nil,
         examples: [
             "urna import --db urna.sqlite SampleData/consulta_cand_2018_MG.csv SampleData/bem_candidato_2018_MG.csv",
             "urna import --db ac.sqlite --max-errors 0 consulta_cand_2016_AC.txt consulta_legendas_2016_AC.txt",
@@ -61,13 +64,15 @@ enum ImportCommand {
                                     encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
         try ImportSafety.apply(p, to: &options)
         let bar = ImportProgressBar(quiet: p.has("quiet") || p.has("json"))
-        let summary = try Importer(options: options, progress: bar).run(files: p.positionals)
+        let files = try ImportCommand.discoverInputs(p.positionals)
+        let summary = try Importer(options: options, progress: bar).run(files: files)
         bar.finish()
         if p.has("json") {
             print(summary.renderJSON())
         } else if !p.has("quiet") {
             print(summary.renderText(), terminator: summary.renderText().hasSuffix("\n") ? "" : "\n")
         }
+        if p.has("datasette-metadata") { try DatasetteMetadataCommand.writeBeside(database: databasePath(p), quiet: p.has("quiet") || p.has("json")) }
         return ExitCode.ok
     }
 }
@@ -78,22 +83,36 @@ final class ImportProgressBar: ImportProgress {
     init(quiet: Bool) { terminal = TerminalProgress(quiet: quiet) }
 
     func importProgress(_ s: ImportProgressSnapshot) {
-        let mb = Double(s.bytesRead) / 1_048_576, total = Double(s.bytesTotal) / 1_048_576
+        let mib = Double(s.bytesRead) / 1_048_576, total = Double(s.bytesTotal) / 1_048_576
         var eta = ""
         if s.fractionRead > 0.01, s.fractionRead < 1 {
             eta = String(format: ", ETA %.0fs", s.elapsedSeconds / s.fractionRead - s.elapsedSeconds)
         }
         let file = s.file.map { ($0 as NSString).lastPathComponent } ?? ""
-        terminal.draw(String(format: "[%d/%d] %@ %@: %.1f/%.1f MB, %d rows, %.0f rows/s%@", s.fileIndex, s.fileCount,
-                             s.phase.rawValue, file, mb, total, s.rowsRead, s.rowsPerSecond, eta))
+        terminal.draw(String(format: "[%d/%d] %@ %@: %.1f/%.1f MiB, %d rows, %.0f rows/s%@", s.fileIndex, s.fileCount,
+                             Self.words(s.phase), file, mib, total, s.rowsRead, s.rowsPerSecond, eta))
     }
 
     func finish() { terminal.finish() }
+
+    /// What a phase is called on screen.
+    static func words(_ phase: ImportProgressSnapshot.Phase) -> String {
+        switch phase {
+        case .reading: "reading"
+        case .heldAssets: "writing goods that came before their candidacy"
+        case .catalogues: "writing elections, parties and coalitions"
+        case .linkingVices: "pairing vices with their heads of ticket"
+        case .committing: "saving"
+        case .finished: "done"
+        }
+    }
 }
+
+extension CandidateCard.CardError: ExitCodeProviding {}
 
 enum ShowCommand {
     static let spec = CommandSpec(
-        name: "show", abstract: "Show one candidacy the way seed 000's app does.",
+        name: "show", abstract: "Show one candidacy in full: office, party, vice, coalition and declared goods.",
         usage: "urna show [--db PATH] candidate SQ_CANDIDATO [--election ID]",
         discussion: """
             Prints number, office and unit, party, vice (or, for a vice, the head of the ticket), personal data,
@@ -107,7 +126,10 @@ enum ShowCommand {
         ],
         positionals: [("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number.")],
         minPositionals: 2, maxPositionals: 2,
-        examples: ["urna show --db urna.sqlite candidate 130000600702", "urna show candidate 280000622281 --election 297"])
+        examples: [
+            "urna show --db urna.sqlite candidate 130000600702 --election 297",
+            "urna show --db urna.sqlite candidate 280000614517 --election 296",
+        ])
 
     static let command = Command(spec: spec) { p in
         guard p.positionals[0] == "candidate" else {

@@ -62,22 +62,43 @@ enum CSVText {
 }
 
 /// Writes a progress line to stderr only when stderr is a terminal.
+///
+/// Escape codes (clear to end of line) only where the terminal understands them: not with `TERM=dumb`,
+/// an unset TERM or `NO_COLOR`; there the line is redrawn with a carriage return and padded with spaces.
 final class TerminalProgress {
     let enabled: Bool
+    let useEscapes: Bool
     private var lastDraw = Date.distantPast
+    private var lastWidth = 0
 
-    init(quiet: Bool) { enabled = !quiet && isatty(STDERR_FILENO) != 0 }
+    init(quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        enabled = !quiet && isatty(STDERR_FILENO) != 0
+        useEscapes = Self.terminalTakesEscapes(environment)
+    }
+
+    /// Whether a terminal described by these environment variables gets escape codes.
+    static func terminalTakesEscapes(_ environment: [String: String]) -> Bool {
+        guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
+        return environment["NO_COLOR"].map(\.isEmpty) ?? true
+    }
 
     func draw(_ text: @autoclosure () -> String, force: Bool = false) {
         guard enabled else { return }
         let now = Date()
         guard force || now.timeIntervalSince(lastDraw) > 0.1 else { return }
         lastDraw = now
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text()).utf8))
+        FileHandle.standardError.write(Data(line(text()).utf8))
     }
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        FileHandle.standardError.write(Data(line("").utf8) + Data("\r".utf8))
+    }
+
+    private func line(_ text: String) -> String {
+        if useEscapes { return "\r\u{1B}[K" + text }
+        let width = text.count
+        defer { lastWidth = width }
+        return "\r" + text + String(repeating: " ", count: max(0, lastWidth - width))
     }
 }

@@ -5,13 +5,14 @@ enum QueryCommand {
     static let spec = CommandSpec(
         name: "query", abstract: "Print the objects of one type that match a predicate.",
         usage:
-            "urna query [--db PATH] TYPE [PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N] [--count] [--fields a,b,party.acronym] [--json|--csv]",
+            "urna query [--db PATH] TYPE [PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N] [--count] [--fields a,b,party.acronym] [--json|--csv|--table]",
         discussion: """
             PREDICATE uses Realm/NSPredicate syntax: = == != < <= > >= BEGINSWITH ENDSWITH CONTAINS LIKE IN BETWEEN,
             [c] case- and [d] diacritic-insensitive, AND OR NOT, parentheses, nil, key paths through links
             (party.acronym == 'PSTU'), @count and ANY on lists. Values are always bound, never pasted into SQL.
             --json prints one array of objects keyed by property name (links as the target's key);
-            --count prints the number alone.
+            --count prints the number alone. --table aligns columns for reading (widths from the first 1,000
+            objects). For GROUP BY, sums and joins, use `urna sql`.
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite)."),
@@ -22,6 +23,7 @@ enum QueryCommand {
             .value("fields", "LIST", "Only these fields: names, key paths (party.acronym), alias=path."),
             .flag("json", "Print a JSON array."),
             .flag("csv", "Print CSV with a header row."),
+            .flag("table", "Print aligned columns with a header."),
         ],
         positionals: [
             ("TYPE", "Object type, e.g. Candidate."), ("PREDICATE", "Optional filter, e.g. \"post == 'PREFEITO'\"."),
@@ -34,7 +36,9 @@ enum QueryCommand {
         ])
 
     static let command = Command(spec: spec) { p in
-        if p.has("json") && p.has("csv") { throw UsageError("choose one of --json and --csv") }
+        if [p.has("json"), p.has("csv"), p.has("table")].filter({ $0 }).count > 1 {
+            throw UsageError("choose one of --json, --csv and --table")
+        }
         let store = try openExistingStore(databasePath(p), readOnly: true)
         let typeName = p.positionals[0]
         guard let type = store.schema[type: typeName], !type.embedded else {
@@ -46,7 +50,10 @@ enum QueryCommand {
             throw UsageError(msg)
         }
         var results = try store.objects(typeName)
-        if p.positionals.count > 1 { results = try results.filter(p.positionals[1]) }
+        if p.positionals.count > 1 {
+            results = try results.filter(p.positionals[1])
+            if let hint = likeHint(p.positionals[1]) { CLI.printError("warning: \(hint)") }
+        }
         if let sort = p.value("sort") {
             let keys = sort.split(separator: ",").map { SortKey(keyPath: String($0), ascending: !p.has("desc")) }
             results = results.sorted(by: keys)
@@ -61,7 +68,16 @@ enum QueryCommand {
         }
         let projection: Projection
         if let f = p.value("fields") {
-            projection = try Projection(type: type, spec: f, schema: store.schema)
+            do {
+                projection = try Projection(type: type, spec: f, schema: store.schema)
+            } catch StoreError.unknownProperty(let owner, let property) {
+                var msg = "--fields: \(owner) has no property '\(property)'"
+                let names = store.schema[type: owner]?.properties.map(\.name) ?? []
+                if let hint = ArgumentParser.suggestion(for: property, among: names) {
+                    msg += "; did you mean '\(hint)'?"
+                }
+                throw UsageError(msg)
+            }
         } else {
             let fields =
                 (type.primaryKey == nil ? [Projection.Field(name: "_id", keyPath: "_id")] : [])
@@ -93,6 +109,15 @@ enum QueryCommand {
             for o in try results.objects() {
                 print(try projection.apply(to: o).map { CSVText.field(CSVText.output($0.1)) }.joined(separator: ","))
             }
+        } else if p.has("table") {
+            var table = TableText(header: projection.fields.map(\.name)) { print($0) }
+            var n = 0
+            for o in try results.objects() {
+                n += 1
+                table.add(try projection.apply(to: o).map { CSVText.output($0.1) })
+            }
+            table.finish()
+            CLI.printError("\(n) \(typeName) object\(n == 1 ? "" : "s")")
         } else {
             var n = 0
             for o in try results.objects() {
@@ -103,5 +128,21 @@ enum QueryCommand {
             CLI.printError("\(n) \(typeName) object\(n == 1 ? "" : "s")")
         }
         return ExitCode.ok
+    }
+
+    /// A warning for `LIKE '%lula%'`: here LIKE takes NSPredicate's `*` and `?`, so SQL's `%` and `_` match
+    /// themselves and such a pattern usually finds nothing. (A literal `%` is still allowed, hence a warning.)
+    static func likeHint(_ predicate: String) -> String? {
+        guard
+            let regex = try? NSRegularExpression(
+                pattern: #"LIKE(\[[a-z]+\])?\s*(['"])([^'"]*[%_][^'"]*)\2"#, options: [.caseInsensitive]),
+            let match = regex.firstMatch(in: predicate, range: NSRange(predicate.startIndex..., in: predicate)),
+            let range = Range(match.range(at: 3), in: predicate)
+        else { return nil }
+        let pattern = String(predicate[range])
+        guard pattern.contains("%"), !pattern.contains("*"), !pattern.contains("?") else { return nil }
+        return "LIKE takes * (any run) and ? (one character) as wildcards, not SQL's % and _, which match "
+            + "themselves here: for what you probably meant, write LIKE '"
+            + pattern.replacingOccurrences(of: "%", with: "*").replacingOccurrences(of: "_", with: "?") + "'"
     }
 }

@@ -3,7 +3,10 @@ import Testing
 
 @Suite("urna command line: basics")
 struct CLIBasicsTests {
-    static let subcommands = ["init", "status", "query", "schema", "import", "show", "migrate", "export"]
+    static let subcommands = [
+        "init", "status", "query", "sql", "schema", "import", "show", "migrate", "export", "download",
+        "datasette-metadata", "completion",
+    ]
 
     @Test("--help lists every subcommand and exits 0")
     func help() throws {
@@ -35,7 +38,7 @@ struct CLIBasicsTests {
         #expect(o.code == 64)
         #expect(o.stderr.contains("unknown option '--jsn'; did you mean '--json'?"))
         #expect(o.stderr.contains("Usage: urna status"))
-        #expect(try CLIRunner.run([]).code == 64)
+        #expect(try CLIRunner.run(["status", "--db"]).code == 64)
     }
 
     @Test("--version prints the version")
@@ -91,7 +94,9 @@ struct CLIBasicsTests {
         #expect(unknown.code == 64)
         #expect(unknown.stderr.contains("did you mean 'Person'?"))
         // Values never become SQL: an injection attempt matches nothing and the table survives.
-        let inj = try CLIRunner.run(["query", "--db", db, "Person", "fullName == '\"; DROP TABLE Person; --'", "--count"])
+        let inj = try CLIRunner.run([
+            "query", "--db", db, "Person", "fullName == '\"; DROP TABLE Person; --'", "--count",
+        ])
         #expect(inj.code == 0)
         #expect(inj.stdout == "0\n")
         #expect(try CLIRunner.run(["query", "--db", db, "Person", "--count"]).code == 0)

@@ -51,7 +51,13 @@ public struct PredicateParser {
         if case .rightParen = parser.current.kind {
             throw QueryPredicateError(at: parser.current.position, "found ')' without a matching '('")
         }
-        throw parser.expected("AND, OR or the end of the predicate after \(parser.previous.quoted)")
+        var error = parser.expected("AND, OR or the end of the predicate after \(parser.previous.quoted)")
+        if case .number = parser.previous.kind, case .minus = parser.current.kind {
+            // `birthdate > 2000-01-01`: a date written bare lexes as a number and a minus.
+            error = QueryPredicateError(
+                at: error.position, error.message + "; dates and codes are text: quote them, like birthdate > '2000-01-01'")
+        }
+        throw error
     }
 
     // MARK: - Tokens

@@ -162,7 +162,14 @@ public struct QueryCompiler: Sendable {
         switch c.right {
         case .value(let v): other = .value(v)
         case .values(let vs): other = .values(vs)
-        case .keyPath(let rightPath): other = .path(try resolve(rightPath, from: root, alias: alias, aliases: &aliases))
+        case .keyPath(let rightPath):
+            do {
+                other = .path(try resolve(rightPath, from: root, alias: alias, aliases: &aliases))
+            } catch let e as QueryPredicateError where rightPath.components.count == 1 {
+                // `party.acronym = PT`: a bare word on the right is read as a key path; say how to write text.
+                throw QueryPredicateError(
+                    at: e.position, e.message + "; to compare with the text \(rightPath.components[0]), quote it: '\(rightPath.components[0])'")
+            }
         }
         var quantifier = c.quantifier
         if valueInList {

@@ -1,0 +1,72 @@
+import Foundation
+
+/// `urna datasette-metadata`: the file's Datasette metadata on stdout (or beside the file with --write-file).
+enum DatasetteMetadataCommand {
+    static let spec = CommandSpec(
+        name: "datasette-metadata",
+        abstract: "Print Datasette metadata for a file: hidden tables, labels, descriptions.",
+        usage: "urna datasette-metadata [--db PATH] [--out FILE]",
+        discussion: """
+            Open the file in Datasette with `datasette FILE --metadata FILE.metadata.json`: Urna's own tables
+            (_urna_schema, _urna_history) and the link tables of lists (Candidate_goods, Coalition_parties) are
+            hidden, links show a readable label (parties by acronym, elections by their description, candidates by
+            ballot name), and every table and column says what it holds, which TSE column it comes from and its
+            unit (money is in cents). The database name in it is the file's name without its extension, as Datasette
+            names it. `urna import --datasette-metadata` writes the same file beside the database.
+            """,
+        options: [
+            .value("db", "PATH", "Database file (default: urna.sqlite)."),
+            .value("out", "FILE", "Write here instead of standard output (replaced whole, never half-written)."),
+        ],
+        positionals: [], minPositionals: 0, maxPositionals: 0,
+        examples: [
+            "urna datasette-metadata --db urna.sqlite --out urna.metadata.json",
+            "urna datasette-metadata --db urna.sqlite",
+        ])
+
+    static let command = Command(spec: spec) { p in
+        let path = databasePath(p)
+        let store = try openExistingStore(path, readOnly: true)
+        let text = DatasetteMetadata(schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: path))
+            .json()
+        if let out = p.value("out"), out != "-" {
+            try writeWhole(text + "\n", to: out)
+            CLI.printError("wrote \(out)")
+        } else {
+            print(text)
+        }
+        return ExitCode.ok
+    }
+
+    /// The metadata file's path beside a database: `urna.sqlite` -> `urna.metadata.json`.
+    static func besidePath(ofDatabase path: String) -> String {
+        (path as NSString).deletingPathExtension + ".metadata.json"
+    }
+
+    /// Writes `text` to a temporary file in the same folder and renames it over `path`.
+    static func writeWhole(_ text: String, to path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CLIError(ExitCode.failure, "\(path) is a folder: give --out the path of a file")
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError(ExitCode.failure, "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+extension DatasetteMetadataCommand {
+    /// Writes the metadata of the database at `database` to `<name>.metadata.json` beside it.
+    static func writeBeside(database: String, quiet: Bool) throws {
+        let store = try openExistingStore(database, readOnly: true)
+        let out = besidePath(ofDatabase: database)
+        let text = DatasetteMetadata(
+            schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: database)
+        )
+        .json()
+        try writeWhole(text + "\n", to: out)
+        if !quiet { CLI.printError("Datasette metadata: \(out) (datasette \(database) --metadata \(out))") }
+    }
+}

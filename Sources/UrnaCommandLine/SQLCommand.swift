@@ -1,0 +1,153 @@
+import Foundation
+import UrnaStore
+
+/// `urna sql`: one SQL statement against the file, read-only unless `--write`, rows streamed as they come.
+enum SQLCommand {
+    static let spec = CommandSpec(
+        name: "sql", abstract: "Run one SQL statement (read-only) and print its rows as a table, CSV or JSON.",
+        usage: "urna sql [--db PATH] SQL [--table|--csv|--json] [--param NAME=VALUE]... [--write]",
+        discussion: """
+            For what `urna query` cannot say: GROUP BY, sums, joins. The tables are the file's object types
+            (Candidate, Party, Election, Good, ...; `urna schema --family elections` lists their columns;
+            links hold the target's key, money is in exact cents). The file is opened read-only: a statement
+            that would write (INSERT, UPDATE, DELETE, CREATE, DROP, ...) is refused unless --write, which runs it
+            in one transaction. Values go in with --param NAME=VALUE as :NAME (a plain whole number binds as an
+            integer, anything else as text), never pasted into the SQL. Strings in SQL take single quotes
+            ('PT'); double quotes name columns. Rows are printed as they come: --table (the default) takes its
+            column widths from the first 1,000 rows. Bad SQL exits 64 with SQLite's message and the place.
+            """,
+        options: [
+            .value("db", "PATH", "Database file (default: urna.sqlite)."),
+            .flag("table", "Print aligned columns with a header (the default)."),
+            .flag("csv", "Print CSV with a header row."),
+            .flag("json", "Print a JSON array of objects keyed by column name."),
+            .value("param", "NAME=VALUE", "Bind VALUE to :NAME in the SQL (repeatable).", repeatable: true),
+            .flag("write", "Allow a statement that changes the file (run in one transaction)."),
+        ],
+        positionals: [("SQL", "One SQL statement, e.g. \"SELECT count(*) FROM Candidate\".")],
+        minPositionals: 1, maxPositionals: 1,
+        examples: [
+            "urna sql --db urna.sqlite \"SELECT state, count(*) AS candidacies FROM Candidate GROUP BY state\"",
+            "urna sql --db urna.sqlite \"SELECT p.acronym, count(*) AS n FROM Candidate c JOIN Party p ON p.number = c.party GROUP BY p.acronym ORDER BY n DESC LIMIT 5\" --csv",
+            "urna sql --db urna.sqlite \"SELECT sum(value) / 100.0 AS reais FROM Good WHERE candidate IN (SELECT id FROM Candidate WHERE sequence = :sq)\" --param sq=130000600702 --json",
+        ])
+
+    enum Format { case table, csv, json }
+
+    static let command = Command(spec: spec) { p in
+        let chosen = [("table", Format.table), ("csv", .csv), ("json", .json)].filter { p.has($0.0) }
+        guard chosen.count <= 1 else { throw UsageError("choose one of --table, --csv and --json") }
+        let format = chosen.first?.1 ?? .table
+        let parameters = try (p.values["param"] ?? []).map { pair -> (name: String, value: String) in
+            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                throw UsageError("--param takes NAME=VALUE, not '\(pair)'")
+            }
+            var name = String(pair[..<eq])
+            if let first = name.first, ":@$".contains(first) { name.removeFirst() }
+            return (name, String(pair[pair.index(after: eq)...]))
+        }
+        let path = databasePath(p)
+        let write = p.has("write")
+        if write { try requireWritableDatabase(path, command: "urna sql --write") }
+        let store = try openExistingStore(path, readOnly: !write)
+        let connection = store.connection
+        if !write { try connection.execute("PRAGMA query_only = 1") }
+        let statement = try SQLStatement(p.positionals[0], on: connection)
+        if statement.writes && !write {
+            throw UsageError(
+                "this statement would change the file, and urna sql is read-only: add --write to run it "
+                    + "(in one transaction), or work on a copy")
+        }
+        try statement.bind(parameters)
+        if write { try connection.execute("BEGIN IMMEDIATE") }
+        do {
+            let rows = try printRows(of: statement, as: format)
+            if write {
+                let changed = connection.changes
+                try connection.execute("COMMIT")
+                CLI.printError("\(changed) row\(changed == 1 ? "" : "s") changed")
+            } else if format == .table {
+                CLI.printError("\(rows) row\(rows == 1 ? "" : "s")")
+            }
+        } catch {
+            if write { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        return ExitCode.ok
+    }
+
+    /// Streams the rows to stdout; returns how many there were.
+    static func printRows(of statement: SQLStatement, as format: Format) throws -> Int {
+        let names = statement.columnNames
+        var count = 0
+        var buffer = ""
+        func emit(_ s: String) {
+            buffer += s
+            buffer += "\n"
+            if buffer.utf8.count > 1 << 16 { flush() }
+        }
+        func flush() {
+            FileHandle.standardOutput.write(Data(buffer.utf8))
+            buffer = ""
+        }
+        switch format {
+        case .csv:
+            if !names.isEmpty { emit(names.map(CSVText.field).joined(separator: ",")) }
+            while try statement.step() {
+                count += 1
+                emit(statement.row().map { CSVText.field(plain($0)) }.joined(separator: ","))
+            }
+        case .json:
+            buffer = "["
+            while try statement.step() {
+                buffer += count == 0 ? "\n" : ",\n"
+                count += 1
+                let pairs = zip(names, statement.row()).map { ($0, json($1)) }
+                buffer += JSONText.object(pairs)
+                if buffer.utf8.count > 1 << 16 { flush() }
+            }
+            emit(count == 0 ? "]" : "\n]")
+        case .table:
+            var table: TableText?
+            while try statement.step() {
+                count += 1
+                let row = statement.row()
+                if table == nil {
+                    table = TableText(header: names, rightAligned: row.map(isNumber)) { emit($0) }
+                }
+                table!.add(row.map(plain))
+            }
+            if table == nil, !names.isEmpty { table = TableText(header: names) { emit($0) } }
+            table?.finish()
+        }
+        flush()
+        return count
+    }
+
+    static func plain(_ v: SQLValue) -> String {
+        switch v {
+        case .null: ""
+        case .integer(let i): String(i)
+        case .real(let d): String(d)
+        case .text(let s): s
+        case .blob(let b): Data(b).base64EncodedString()
+        }
+    }
+
+    static func json(_ v: SQLValue) -> String {
+        switch v {
+        case .null: "null"
+        case .integer(let i): String(i)
+        case .real(let d): d.isFinite ? String(d) : "null"
+        case .text(let s): JSONText.string(s)
+        case .blob(let b): JSONText.string(Data(b).base64EncodedString())
+        }
+    }
+
+    static func isNumber(_ v: SQLValue) -> Bool {
+        switch v {
+        case .integer, .real: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import CCurl
+import Foundation
+
+/// One HTTP GET with libcurl into a file: optionally conditional (If-None-Match / If-Modified-Since) and
+/// optionally resuming (Range with If-Range). The body is written only for a 200 or a 206 whose range starts
+/// where the file ends; any other answer leaves the file as it was.
+final class HTTPTransfer {
+    /// How a request ended.
+    struct Response {
+        /// The final HTTP status (0 when no answer came).
+        var status = 0
+        var etag: String?
+        var lastModified: String?
+        /// Body bytes written to the file by this request.
+        var bodyBytes: Int64 = 0
+        /// libcurl's result: nil when the transfer completed.
+        var failure: String?
+        /// Whether the failure is the network's (not a refusal of ours, like a bad range).
+        var networkFailure = false
+    }
+
+    /// What the caller sends.
+    struct Request {
+        var url: String
+        var file: String
+        /// Resume at this offset of `file` (0: write from the start).
+        var resumeFrom: Int64 = 0
+        /// The validator of the bytes already in `file` (ETag or Last-Modified), sent as If-Range.
+        var ifRange: String?
+        var ifNoneMatch: String?
+        var ifModifiedSince: String?
+        var userAgent = "urna"
+    }
+
+    private static let globalInit: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
+
+    /// Performs the request; `progress(received, total)` is called as bytes arrive (total may be 0 when unknown),
+    /// counting the bytes the file already held.
+    static func perform(_ request: Request, progress: ((Int64, Int64) -> Void)?) -> Response {
+        guard globalInit, let curl = curl_easy_init() else {
+            return Response(failure: "libcurl could not start", networkFailure: false)
+        }
+        defer { curl_easy_cleanup(curl) }
+        let context = TransferContext(request: request, progress: progress)
+        let unmanaged = Unmanaged.passRetained(context)
+        defer { unmanaged.release() }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        var headers: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headers) }
+        for header in [
+            request.ifNoneMatch.map { "If-None-Match: \($0)" },
+            request.ifModifiedSince.map { "If-Modified-Since: \($0)" },
+            request.resumeFrom > 0 ? request.ifRange.map { "If-Range: \($0)" } : nil,
+        ].compactMap({ $0 }) {
+            headers = curl_slist_append(headers, header)
+        }
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            _ = urna_curl_setopt_string(curl, CURLOPT_URL, request.url)
+            _ = urna_curl_setopt_string(curl, CURLOPT_PROTOCOLS_STR, "http,https")
+            _ = urna_curl_setopt_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+            _ = urna_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
+            _ = urna_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
+            _ = urna_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
+            _ = urna_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT, 30)
+            // A stalled transfer (under 1 byte/s for a minute) fails and is resumed on the next run.
+            _ = urna_curl_setopt_long(curl, CURLOPT_LOW_SPEED_LIMIT, 1)
+            _ = urna_curl_setopt_long(curl, CURLOPT_LOW_SPEED_TIME, 60)
+            _ = urna_curl_setopt_string(curl, CURLOPT_USERAGENT, request.userAgent)
+            _ = urna_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress)
+            if let headers { _ = urna_curl_setopt_list(curl, CURLOPT_HTTPHEADER, headers) }
+            if request.resumeFrom > 0 { _ = urna_curl_setopt_string(curl, CURLOPT_RANGE, "\(request.resumeFrom)-") }
+            _ = urna_curl_setopt_write_function(curl, transferWrite)
+            _ = urna_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, unmanaged.toOpaque())
+            _ = urna_curl_setopt_header_function(curl, transferHeader)
+            _ = urna_curl_setopt_pointer(curl, CURLOPT_HEADERDATA, unmanaged.toOpaque())
+            _ = urna_curl_setopt_long(curl, CURLOPT_NOPROGRESS, 0)
+            _ = urna_curl_setopt_progress_function(curl, transferProgress)
+            _ = urna_curl_setopt_pointer(curl, CURLOPT_XFERINFODATA, unmanaged.toOpaque())
+            return curl_easy_perform(curl)
+        }
+        context.close()
+        var response = Response()
+        var status = 0
+        _ = urna_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
+        response.status = status
+        response.etag = context.headers["etag"]
+        response.lastModified = context.headers["last-modified"]
+        response.bodyBytes = context.written
+        if let localError = context.localError {
+            response.failure = localError
+        } else if code != CURLE_OK {
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            response.failure = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            response.networkFailure = true
+        }
+        return response
+    }
+}
+
+/// What libcurl's callbacks share: the answer's headers and the open output file.
+final class TransferContext {
+    let request: HTTPTransfer.Request
+    let progress: ((Int64, Int64) -> Void)?
+    var status = 0
+    var headers: [String: String] = [:]
+    var written: Int64 = 0
+    var localError: String?
+    private var output: FileHandle?
+    private var decided = false
+    private var writing = false
+
+    init(request: HTTPTransfer.Request, progress: ((Int64, Int64) -> Void)?) {
+        self.request = request
+        self.progress = progress
+    }
+
+    func header(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            // A new response (after a redirect or a 100 Continue): forget the previous one's headers.
+            headers = [:]
+            let parts = trimmed.split(separator: " ")
+            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            return
+        }
+        guard let colon = trimmed.firstIndex(of: ":") else { return }
+        let name = trimmed[..<colon].lowercased()
+        headers[name] = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Receives body bytes; returns false to stop the transfer.
+    func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if !decided {
+            decided = true
+            do { try decide() } catch {
+                localError = "\(error)"
+                return false
+            }
+        }
+        guard writing, let output else { return true }  // a 304/404 body: read and dropped
+        do {
+            try output.write(contentsOf: Data(bytes))
+        } catch {
+            localError = "cannot write \(request.file): \(error.localizedDescription)"
+            return false
+        }
+        written += Int64(bytes.count)
+        return true
+    }
+
+    private func decide() throws {
+        switch status {
+        case 200:
+            _ = FileManager.default.createFile(atPath: request.file, contents: nil)
+            output = try FileHandle(forWritingTo: URL(fileURLWithPath: request.file))
+            try output?.truncate(atOffset: 0)
+            writing = true
+        case 206:
+            // Content-Range: bytes START-END/TOTAL must start where the file ends, or the file would be wrong.
+            let range = headers["content-range"] ?? ""
+            let start = range.split(whereSeparator: { $0 == " " || $0 == "-" }).dropFirst().first.flatMap { Int64($0) }
+            guard request.resumeFrom > 0, start == request.resumeFrom else {
+                throw TransferRefusal("the server sent a range (\(range)) that does not continue the partial file")
+            }
+            output = try FileHandle(forWritingTo: URL(fileURLWithPath: request.file))
+            try output?.seek(toOffset: UInt64(request.resumeFrom))
+            try output?.truncate(atOffset: UInt64(request.resumeFrom))
+            writing = true
+        default:
+            writing = false
+        }
+    }
+
+    func reportProgress(total: Int64, received: Int64) {
+        guard let progress, writing else { return }
+        let base = status == 206 ? request.resumeFrom : 0
+        progress(base + received, total > 0 ? base + total : 0)
+    }
+
+    func close() {
+        try? output?.synchronize()
+        try? output?.close()
+        output = nil
+    }
+}
+
+struct TransferRefusal: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+private func transferWrite(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+)
+    -> Int
+{
+    guard let data, let context else { return 0 }
+    let c = Unmanaged<TransferContext>.fromOpaque(context).takeUnretainedValue()
+    let n = size * count
+    return c.body(UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
+}
+
+private func transferHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+)
+    -> Int
+{
+    guard let data, let context else { return 0 }
+    let c = Unmanaged<TransferContext>.fromOpaque(context).takeUnretainedValue()
+    let n = size * count
+    c.header(String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self))
+    return n
+}
+
+private func transferProgress(
+    _ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t, _: curl_off_t,
+    _: curl_off_t
+) -> Int32 {
+    guard let context else { return 0 }
+    Unmanaged<TransferContext>.fromOpaque(context).takeUnretainedValue()
+        .reportProgress(total: Int64(downloadTotal), received: Int64(downloaded))
+    return 0
+}

@@ -1,0 +1,56 @@
+import Foundation
+import UrnaRecords
+
+/// Picks a state's members out of a whole-year TSE zip and writes them as plain files.
+///
+/// TSE's zips hold one member per state (`consulta_cand_2018_MG.csv`) and one for the whole country
+/// (`..._BRASIL.csv`); `--state MG` keeps `_MG` members, `--state BR` the national one.
+public enum ZipMembers {
+    /// The data members of the archive at `path` whose name ends in `_<UF>` (before the extension).
+    public static func members(of path: String, states: [String]) throws -> [ZipArchive.Entry] {
+        let archive = try ZipArchive(path: path)
+        let wanted = Set(
+            states.flatMap { s -> [String] in
+                let uf = s.uppercased()
+                return uf == "BR" || uf == "BRASIL" ? ["BR", "BRASIL"] : [uf]
+            })
+        return archive.entries.filter { e in
+            guard e.isDataFile else { return false }
+            let base = ((e.name.split(separator: "/").last.map(String.init) ?? e.name) as NSString)
+                .deletingPathExtension
+            guard let underscore = base.lastIndex(of: "_") else { return false }
+            return wanted.contains(base[base.index(after: underscore)...].uppercased())
+        }
+    }
+
+    /// Inflates `entry` of the archive at `path` into `folder` under the member's own base name, through a
+    /// temporary file renamed at the end (the CRC-32 is checked before the rename). Returns the file's path.
+    public static func extract(_ entry: ZipArchive.Entry, of path: String, into folder: String) throws -> String {
+        let archive = try ZipArchive(path: path)
+        let base = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
+        guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\") else {
+            throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
+        }
+        let target = (folder as NSString).appendingPathComponent(base)
+        let temporary = (folder as NSString).appendingPathComponent(".\(base).extracting")
+        let source = try archive.open(entry)
+        _ = FileManager.default.createFile(atPath: temporary, contents: nil)
+        do {
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+            defer { try? output.close() }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+                if n == 0 { break }
+                try output.write(contentsOf: buffer[0..<n])
+            }
+            try output.synchronize()
+            if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
+            try FileManager.default.moveItem(atPath: temporary, toPath: target)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+        return target
+    }
+}

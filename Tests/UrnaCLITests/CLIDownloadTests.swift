@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+/// `urna download` against a local stand-in for TSE's server (127.0.0.1 only, started and stopped here),
+/// then `urna import DIR` of what it wrote.
+@Suite("urna download and import DIR", .serialized)
+struct CLIDownloadTests {
+    static let cand = "/odsele/consulta_cand/consulta_cand_2018.zip"
+    static let bem = "/odsele/bem_candidato/bem_candidato_2018.zip"
+
+    func download(_ args: [String]) throws -> CLIResult {
+        try AnalysisFixtures.run(
+            CLIRunner.binary, ["download"] + args, environment: AnalysisFixtures.loopbackEnvironment)
+    }
+
+    func counts(_ db: String) throws -> String {
+        let r = try CLIRunner.run([
+            "sql", "--db", db, "SELECT (SELECT count(*) FROM Candidate), (SELECT count(*) FROM Good)", "--csv",
+        ])
+        #expect(r.code == 0, "\(r.stderr)")
+        return r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
+    @Test(
+        "2018 --state MG fetches both zips, a second run fetches nothing, import DIR with a stray PDF loads 2388 + 8583"
+    )
+    func downloadCacheImport() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        let d = dir.appendingPathComponent("D")
+        let first = try download(["2018", "--state", "MG", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(first.code == 0, "\(first.stderr)")
+        #expect(first.stdout == "\(d.path)/consulta_cand_2018_MG.csv\n\(d.path)/bem_candidato_2018_MG.csv\n")
+        #expect(first.stderr.contains("consulta_cand_2018.zip: downloaded"))
+        #expect(first.stderr.contains("bem_candidato_2018.zip: downloaded"))
+        let firstAnswers = try server.answers()
+        #expect(firstAnswers.map(\.path) == [Self.cand, Self.bem])
+        #expect(firstAnswers.map(\.status) == [200, 200])
+
+        let second = try download(["2018", "--state", "MG", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(second.code == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("consulta_cand_2018.zip: unchanged since the last download (nothing fetched)"))
+        let secondAnswers = Array(try server.answers().dropFirst(2))
+        #expect(secondAnswers.map(\.status) == [304, 304])
+        #expect(secondAnswers.map(\.bytes) == [0, 0])
+
+        try Data("%PDF-1.4\nnot data\n".utf8).write(to: d.appendingPathComponent("LEIAME.pdf"))
+        let db = dir.appendingPathComponent("mg.sqlite").path
+        let imported = try CLIRunner.run(["import", "--db", db, "--quiet", d.path])
+        #expect(imported.code == 0, "\(imported.stderr)")
+        #expect(imported.stderr == "warning: skipped \(d.path)/LEIAME.pdf: a PDF, not TSE data\n")
+        #expect(try counts(db) == "2388,8583")
+    }
+
+    @Test("A connection dropped mid-file is resumed with a Range request; the zip is whole")
+    func droppedConnectionResumes() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir, dropOnce: [String(Self.cand.dropFirst())])
+        defer { server.stop() }
+        let d = dir.appendingPathComponent("D")
+        let r = try download(["2018", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("the connection dropped at"))
+        #expect(r.stderr.contains("consulta_cand_2018.zip: resumed at"))
+        let answers = try server.answers()
+        #expect(answers.map(\.status) == [200, 206])
+        let served = try Data(
+            contentsOf: server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip"))
+        #expect(answers[0].bytes + answers[1].bytes == served.count)
+        #expect(try Data(contentsOf: d.appendingPathComponent("consulta_cand_2018.zip")) == served)
+        // The whole zip in DIR imports as it is; download's hidden cache records are not read.
+        let db = dir.appendingPathComponent("x.sqlite").path
+        let imported = try CLIRunner.run(["import", "--db", db, "--quiet", d.path])
+        #expect(imported.code == 0, "\(imported.stderr)")
+        #expect(imported.stderr.isEmpty, "\(imported.stderr)")
+        #expect(try counts(db) == "2388,0")
+    }
+
+    @Test("A download that does not open as a zip is deleted and fetched again")
+    func corruptZipRefetched() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir, corruptOnce: [String(Self.bem.dropFirst())])
+        defer { server.stop() }
+        let d = dir.appendingPathComponent("D")
+        let r = try download(["2018", "--kinds", "bem", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("bem_candidato_2018.zip arrived but does not open as a zip"))
+        #expect(try server.answers().map(\.status) == [200, 200])
+        let served = try Data(
+            contentsOf: server.root.appendingPathComponent("odsele/bem_candidato/bem_candidato_2018.zip"))
+        #expect(try Data(contentsOf: d.appendingPathComponent("bem_candidato_2018.zip")) == served)
+
+        // A local file damaged later is noticed on the next run, deleted and fetched again (no conditional request).
+        try Data("damaged".utf8).write(to: d.appendingPathComponent("bem_candidato_2018.zip"))
+        let again = try download(["2018", "--kinds", "bem", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(again.code == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("does not open as a zip"))
+        #expect(try server.answers().map(\.status) == [200, 200, 200])
+    }
+
+    @Test("A file the server does not have is a clear 404 (exit 66); the others still download")
+    func notFound() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        let d = dir.appendingPathComponent("D")
+        let r = try download(["2018", "--kinds", "coligacao,cand", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(r.code == 66)
+        #expect(
+            r.stderr.contains(
+                "Error: \(server.baseURL)/consulta_coligacao/consulta_coligacao_2018.zip does not exist on the server (HTTP 404)"
+            ))
+        #expect(FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_cand_2018.zip").path))
+        #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_coligacao_2018.zip").path))
+    }
+
+    @Test("No server: a clear network error, exit 1, nothing written")
+    func offline() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        let r = try download(["2018", "--kinds", "cand", "--base-url", "http://127.0.0.1:1/odsele", "--dir", dir.path])
+        #expect(r.code == 1)
+        #expect(r.stderr.contains("cannot download http://127.0.0.1:1/odsele/consulta_cand/consulta_cand_2018.zip"))
+        #expect(r.stderr.contains("are you online?"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test("Bad usage of download exits 64 with the fix")
+    func badUsage() throws {
+        let year = try CLIRunner.run(["download", "18"])
+        #expect(year.code == 64)
+        #expect(year.stderr.contains("YEAR is an election year like 2018, not '18'"))
+        let kind = try CLIRunner.run(["download", "2018", "--kinds", "cands"])
+        #expect(kind.code == 64)
+        #expect(kind.stderr.contains("did you mean 'cand'?"))
+        let state = try CLIRunner.run(["download", "2018", "--state", "XX"])
+        #expect(state.code == 64)
+        let url = try CLIRunner.run(["download", "2018", "--base-url", "file:///etc"])
+        #expect(url.code == 64)
+        #expect(url.stderr.contains("--base-url must start with http:// or https://"))
+    }
+
+    @Test(
+        "import DIR reads subfolders in path order and skips foreign files; an explicit PDF warns, an unknown CSV still stops"
+    )
+    func importFolder() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let d = dir.appendingPathComponent("D")
+        try FileManager.default.createDirectory(
+            at: d.appendingPathComponent("b/assets"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_MG.csv"),
+            to: d.appendingPathComponent("a.csv"))
+        try FileManager.default.copyItem(
+            at: AnalysisFixtures.sample.appendingPathComponent("bem_candidato_2018_MG.csv"),
+            to: d.appendingPathComponent("b/assets/bens.csv"))
+        try FileManager.default.copyItem(
+            at: AnalysisFixtures.sample.appendingPathComponent("elections-v1-seed.sqlite"),
+            to: d.appendingPathComponent("b/old.sqlite"))
+        try Data("%PDF-1.7".utf8).write(to: d.appendingPathComponent("b/manual.pdf"))
+        try Data("a;b\n1;2\n".utf8).write(to: d.appendingPathComponent("b/notes.csv"))
+        try Data("hidden".utf8).write(to: d.appendingPathComponent(".cache"))
+        let db = dir.appendingPathComponent("x.sqlite").path
+        let r = try CLIRunner.run(["import", "--db", db, "--quiet", d.path])
+        #expect(r.code == 0, "\(r.stderr)")
+        let warnings = r.stderr.split(separator: "\n").map(String.init)
+        #expect(warnings.count == 3, "\(r.stderr)")
+        #expect(warnings[0] == "warning: skipped \(d.path)/b/manual.pdf: a PDF, not TSE data")
+        #expect(warnings[1].hasPrefix("warning: skipped \(d.path)/b/notes.csv: no TSE layout recognises it"))
+        #expect(warnings[2] == "warning: skipped \(d.path)/b/old.sqlite: an SQLite database, not TSE data")
+        #expect(try counts(db) == "2388,8583")
+
+        let pdf = try CLIRunner.run([
+            "import", "--db", dir.appendingPathComponent("y.sqlite").path, "--quiet",
+            d.appendingPathComponent("a.csv").path,
+            d.appendingPathComponent("b/manual.pdf").path,
+        ])
+        #expect(pdf.code == 0, "\(pdf.stderr)")
+        #expect(pdf.stderr == "warning: skipped \(d.path)/b/manual.pdf: a PDF, not TSE data\n")
+        let csv = try CLIRunner.run([
+            "import", "--db", dir.appendingPathComponent("z.sqlite").path, d.appendingPathComponent("b/notes.csv").path,
+        ])
+        #expect(csv.code == 65)
+        let empty = try CLIRunner.run([
+            "import", "--db", dir.appendingPathComponent("w.sqlite").path,
+            d.appendingPathComponent("b/manual.pdf").path,
+        ])
+        #expect(empty.code == 66)
+        #expect(empty.stderr.contains("no TSE data to import"))
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+@Suite("urna sql and --table")
+struct CLISQLTests {
+    @Test("SELECT answers in CSV, JSON and a table; GROUP BY and joins work")
+    func selects() throws {
+        let (dir, db) = try AnalysisFixtures.mgDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try CLIRunner.run(["sql", "--db", db, "SELECT count(*) AS n FROM Candidate", "--csv"])
+        #expect(csv.code == 0)
+        #expect(csv.stdout == "n\n2388\n")
+        let json = try CLIRunner.run([
+            "sql", "--db", db, "SELECT nickname, sequence FROM Candidate WHERE sequence = :sq AND election = '297'",
+            "--param", "sq=130000600702", "--json",
+        ])
+        #expect(json.code == 0, "\(json.stderr)")
+        #expect(json.stdout == "[\n{\"nickname\":\"ROMEU ZEMA\",\"sequence\":130000600702}\n]\n")
+        let total = try CLIRunner.run([
+            "sql", "--db", db,
+            "SELECT sum(g.value) AS cents FROM Candidate c JOIN Candidate_goods cg ON cg.owner = c.id JOIN Good g ON g.id = cg.target WHERE c.id = :id",
+            "--param", "id=297/130000600702", "--csv",
+        ])
+        #expect(total.code == 0, "\(total.stderr)")
+        #expect(total.stdout == "cents\n6975286396\n")  // R$ 69,752,863.96
+        let table = try CLIRunner.run([
+            "sql", "--db", db,
+            "SELECT p.acronym, count(*) AS n FROM Candidate c JOIN Party p ON p.id = c.party GROUP BY p.acronym ORDER BY n DESC, p.acronym LIMIT 3",
+        ])
+        #expect(table.code == 0, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        #expect(lines[0].hasPrefix("acronym | "))
+        #expect(lines[1].contains("-+-"))
+        let bars = lines.enumerated().filter { $0.offset != 1 }.map { $0.element.prefix { $0 != "|" }.count }
+        #expect(Set(bars).count == 1, "columns are aligned: \(lines)")
+        #expect(table.stderr == "3 rows\n")
+    }
+
+    @Test("The file is read-only unless --write; write statements, several statements and bad SQL exit 64")
+    func readOnly() throws {
+        let (dir, db) = try AnalysisFixtures.mgDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let write = try CLIRunner.run(["sql", "--db", db, "DELETE FROM Party"])
+        #expect(write.code == 64)
+        #expect(write.stderr.contains("this statement would change the file, and urna sql is read-only: add --write"))
+        let many = try CLIRunner.run(["sql", "--db", db, "SELECT 1; DELETE FROM Party"])
+        #expect(many.code == 64)
+        #expect(many.stderr.contains("more than one statement"))
+        let bad = try CLIRunner.run(["sql", "--db", db, "SELECT nam FROM Candidate"])
+        #expect(bad.code == 64)
+        #expect(
+            bad.stderr.hasPrefix("Error: bad SQL at 8: no such column: nam\n  SELECT nam FROM Candidate\n         ^\n"))
+        let missing = try CLIRunner.run(["sql", "--db", db, "SELECT * FROM Party WHERE acronym = :a"])
+        #expect(missing.code == 64)
+        #expect(missing.stderr.contains("the SQL uses :a: give --param a=VALUE"))
+        let unused = try CLIRunner.run(["sql", "--db", db, "SELECT 1", "--param", "x=1"])
+        #expect(unused.code == 64)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        let changed = try CLIRunner.run([
+            "sql", "--db", db, "UPDATE Party SET name = :n WHERE acronym = 'NOVO'", "--param", "n=Novo", "--write",
+        ])
+        #expect(changed.code == 0, "\(changed.stderr)")
+        #expect(changed.stderr == "1 row changed\n")
+        let after = try CLIRunner.run(["sql", "--db", db, "SELECT name FROM Party WHERE acronym = 'NOVO'", "--csv"])
+        #expect(after.stdout == "name\nNovo\n")
+        let absent = try CLIRunner.run(["sql", "--db", dir.appendingPathComponent("none.sqlite").path, "SELECT 1"])
+        #expect(absent.code == 66)
+    }
+
+    @Test("query --table aligns columns by what a terminal shows (accents count once)")
+    func queryTable() throws {
+        let (dir, db) = try AnalysisFixtures.mgDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLIRunner.run([
+            "query", "--db", db, "Candidate", "nickname BEGINSWITH 'JOÃO'", "--sort", "nickname", "-n", "4",
+            "--fields", "nickname,party.acronym", "--table",
+        ])
+        #expect(r.code == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6)
+        #expect(lines[0].hasPrefix("nickname "))
+        let columns = lines.enumerated().filter { $0.offset != 1 }.map { $0.element.prefix { $0 != "|" }.count }
+        #expect(Set(columns).count == 1, "the '|' of every row is in the same column: \(lines)")
+        #expect(r.stderr == "4 Candidate objects\n")
+    }
+}

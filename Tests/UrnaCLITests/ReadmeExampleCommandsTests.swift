@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Every example in README's "Command line" section runs against SampleData and exits 0.
+@Suite("README command examples", .serialized)
+struct ReadmeExampleCommandsTests {
+    /// The lines of the first ```sh block after "## Command line" that start with `urna `.
+    static func examples() throws -> [String] {
+        let readme = try String(contentsOf: CLIRunner.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        guard let section = readme.range(of: "## Command line") else { return [] }
+        let rest = readme[section.upperBound...]
+        guard let open = rest.range(of: "```sh\n"), let close = rest[open.upperBound...].range(of: "```") else {
+            return []
+        }
+        return rest[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("urna ") }
+    }
+
+    @Test("Each example exits 0, in order, in a folder prepared from SampleData")
+    func examplesRun() throws {
+        let examples = try Self.examples()
+        #expect(examples.count >= 15, "README's command examples were not found")
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createSymbolicLink(
+            at: dir.appendingPathComponent("SampleData"), withDestinationURL: AnalysisFixtures.sample)
+        // The files the examples start from: urna.sqlite as `make run` makes it, an old app's v1 file.
+        let setup = try CLIRunner.run(
+            [
+                "import", "--db", "urna.sqlite", "--quiet", "SampleData/consulta_cand_2016_AC.txt",
+                "SampleData/consulta_legendas_2016_AC.txt", "SampleData/consulta_cand_2018_MG.csv",
+                "SampleData/bem_candidato_2018_MG.csv",
+            ], in: dir)
+        #expect(setup.code == 0, "\(setup.stderr)")
+        try FileManager.default.copyItem(
+            at: AnalysisFixtures.sample.appendingPathComponent("elections-v1-seed.sqlite"),
+            to: dir.appendingPathComponent("old.sqlite"))
+        let server = try TSETestServer(in: try CLIRunner.tempDir())
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: server.root.deletingLastPathComponent())
+        }
+        let binaryFolder = CLIRunner.binary.deletingLastPathComponent().path
+        var environment = AnalysisFixtures.loopbackEnvironment
+        environment["PATH"] = binaryFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        for example in examples {
+            // The only change: downloads go to the local test server instead of TSE's.
+            let line = example.hasPrefix("urna download ") ? example + " --base-url \(server.baseURL)" : example
+            let r = try AnalysisFixtures.run(
+                URL(fileURLWithPath: "/bin/bash"), ["-c", line], environment: environment, in: dir)
+            #expect(r.code == 0, "\(line)\n\(r.stderr)")
+        }
+    }
+}
