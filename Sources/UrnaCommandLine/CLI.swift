@@ -32,7 +32,7 @@ enum CLI {
     static var commands: [Command] {
         [
             InitCommand.command, StatusCommand.command, QueryCommand.command, SchemaCommand.command,
-            ImportCommand.command, ShowCommand.command, MigrateCommand.command, ExportCommand.command,
+            ImportCommand.command, ShowCommand.command, MigrateCommand.command, ExportCommand.command, AdoptCommand.command, RestoreCommand.command,
         ]
     }
 

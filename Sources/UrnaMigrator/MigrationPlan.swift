@@ -16,6 +16,9 @@ public struct MigrationPlan: Sendable {
     public let fromVersion: Int
     public let toVersion: Int
     public let steps: [PlannedStep]
+    /// The file's own views, triggers and indexes (not the family's) that use a table or column the upgrade
+    /// removes or renames: recreating them would fail.
+    public let brokenUserObjects: [String]
     let resolved: [ResolvedStep]
     /// The checksum of the descriptor the file recorded when the plan was made.
     let recordedChecksum: String
@@ -57,6 +60,11 @@ extension MigrationPlan {
                     "    " + sql.replacingOccurrences(of: "\n", with: "\n    ") + (sql.hasPrefix("--") ? "" : ";"))
             }
         }
+        if !brokenUserObjects.isEmpty {
+            out.append("")
+            out.append("Your own objects that would break:")
+            for b in brokenUserObjects { out.append("  - \(b)") }
+        }
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -69,11 +77,12 @@ extension MigrationPlan {
             let toVersion: Int
             let versionPath: [Int]
             let steps: [PlannedStep]
+            let brokenUserObjects: [String]
         }
         return JSONRendering.encode(
             Body(
                 family: family, path: path, fromVersion: fromVersion, toVersion: toVersion, versionPath: versionPath,
-                steps: steps))
+                steps: steps, brokenUserObjects: brokenUserObjects))
     }
 }
 
@@ -110,7 +119,14 @@ enum RecordedFile {
         var out: [String] = []
         let actual = try DatabaseShape.read(c)
         let expected = try DatabaseShape.expected(for: recorded)
-        out += actual.differences(from: expected, allowExtraIndexes: true)
+        // A file adopted from plain SQLite keeps its own CREATE TABLE text until a step rebuilds the table.
+        let adopted =
+            try c.tableExists(StorageLayout.historyTable)
+            && c.integer(
+                "SELECT count(*) FROM \"\(StorageLayout.historyTable)\" WHERE from_version = to_version AND objects_touched = 0"
+            ) > 0
+        out += actual.differences(
+            from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: !adopted)
         let userVersion = try c.userVersion()
         if userVersion != recorded.version {
             out.append("PRAGMA user_version is \(userVersion), the descriptor says version \(recorded.version)")

@@ -52,7 +52,9 @@ final class MigrationRunner {
                 throw MigrationError.planOutdated(path: plan.path, reason: "it is now at version \(recorded.version)")
             }
             if let b = backupPath {
-                try FileCopy.backup(sourcePath: path, to: b)
+                try FileCopy.backup(
+                    sourcePath: path, to: b,
+                    replacing: b == FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion))
                 backupMade = b
                 report.backupPath = b
             }

@@ -34,16 +34,20 @@ public struct MigrationOptions: Sendable {
     /// Read old rows on a second thread, through a second connection, while the closures run (WAL files, first
     /// step of a run; see `OldRowPrefetcher`). Off: every row is read through the migration's connection.
     public var readAhead = true
+    /// Losses this run may make without a closure, on top of each step's own allowances (what the command
+    /// line's `--allow-loss Type.property` gives): e.g. `MigrationAllowance.loss(of: "Author.fullName")`.
+    public var allowances: [MigrationAllowance] = []
 
     public init(
         sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
-        readAhead: Bool = true
+        readAhead: Bool = true, allowances: [MigrationAllowance] = []
     ) {
         self.sample = sample
         self.integrityCheck = integrityCheck
         self.maxFailures = maxFailures
         self.pragmas = pragmas
         self.readAhead = readAhead
+        self.allowances = allowances
     }
 }
 
@@ -105,11 +109,19 @@ public struct Migrator {
         let drift = try RecordedFile.drift(in: c, recorded: recorded, family: family)
         guard drift.isEmpty else { throw MigrationError.drift(path: displayPath, differences: drift) }
 
-        let resolved = try family.resolvedSteps(from: recorded.version, to: to)
+        let extra = Set(options.allowances)
+        let resolved = try family.resolvedSteps(from: recorded.version, to: to).map {
+            ResolvedStep(
+                from: $0.from, to: $0.to, renames: $0.renames, allowances: $0.allowances.union(extra),
+                closure: $0.closure, summary: $0.summary, sqlBefore: $0.sqlBefore, sqlAfter: $0.sqlAfter)
+        }
+        let probe = DataProbe(connection: c, start: recorded)
         var refusals: [PlanRefusal] = []
         var planned: [PlannedStep] = []
-        for step in resolved {
+        for (index, step) in resolved.enumerated() {
             refusals += Self.refusals(step)
+            refusals += Self.lossRefusals(
+                step, index: index, earlierClosures: resolved[..<index].contains { $0.closure != nil }, probe: probe)
             let analysis = StepAnalysis(step: step)
             planned.append(
                 PlannedStep(
@@ -124,7 +136,7 @@ public struct Migrator {
         guard refusals.isEmpty else { throw MigrationError.refused(path: displayPath, reasons: refusals) }
         return MigrationPlan(
             family: family.name, path: displayPath, fromVersion: recorded.version, toVersion: to, steps: planned,
-            resolved: resolved,
+            brokenUserObjects: Self.brokenUserObjects(resolved, probe: probe), resolved: resolved,
             recordedChecksum: SchemaDescriptor.checksum(recorded))
     }
 
@@ -150,7 +162,9 @@ public struct Migrator {
                     case .nullsBecomeDefault:
                         fix +=
                             ", give it a default, or allow .nullsBecomeDefault(type: \"\(t.name)\", property: \"\(p.name)\")"
+                    case .discard, .discardType: break
                     }
+                    fix += " (command line: --allow-loss \(t.name).\(p.name))"
                 }
                 out.append(
                     PlanRefusal(
