@@ -86,7 +86,8 @@ public enum LibraryFamily {
     public static let v4 = schema(
         4,
         [
-            ObjectSchema("Author", [Property("id", .string, primaryKey: true), Property("name", .string, default: "")]),
+            ObjectSchema(
+                "Author", [Property("id", .string, primaryKey: true), Property("name", .string, default: "")]),
             ObjectSchema(
                 "Biography", [Property("id", .string, primaryKey: true), Property("born", .int64, optional: true)]),
             tag, book(price: .decimal(scale: 2)), shelf,

@@ -24,31 +24,37 @@ enum AdoptCommand {
     static let command = Command(spec: spec) { p in
         let context = CommandContext.current
         guard let path = p.value("db") else { throw UsageError("--db is required: the plain SQLite file to adopt") }
-        guard let name = p.value("family") else { throw UsageError("--family is required (one of: \(context.familyNames))") }
+        guard let name = p.value("family") else {
+            throw UsageError("--family is required (one of: \(context.familyNames))")
+        }
         guard let family = context.family(named: name) else {
             throw UsageError("unknown family '\(name)'; \(context.toolName) knows: \(context.familyNames)")
         }
         guard let version = try p.int("version") else {
-            throw UsageError("--version is required: the version of \(name) the tables are at ("
-                + family.versionNumbers.map(String.init).joined(separator: ", ") + ")")
+            throw UsageError(
+                "--version is required: the version of \(name) the tables are at ("
+                    + family.versionNumbers.map(String.init).joined(separator: ", ") + ")")
         }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db the path of the SQLite file to adopt")
+            throw CLIError(
+                ExitCode.missingInput, "\(path) does not exist: give --db the path of the SQLite file to adopt")
         }
         try requireWritableDatabase(path, command: "\(context.toolName) adopt")
         let report: AdoptionReport
         do {
             report = try Migrator(family: family).adopt(path: path, version: version)
         } catch let e as MigrationError {
-            throw CLIError(e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
+            throw CLIError(
+                e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
         }
         if p.has("json") {
-            print(JSONText.object([
-                ("status", JSONText.string("adopted")), ("family", JSONText.string(report.family)),
-                ("version", String(report.version)),
-                ("counts", JSONText.object(report.counts.keys.sorted().map { ($0, String(report.counts[$0]!)) })),
-                ("otherTables", "[" + report.otherTables.map(JSONText.string).joined(separator: ",") + "]"),
-            ]))
+            print(
+                JSONText.object([
+                    ("status", JSONText.string("adopted")), ("family", JSONText.string(report.family)),
+                    ("version", String(report.version)),
+                    ("counts", JSONText.object(report.counts.keys.sorted().map { ($0, String(report.counts[$0]!)) })),
+                    ("otherTables", "[" + report.otherTables.map(JSONText.string).joined(separator: ",") + "]"),
+                ]))
         } else {
             let counts = report.counts.keys.sorted().map { "\($0) \(report.counts[$0]!)" }.joined(separator: ", ")
             print("adopted \(path): \(report.family) version \(report.version) (\(counts)); no row was changed")

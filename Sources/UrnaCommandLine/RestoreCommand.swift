@@ -27,7 +27,8 @@ enum RestoreCommand {
             print("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)")
             return ExitCode.ok
         } catch let e as MigrationError {
-            throw CLIError(e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
+            throw CLIError(
+                e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
         }
     }
 }

@@ -23,7 +23,8 @@ enum FileCopy {
         }
         let temporary = temporaryName(for: path)
         do {
-            try snapshot(sourcePath, into: temporary)
+            // A backup is one self-contained file (rollback journal): nothing to lose beside it.
+            try snapshot(sourcePath, into: temporary, singleFile: true)
             try syncFile(temporary)
             if replacing {
                 guard rename(temporary, path) == 0 else { throw posixError("rename") }
@@ -36,12 +37,13 @@ enum FileCopy {
         } catch {
             removeWithSidecars(temporary)
             if let e = error as? MigrationError { throw e }
-            throw MigrationError.backupFailed(path: path, reason: "\(error)")
+            throw MigrationError.backupFailed(path: path, reason: (error as? SQLiteError)?.message ?? "\(error)")
         }
     }
 
-    /// Writes a snapshot of `sourcePath` into the new file `target` (created exclusively).
-    static func snapshot(_ sourcePath: String, into target: String) throws {
+    /// Writes a snapshot of `sourcePath` into the new file `target` (created exclusively). With `singleFile`,
+    /// the copy is switched to a rollback journal, so it is complete without a -wal.
+    static func snapshot(_ sourcePath: String, into target: String, singleFile: Bool = false) throws {
         let mode = sourceMode(sourcePath)
         let fd = open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode)
         guard fd >= 0 else { throw posixError("create \(target)") }
@@ -58,7 +60,8 @@ enum FileCopy {
         }
         let destination = try Connection(path: target, readOnly: false, create: false)
         guard let b = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
-            throw SQLiteError(code: sqlite3_errcode(destination.handle), message: String(cString: sqlite3_errmsg(destination.handle)))
+            throw SQLiteError(
+                code: sqlite3_errcode(destination.handle), message: String(cString: sqlite3_errmsg(destination.handle)))
         }
         var rc: Int32
         var attempts = 0
@@ -77,6 +80,7 @@ enum FileCopy {
             }
             throw SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc)))
         }
+        if singleFile { try destination.execute("PRAGMA journal_mode = DELETE") }
     }
 
     /// Byte copy of the main file and its rollback journal (only used when a hot journal stops readers).
@@ -95,11 +99,53 @@ enum FileCopy {
     static func defaultBackupPath(for path: String, version: Int) -> String { "\(path).v\(version).bak" }
 
     /// Copies the database into `directory` as a consistent snapshot; returns the copy's path.
+    ///
+    /// A WAL-mode file that no connection holds (no -wal file) is copied byte for byte, and the copy is kept
+    /// only when the file showed no sign of a writer meanwhile (still no -wal, same size, time and change
+    /// counter: in WAL mode a writer writes the -wal first, and only a checkpoint of it writes the file). That
+    /// way a dry run on a file nobody uses leaves no -wal or -shm behind. Otherwise, SQLite's backup API.
     static func copyForPreview(_ path: String, into directory: String) throws -> String {
         let name = (path as NSString).lastPathComponent
         let target = (directory as NSString).appendingPathComponent(name)
+        if isIdleWALFile(path), let before = Fingerprint(path) {
+            try FileManager.default.copyItem(atPath: path, toPath: target)
+            if isIdleWALFile(path), Fingerprint(path) == before, Fingerprint(target)?.header == before.header {
+                return target
+            }
+            removeWithSidecars(target)
+        }
         try snapshot(path, into: target)
         return target
+    }
+
+    /// A WAL-mode file (header bytes 18-19 are 2) with no -wal and no -journal beside it.
+    static func isIdleWALFile(_ path: String) -> Bool {
+        guard !FileManager.default.fileExists(atPath: path + "-wal"),
+            !FileManager.default.fileExists(atPath: path + "-journal"),
+            let h = FileHandle(forReadingAtPath: path)
+        else { return false }
+        defer { try? h.close() }
+        let header = (try? h.read(upToCount: 20)) ?? Data()
+        return header.count == 20 && header[18] == 2 && header[19] == 2
+    }
+
+    /// What changes when anyone writes a file: its size, modification time and first 100 bytes (SQLite's
+    /// header, with the change counter).
+    struct Fingerprint: Equatable {
+        let size: Int64
+        let modified: Int
+        let modifiedNanoseconds: Int
+        let header: Data
+
+        init?(_ path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0, let h = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? h.close() }
+            size = Int64(st.st_size)
+            modified = st.st_mtim.tv_sec
+            modifiedNanoseconds = st.st_mtim.tv_nsec
+            header = (try? h.read(upToCount: 100)) ?? Data()
+        }
     }
 
     /// The prefix of dry-run folders: `urna-dry-run-<pid>-<uuid>`.

@@ -48,12 +48,14 @@ public enum MigrationBackup {
         }
         guard problems.isEmpty else {
             throw MigrationError.backupFailed(
-                path: source, reason: "it fails its integrity check (\(problems.prefix(3).joined(separator: "; "))): not restored")
+                path: source,
+                reason: "it fails its integrity check (\(problems.prefix(3).joined(separator: "; "))): not restored")
         }
         let target = try RecordedFile.open(path, readOnly: false)
         guard let h = sqlite3_backup_init(target.handle, "main", b.handle, "main") else {
             throw MigrationError.storage(
-                SQLiteError(code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle))))
+                SQLiteError(
+                    code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle))))
         }
         let rc = sqlite3_backup_step(h, -1)
         sqlite3_backup_finish(h)

@@ -113,7 +113,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .invalidFamily(let f, let problems):
             return "the schema family \(f) is declared inconsistently: " + problems.joined(separator: "; ")
         case .adoptionRefused(let p, let f, let v, let diffs):
-            return "\(p) cannot be adopted as \(f) version \(v): its tables differ from that version's storage contract:\n"
+            return
+                "\(p) cannot be adopted as \(f) version \(v): its tables differ from that version's storage contract:\n"
                 + diffs.map { "  - \($0)" }.joined(separator: "\n")
                 + "\nchange the tables to match (see `schema --family \(f) --version \(v)`) or pick the version they match; "
                 + "the file was not changed"

@@ -60,7 +60,8 @@ public enum MigrationAllowance: Sendable, Hashable, Codable, CustomStringConvert
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return [.discardType(type: name)] }
         return [
-            .lossyConversion(type: parts[0], property: parts[1]), .nullsBecomeDefault(type: parts[0], property: parts[1]),
+            .lossyConversion(type: parts[0], property: parts[1]),
+            .nullsBecomeDefault(type: parts[0], property: parts[1]),
             .discard(type: parts[0], property: parts[1]),
         ]
     }

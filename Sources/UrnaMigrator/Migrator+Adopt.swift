@@ -47,7 +47,9 @@ extension Migrator {
             if try c.tableExists(StorageLayout.schemaTable) || c.tableExists(StorageLayout.historyTable) {
                 throw MigrationError.adoptionRefused(
                     path: path, family: family.name, version: version,
-                    differences: ["it has a \(StorageLayout.schemaTable) or \(StorageLayout.historyTable) table of its own"])
+                    differences: [
+                        "it has a \(StorageLayout.schemaTable) or \(StorageLayout.historyTable) table of its own"
+                    ])
             }
             let actual = try DatabaseShape.read(c)
             var expected = try DatabaseShape.expected(for: schema)
@@ -73,7 +75,8 @@ extension Migrator {
             }
             try c.execute("COMMIT")
             let others = actual.tables.keys.filter { expected.tables[$0] == nil }.sorted()
-            return AdoptionReport(path: path, family: family.name, version: version, counts: counts, otherTables: others)
+            return AdoptionReport(
+                path: path, family: family.name, version: version, counts: counts, otherTables: others)
         } catch let e as SQLiteError {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
             throw MigrationError.storage(e)
@@ -92,8 +95,8 @@ extension Migrator {
             guard let a = actual.tables[name] else { continue }
             let have = Set(sqlWords(a.sql))
             let want = Set(sqlWords(e.sql))
-            for word in ["check", "unique", "collate", "generated", "without"] where have.contains(word) && !want.contains(word)
-            {
+            for word in ["check", "unique", "collate", "generated", "without"]
+            where have.contains(word) && !want.contains(word) {
                 out.append("\(name): its CREATE TABLE has \(word.uppercased()), which the storage contract does not")
             }
         }

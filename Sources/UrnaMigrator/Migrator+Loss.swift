@@ -67,7 +67,8 @@ extension Migrator {
                         + "but no rename is declared, so its values would be dropped"
                     fix =
                         "declare it: MigrationStep(renames: [PropertyRename(type: \"\(old.name)\", from: \"\(p.name)\", to: \"\(same.name)\")])"
-                } else if let near = added.first(where: { editDistance($0.name.lowercased(), p.name.lowercased()) <= 2 }) {
+                } else if let near = added.first(where: { editDistance($0.name.lowercased(), p.name.lowercased()) <= 2 }
+                ) {
                     reason += " (\(old.name).\(near.name) is added: a typo, or a rename not declared?)"
                     fix =
                         "if it is a rename, declare it: PropertyRename(type: \"\(old.name)\", from: \"\(p.name)\", to: \"\(near.name)\")"
@@ -87,7 +88,8 @@ extension Migrator {
                     new.name, p.name,
                     "a required property is added without a default: every existing object would get \(zero)",
                     "give it a default, or a closure that sets it, or allow it: .nullsBecomeDefault(type: "
-                        + "\"\(new.name)\", property: \"\(p.name)\") (command line: --allow-loss \(new.name).\(p.name))")
+                        + "\"\(new.name)\", property: \"\(p.name)\") (command line: --allow-loss \(new.name).\(p.name))"
+                )
             }
         }
         return out
@@ -97,12 +99,13 @@ extension Migrator {
     /// the run removes or renames: they would fail to be recreated (and the run with them).
     static func brokenUserObjects(_ steps: [ResolvedStep], probe: DataProbe) -> [String] {
         guard let first = steps.first else { return [] }
-        var removedTables = Set<String>()
-        var removedColumns: [String: Set<String>] = [:]
+        // Lower-cased (SQLite's names are case-insensitive) -> as declared.
+        var removedTables: [String: String] = [:]
+        var removedColumns: [String: [String: String]] = [:]
         for step in steps {
             for old in step.from.tableTypes {
                 guard let new = step.to[type: old.name] else {
-                    removedTables.insert(old.name.lowercased())
+                    removedTables[old.name.lowercased()] = old.name
                     continue
                 }
                 for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
@@ -110,9 +113,11 @@ extension Migrator {
                         || step.newName(type: old.name, oldName: p.name) != p.name
                     {
                         if case .list = p.type {
-                            removedTables.insert(StorageLayout.listTable(type: old.name, property: p.name).lowercased())
+                            let table = StorageLayout.listTable(type: old.name, property: p.name)
+                            removedTables[table.lowercased()] = table
                         } else {
-                            removedColumns[old.name.lowercased(), default: []].insert(p.name.lowercased())
+                            removedColumns[old.name.lowercased(), default: [:]][p.name.lowercased()] =
+                                "\(old.name).\(p.name)"
                         }
                     }
                 }
@@ -120,8 +125,10 @@ extension Migrator {
         }
         guard !removedTables.isEmpty || !removedColumns.isEmpty else { return [] }
         let own = Set(StorageLayout.createSQL(for: first.from).compactMap(createdName))
-        guard let rows = try? probe.connection.rows(
-            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'index') AND sql IS NOT NULL")
+        guard
+            let rows = try? probe.connection.rows(
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'index') AND sql IS NOT NULL"
+            )
         else { return [] }
         var out: [String] = []
         for r in rows {
@@ -129,10 +136,10 @@ extension Migrator {
                 case .text(let sql) = r[3], !own.contains(name.lowercased())
             else { continue }
             let words = Set(sqlWords(sql))
-            let tables = removedTables.filter { words.contains($0) }
+            let tables = removedTables.filter { words.contains($0.key) }.map(\.value)
             var columns: [String] = []
             for (t, cs) in removedColumns where words.contains(t) || table.lowercased() == t {
-                columns += cs.filter { words.contains($0) }.map { "\(t).\($0)" }
+                columns += cs.filter { words.contains($0.key) }.map(\.value)
             }
             guard !tables.isEmpty || !columns.isEmpty else { continue }
             let what = (tables.sorted().map { "table \($0)" } + columns.sorted()).joined(separator: ", ")
@@ -157,7 +164,8 @@ extension Migrator {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         var previous = Array(0...b.count)
         for i in 1...a.count {
