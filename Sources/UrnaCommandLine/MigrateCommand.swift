@@ -97,10 +97,8 @@ enum MigrateCommand {
         } catch MigrationError.storage(let e) {
             // SQLite's error does not know the file: name it, say what happened and what to do.
             var (code, message) = CLI.classify(e, database: path)
-            if e.isDiskFull {
-                let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
-                message += " (an upgrade rewrites the changed tables: allow free space of about the file's size, "
-                    + String(format: "%.1f MB", Double(size) / 1_048_576) + ")"
+            if e.isDiskFull, let need = try? migrator.spaceNeed(for: plan, backup: backup) {
+                message += " (measured from the file, this upgrade needs about \(SpaceNeed.megabytes(need.totalBytes)) free: \(need))"
             }
             throw CLIError(code, message)
         } catch let e as MigrationError {

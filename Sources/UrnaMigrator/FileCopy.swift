@@ -118,7 +118,8 @@ enum FileCopy {
         return target
     }
 
-    /// A WAL-mode file (header bytes 18-19 are 2) with no -wal and no -journal beside it.
+    /// A WAL-mode file (header bytes 18-19 are 2) with no -wal and no -journal beside it: no connection has it
+    /// open (a WAL-mode connection keeps its -wal), so reading its bytes cannot drop anyone's locks.
     static func isIdleWALFile(_ path: String) -> Bool {
         guard !FileManager.default.fileExists(atPath: path + "-wal"),
             !FileManager.default.fileExists(atPath: path + "-journal"),
@@ -189,6 +190,12 @@ enum FileCopy {
 
     static func removeWithSidecars(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// A file's size from stat(2) (0 when absent), without opening it.
+    static func size(_ path: String) -> Int64 {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : 0
     }
 
     static func sourceMode(_ path: String) -> mode_t {

@@ -40,6 +40,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case adoptionRefused(path: String, family: String, version: Int, differences: [String])
     /// Another process is migrating (or writing) the file right now; nothing was changed.
     case busy(path: String)
+    /// The disk holding the file (or, with `backup`, the backup) has less free space than the run measured it
+    /// needs; nothing was changed.
+    case insufficientSpace(path: String, backup: String?, needed: Int64, available: Int64, detail: String)
 
     /// The exit status a command-line tool should use: 0 nothing to do, 1 failure, 65 bad data, drift
     /// or refused plan, 66 missing file.
@@ -50,7 +53,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
             .refused, .validationFailed, .planOutdated, .adoptionRefused:
             65
-        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy: 1
+        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace: 1
         }
     }
 
@@ -118,6 +121,15 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
                 + diffs.map { "  - \($0)" }.joined(separator: "\n")
                 + "\nchange the tables to match (see `schema --family \(f) --version \(v)`) or pick the version they match; "
                 + "the file was not changed"
+        case .insufficientSpace(let p, let backup, let needed, let available, let detail):
+            let figures =
+                "it needs about \(SpaceNeed.megabytes(needed)) free (\(detail)), \(SpaceNeed.megabytes(available)) are free"
+            if let backup {
+                return "cannot write the backup \(backup): database or disk is full; the file was not changed: "
+                    + "\(figures) on that disk; free some space or choose --backup PATH on another disk"
+            }
+            return
+                "the disk holding \(p) is full for this upgrade: \(figures); nothing was changed: free some space and run again"
         case .busy(let p):
             return "another migration (or another writer) is running on \(p) right now; the file was not changed: "
                 + "run again when it finishes"

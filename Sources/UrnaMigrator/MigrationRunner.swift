@@ -34,6 +34,7 @@ final class MigrationRunner {
     private func run(at path: String, clock: inout PhaseClock) throws -> MigrationReport {
         let started = Date()
         let c = try RecordedFile.open(path, readOnly: false)
+        let startBytes = diskBytes(path)
         var report = MigrationReport(
             family: plan.family, path: plan.path, fromVersion: plan.fromVersion, toVersion: plan.toVersion,
             dryRun: dryRun,
@@ -98,6 +99,7 @@ final class MigrationRunner {
                 throw MigrationError.validationFailed(path: plan.path, failures: log.failures, total: log.total)
             }
             report.countsAfter = report.steps.last?.countsAfter ?? [:]
+            report.measuredGrowthBytes = diskBytes(path) - startBytes
             try c.execute("COMMIT")
             try c.execute("PRAGMA foreign_keys = ON")
             clock.mark("commit")
@@ -116,6 +118,12 @@ final class MigrationRunner {
         }
         report.durationSeconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// The bytes of a database and its journals on disk (stat only: opening and closing the file would
+    /// release this process's POSIX locks on it, SQLite's included).
+    func diskBytes(_ path: String) -> Int64 {
+        ["", "-wal", "-journal"].reduce(0) { $0 + FileCopy.size(path + $1) }
     }
 
     func removeBackup(_ path: String?) {

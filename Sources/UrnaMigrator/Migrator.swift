@@ -185,15 +185,13 @@ public struct Migrator {
 
     /// Runs a plan with an explicit backup policy. Any failure leaves the file exactly as it was.
     public func run(_ plan: MigrationPlan, backup: BackupPolicy) throws -> MigrationReport {
-        let backupPath: String? =
-            switch backup {
-            case .none: nil
-            case .besideFile: FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion)
-            case .at(let p): p
-            }
+        let backupPath = Self.backupPath(plan, backup)
+        let need = try Self.checkSpace(plan, path: plan.path, backupPath: backupPath)
         let runner = MigrationRunner(
             plan: plan, family: family, dryRun: false, backupPath: backupPath, options: options, reporter: reporter)
-        return try runner.run(at: plan.path)
+        var report = try runner.run(at: plan.path)
+        report.spaceNeed = need
+        return report
     }
 
     /// Runs the real upgrade, closures included, on a private copy of the file in a temporary
@@ -209,7 +207,12 @@ public struct Migrator {
         options.sample = sample
         let runner = MigrationRunner(
             plan: plan, family: family, dryRun: true, backupPath: nil, options: options, reporter: reporter)
+        // The copy's disk must hold the run; the report says what the real run needs beside the file.
+        _ = try Self.checkSpace(plan, path: copy.path, backupPath: nil)
+        let size = FileCopy.size(copy.path) + FileCopy.size(copy.path + "-wal")
+        let sameDisk = Self.device(near: copy.originalPath) != nil
         var report = try runner.run(at: copy.path)
+        report.spaceNeed = try Self.spaceNeed(plan, path: copy.path, backupBytes: sameDisk ? size : 0)
         report.path = copy.originalPath
         report.projectedSeconds = report.durationSeconds + copy.seconds
         return report
