@@ -7,7 +7,8 @@ import UrnaStore
 enum MigrateCommand {
     static let spec = CommandSpec(
         name: "migrate", abstract: "Upgrade a file to a newer schema version, or preview the upgrade.",
-        usage: "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup] [--allow-loss TYPE.PROPERTY ...]",
+        usage:
+            "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup] [--allow-loss TYPE.PROPERTY ...]",
         discussion: """
             Every step from the file's version to the target runs in one transaction: the file ends wholly upgraded or
             exactly as it was. Before committing, foreign keys, integrity, NOT NULL, uniqueness and the new tables
@@ -26,13 +27,20 @@ enum MigrateCommand {
             .flag("json", "Print the report as one JSON object."),
             .value("backup", "PATH", "Where to keep the backup (default: next to the file)."),
             .flag("no-backup", "Keep no backup."),
-            .value("allow-loss", "TYPE.PROPERTY", "Let the upgrade drop or convert with loss this property's data (repeatable).", repeatable: true),
+            .value(
+                "allow-loss", "TYPE.PROPERTY",
+                "Let the upgrade drop or convert with loss this property's data (repeatable).", repeatable: true),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
-        examples: ["urna migrate --db old.sqlite --dry-run", "urna migrate --db old.sqlite --to 2 --json", "urna migrate --db old.sqlite --no-backup"])
+        examples: [
+            "urna migrate --db old.sqlite --dry-run", "urna migrate --db old.sqlite --to 2 --json",
+            "urna migrate --db old.sqlite --no-backup",
+        ])
 
     static let command = Command(spec: spec) { p in
-        if p.value("backup") != nil && p.has("no-backup") { throw UsageError("choose one of --backup PATH and --no-backup") }
+        if p.value("backup") != nil && p.has("no-backup") {
+            throw UsageError("choose one of --backup PATH and --no-backup")
+        }
         if let b = p.value("backup"), b.isEmpty { throw UsageError("--backup needs a file path (or use --no-backup)") }
         let path = databasePath(p)
         guard FileManager.default.fileExists(atPath: path) else {
@@ -41,6 +49,7 @@ enum MigrateCommand {
         let sample = try p.int("sample") ?? 3
         let context = CommandContext.current
         var options = MigrationOptions()
+        options.appVersion = context.ledgerVersion
         for name in p.values["allow-loss"] ?? [] {
             guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix(".") else {
                 throw UsageError("--allow-loss takes TYPE.PROPERTY (or TYPE for a removed type), not '\(name)'")
@@ -50,13 +59,18 @@ enum MigrateCommand {
         if p.has("dry-run") {
             // The registry reads the family from a private copy: the file itself is never opened.
             do {
-                let report = try context.registry.dryRun(path: path, to: try p.int("to"), sample: sample, options: options)
+                let report = try context.registry.dryRun(
+                    path: path, to: try p.int("to"), sample: sample, options: options)
                 print(p.has("json") ? report.renderJSON() : report.renderText())
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
             } catch let e as MigrationError {
                 if case .alreadyCurrent(_, let family, let version) = e {
-                    print(p.has("json") ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(version))])
-                                        : "nothing to do: \(path) is already at \(family) version \(version)")
+                    print(
+                        p.has("json")
+                            ? JSONText.object([
+                                ("status", JSONText.string("nothing to do")), ("version", String(version)),
+                            ])
+                            : "nothing to do: \(path) is already at \(family) version \(version)")
                     return ExitCode.ok
                 }
                 throw CLIError(e.exitCode, e.description(programName: context.toolName))
@@ -73,7 +87,8 @@ enum MigrateCommand {
             recorded = r
         }
         guard let family = context.family(named: recorded.family) else {
-            throw CLIError(ExitCode.badData,
+            throw CLIError(
+                ExitCode.badData,
                 "\(path) holds family '\(recorded.family)', which \(context.toolName) does not know (it knows: \(context.familyNames)): "
                     + "use the program that made the file")
         }
@@ -84,8 +99,10 @@ enum MigrateCommand {
             plan = try migrator.plan(path: path, to: target)
         } catch let e as MigrationError {
             if case .alreadyCurrent = e {
-                print(p.has("json") ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(target))])
-                                    : "nothing to do: \(path) is already at \(family.name) version \(target)")
+                print(
+                    p.has("json")
+                        ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(target))])
+                        : "nothing to do: \(path) is already at \(family.name) version \(target)")
                 return ExitCode.ok
             }
             throw CLIError(e.exitCode, e.description(programName: context.toolName))
@@ -98,11 +115,13 @@ enum MigrateCommand {
             // SQLite's error does not know the file: name it, say what happened and what to do.
             var (code, message) = CLI.classify(e, database: path)
             if e.isDiskFull, let need = try? migrator.spaceNeed(for: plan, backup: backup) {
-                message += " (measured from the file, this upgrade needs about \(SpaceNeed.megabytes(need.totalBytes)) free: \(need))"
+                message +=
+                    " (measured from the file, this upgrade needs about \(SpaceNeed.megabytes(need.totalBytes)) free: \(need))"
             }
             throw CLIError(code, message)
         } catch let e as MigrationError {
-            throw CLIError(e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
+            throw CLIError(
+                e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
         }
         print(p.has("json") ? report.renderJSON() : report.renderText())
         return ExitCode.ok
@@ -115,21 +134,29 @@ enum MigrateCommand {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: b, isDirectory: &isDirectory) {
             if isDirectory.boolValue {
-                throw CLIError(ExitCode.failure, "the backup path \(b) is a folder: give a file path, such as "
-                    + "\((b as NSString).appendingPathComponent("backup.sqlite")); \(unchanged)")
+                throw CLIError(
+                    ExitCode.failure,
+                    "the backup path \(b) is a folder: give a file path, such as "
+                        + "\((b as NSString).appendingPathComponent("backup.sqlite")); \(unchanged)")
             }
-            throw CLIError(ExitCode.failure, "the backup path \(b) already exists: urna never overwrites a file with a backup; "
-                + "remove it or choose another --backup PATH; \(unchanged)")
+            throw CLIError(
+                ExitCode.failure,
+                "the backup path \(b) already exists: urna never overwrites a file with a backup; "
+                    + "remove it or choose another --backup PATH; \(unchanged)")
         }
         let dir = folder(of: b)
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError(ExitCode.failure, "the folder \(dir) of the backup path \(b) does not exist: create it or choose "
-                + "another --backup PATH; \(unchanged)")
+            throw CLIError(
+                ExitCode.failure,
+                "the folder \(dir) of the backup path \(b) does not exist: create it or choose "
+                    + "another --backup PATH; \(unchanged)")
         }
         if access(dir, W_OK) != 0 {
             let why = String(cString: strerror(errno))
-            throw CLIError(ExitCode.failure, "the folder \(dir) of the backup path \(b) cannot be written (\(why)): choose another "
-                + "--backup PATH; \(unchanged)")
+            throw CLIError(
+                ExitCode.failure,
+                "the folder \(dir) of the backup path \(b) cannot be written (\(why)): choose another "
+                    + "--backup PATH; \(unchanged)")
         }
     }
 }

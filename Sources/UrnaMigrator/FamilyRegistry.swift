@@ -42,7 +42,8 @@ public struct FamilyRegistry: Sendable {
         guard let f = family(named: recorded.family) else {
             throw MigrationError.unknownFamily(path: path, family: recorded.family, known: names)
         }
-        return try Migrator(family: f, reporter: reporter, options: options).dryRun(copy: copy, to: target, sample: sample)
+        return try Migrator(family: f, reporter: reporter, options: options).dryRun(
+            copy: copy, to: target, sample: sample)
     }
 
     /// The schema a file records about itself (family, version, descriptor).

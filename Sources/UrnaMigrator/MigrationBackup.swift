@@ -51,6 +51,8 @@ public enum MigrationBackup {
                 path: source,
                 reason: "it fails its integrity check (\(problems.prefix(3).joined(separator: "; "))): not restored")
         }
+        let lock = try MigrationLock(path: path)
+        defer { withExtendedLifetime(lock) {} }
         let target = try RecordedFile.open(path, readOnly: false)
         guard let h = sqlite3_backup_init(target.handle, "main", b.handle, "main") else {
             throw MigrationError.storage(

@@ -40,6 +40,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case adoptionRefused(path: String, family: String, version: Int, differences: [String])
     /// Another process is migrating (or writing) the file right now; nothing was changed.
     case busy(path: String)
+    /// Another migrator (process `pid`) is running on the file; nothing was changed.
+    case migrationRunning(path: String, pid: Int32?)
     /// The disk holding the file (or, with `backup`, the backup) has less free space than the run measured it
     /// needs; nothing was changed.
     case insufficientSpace(path: String, backup: String?, needed: Int64, available: Int64, detail: String)
@@ -53,7 +55,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
             .refused, .validationFailed, .planOutdated, .adoptionRefused:
             65
-        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace: 1
+        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning: 1
         }
     }
 
@@ -130,6 +132,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             }
             return
                 "the disk holding \(p) is full for this upgrade: \(figures); nothing was changed: free some space and run again"
+        case .migrationRunning(let p, let pid):
+            return "another migration is running on \(p)" + (pid.map { " (process \($0))" } ?? "")
+                + "; the file was not changed: run again when it finishes"
         case .busy(let p):
             return "another migration (or another writer) is running on \(p) right now; the file was not changed: "
                 + "run again when it finishes"

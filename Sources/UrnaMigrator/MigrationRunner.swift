@@ -60,6 +60,7 @@ final class MigrationRunner {
                 report.backupPath = b
             }
             clock.mark("begin")
+            let ledgerStart = RunLedger.lastId(c)
             let inWAL = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
             for (index, step) in plan.resolved.enumerated() {
                 let executor = StepExecutor(
@@ -90,6 +91,12 @@ final class MigrationRunner {
                 removeBackup(backupMade)
                 report.backupPath = nil
                 if dryRun { return report }
+                if options.recordsFailedRuns {
+                    let summary = log.failures.prefix(3).map(\.description).joined(separator: "; ")
+                    RunLedger.recordFailure(
+                        c, family: family.name, plan: plan, seconds: report.durationSeconds, message: summary,
+                        appVersion: options.appVersion)
+                }
                 if let closure = log.failures.first(where: { $0.check == "closure" }) {
                     let step = report.steps.last
                     throw MigrationError.closureFailed(
@@ -100,6 +107,7 @@ final class MigrationRunner {
             }
             report.countsAfter = report.steps.last?.countsAfter ?? [:]
             report.measuredGrowthBytes = diskBytes(path) - startBytes
+            if !dryRun, let v = options.appVersion { try RunLedger.markApplied(c, after: ledgerStart, appVersion: v) }
             try c.execute("COMMIT")
             try c.execute("PRAGMA foreign_keys = ON")
             clock.mark("commit")
@@ -110,6 +118,11 @@ final class MigrationRunner {
         } catch let e as SQLiteError {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
             removeBackup(backupMade)
+            if !dryRun, options.recordsFailedRuns, !(e.isBusy || e.isDiskFull || e.isReadOnly) {
+                RunLedger.recordFailure(
+                    c, family: family.name, plan: plan, seconds: Date().timeIntervalSince(started), message: "\(e)",
+                    appVersion: options.appVersion)
+            }
             throw MigrationError.storage(e)
         } catch {
             if c.isInTransaction { try? c.execute("ROLLBACK") }

@@ -29,6 +29,8 @@ extension Migrator {
         guard let schema = family.schema(version: version) else {
             throw MigrationError.unknownVersion(family: family.name, version: version, known: family.versionNumbers)
         }
+        let lock = try MigrationLock(path: path)
+        defer { withExtendedLifetime(lock) {} }
         let c = try RecordedFile.open(path, readOnly: false)
         do {
             try c.execute("BEGIN IMMEDIATE")

@@ -37,11 +37,20 @@ public struct MigrationOptions: Sendable {
     /// Losses this run may make without a closure, on top of each step's own allowances (what the command
     /// line's `--allow-loss Type.property` gives): e.g. `MigrationAllowance.loss(of: "Author.fullName")`.
     public var allowances: [MigrationAllowance] = []
+    /// The app's version, recorded in `_urna_history` with every row of a real run, failed runs included
+    /// (e.g. "library-app 2.1.0").
+    public var appVersion: String?
+    /// A failed real run adds a `failed` row to `_urna_history` after rolling back (its objects and tables are
+    /// as they were). Off, a failed run leaves the file byte for byte as it was.
+    public var recordsFailedRuns = true
 
     public init(
         sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
-        readAhead: Bool = true, allowances: [MigrationAllowance] = []
+        readAhead: Bool = true, allowances: [MigrationAllowance] = [], appVersion: String? = nil,
+        recordsFailedRuns: Bool = true
     ) {
+        self.appVersion = appVersion
+        self.recordsFailedRuns = recordsFailedRuns
         self.sample = sample
         self.integrityCheck = integrityCheck
         self.maxFailures = maxFailures
@@ -185,6 +194,8 @@ public struct Migrator {
 
     /// Runs a plan with an explicit backup policy. Any failure leaves the file exactly as it was.
     public func run(_ plan: MigrationPlan, backup: BackupPolicy) throws -> MigrationReport {
+        let lock = try MigrationLock(path: plan.path)
+        defer { withExtendedLifetime(lock) {} }
         let backupPath = Self.backupPath(plan, backup)
         let need = try Self.checkSpace(plan, path: plan.path, backupPath: backupPath)
         let runner = MigrationRunner(

@@ -147,4 +147,56 @@ import UrnaStore
         #expect(!FileManager.default.fileExists(atPath: dead), "the copy of a process that is gone is removed")
         #expect(FileManager.default.fileExists(atPath: alive), "a running process's copy is left alone")
     }
+
+    /// A second migrator of a file being migrated is told so at once, naming the process.
+    @Test func aSecondMigratorIsToldAnotherMigrationIsRunning() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        let started = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let slow = SchemaFamily(
+            name: "people",
+            versions: [
+                SchemaVersion(People.v0),
+                SchemaVersion(
+                    People.v1,
+                    step: MigrationStep("fullName") { m in
+                        started.signal()
+                        go.wait()
+                        try m.enumerateObjects(ofType: "Person") { old, new in
+                            new["fullName"] = .string("\(old["firstName"]) \(old["lastName"])")
+                        }
+                    }),
+            ])
+        let first = Writer()
+        Thread.detachNewThread {
+            defer { first.finish() }
+            do {
+                let m = Migrator(family: slow)
+                _ = try m.run(try m.plan(path: path), backup: .none)
+            } catch {
+                first.failed("\(error)")
+            }
+        }
+        started.wait()
+        let m = Migrator(family: slow)
+        let plan = try m.plan(path: path)
+        do {
+            _ = try m.run(plan, backup: .none)
+            Issue.record("the second migrator ran")
+        } catch let e as MigrationError {
+            guard case .migrationRunning(_, let pid) = e else {
+                Issue.record("\(e)")
+                go.signal()
+                return
+            }
+            #expect(pid == getpid())
+            #expect(e.description.hasPrefix("another migration is running on \(path) (process \(getpid()))"))
+        }
+        go.signal()
+        while !first.isDone { usleep(1000) }
+        #expect(first.error == nil, "\(first.error ?? "")")
+        #expect(try FamilyRegistry.recordedSchema(at: path).version == 1)
+    }
 }
