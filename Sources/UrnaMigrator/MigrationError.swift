@@ -40,6 +40,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case adoptionRefused(path: String, family: String, version: Int, differences: [String])
     /// Another process is migrating (or writing) the file right now; nothing was changed.
     case busy(path: String)
+    /// The run was cancelled (`MigrationCancellation`, or the task running it); it was rolled back.
+    case cancelled(path: String)
     /// Another migrator (process `pid`) is running on the file; nothing was changed.
     case migrationRunning(path: String, pid: Int32?)
     /// The disk holding the file (or, with `backup`, the backup) has less free space than the run measured it
@@ -55,7 +57,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
             .refused, .validationFailed, .planOutdated, .adoptionRefused:
             65
-        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning: 1
+        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
+            .cancelled:
+            1
         }
     }
 
@@ -132,6 +136,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             }
             return
                 "the disk holding \(p) is full for this upgrade: \(figures); nothing was changed: free some space and run again"
+        case .cancelled(let p):
+            return "the migration of \(p) was cancelled; it was rolled back and the file was not changed"
         case .migrationRunning(let p, let pid):
             return "another migration is running on \(p)" + (pid.map { " (process \($0))" } ?? "")
                 + "; the file was not changed: run again when it finishes"

@@ -40,9 +40,12 @@ public struct MigrationOptions: Sendable {
     /// The app's version, recorded in `_urna_history` with every row of a real run, failed runs included
     /// (e.g. "library-app 2.1.0").
     public var appVersion: String?
-    /// A failed real run adds a `failed` row to `_urna_history` after rolling back (its objects and tables are
-    /// as they were). Off, a failed run leaves the file byte for byte as it was.
+    /// A real run that fails its checks or closures (or is cancelled) adds a `failed` row to `_urna_history`
+    /// after rolling back (its objects and tables are as they were); SQLite failures (a damaged file, a full
+    /// disk, a lock) add nothing. Off, a failed run leaves the file byte for byte as it was.
     public var recordsFailedRuns = true
+    /// Cancels the run from another thread (also set by the `async` forms when their task is cancelled).
+    public var cancellation: MigrationCancellation?
 
     public init(
         sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
@@ -260,6 +263,43 @@ public struct Migrator {
             return nil
         }
     }
+
+    /// `migrateIfNeeded` off the caller's thread: the run goes to a thread of its own (it blocks on SQLite), and
+    /// cancelling the task cancels the run, which rolls back and throws `MigrationError.cancelled`.
+    ///
+    /// ```swift
+    /// let task = Task { try await migrator.migrateIfNeeded(path: path) }
+    /// task.cancel()   // the file stays as it was
+    /// ```
+    @discardableResult
+    public func migrateIfNeeded(path: String, backup: BackupPolicy = .besideFile) async throws -> MigrationReport? {
+        var migrator = self
+        let cancellation = options.cancellation ?? MigrationCancellation()
+        migrator.options.cancellation = cancellation
+        let box = UncheckedBox(migrator)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MigrationReport?, Error>) in
+                Thread.detachNewThread {
+                    do {
+                        if Task.isCancelled || cancellation.isCancelled {
+                            throw MigrationError.cancelled(path: path)
+                        }
+                        continuation.resume(returning: try box.value.migrateIfNeeded(path: path, backup: backup))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}
+
+/// Carries a non-Sendable value (a migrator with its reporter) to the one thread that uses it.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 /// A byte copy of a database (and its -wal/-journal) in a private temporary directory, removed when

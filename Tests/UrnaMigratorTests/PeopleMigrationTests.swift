@@ -96,8 +96,10 @@ import UrnaStore
         try Fixture.peopleFile(at: broken, version: 0)
         try Connection(path: broken).execute("CREATE VIEW names AS SELECT firstName FROM \"Person\"")
         let before = Fixture.snapshot(broken)
+        // Without the failed-run row in _urna_history (see RunLedgerTests), not one byte changes.
+        let strict = Migrator(family: SchemaFamilies.people, options: MigrationOptions(recordsFailedRuns: false))
         do {
-            _ = try migrator.run(try migrator.plan(path: broken), backup: .none)
+            _ = try strict.run(try strict.plan(path: broken), backup: .none)
             Issue.record("a view on a dropped column must stop the upgrade")
         } catch let e as MigrationError {
             guard case .validationFailed(_, let failures, _) = e else {
