@@ -36,9 +36,12 @@ let package = Package(
         // Every urna command, for any families: `urna` itself and an app's own executable.
         .target(name: "UrnaCommandLine", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "UrnaDownload", "CSQLite"]),
         .executableTarget(name: "urna", dependencies: ["UrnaCommandLine", "UrnaSchemas"]),
+        // An app's own family and executable (UrnaCommandLine.main(families:)), for tests and the benchmark.
+        .target(name: "LibraryFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/LibraryFamily"),
+        .executableTarget(name: "library-app", dependencies: ["UrnaCommandLine", "LibraryFamily"], path: "Examples/library-app"),
         .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
-        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaCLITests", dependencies: [], exclude: ["tse_http_server.py"]),

@@ -34,8 +34,8 @@ enum CLI {
         [
             InitCommand.command, StatusCommand.command, QueryCommand.command, SQLCommand.command,
             SchemaCommand.command, ImportCommand.command, ShowCommand.command, MigrateCommand.command,
-            ExportCommand.command, DownloadCommand.command, DatasetteMetadataCommand.command,
-            CompletionCommand.command,
+            ExportCommand.command, AdoptCommand.command, RestoreCommand.command, DownloadCommand.command,
+            DatasetteMetadataCommand.command, CompletionCommand.command,
         ]
     }
 

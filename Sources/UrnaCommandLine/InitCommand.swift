@@ -20,7 +20,7 @@ enum InitCommand {
     static let command = Command(spec: spec) { p in
         guard let name = p.value("family") else { throw UsageError("--family is required (one of: \(CommandContext.current.familyNames))") }
         guard let family = CommandContext.current.family(named: name) else {
-            throw UsageError("unknown family '\(name)'; known: \(CommandContext.current.familyNames)")
+            throw UsageError("unknown family '\(name)'; \(CommandContext.current.toolName) knows: \(CommandContext.current.familyNames)")
         }
         let version = try p.int("version") ?? family.latest.version
         guard let schema = family.schema(version: version) else {
@@ -54,7 +54,7 @@ enum SchemaCommand {
     static let command = Command(spec: spec) { p in
         guard let name = p.value("family") else { throw UsageError("--family is required") }
         guard let family = CommandContext.current.family(named: name) else {
-            throw UsageError("unknown family '\(name)'; known: \(CommandContext.current.familyNames)")
+            throw UsageError("unknown family '\(name)'; \(CommandContext.current.toolName) knows: \(CommandContext.current.familyNames)")
         }
         if p.has("diff") {
             guard p.positionals.count == 2, let a = Int(p.positionals[0]), let b = Int(p.positionals[1]) else {
@@ -90,25 +90,35 @@ enum StatusCommand {
         let path = databasePath(p)
         let store = try openExistingStore(path, readOnly: true)
         let counts = try store.counts()
-        let family = CommandContext.current.family(named: store.schema.family)
+        let context = CommandContext.current
+        let tool = context.toolName
+        let family = context.family(named: store.schema.family)
         let latest = family?.latest.version
-        let pending = (family?.versions.map(\.schema.version) ?? []).filter { $0 > store.schema.version }
+        // Steps as the family declares them (a squashed or gapped history steps from version to version).
+        let pending = family.map { $0.pendingSteps(from: store.schema.version, to: $0.latestVersion) } ?? []
+        let newer = latest.map { store.schema.version > $0 } ?? false
         if p.has("json") {
             print(JSONText.object([
                 ("family", JSONText.string(store.schema.family)),
+                ("familyKnown", family == nil ? "false" : "true"),
                 ("version", String(store.schema.version)),
                 ("latestVersion", latest.map(String.init) ?? "null"),
-                ("pendingSteps", "[" + pending.map { "\"\($0 - 1)->\($0)\"" }.joined(separator: ",") + "]"),
+                ("pendingSteps", family == nil ? "null" : "[" + pending.map { "\"\($0.from)->\($0.to)\"" }.joined(separator: ",") + "]"),
                 ("counts", JSONText.object(counts.keys.sorted().map { ($0, String(counts[$0]!)) })),
             ]))
         } else {
             print("file:     \(path)")
-            print("family:   \(store.schema.family)" + (family == nil ? " (unknown to this urna)" : ""))
+            print("family:   \(store.schema.family)" + (family == nil ? " (family unknown to \(tool))" : ""))
             print("version:  \(store.schema.version)" + (latest.map { " (latest \($0))" } ?? ""))
-            if pending.isEmpty {
+            if family == nil {
+                print("pending:  unknown: \(tool) does not know family '\(store.schema.family)' (it knows: \(context.familyNames)); "
+                    + "ask the program that made the file")
+            } else if newer {
+                print("pending:  none: the file is newer than every version \(tool) knows; use a newer \(tool)")
+            } else if pending.isEmpty {
                 print("pending:  none")
             } else {
-                print("pending:  " + pending.map { "\($0 - 1) -> \($0)" }.joined(separator: ", ") + "  (run: urna migrate --db \(path) --dry-run)")
+                print("pending:  " + pending.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ") + "  (run: \(tool) migrate --db \(path) --dry-run)")
             }
             print("objects:")
             for t in store.schema.tableTypes { print("  " + t.name.padding(toLength: 14, withPad: " ", startingAt: 0) + String(counts[t.name] ?? 0)) }

@@ -7,14 +7,17 @@ import UrnaStore
 enum MigrateCommand {
     static let spec = CommandSpec(
         name: "migrate", abstract: "Upgrade a file to a newer schema version, or preview the upgrade.",
-        usage: "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup]",
+        usage:
+            "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup] [--allow-loss TYPE.PROPERTY ...]",
         discussion: """
             Every step from the file's version to the target runs in one transaction: the file ends wholly upgraded or
             exactly as it was. Before committing, foreign keys, integrity, NOT NULL, uniqueness and the new tables
             against the target descriptor are checked. A backup copy is kept next to the file unless --no-backup.
             --dry-run runs the real migration closures on a private copy and reports the diff, the SQL, counts before
             and after, what closures changed, data that would be dropped, sample objects and the projected time;
-            the file is not touched.
+            the file is not touched. A step without a closure that would drop data (a removed property or type
+            holding values, a lossy conversion, a required property added without a default) is refused unless
+            --allow-loss names it (TYPE.PROPERTY, or TYPE for a removed type; repeat it for each).
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite)."),
@@ -24,34 +27,56 @@ enum MigrateCommand {
             .flag("json", "Print the report as one JSON object."),
             .value("backup", "PATH", "Where to keep the backup (default: next to the file)."),
             .flag("no-backup", "Keep no backup."),
+            .value(
+                "allow-loss", "TYPE.PROPERTY",
+                "Let the upgrade drop or convert with loss this property's data (repeatable).", repeatable: true),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
-        examples: ["urna migrate --db old.sqlite --dry-run", "urna migrate --db old.sqlite --to 2 --json", "urna migrate --db old.sqlite --no-backup"])
+        examples: [
+            "urna migrate --db old.sqlite --dry-run", "urna migrate --db old.sqlite --to 2 --json",
+            "urna migrate --db old.sqlite --no-backup",
+        ])
 
     static let command = Command(spec: spec) { p in
-        if p.value("backup") != nil && p.has("no-backup") { throw UsageError("choose one of --backup PATH and --no-backup") }
+        if p.value("backup") != nil && p.has("no-backup") {
+            throw UsageError("choose one of --backup PATH and --no-backup")
+        }
         if let b = p.value("backup"), b.isEmpty { throw UsageError("--backup needs a file path (or use --no-backup)") }
         let path = databasePath(p)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db PATH")
         }
         let sample = try p.int("sample") ?? 3
+        let context = CommandContext.current
+        var options = MigrationOptions()
+        options.appVersion = context.ledgerVersion
+        for name in p.values["allow-loss"] ?? [] {
+            guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix(".") else {
+                throw UsageError("--allow-loss takes TYPE.PROPERTY (or TYPE for a removed type), not '\(name)'")
+            }
+            options.allowances += MigrationAllowance.loss(of: name)
+        }
         if p.has("dry-run") {
             // The registry reads the family from a private copy: the file itself is never opened.
             do {
-                let report = try CommandContext.current.registry.dryRun(path: path, to: try p.int("to"), sample: sample)
+                let report = try context.registry.dryRun(
+                    path: path, to: try p.int("to"), sample: sample, options: options)
                 print(p.has("json") ? report.renderJSON() : report.renderText())
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
             } catch let e as MigrationError {
                 if case .alreadyCurrent(_, let family, let version) = e {
-                    print(p.has("json") ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(version))])
-                                        : "nothing to do: \(path) is already at \(family) version \(version)")
+                    print(
+                        p.has("json")
+                            ? JSONText.object([
+                                ("status", JSONText.string("nothing to do")), ("version", String(version)),
+                            ])
+                            : "nothing to do: \(path) is already at \(family) version \(version)")
                     return ExitCode.ok
                 }
-                throw e
+                throw CLIError(e.exitCode, e.description(programName: context.toolName))
             }
         }
-        try requireWritableDatabase(path, command: "urna migrate")
+        try requireWritableDatabase(path, command: "\(context.toolName) migrate")
         try HotJournal.recoverIfNeeded(path)
         if let b = p.value("backup") {
             try requireUsableBackupPath(b)
@@ -65,22 +90,26 @@ enum MigrateCommand {
             }
             recorded = r
         }
-        guard let family = CommandContext.current.family(named: recorded.family) else {
-            throw CLIError(ExitCode.badData,
-                "\(path) holds family '\(recorded.family)', which this urna does not know (known: \(CommandContext.current.familyNames))")
+        guard let family = context.family(named: recorded.family) else {
+            throw CLIError(
+                ExitCode.badData,
+                "\(path) holds family '\(recorded.family)', which \(context.toolName) does not know (it knows: \(context.familyNames)): "
+                    + "use the program that made the file")
         }
         let target = try p.int("to") ?? family.latestVersion
-        let migrator = Migrator(family: family)
+        let migrator = Migrator(family: family, options: options)
         let plan: MigrationPlan
         do {
             plan = try migrator.plan(path: path, to: target)
         } catch let e as MigrationError {
             if case .alreadyCurrent = e {
-                print(p.has("json") ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(target))])
-                                    : "nothing to do: \(path) is already at \(family.name) version \(target)")
+                print(
+                    p.has("json")
+                        ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(target))])
+                        : "nothing to do: \(path) is already at \(family.name) version \(target)")
                 return ExitCode.ok
             }
-            throw e
+            throw CLIError(e.exitCode, e.description(programName: context.toolName))
         }
         let backup: BackupPolicy = p.has("no-backup") ? .none : (p.value("backup").map(BackupPolicy.at) ?? .besideFile)
         let report: MigrationReport
@@ -89,12 +118,14 @@ enum MigrateCommand {
         } catch MigrationError.storage(let e) {
             // SQLite's error does not know the file: name it, say what happened and what to do.
             var (code, message) = CLI.classify(e, database: path)
-            if e.isDiskFull {
-                let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
-                message += " (an upgrade rewrites the changed tables: allow free space of about the file's size, "
-                    + String(format: "%.1f MB", Double(size) / 1_048_576) + ")"
+            if e.isDiskFull, let need = try? migrator.spaceNeed(for: plan, backup: backup) {
+                message +=
+                    " (measured from the file, this upgrade needs about \(SpaceNeed.megabytes(need.totalBytes)) free: \(need))"
             }
             throw CLIError(code, message)
+        } catch let e as MigrationError {
+            throw CLIError(
+                e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
         }
         print(p.has("json") ? report.renderJSON() : report.renderText())
         return ExitCode.ok
@@ -107,21 +138,29 @@ enum MigrateCommand {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: b, isDirectory: &isDirectory) {
             if isDirectory.boolValue {
-                throw CLIError(ExitCode.failure, "the backup path \(b) is a folder: give a file path, such as "
-                    + "\((b as NSString).appendingPathComponent("backup.sqlite")); \(unchanged)")
+                throw CLIError(
+                    ExitCode.failure,
+                    "the backup path \(b) is a folder: give a file path, such as "
+                        + "\((b as NSString).appendingPathComponent("backup.sqlite")); \(unchanged)")
             }
-            throw CLIError(ExitCode.failure, "the backup path \(b) already exists: urna never overwrites a file with a backup; "
-                + "remove it or choose another --backup PATH; \(unchanged)")
+            throw CLIError(
+                ExitCode.failure,
+                "the backup path \(b) already exists: urna never overwrites a file with a backup; "
+                    + "remove it or choose another --backup PATH; \(unchanged)")
         }
         let dir = folder(of: b)
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError(ExitCode.failure, "the folder \(dir) of the backup path \(b) does not exist: create it or choose "
-                + "another --backup PATH; \(unchanged)")
+            throw CLIError(
+                ExitCode.failure,
+                "the folder \(dir) of the backup path \(b) does not exist: create it or choose "
+                    + "another --backup PATH; \(unchanged)")
         }
         if access(dir, W_OK) != 0 {
             let why = String(cString: strerror(errno))
-            throw CLIError(ExitCode.failure, "the folder \(dir) of the backup path \(b) cannot be written (\(why)): choose another "
-                + "--backup PATH; \(unchanged)")
+            throw CLIError(
+                ExitCode.failure,
+                "the folder \(dir) of the backup path \(b) cannot be written (\(why)): choose another "
+                    + "--backup PATH; \(unchanged)")
         }
     }
 }

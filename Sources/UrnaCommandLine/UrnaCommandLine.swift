@@ -11,16 +11,21 @@ import UrnaMigrator
 /// ```
 public enum UrnaCommandLine {
     /// Runs the command named by the process's arguments for these families and exits with its code.
-    public static func main(families: [SchemaFamily], toolName: String? = nil) -> Never {
+    /// `toolName` (default: the executable's file name) is used in help and messages; `appVersion` is
+    /// recorded in each file's `_urna_history` by the runs of `migrate`.
+    public static func main(families: [SchemaFamily], toolName: String? = nil, appVersion: String? = nil) -> Never {
         let name = toolName ?? (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "urna")
         Interruption.install()
-        let code = run(Array(CommandLine.arguments.dropFirst()), families: families, toolName: name)
+        let code = run(
+            Array(CommandLine.arguments.dropFirst()), families: families, toolName: name, appVersion: appVersion)
         exit(Interruption.exitCode(after: code) ?? code)
     }
 
     /// Runs one command line (without the program name) for these families and returns its exit code.
-    public static func run(_ arguments: [String], families: [SchemaFamily], toolName: String = "urna") -> Int32 {
-        CommandContext.install(CommandContext(families: families, toolName: toolName))
+    public static func run(
+        _ arguments: [String], families: [SchemaFamily], toolName: String = "urna", appVersion: String? = nil
+    ) -> Int32 {
+        CommandContext.install(CommandContext(families: families, toolName: toolName, appVersion: appVersion))
         return CLI.main(arguments)
     }
 }
@@ -29,6 +34,14 @@ public enum UrnaCommandLine {
 struct CommandContext: Sendable {
     let families: [SchemaFamily]
     let toolName: String
+    var appVersion: String? = nil
+
+    /// What `_urna_history` records as the program that ran a migration: "library-app 2.1.0 (urna 0.1.0)".
+    var ledgerVersion: String {
+        let urna = "urna \(CLI.version)"
+        if toolName == "urna" && appVersion == nil { return urna }
+        return [toolName, appVersion].compactMap { $0 }.joined(separator: " ") + " (\(urna))"
+    }
 
     var registry: FamilyRegistry { FamilyRegistry(families) }
     var familyNames: String { families.map(\.name).joined(separator: ", ") }

@@ -108,12 +108,19 @@ public struct DatabaseShape: Sendable, Equatable {
     /// How this (actual) shape differs from `expected`, one line per difference; empty when equal.
     /// With `allowExtraIndexes`, indexes someone added are not differences; views and triggers are
     /// compared only when `compareOthers`.
-    public func differences(from expected: DatabaseShape, allowExtraIndexes: Bool = false, compareOthers: Bool = false)
+    /// With `allowExtraTables`, tables outside the descriptor (the user's own: an FTS5 index and its shadow
+    /// tables, a cache) are not differences, except the migrator's leftover staging tables. Without
+    /// `compareTableText`, tables are compared column by column only (a file made by hand and adopted).
+    public func differences(
+        from expected: DatabaseShape, allowExtraIndexes: Bool = false, compareOthers: Bool = false,
+        allowExtraTables: Bool = false, compareTableText: Bool = true
+    )
         -> [String]
     {
         var out: [String] = []
         for name in expected.tables.keys.sorted() where tables[name] == nil { out.append("table \(name) is missing") }
         for name in tables.keys.sorted() where expected.tables[name] == nil {
+            if allowExtraTables, !name.hasPrefix("_urna") { continue }
             out.append("table \(name) is not in the descriptor")
         }
         for name in expected.tables.keys.sorted() {
@@ -151,7 +158,7 @@ public struct DatabaseShape: Sendable, Equatable {
                     out.append("\(name): index \(i) is not in the descriptor")
                 }
             }
-            if !out.contains(where: { $0.hasPrefix("\(name):") }), a.sql != e.sql {
+            if compareTableText, !out.contains(where: { $0.hasPrefix("\(name):") }), a.sql != e.sql {
                 out.append(
                     "\(name): its CREATE TABLE text differs from the descriptor's:\n      file:       \(a.sql)\n      descriptor: \(e.sql)"
                 )

@@ -31,7 +31,10 @@ public struct FamilyRegistry: Sendable {
 
     /// A dry run of the file's upgrade by the family it records (`to` nil: the latest version). The
     /// family is read from the private copy, so the file itself is never opened, not even to read it.
-    public func dryRun(path: String, to target: Int? = nil, sample: Int = 3, reporter: MigrationReporter? = nil) throws
+    public func dryRun(
+        path: String, to target: Int? = nil, sample: Int = 3, reporter: MigrationReporter? = nil,
+        options: MigrationOptions = MigrationOptions()
+    ) throws
         -> MigrationReport
     {
         let copy = try PreviewCopy(of: path)
@@ -39,7 +42,8 @@ public struct FamilyRegistry: Sendable {
         guard let f = family(named: recorded.family) else {
             throw MigrationError.unknownFamily(path: path, family: recorded.family, known: names)
         }
-        return try Migrator(family: f, reporter: reporter).dryRun(copy: copy, to: target, sample: sample)
+        return try Migrator(family: f, reporter: reporter, options: options).dryRun(
+            copy: copy, to: target, sample: sample)
     }
 
     /// The schema a file records about itself (family, version, descriptor).

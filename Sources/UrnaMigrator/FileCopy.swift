@@ -2,68 +2,224 @@ import CSQLite
 import Foundation
 import UrnaStore
 
-/// Copies of database files: the backup (SQLite's online backup API, a consistent snapshot) and the
-/// private copy a dry run works on (plain bytes, so the original is never opened).
+/// Copies of database files: the backup and the private copy a dry run works on, both consistent snapshots
+/// taken through SQLite's online backup API (one read transaction for the whole copy, so a writer committing
+/// meanwhile never tears them). Both are written under a temporary name that carries this process's id,
+/// synced, then renamed into place; leftovers of a killed process are removed by the next run.
 enum FileCopy {
     /// The files that make up a database on disk besides the main file.
     static let sidecars = ["-wal", "-journal"]
 
-    /// Copies the database at `sourcePath` into a new file at `path`, page by page, through a read-only
-    /// connection of its own (SQLite refuses to back up from a connection that is writing). The runner
-    /// calls it while holding the write lock, so the copy is exactly the file before the migration.
-    static func backup(sourcePath: String, to path: String) throws {
-        guard !FileManager.default.fileExists(atPath: path) else {
+    /// The name a copy is written under before it is complete: `<final>.tmp-<pid>`.
+    static func temporaryName(for path: String) -> String { "\(path).tmp-\(getpid())" }
+
+    /// Copies the database at `sourcePath` into `path` as one consistent snapshot. With `replacing`, a file
+    /// already at `path` is replaced (atomically, by rename) once the copy is complete; without, the copy
+    /// never overwrites anything. The copy gets the source's permission bits.
+    static func backup(sourcePath: String, to path: String, replacing: Bool = false) throws {
+        removeStaleTemporaries(near: path)
+        if !replacing, FileManager.default.fileExists(atPath: path) {
             throw MigrationError.backupFailed(path: path, reason: "a file is already there")
         }
+        let temporary = temporaryName(for: path)
+        do {
+            // A backup is one self-contained file (rollback journal): nothing to lose beside it.
+            try snapshot(sourcePath, into: temporary, singleFile: true)
+            try syncFile(temporary)
+            if replacing {
+                guard rename(temporary, path) == 0 else { throw posixError("rename") }
+            } else {
+                // link(2) fails when the name is taken: a backup never replaces a file someone made meanwhile.
+                guard link(temporary, path) == 0 else { throw posixError("link") }
+                unlink(temporary)
+            }
+            syncFolder(of: path)
+        } catch {
+            removeWithSidecars(temporary)
+            if let e = error as? MigrationError { throw e }
+            throw MigrationError.backupFailed(path: path, reason: (error as? SQLiteError)?.message ?? "\(error)")
+        }
+    }
+
+    /// Writes a snapshot of `sourcePath` into the new file `target` (created exclusively). With `singleFile`,
+    /// the copy is switched to a rollback journal, so it is complete without a -wal.
+    static func snapshot(_ sourcePath: String, into target: String, singleFile: Bool = false) throws {
+        let mode = sourceMode(sourcePath)
+        let fd = open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw posixError("create \(target)") }
+        close(fd)
+        _ = chmod(target, mode)
         let source: Connection
-        let destination: Connection
         do {
             source = try Connection(path: sourcePath, readOnly: true, create: false)
-            destination = try Connection(path: path)
-        } catch {
-            throw MigrationError.backupFailed(path: path, reason: "\(error)")
+        } catch let e as SQLiteError where e.code == 776 || e.isReadOnly {  // SQLITE_READONLY_ROLLBACK
+            // A hot journal (a writer died mid-transaction): only a writer may roll it back. Nobody holds the
+            // file, so its bytes with the journal make a copy that rolls itself back when opened.
+            try copyWithJournal(sourcePath, into: target)
+            return
         }
+        let destination = try Connection(path: target, readOnly: false, create: false)
         guard let b = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
-            let message = String(cString: sqlite3_errmsg(destination.handle))
-            try? FileManager.default.removeItem(atPath: path)
-            throw MigrationError.backupFailed(path: path, reason: message)
+            throw SQLiteError(
+                code: sqlite3_errcode(destination.handle), message: String(cString: sqlite3_errmsg(destination.handle)))
         }
-        let rc = sqlite3_backup_step(b, -1)
+        var rc: Int32
+        var attempts = 0
+        repeat {
+            // All pages in one step: one read transaction on the source, so the copy is one commit's state.
+            rc = sqlite3_backup_step(b, -1)
+            attempts += 1
+            if rc == SQLITE_BUSY || rc == SQLITE_LOCKED { usleep(20_000) }
+        } while (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_OK) && attempts < 3000
         sqlite3_backup_finish(b)
         guard rc == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errstr(rc))
-            try? FileManager.default.removeItem(atPath: path)
-            throw MigrationError.backupFailed(path: path, reason: message)
+            if rc & 0xFF == SQLITE_READONLY {
+                try? FileManager.default.removeItem(atPath: target)
+                try copyWithJournal(sourcePath, into: target)
+                return
+            }
+            throw SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc)))
         }
+        if singleFile { try destination.execute("PRAGMA journal_mode = DELETE") }
     }
 
-    /// A fresh backup path next to `path`: `<path>.v<version>.bak`, then `.1.bak`, `.2.bak`, ...
-    static func defaultBackupPath(for path: String, version: Int) -> String {
-        var candidate = "\(path).v\(version).bak"
-        var n = 1
-        while FileManager.default.fileExists(atPath: candidate) {
-            candidate = "\(path).v\(version).\(n).bak"
-            n += 1
+    /// Byte copy of the main file and its rollback journal (only used when a hot journal stops readers).
+    static func copyWithJournal(_ sourcePath: String, into target: String) throws {
+        try? FileManager.default.removeItem(atPath: target)
+        try FileManager.default.copyItem(atPath: sourcePath, toPath: target)
+        if FileManager.default.fileExists(atPath: sourcePath + "-journal") {
+            try FileManager.default.copyItem(atPath: sourcePath + "-journal", toPath: target + "-journal")
         }
-        return candidate
+        // Roll the copy back now, so it is a plain file at its last commit.
+        let c = try Connection(path: target, readOnly: false, create: false)
+        _ = try c.scalar("PRAGMA schema_version")
     }
 
-    /// Copies the main file and its sidecars, byte for byte, into `directory`; returns the copy's path.
+    /// `<path>.v<version>.bak`: one backup per source version, replaced by the next run from that version.
+    static func defaultBackupPath(for path: String, version: Int) -> String { "\(path).v\(version).bak" }
+
+    /// Copies the database into `directory` as a consistent snapshot; returns the copy's path.
+    ///
+    /// A WAL-mode file that no connection holds (no -wal file) is copied byte for byte, and the copy is kept
+    /// only when the file showed no sign of a writer meanwhile (still no -wal, same size, time and change
+    /// counter: in WAL mode a writer writes the -wal first, and only a checkpoint of it writes the file). That
+    /// way a dry run on a file nobody uses leaves no -wal or -shm behind. Otherwise, SQLite's backup API.
     static func copyForPreview(_ path: String, into directory: String) throws -> String {
         let name = (path as NSString).lastPathComponent
         let target = (directory as NSString).appendingPathComponent(name)
-        try FileManager.default.copyItem(atPath: path, toPath: target)
-        for s in sidecars where FileManager.default.fileExists(atPath: path + s) {
-            try FileManager.default.copyItem(atPath: path + s, toPath: target + s)
+        if isIdleWALFile(path), let before = Fingerprint(path) {
+            try FileManager.default.copyItem(atPath: path, toPath: target)
+            if isIdleWALFile(path), Fingerprint(path) == before, Fingerprint(target)?.header == before.header {
+                return target
+            }
+            removeWithSidecars(target)
         }
+        try snapshot(path, into: target)
         return target
     }
 
-    /// A new private directory under the system's temporary directory.
+    /// A WAL-mode file (header bytes 18-19 are 2) with no -wal and no -journal beside it: no connection has it
+    /// open (a WAL-mode connection keeps its -wal), so reading its bytes cannot drop anyone's locks.
+    static func isIdleWALFile(_ path: String) -> Bool {
+        guard !FileManager.default.fileExists(atPath: path + "-wal"),
+            !FileManager.default.fileExists(atPath: path + "-journal"),
+            let h = FileHandle(forReadingAtPath: path)
+        else { return false }
+        defer { try? h.close() }
+        let header = (try? h.read(upToCount: 20)) ?? Data()
+        return header.count == 20 && header[18] == 2 && header[19] == 2
+    }
+
+    /// What changes when anyone writes a file: its size, modification time and first 100 bytes (SQLite's
+    /// header, with the change counter).
+    struct Fingerprint: Equatable {
+        let size: Int64
+        let modified: Int
+        let modifiedNanoseconds: Int
+        let header: Data
+
+        init?(_ path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0, let h = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? h.close() }
+            size = Int64(st.st_size)
+            modified = st.st_mtim.tv_sec
+            modifiedNanoseconds = st.st_mtim.tv_nsec
+            header = (try? h.read(upToCount: 100)) ?? Data()
+        }
+    }
+
+    /// The prefix of dry-run folders: `urna-dry-run-<pid>-<uuid>`.
+    static let previewPrefix = "urna-dry-run-"
+
+    /// A new private directory under the system's temporary directory, named with this process's id; the
+    /// folders of dry runs whose process is gone (killed) are removed first.
     static func makeTemporaryDirectory() throws -> String {
         let base = NSTemporaryDirectory()
-        let dir = (base as NSString).appendingPathComponent("urna-dry-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        removeStalePreviews(in: base)
+        let dir = (base as NSString).appendingPathComponent("\(previewPrefix)\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return dir
+    }
+
+    /// Removes `urna-dry-run-<pid>-...` folders of processes that no longer run.
+    static func removeStalePreviews(in base: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
+        for name in names where name.hasPrefix(previewPrefix) {
+            let rest = name.dropFirst(previewPrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), !isRunning(pid) else { continue }
+            try? FileManager.default.removeItem(atPath: (base as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// Removes `<path>.tmp-<pid>` copies (and their sidecars) left by processes that no longer run.
+    static func removeStaleTemporaries(near path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let dir = folder.isEmpty ? "." : folder
+        let prefix = (path as NSString).lastPathComponent + ".tmp-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let pid = Int32(pidText), !isRunning(pid) || pid == getpid() else { continue }
+            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+        }
+    }
+
+    static func isRunning(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
+
+    static func removeWithSidecars(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// A file's size from stat(2) (0 when absent), without opening it.
+    static func size(_ path: String) -> Int64 {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : 0
+    }
+
+    static func sourceMode(_ path: String) -> mode_t {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return 0o644 }
+        return st.st_mode & 0o777
+    }
+
+    static func syncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw posixError("open \(path)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw posixError("fsync \(path)") }
+    }
+
+    static func syncFolder(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    static func posixError(_ what: String) -> MigrationError {
+        MigrationError.backupFailed(path: what, reason: String(cString: strerror(errno)))
     }
 }

@@ -36,6 +36,17 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case storage(SQLiteError)
     /// The family's declaration is inconsistent (a bug in the code that declares it).
     case invalidFamily(family: String, problems: [String])
+    /// A plain SQLite file's tables do not match the version it was to be adopted at; nothing was changed.
+    case adoptionRefused(path: String, family: String, version: Int, differences: [String])
+    /// Another process is migrating (or writing) the file right now; nothing was changed.
+    case busy(path: String)
+    /// The run was cancelled (`MigrationCancellation`, or the task running it); it was rolled back.
+    case cancelled(path: String)
+    /// Another migrator (process `pid`) is running on the file; nothing was changed.
+    case migrationRunning(path: String, pid: Int32?)
+    /// The disk holding the file (or, with `backup`, the backup) has less free space than the run measured it
+    /// needs; nothing was changed.
+    case insufficientSpace(path: String, backup: String?, needed: Int64, available: Int64, detail: String)
 
     /// The exit status a command-line tool should use: 0 nothing to do, 1 failure, 65 bad data, drift
     /// or refused plan, 66 missing file.
@@ -44,10 +55,19 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .alreadyCurrent: 0
         case .fileNotFound: 66
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
-            .refused, .validationFailed, .planOutdated:
+            .refused, .validationFailed, .planOutdated, .adoptionRefused:
             65
-        case .closureFailed, .backupFailed, .storage, .invalidFamily: 1
+        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
+            .cancelled:
+            1
         }
+    }
+
+    /// The message with "this program" replaced by the name of the program that reports it.
+    public func description(programName: String) -> String {
+        description.replacingOccurrences(of: "this program", with: programName)
+            .replacingOccurrences(of: "the `init` command", with: "`\(programName) init`")
+            .replacingOccurrences(of: "`schema --family", with: "`\(programName) schema --family")
     }
 
     /// False only for "nothing to do".
@@ -56,17 +76,17 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .fileNotFound(let p):
-            return "\(p) does not exist: check the path (create a file with `urna init` or `urna import`)"
+            return "\(p) does not exist: check the path (create a file with the `init` command)"
         case .notAnUrnaFile(let p, let reason):
             return "\(p) is not an Urna file (\(reason)): only files made by Urna record the schema a migration needs"
         case .unknownFamily(let p, let f, let known):
             return
-                "\(p) holds schema family '\(f)', which this urna does not know (it knows \(known.joined(separator: ", "))): use the program that made the file, or a newer urna"
+                "\(p) holds schema family '\(f)', which this program does not know (it knows \(known.joined(separator: ", "))): use the program that made the file, or a newer version of it"
         case .familyMismatch(let p, let f, let m):
             return "\(p) holds family '\(f)', not '\(m)': migrate it with the '\(f)' family"
         case .newerThanKnown(let p, let f, let v, let latest):
             return
-                "\(p) is at \(f) version \(v), newer than every version this urna knows (latest \(latest)): use a newer urna; files are never downgraded"
+                "\(p) is at \(f) version \(v), newer than every version this program knows (latest \(latest)): use a newer version of the program that made it; files are never downgraded"
         case .unknownVersion(let f, let v, let known):
             return
                 "\(f) has no version \(v) (it has \(known.map(String.init).joined(separator: ", "))): pick one of those"
@@ -101,6 +121,29 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "\(e); the file was not changed"
         case .invalidFamily(let f, let problems):
             return "the schema family \(f) is declared inconsistently: " + problems.joined(separator: "; ")
+        case .adoptionRefused(let p, let f, let v, let diffs):
+            return
+                "\(p) cannot be adopted as \(f) version \(v): its tables differ from that version's storage contract:\n"
+                + diffs.map { "  - \($0)" }.joined(separator: "\n")
+                + "\nchange the tables to match (see `schema --family \(f) --version \(v)`) or pick the version they match; "
+                + "the file was not changed"
+        case .insufficientSpace(let p, let backup, let needed, let available, let detail):
+            let figures =
+                "it needs about \(SpaceNeed.megabytes(needed)) free (\(detail)), \(SpaceNeed.megabytes(available)) are free"
+            if let backup {
+                return "cannot write the backup \(backup): database or disk is full; the file was not changed: "
+                    + "\(figures) on that disk; free some space or choose --backup PATH on another disk"
+            }
+            return
+                "the disk holding \(p) is full for this upgrade: \(figures); nothing was changed: free some space and run again"
+        case .cancelled(let p):
+            return "the migration of \(p) was cancelled; it was rolled back and the file was not changed"
+        case .migrationRunning(let p, let pid):
+            return "another migration is running on \(p)" + (pid.map { " (process \($0))" } ?? "")
+                + "; the file was not changed: run again when it finishes"
+        case .busy(let p):
+            return "another migration (or another writer) is running on \(p) right now; the file was not changed: "
+                + "run again when it finishes"
         }
     }
 }

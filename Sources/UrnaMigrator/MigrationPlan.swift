@@ -16,6 +16,9 @@ public struct MigrationPlan: Sendable {
     public let fromVersion: Int
     public let toVersion: Int
     public let steps: [PlannedStep]
+    /// The file's own views, triggers and indexes (not the family's) that use a table or column the upgrade
+    /// removes or renames: recreating them would fail.
+    public let brokenUserObjects: [String]
     let resolved: [ResolvedStep]
     /// The checksum of the descriptor the file recorded when the plan was made.
     let recordedChecksum: String
@@ -57,6 +60,11 @@ extension MigrationPlan {
                     "    " + sql.replacingOccurrences(of: "\n", with: "\n    ") + (sql.hasPrefix("--") ? "" : ";"))
             }
         }
+        if !brokenUserObjects.isEmpty {
+            out.append("")
+            out.append("Your own objects that would break:")
+            for b in brokenUserObjects { out.append("  - \(b)") }
+        }
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -69,11 +77,12 @@ extension MigrationPlan {
             let toVersion: Int
             let versionPath: [Int]
             let steps: [PlannedStep]
+            let brokenUserObjects: [String]
         }
         return JSONRendering.encode(
             Body(
                 family: family, path: path, fromVersion: fromVersion, toVersion: toVersion, versionPath: versionPath,
-                steps: steps))
+                steps: steps, brokenUserObjects: brokenUserObjects))
     }
 }
 
@@ -108,9 +117,16 @@ enum RecordedFile {
     /// Where the file's tables differ from its descriptor (and the descriptor from the family's).
     static func drift(in c: Connection, recorded: Schema, family: SchemaFamily?) throws -> [String] {
         var out: [String] = []
-        let actual = try DatabaseShape.read(c)
         let expected = try DatabaseShape.expected(for: recorded)
-        out += actual.differences(from: expected, allowExtraIndexes: true)
+        let actual = RunLedger.withoutLedgerColumns(try DatabaseShape.read(c), expected: expected)
+        // A file adopted from plain SQLite keeps its own CREATE TABLE text until a step rebuilds the table.
+        let adopted =
+            try c.tableExists(StorageLayout.historyTable)
+            && c.integer(
+                "SELECT count(*) FROM \"\(StorageLayout.historyTable)\" WHERE from_version = to_version AND objects_touched = 0"
+            ) > 0
+        out += actual.differences(
+            from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: !adopted)
         let userVersion = try c.userVersion()
         if userVersion != recorded.version {
             out.append("PRAGMA user_version is \(userVersion), the descriptor says version \(recorded.version)")
@@ -127,23 +143,27 @@ enum RecordedFile {
         return out
     }
 
-    /// Applied steps from the history table, oldest first.
+    /// The history table's rows (applied steps, adoptions, failed runs), oldest first.
     static func history(in c: Connection, family: String) throws -> [HistoryEntry] {
         guard try c.tableExists(StorageLayout.historyTable) else { return [] }
+        let have = Set(try c.rows("PRAGMA table_info(\"\(StorageLayout.historyTable)\")").map { "\($0[1])" })
+        let ledger = RunLedger.columns.allSatisfy(have.contains)
+        let extra = ledger ? ", outcome, message, app_version" : ""
         return try c.rows(
-            "SELECT from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum FROM \"\(StorageLayout.historyTable)\" WHERE family = ? ORDER BY id",
+            "SELECT from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum\(extra) FROM \"\(StorageLayout.historyTable)\" WHERE family = ? ORDER BY id",
             [.text(family)]
         ).map { r in
             func int(_ v: SQLValue) -> Int { if case .integer(let i) = v { Int(i) } else { 0 } }
+            func text(_ i: Int) -> String? { if ledger, case .text(let s) = r[i] { s } else { nil } }
             return HistoryEntry(
                 fromVersion: int(r[0]), toVersion: int(r[1]), appliedAt: "\(r[2])", durationMs: int(r[3]),
                 objectsTouched: int(r[4]),
-                descriptorChecksum: "\(r[5])")
+                descriptorChecksum: "\(r[5])", outcome: text(6) ?? "applied", message: text(7), appVersion: text(8))
         }
     }
 }
 
-/// A row of the history table: one applied step.
+/// A row of the history table: one applied step, an adoption or a failed run.
 public struct HistoryEntry: Sendable, Codable, Equatable {
     public let fromVersion: Int
     public let toVersion: Int
@@ -151,4 +171,10 @@ public struct HistoryEntry: Sendable, Codable, Equatable {
     public let durationMs: Int
     public let objectsTouched: Int
     public let descriptorChecksum: String
+    /// `applied` (a step, or an adoption when `fromVersion == toVersion`) or `failed` (a run rolled back).
+    public var outcome: String = "applied"
+    /// Why a failed run failed.
+    public var message: String?
+    /// The app's version that ran it, when the app said (`MigrationOptions.appVersion`).
+    public var appVersion: String?
 }

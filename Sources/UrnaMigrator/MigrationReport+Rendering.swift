@@ -94,6 +94,13 @@ extension MigrationReport {
             total += String(format: "; the real run should take about %.3f s (backup copy included)", p)
         }
         out.append(total)
+        if let need = spaceNeed {
+            var disk =
+                "Disk: \(dryRun ? "the real run needs" : "the run needed") about "
+                + "\(SpaceNeed.megabytes(need.totalBytes)) free beside the file (\(need))"
+            if let g = measuredGrowthBytes { disk += "; measured growth \(SpaceNeed.megabytes(g))" }
+            out.append(disk)
+        }
         return out.joined(separator: "\n") + "\n"
     }
 

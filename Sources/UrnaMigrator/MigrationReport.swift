@@ -39,6 +39,10 @@ public struct MigrationReport: Sendable, Codable {
     public var durationSeconds: Double = 0
     /// Dry runs: the time the real run should take (copying the file for the backup plus the steps).
     public var projectedSeconds: Double?
+    /// The free space the (real) run needs on the file's disk, measured from the file before it started.
+    public var spaceNeed: SpaceNeed?
+    /// How much the file and its journal grew during the run, measured before the commit (the peak).
+    public var measuredGrowthBytes: Int64?
 
     /// Every type's objects created, deleted and changed by closures, summed over steps.
     public var totalActivity: [TypeActivity] {

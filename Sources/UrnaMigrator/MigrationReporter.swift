@@ -17,6 +17,9 @@ public protocol MigrationReporter: AnyObject {
     /// foreign_key_check), `finish` (counts, samples, history row); then `integrity_check`, `commit`,
     /// and `close` (closing the file, which checkpoints its WAL).
     func phaseFinished(_ phase: String, seconds: Double, cpuSeconds: Double)
+    /// The whole run's progress, 0...1 (never decreasing), at least every quarter of a second while it
+    /// works, with what it is doing ("step v1 → v2", "integrity check and commit").
+    func overallProgress(fraction: Double, phase: String)
 }
 
 extension MigrationReporter {
@@ -24,6 +27,7 @@ extension MigrationReporter {
     public func progress(type: String, done: Int, total: Int) {}
     public func stepFinished(_ step: StepReport) {}
     public func phaseFinished(_ phase: String, seconds: Double, cpuSeconds: Double) {}
+    public func overallProgress(fraction: Double, phase: String) {}
 }
 
 /// Wall and thread CPU time between marks, for `MigrationReporter.phaseFinished`.

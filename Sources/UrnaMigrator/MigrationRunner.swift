@@ -10,6 +10,8 @@ final class MigrationRunner {
     let backupPath: String?
     let options: MigrationOptions
     let reporter: MigrationReporter?
+    /// The overall fraction and cancellation, when someone listens or may cancel.
+    let tracker: ProgressTracker?
 
     init(
         plan: MigrationPlan, family: SchemaFamily, dryRun: Bool, backupPath: String?, options: MigrationOptions,
@@ -20,7 +22,26 @@ final class MigrationRunner {
         self.dryRun = dryRun
         self.backupPath = backupPath
         self.options = options
-        self.reporter = reporter
+        if reporter != nil || options.cancellation != nil {
+            let t = ProgressTracker(inner: reporter, cancellation: options.cancellation, steps: plan.resolved.count)
+            tracker = t
+            self.reporter = t
+        } else {
+            tracker = nil
+            self.reporter = reporter
+        }
+    }
+
+    var isCancelled: Bool { options.cancellation?.isCancelled ?? false }
+
+    /// Records a cancelled real run in the ledger and says so.
+    func cancelled(_ c: Connection, started: Date) -> MigrationError {
+        if !dryRun, options.recordsFailedRuns {
+            RunLedger.recordFailure(
+                c, family: family.name, plan: plan, seconds: Date().timeIntervalSince(started), message: "cancelled",
+                appVersion: options.appVersion)
+        }
+        return MigrationError.cancelled(path: plan.path)
     }
 
     func run(at path: String) throws -> MigrationReport {
@@ -34,6 +55,9 @@ final class MigrationRunner {
     private func run(at path: String, clock: inout PhaseClock) throws -> MigrationReport {
         let started = Date()
         let c = try RecordedFile.open(path, readOnly: false)
+        let startBytes = diskBytes(path)
+        tracker?.install(on: c)
+        defer { ProgressTracker.uninstall(from: c) }
         var report = MigrationReport(
             family: plan.family, path: plan.path, fromVersion: plan.fromVersion, toVersion: plan.toVersion,
             dryRun: dryRun,
@@ -52,13 +76,17 @@ final class MigrationRunner {
                 throw MigrationError.planOutdated(path: plan.path, reason: "it is now at version \(recorded.version)")
             }
             if let b = backupPath {
-                try FileCopy.backup(sourcePath: path, to: b)
+                try FileCopy.backup(
+                    sourcePath: path, to: b,
+                    replacing: b == FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion))
                 backupMade = b
                 report.backupPath = b
             }
             clock.mark("begin")
+            let ledgerStart = RunLedger.lastId(c)
             let inWAL = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
             for (index, step) in plan.resolved.enumerated() {
+                if isCancelled { throw MigrationError.cancelled(path: plan.path) }
                 let executor = StepExecutor(
                     connection: c, step: step, family: family.name, log: log, reporter: reporter,
                     sampleSize: options.sample, readsAhead: options.readAhead && index == 0 && inWAL)
@@ -74,6 +102,7 @@ final class MigrationRunner {
             report.countsBefore = report.steps.first?.countsBefore ?? [:]
             report.checks = checks(log)
             clock.skip()  // the steps report their own phases
+            tracker?.finishedSteps()
             if log.isEmpty {
                 try integrityCheck(c, log: log, report: &report)
                 clock.mark("integrity_check")
@@ -86,7 +115,14 @@ final class MigrationRunner {
                 report.durationSeconds = Date().timeIntervalSince(started)
                 removeBackup(backupMade)
                 report.backupPath = nil
+                if isCancelled { throw cancelled(c, started: started) }
                 if dryRun { return report }
+                if options.recordsFailedRuns {
+                    let summary = log.failures.prefix(3).map(\.description).joined(separator: "; ")
+                    RunLedger.recordFailure(
+                        c, family: family.name, plan: plan, seconds: report.durationSeconds, message: summary,
+                        appVersion: options.appVersion)
+                }
                 if let closure = log.failures.first(where: { $0.check == "closure" }) {
                     let step = report.steps.last
                     throw MigrationError.closureFailed(
@@ -96,16 +132,22 @@ final class MigrationRunner {
                 throw MigrationError.validationFailed(path: plan.path, failures: log.failures, total: log.total)
             }
             report.countsAfter = report.steps.last?.countsAfter ?? [:]
+            report.measuredGrowthBytes = diskBytes(path) - startBytes
+            if !dryRun, let v = options.appVersion { try RunLedger.markApplied(c, after: ledgerStart, appVersion: v) }
             try c.execute("COMMIT")
             try c.execute("PRAGMA foreign_keys = ON")
             clock.mark("commit")
+            tracker?.committed()
         } catch let e as MigrationError {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
             removeBackup(backupMade)
+            if case .cancelled = e, !dryRun, options.recordsFailedRuns { throw cancelled(c, started: started) }
             throw e
         } catch let e as SQLiteError {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
             removeBackup(backupMade)
+            // SQLITE_INTERRUPT: the progress handler stopped the statement because the run was cancelled.
+            if e.primaryCode == 9, isCancelled { throw cancelled(c, started: started) }
             throw MigrationError.storage(e)
         } catch {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
@@ -114,6 +156,12 @@ final class MigrationRunner {
         }
         report.durationSeconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// The bytes of a database and its journals on disk (stat only: opening and closing the file would
+    /// release this process's POSIX locks on it, SQLite's included).
+    func diskBytes(_ path: String) -> Int64 {
+        ["", "-wal", "-journal"].reduce(0) { $0 + FileCopy.size(path + $1) }
     }
 
     func removeBackup(_ path: String?) {

@@ -40,7 +40,7 @@ public struct MigrationStatus: Sendable, Codable {
     public func renderText() -> String {
         var out = ["\(path): \(family) version \(fileVersion) (latest known: \(latestVersion))"]
         if isNewerThanKnown {
-            out.append("The file is newer than this urna: use a newer urna.")
+            out.append("The file is newer than this program knows: use a newer version of the program that made it.")
         } else if isCurrent {
             out.append("Up to date: nothing to migrate.")
         } else {
@@ -58,9 +58,16 @@ public struct MigrationStatus: Sendable, Codable {
         if !history.isEmpty {
             out.append("History:")
             for h in history {
-                out.append(
-                    "  v\(h.fromVersion) → v\(h.toVersion) at \(h.appliedAt), \(h.durationMs) ms, \(h.objectsTouched) object(s), descriptor \(h.descriptorChecksum)"
-                )
+                let by = h.appVersion.map { " by \($0)" } ?? ""
+                if h.outcome == "failed" {
+                    out.append(
+                        "  v\(h.fromVersion) → v\(h.toVersion) FAILED at \(h.appliedAt)\(by), \(h.durationMs) ms: \(h.message ?? "")"
+                    )
+                } else {
+                    out.append(
+                        "  v\(h.fromVersion) → v\(h.toVersion) at \(h.appliedAt)\(by), \(h.durationMs) ms, \(h.objectsTouched) object(s), descriptor \(h.descriptorChecksum)"
+                    )
+                }
             }
         }
         return out.joined(separator: "\n") + "\n"

@@ -42,18 +42,41 @@ public enum MigrationAllowance: Sendable, Hashable, Codable, CustomStringConvert
     /// Convert the property's values as well as possible; values that don't convert exactly take the
     /// new property's default (or nil) and the report counts them.
     case lossyConversion(type: String, property: String)
-    /// The property becomes required without a default: its nils become the type's zero value.
+    /// The property becomes required without a default (or is added required without a default): its nils
+    /// (every existing object's, for an added property) become the type's zero value.
     case nullsBecomeDefault(type: String, property: String)
+    /// The property is removed and its non-nil values are dropped with it.
+    case discard(type: String, property: String)
+    /// The type is removed and its objects are dropped with it.
+    case discardType(type: String)
+
+    /// Every allowance that lets `Type.property` lose data (what `--allow-loss Type.property` grants), or,
+    /// for a bare `Type`, the removal of the type's objects.
+    ///
+    /// ```swift
+    /// options.allowances = MigrationAllowance.loss(of: "Author.fullName")
+    /// ```
+    public static func loss(of name: String) -> [MigrationAllowance] {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return [.discardType(type: name)] }
+        return [
+            .lossyConversion(type: parts[0], property: parts[1]),
+            .nullsBecomeDefault(type: parts[0], property: parts[1]),
+            .discard(type: parts[0], property: parts[1]),
+        ]
+    }
 
     public var type: String {
         switch self {
-        case .lossyConversion(let t, _), .nullsBecomeDefault(let t, _): t
+        case .lossyConversion(let t, _), .nullsBecomeDefault(let t, _), .discard(let t, _), .discardType(let t): t
         }
     }
 
+    /// The property concerned ("" for `discardType`).
     public var property: String {
         switch self {
-        case .lossyConversion(_, let p), .nullsBecomeDefault(_, let p): p
+        case .lossyConversion(_, let p), .nullsBecomeDefault(_, let p), .discard(_, let p): p
+        case .discardType: ""
         }
     }
 
@@ -61,6 +84,8 @@ public enum MigrationAllowance: Sendable, Hashable, Codable, CustomStringConvert
         switch self {
         case .lossyConversion(let t, let p): "lossy conversion of \(t).\(p)"
         case .nullsBecomeDefault(let t, let p): "nils of \(t).\(p) become its default"
+        case .discard(let t, let p): "the values of \(t).\(p) are dropped"
+        case .discardType(let t): "the objects of \(t) are dropped"
         }
     }
 }
@@ -76,14 +101,22 @@ public struct MigrationStep: Sendable {
     public var allowances: [MigrationAllowance]
     /// Runs with the old and new forms of objects; nil when the step is automatic.
     public var migration: MigrationClosure?
+    /// SQL run (from this code, never from a file) inside the run's transaction before the step touches any
+    /// table: e.g. `DROP VIEW shelf_titles` before the column it reads is renamed.
+    public var sqlBefore: [String]
+    /// SQL run after the step's objects are copied and its tables are in their new form, before the checks:
+    /// e.g. recreating a view on the renamed column, or a backfill.
+    public var sqlAfter: [String]
 
     public init(
         _ summary: String = "", renames: [PropertyRename] = [], allowances: [MigrationAllowance] = [],
-        migration: MigrationClosure? = nil
+        sqlBefore: [String] = [], sqlAfter: [String] = [], migration: MigrationClosure? = nil
     ) {
         self.summary = summary
         self.renames = renames
         self.allowances = allowances
+        self.sqlBefore = sqlBefore
+        self.sqlAfter = sqlAfter
         self.migration = migration
     }
 }
@@ -99,6 +132,8 @@ struct ResolvedStep: @unchecked Sendable {
     let allowances: Set<MigrationAllowance>
     let closure: MigrationClosure?
     let summary: String
+    var sqlBefore: [String] = []
+    var sqlAfter: [String] = []
 
     /// The old name of a new property, following renames.
     func oldName(type: String, newName: String) -> String {

@@ -34,16 +34,32 @@ public struct MigrationOptions: Sendable {
     /// Read old rows on a second thread, through a second connection, while the closures run (WAL files, first
     /// step of a run; see `OldRowPrefetcher`). Off: every row is read through the migration's connection.
     public var readAhead = true
+    /// Losses this run may make without a closure, on top of each step's own allowances (what the command
+    /// line's `--allow-loss Type.property` gives): e.g. `MigrationAllowance.loss(of: "Author.fullName")`.
+    public var allowances: [MigrationAllowance] = []
+    /// The app's version, recorded in `_urna_history` with every row of a real run, failed runs included
+    /// (e.g. "library-app 2.1.0").
+    public var appVersion: String?
+    /// A real run that fails its checks or closures (or is cancelled) adds a `failed` row to `_urna_history`
+    /// after rolling back (its objects and tables are as they were); SQLite failures (a damaged file, a full
+    /// disk, a lock) add nothing. Off, a failed run leaves the file byte for byte as it was.
+    public var recordsFailedRuns = true
+    /// Cancels the run from another thread (also set by the `async` forms when their task is cancelled).
+    public var cancellation: MigrationCancellation?
 
     public init(
         sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
-        readAhead: Bool = true
+        readAhead: Bool = true, allowances: [MigrationAllowance] = [], appVersion: String? = nil,
+        recordsFailedRuns: Bool = true
     ) {
+        self.appVersion = appVersion
+        self.recordsFailedRuns = recordsFailedRuns
         self.sample = sample
         self.integrityCheck = integrityCheck
         self.maxFailures = maxFailures
         self.pragmas = pragmas
         self.readAhead = readAhead
+        self.allowances = allowances
     }
 }
 
@@ -105,11 +121,19 @@ public struct Migrator {
         let drift = try RecordedFile.drift(in: c, recorded: recorded, family: family)
         guard drift.isEmpty else { throw MigrationError.drift(path: displayPath, differences: drift) }
 
-        let resolved = try family.resolvedSteps(from: recorded.version, to: to)
+        let extra = Set(options.allowances)
+        let resolved = try family.resolvedSteps(from: recorded.version, to: to).map {
+            ResolvedStep(
+                from: $0.from, to: $0.to, renames: $0.renames, allowances: $0.allowances.union(extra),
+                closure: $0.closure, summary: $0.summary, sqlBefore: $0.sqlBefore, sqlAfter: $0.sqlAfter)
+        }
+        let probe = DataProbe(connection: c, start: recorded)
         var refusals: [PlanRefusal] = []
         var planned: [PlannedStep] = []
-        for step in resolved {
+        for (index, step) in resolved.enumerated() {
             refusals += Self.refusals(step)
+            refusals += Self.lossRefusals(
+                step, index: index, earlierClosures: resolved[..<index].contains { $0.closure != nil }, probe: probe)
             let analysis = StepAnalysis(step: step)
             planned.append(
                 PlannedStep(
@@ -124,7 +148,7 @@ public struct Migrator {
         guard refusals.isEmpty else { throw MigrationError.refused(path: displayPath, reasons: refusals) }
         return MigrationPlan(
             family: family.name, path: displayPath, fromVersion: recorded.version, toVersion: to, steps: planned,
-            resolved: resolved,
+            brokenUserObjects: Self.brokenUserObjects(resolved, probe: probe), resolved: resolved,
             recordedChecksum: SchemaDescriptor.checksum(recorded))
     }
 
@@ -150,7 +174,9 @@ public struct Migrator {
                     case .nullsBecomeDefault:
                         fix +=
                             ", give it a default, or allow .nullsBecomeDefault(type: \"\(t.name)\", property: \"\(p.name)\")"
+                    case .discard, .discardType: break
                     }
+                    fix += " (command line: --allow-loss \(t.name).\(p.name))"
                 }
                 out.append(
                     PlanRefusal(
@@ -171,15 +197,15 @@ public struct Migrator {
 
     /// Runs a plan with an explicit backup policy. Any failure leaves the file exactly as it was.
     public func run(_ plan: MigrationPlan, backup: BackupPolicy) throws -> MigrationReport {
-        let backupPath: String? =
-            switch backup {
-            case .none: nil
-            case .besideFile: FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion)
-            case .at(let p): p
-            }
+        let lock = try MigrationLock(path: plan.path)
+        defer { withExtendedLifetime(lock) {} }
+        let backupPath = Self.backupPath(plan, backup)
+        let need = try Self.checkSpace(plan, path: plan.path, backupPath: backupPath)
         let runner = MigrationRunner(
             plan: plan, family: family, dryRun: false, backupPath: backupPath, options: options, reporter: reporter)
-        return try runner.run(at: plan.path)
+        var report = try runner.run(at: plan.path)
+        report.spaceNeed = need
+        return report
     }
 
     /// Runs the real upgrade, closures included, on a private copy of the file in a temporary
@@ -195,7 +221,12 @@ public struct Migrator {
         options.sample = sample
         let runner = MigrationRunner(
             plan: plan, family: family, dryRun: true, backupPath: nil, options: options, reporter: reporter)
+        // The copy's disk must hold the run; the report says what the real run needs beside the file.
+        _ = try Self.checkSpace(plan, path: copy.path, backupPath: nil)
+        let size = FileCopy.size(copy.path) + FileCopy.size(copy.path + "-wal")
+        let sameDisk = Self.device(near: copy.originalPath) != nil
         var report = try runner.run(at: copy.path)
+        report.spaceNeed = try Self.spaceNeed(plan, path: copy.path, backupBytes: sameDisk ? size : 0)
         report.path = copy.originalPath
         report.projectedSeconds = report.durationSeconds + copy.seconds
         return report
@@ -232,6 +263,43 @@ public struct Migrator {
             return nil
         }
     }
+
+    /// `migrateIfNeeded` off the caller's thread: the run goes to a thread of its own (it blocks on SQLite), and
+    /// cancelling the task cancels the run, which rolls back and throws `MigrationError.cancelled`.
+    ///
+    /// ```swift
+    /// let task = Task { try await migrator.migrateIfNeeded(path: path) }
+    /// task.cancel()   // the file stays as it was
+    /// ```
+    @discardableResult
+    public func migrateIfNeeded(path: String, backup: BackupPolicy = .besideFile) async throws -> MigrationReport? {
+        var migrator = self
+        let cancellation = options.cancellation ?? MigrationCancellation()
+        migrator.options.cancellation = cancellation
+        let box = UncheckedBox(migrator)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MigrationReport?, Error>) in
+                Thread.detachNewThread {
+                    do {
+                        if Task.isCancelled || cancellation.isCancelled {
+                            throw MigrationError.cancelled(path: path)
+                        }
+                        continuation.resume(returning: try box.value.migrateIfNeeded(path: path, backup: backup))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}
+
+/// Carries a non-Sendable value (a migrator with its reporter) to the one thread that uses it.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 /// A byte copy of a database (and its -wal/-journal) in a private temporary directory, removed when

@@ -131,7 +131,8 @@ public struct SchemaFamily: Sendable {
                 ResolvedStep(
                     from: start, to: end, renames: chainedRenames(from: from, to: to),
                     allowances: Set(path.flatMap(\.step.allowances)),
-                    closure: { migration in try block(migration, from) }, summary: summary)
+                    closure: { migration in try block(migration, from) }, summary: summary,
+                    sqlBefore: path.flatMap(\.step.sqlBefore), sqlAfter: path.flatMap(\.step.sqlAfter))
             ]
         }
         var out: [ResolvedStep] = []
@@ -140,7 +141,8 @@ public struct SchemaFamily: Sendable {
             out.append(
                 ResolvedStep(
                     from: previous, to: v.schema, renames: v.step.renames, allowances: Set(v.step.allowances),
-                    closure: v.step.migration, summary: v.step.summary))
+                    closure: v.step.migration, summary: v.step.summary, sqlBefore: v.step.sqlBefore,
+                    sqlAfter: v.step.sqlAfter))
             previous = v.schema
         }
         return out

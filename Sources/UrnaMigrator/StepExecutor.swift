@@ -86,6 +86,7 @@ final class StepExecutor {
         report.countsBefore = countsBefore
         try collectSamplesBefore()
         try createTempTables()
+        for sql in step.sqlBefore { try exec(sql) }
         try setAsideUserObjects()
         try createStagingTables()
         clock.mark("setup")
@@ -116,6 +117,7 @@ final class StepExecutor {
         try swapTables()
         try ensureIndexes()
         try restoreUserObjects()
+        for sql in step.sqlAfter { try exec(sql) }
         try Store.recordSchema(step.to, in: connection)
         recorder.note("-- record version \(step.to.version) in \(StorageLayout.schemaTable)")
         clock.mark("rebuild")

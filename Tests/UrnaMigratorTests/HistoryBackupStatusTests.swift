@@ -56,12 +56,16 @@ import UrnaStore
         #expect(try Fixture.dump(backup) == original)
         #expect(try FamilyRegistry.recordedSchema(at: backup).version == 0)
 
-        // A second backup of a v0 file next to it gets a fresh name; .none keeps none; .at uses the path.
+        // One backup per source version: a run from v0 replaces an older v0 backup (no .1, .2 pile-up) with
+        // the file as it is now; .none keeps none; .at uses the path.
         let again = dir.file("again.sqlite")
-        try Fixture.peopleFile(at: again, version: 0)
+        try Fixture.peopleFile(at: again, version: 0, persons: [("Only", "One", 1)])
+        let againBefore = try Fixture.dump(again)
         try FileManager.default.copyItem(atPath: backup, toPath: again + ".v0.bak")
         let second = try migrator.run(try migrator.plan(path: again), backup: .besideFile)
-        #expect(second.backupPath == again + ".v0.1.bak")
+        #expect(second.backupPath == again + ".v0.bak")
+        #expect(try Fixture.dump(again + ".v0.bak") == againBefore)
+        #expect(!FileManager.default.fileExists(atPath: again + ".v0.1.bak"))
         let third = dir.file("third.sqlite")
         try Fixture.peopleFile(at: third, version: 0)
         #expect(try migrator.run(try migrator.plan(path: third), backup: .none).backupPath == nil)

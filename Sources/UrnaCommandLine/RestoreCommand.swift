@@ -1,0 +1,34 @@
+import Foundation
+import UrnaMigrator
+import UrnaStore
+
+enum RestoreCommand {
+    static let spec = CommandSpec(
+        name: "restore", abstract: "Put a file back as its migration backup holds it.",
+        usage: "urna restore --db PATH [--from BACKUP]",
+        discussion: """
+            Copies the backup into the file through SQLite's backup API, in one transaction: the file ends wholly
+            restored or as it was. Without --from, the newest backup next to the file (PATH.v<N>.bak). The backup
+            must pass an integrity check and record a schema; it is kept.
+            """,
+        options: [
+            .value("db", "PATH", "The file to restore (default: urna.sqlite)."),
+            .value("from", "BACKUP", "The backup to restore from (default: the newest PATH.v<N>.bak)."),
+        ],
+        positionals: [], minPositionals: 0, maxPositionals: 0,
+        examples: ["urna restore --db library.sqlite", "urna restore --db library.sqlite --from library.sqlite.v0.bak"])
+
+    static let command = Command(spec: spec) { p in
+        let context = CommandContext.current
+        let path = databasePath(p)
+        try requireWritableDatabase(path, command: "\(context.toolName) restore")
+        do {
+            let r = try MigrationBackup.restore(path: path, from: p.value("from"))
+            print("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)")
+            return ExitCode.ok
+        } catch let e as MigrationError {
+            throw CLIError(
+                e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
+        }
+    }
+}

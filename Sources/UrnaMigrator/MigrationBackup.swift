@@ -1,0 +1,70 @@
+import CSQLite
+import Foundation
+import UrnaStore
+
+/// Putting a file back as a migration backup holds it.
+///
+/// ```swift
+/// let restored = try MigrationBackup.restore(path: "library.sqlite")   // from library.sqlite.v<N>.bak
+/// ```
+public enum MigrationBackup {
+    /// What a restore did.
+    public struct Restored: Sendable, Equatable {
+        public let backupPath: String
+        public let family: String
+        public let version: Int
+    }
+
+    /// The backups next to `path` (`<path>.v<N>.bak`), newest first.
+    public static func backups(of path: String) -> [String] {
+        let folder = (path as NSString).deletingLastPathComponent
+        let dir = folder.isEmpty ? "." : folder
+        let prefix = (path as NSString).lastPathComponent + ".v"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        let found = names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".bak") }.map {
+            folder.isEmpty ? $0 : (folder as NSString).appendingPathComponent($0)
+        }
+        func modified(_ p: String) -> Date {
+            ((try? FileManager.default.attributesOfItem(atPath: p))?[.modificationDate] as? Date) ?? .distantPast
+        }
+        return found.sorted { modified($0) > modified($1) }
+    }
+
+    /// Copies the backup (default: the newest next to the file) into the file at `path` through SQLite's backup
+    /// API, in one transaction of the file (another reader sees the old or the restored state, nothing between).
+    /// The backup must pass `PRAGMA integrity_check` and record a schema; it is kept.
+    @discardableResult
+    public static func restore(path: String, from backup: String? = nil) throws -> Restored {
+        guard FileManager.default.fileExists(atPath: path) else { throw MigrationError.fileNotFound(path: path) }
+        guard let source = backup ?? backups(of: path).first else {
+            throw MigrationError.backupFailed(
+                path: "\(path).v<N>.bak", reason: "no backup of \(path) was found next to it: give the backup's path")
+        }
+        let b = try RecordedFile.open(source, readOnly: true)
+        let schema = try RecordedFile.schema(in: b, path: source)
+        let problems = try b.rows("PRAGMA integrity_check").compactMap { r -> String? in
+            if case .text(let s) = r[0], s != "ok" { return s }
+            return nil
+        }
+        guard problems.isEmpty else {
+            throw MigrationError.backupFailed(
+                path: source,
+                reason: "it fails its integrity check (\(problems.prefix(3).joined(separator: "; "))): not restored")
+        }
+        let lock = try MigrationLock(path: path)
+        defer { withExtendedLifetime(lock) {} }
+        let target = try RecordedFile.open(path, readOnly: false)
+        guard let h = sqlite3_backup_init(target.handle, "main", b.handle, "main") else {
+            throw MigrationError.storage(
+                SQLiteError(
+                    code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle))))
+        }
+        let rc = sqlite3_backup_step(h, -1)
+        sqlite3_backup_finish(h)
+        guard rc == SQLITE_DONE else {
+            if rc & 0xFF == SQLITE_BUSY || rc & 0xFF == SQLITE_LOCKED { throw MigrationError.busy(path: path) }
+            throw MigrationError.storage(SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc))))
+        }
+        return Restored(backupPath: source, family: schema.family, version: schema.version)
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import UrnaStore
+
+/// Refusing, at plan time, every step without a closure that would discard data, and listing the user's own
+/// views, indexes and triggers a plan would break.
+extension Migrator {
+    /// Where the data of the file being planned stands, for deciding whether a step would lose any.
+    struct DataProbe {
+        let connection: Connection
+        /// The schema the file is at.
+        let start: Schema
+
+        /// Whether the table `table` of the file has a row (matching `condition`, SQL over its columns).
+        func exists(_ table: String, where condition: String? = nil) -> Bool {
+            guard (try? connection.tableExists(table)) == true else { return false }
+            let filter = condition.map { " WHERE \($0)" } ?? ""
+            let sql = "SELECT EXISTS(SELECT 1 FROM \(Identifier.quoted(table))\(filter))"
+            return (try? connection.integer(sql)) != 0
+        }
+    }
+
+    /// The losses of `step` (the `index`-th of the run) nobody allowed: removed properties and types whose
+    /// data is not nil, required properties added without a default to existing objects. A step with a
+    /// closure is trusted to have carried what it needs.
+    static func lossRefusals(_ step: ResolvedStep, index: Int, earlierClosures: Bool, probe: DataProbe)
+        -> [PlanRefusal]
+    {
+        guard step.closure == nil else { return [] }
+        // Only the first step reads the file as it is; later ones can only tell whether the type had objects.
+        func mayHaveObjects(_ type: String) -> Bool {
+            if earlierClosures { return true }
+            return probe.start[type: type] != nil && probe.exists(type)
+        }
+        func mayHaveValues(_ type: String, _ p: Property) -> Bool {
+            guard index == 0 else { return mayHaveObjects(type) }
+            if case .list = p.type { return probe.exists(StorageLayout.listTable(type: type, property: p.name)) }
+            return probe.exists(type, where: "\(Identifier.quoted(p.name)) IS NOT NULL")
+        }
+        var out: [PlanRefusal] = []
+        func refuse(_ type: String, _ property: String?, _ reason: String, _ fix: String) {
+            out.append(
+                PlanRefusal(
+                    fromVersion: step.from.version, toVersion: step.to.version, type: type, property: property,
+                    reason: reason, fix: fix))
+        }
+        for old in step.from.tableTypes {
+            guard let new = step.to[type: old.name] else {
+                guard mayHaveObjects(old.name), !step.allows(.discardType(type: old.name)) else { continue }
+                refuse(
+                    old.name, nil, "the type is removed and its objects would be dropped",
+                    "give the step a closure that moves what it needs, or allow the loss: "
+                        + ".discardType(type: \"\(old.name)\") (command line: --allow-loss \(old.name))")
+                continue
+            }
+            for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
+                let newName = step.newName(type: old.name, oldName: p.name)
+                if new[property: newName] != nil { continue }
+                guard mayHaveValues(old.name, p), !step.allows(.discard(type: old.name, property: p.name)) else {
+                    continue
+                }
+                let added = new.properties.filter { step.from[type: old.name]?[property: $0.name] == nil }
+                var reason = "the property is removed and its non-nil values would be dropped"
+                var fix = "declare the rename if it is one"
+                if let same = added.first(where: { $0.name.lowercased() == p.name.lowercased() }) {
+                    reason =
+                        "\(old.name).\(same.name) differs from it only in case: it is the same property renamed, "
+                        + "but no rename is declared, so its values would be dropped"
+                    fix =
+                        "declare it: MigrationStep(renames: [PropertyRename(type: \"\(old.name)\", from: \"\(p.name)\", to: \"\(same.name)\")])"
+                } else if let near = added.first(where: { editDistance($0.name.lowercased(), p.name.lowercased()) <= 2 }
+                ) {
+                    reason += " (\(old.name).\(near.name) is added: a typo, or a rename not declared?)"
+                    fix =
+                        "if it is a rename, declare it: PropertyRename(type: \"\(old.name)\", from: \"\(p.name)\", to: \"\(near.name)\")"
+                }
+                refuse(
+                    old.name, p.name, reason,
+                    fix + "; or give the step a closure; or allow the loss: .discard(type: \"\(old.name)\", "
+                        + "property: \"\(p.name)\") (command line: --allow-loss \(old.name).\(p.name))")
+            }
+            for p in new.storedProperties where !p.optional && p.defaultValue == nil && !p.primaryKey {
+                let oldName = step.oldName(type: new.name, newName: p.name)
+                guard old[property: oldName] == nil, mayHaveObjects(old.name),
+                    !step.allows(.nullsBecomeDefault(type: new.name, property: p.name))
+                else { continue }
+                let zero = ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)
+                refuse(
+                    new.name, p.name,
+                    "a required property is added without a default: every existing object would get \(zero)",
+                    "give it a default, or a closure that sets it, or allow it: .nullsBecomeDefault(type: "
+                        + "\"\(new.name)\", property: \"\(p.name)\") (command line: --allow-loss \(new.name).\(p.name))"
+                )
+            }
+        }
+        return out
+    }
+
+    /// The views, triggers and indexes of the file that are not in its descriptor and name a table or column
+    /// the run removes or renames: they would fail to be recreated (and the run with them).
+    static func brokenUserObjects(_ steps: [ResolvedStep], probe: DataProbe) -> [String] {
+        guard let first = steps.first else { return [] }
+        // Lower-cased (SQLite's names are case-insensitive) -> as declared.
+        var removedTables: [String: String] = [:]
+        var removedColumns: [String: [String: String]] = [:]
+        for step in steps {
+            for old in step.from.tableTypes {
+                guard let new = step.to[type: old.name] else {
+                    removedTables[old.name.lowercased()] = old.name
+                    continue
+                }
+                for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
+                    if new[property: step.newName(type: old.name, oldName: p.name)] == nil
+                        || step.newName(type: old.name, oldName: p.name) != p.name
+                    {
+                        if case .list = p.type {
+                            let table = StorageLayout.listTable(type: old.name, property: p.name)
+                            removedTables[table.lowercased()] = table
+                        } else {
+                            removedColumns[old.name.lowercased(), default: [:]][p.name.lowercased()] =
+                                "\(old.name).\(p.name)"
+                        }
+                    }
+                }
+            }
+        }
+        guard !removedTables.isEmpty || !removedColumns.isEmpty else { return [] }
+        let own = Set(StorageLayout.createSQL(for: first.from).compactMap(createdName))
+        guard
+            let rows = try? probe.connection.rows(
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'index') AND sql IS NOT NULL"
+            )
+        else { return [] }
+        var out: [String] = []
+        for r in rows {
+            guard case .text(let kind) = r[0], case .text(let name) = r[1], case .text(let table) = r[2],
+                case .text(let sql) = r[3], !own.contains(name.lowercased())
+            else { continue }
+            let words = Set(sqlWords(sql))
+            let tables = removedTables.filter { words.contains($0.key) }.map(\.value)
+            var columns: [String] = []
+            for (t, cs) in removedColumns where words.contains(t) || table.lowercased() == t {
+                columns += cs.filter { words.contains($0.key) }.map(\.value)
+            }
+            guard !tables.isEmpty || !columns.isEmpty else { continue }
+            let what = (tables.sorted().map { "table \($0)" } + columns.sorted()).joined(separator: ", ")
+            out.append(
+                "\(kind) \(name) uses \(what), which the upgrade removes or renames: drop it first, or recreate it "
+                    + "in a step's SQL (MigrationStep sqlAfter)")
+        }
+        return out.sorted()
+    }
+
+    /// The lower-cased words of some SQL (identifiers with their quotes taken off).
+    static func sqlWords(_ sql: String) -> [String] {
+        sql.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init)
+    }
+
+    /// The name an urna CREATE TABLE/INDEX statement creates, lower-cased.
+    static func createdName(_ sql: String) -> String? {
+        guard let open = sql.firstIndex(of: "\"") else { return nil }
+        let rest = sql[sql.index(after: open)...]
+        guard let close = rest.firstIndex(of: "\"") else { return nil }
+        return rest[..<close].lowercased()
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+extension PropertyType {
+    /// Whether values of the type are kept in the file (a column or a list table; not inverse links).
+    var isStoredSomewhere: Bool {
+        if case .linkingObjects = self { return false }
+        return true
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import UrnaStore
+
+/// The free space a run needs, measured from the file before it starts.
+public struct SpaceNeed: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// Bytes the tables (with their indexes and list tables) the plan rewrites take now, read with `dbstat`.
+    public let rewrittenBytes: Int64
+    /// Bytes the new copies of those tables take while the old ones still exist, and the journal (a WAL file
+    /// holds every page written until the commit's checkpoint: twice the rewritten bytes; a rollback journal
+    /// about a tenth more).
+    public let workBytes: Int64
+    /// The backup copy (0 without a backup, or when it goes to another disk: see `backupOnOtherDisk`).
+    public let backupBytes: Int64
+
+    /// What the file's disk needs free.
+    public var totalBytes: Int64 { workBytes + backupBytes }
+
+    public var description: String {
+        var s =
+            "\(Self.megabytes(workBytes)) for the rewritten tables (\(Self.megabytes(rewrittenBytes)) now) and the journal"
+        if backupBytes > 0 { s += " + \(Self.megabytes(backupBytes)) for the backup" }
+        return s
+    }
+
+    /// Bytes as megabytes with one decimal ("12.3 MB").
+    public static func megabytes(_ b: Int64) -> String { String(format: "%.1f MB", Double(b) / 1_048_576) }
+}
+
+extension Migrator {
+    /// The free space running `plan` needs on the file's disk, measured from the file: the rewritten tables,
+    /// their journal and (with a backup beside the file) the backup.
+    public func spaceNeed(for plan: MigrationPlan, backup: BackupPolicy = .besideFile) throws -> SpaceNeed {
+        let c = try RecordedFile.open(plan.path, readOnly: true)
+        let size = Int64(try c.integer("PRAGMA page_size")) * Int64(try c.integer("PRAGMA page_count"))
+        let backupPath = Self.backupPath(plan, backup)
+        let sameDisk = backupPath.map { Self.device(near: $0) == Self.device(near: plan.path) } ?? false
+        return try Self.spaceNeed(plan, path: plan.path, backupBytes: sameDisk ? size : 0)
+    }
+
+    static func backupPath(_ plan: MigrationPlan, _ backup: BackupPolicy) -> String? {
+        switch backup {
+        case .none: nil
+        case .besideFile: FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion)
+        case .at(let p): p
+        }
+    }
+
+    /// The bytes the tables a plan rewrites take in the file, measured: each type whose table any step
+    /// changes (every type, for a step with a closure, which may enumerate any of them), with its indexes and
+    /// list tables. Falls back to the whole file's size where `dbstat` is missing.
+    static func rewrittenBytes(_ plan: MigrationPlan, connection c: Connection) -> Int64 {
+        var types = Set<String>()
+        for step in plan.resolved {
+            for t in step.from.tableTypes {
+                if step.closure != nil || step.to[type: t.name].map({ changed(t, $0, step) }) ?? true {
+                    types.insert(t.name)
+                }
+            }
+        }
+        let pageSize = (try? c.integer("PRAGMA page_size")) ?? 4096
+        let pages = (try? c.integer("PRAGMA page_count")) ?? 0
+        let whole = Int64(pageSize) * Int64(pages)
+        guard !types.isEmpty else { return 0 }
+        var total: Int64 = 0
+        do {
+            let objects = try c.rows("SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')")
+            for r in objects {
+                guard case .text(let name) = r[0], case .text(let table) = r[1] else { continue }
+                let owner = types.contains(table) || types.contains { table.hasPrefix($0 + "_") }
+                guard owner else { continue }
+                total += try c.integer(
+                    "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ? AND aggregate = TRUE", [.text(name)])
+            }
+        } catch {
+            return whole
+        }
+        return min(total, whole)
+    }
+
+    /// Whether a step rewrites a type's table (its CREATE TABLE changes, or a property is renamed).
+    static func changed(_ old: ObjectSchema, _ new: ObjectSchema, _ step: ResolvedStep) -> Bool {
+        StorageLayout.createTableSQL(old, in: step.from) != StorageLayout.createTableSQL(new, in: step.to)
+            || step.renames.contains { $0.type == old.name }
+            || StorageLayout.indexSQL(for: old, in: step.from) != StorageLayout.indexSQL(for: new, in: step.to)
+    }
+
+    /// The need of a run on the file at `path` (a WAL file needs twice the rewritten bytes, a rollback one a
+    /// tenth more), with `backupBytes` for the backup when it goes to the same disk.
+    static func spaceNeed(_ plan: MigrationPlan, path: String, backupBytes: Int64) throws -> SpaceNeed {
+        let c = try RecordedFile.open(path, readOnly: true)
+        let rewritten = rewrittenBytes(plan, connection: c)
+        let wal = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
+        let work = (wal ? 2 * rewritten : rewritten + rewritten / 10) + 1_048_576
+        return SpaceNeed(rewrittenBytes: rewritten, workBytes: work, backupBytes: backupBytes)
+    }
+
+    /// Free bytes (for this user) on the disk holding `path`'s folder, or nil when it cannot be told.
+    static func freeBytes(near path: String) -> Int64? {
+        let folder = (path as NSString).deletingLastPathComponent
+        var s = statvfs()
+        guard statvfs(folder.isEmpty ? "." : folder, &s) == 0 else { return nil }
+        return Int64(s.f_bavail) * Int64(s.f_frsize)
+    }
+
+    /// The device of the disk holding `path`'s folder.
+    static func device(near path: String) -> UInt64? {
+        let folder = (path as NSString).deletingLastPathComponent
+        var st = stat()
+        guard stat(folder.isEmpty ? "." : folder, &st) == 0 else { return nil }
+        return UInt64(st.st_dev)
+    }
+
+    /// Refuses, before anything is written, a run the disks cannot hold: the file's disk needs the rewritten
+    /// tables' room (and the backup's, when it goes there); another disk holding the backup needs the backup's.
+    static func checkSpace(_ plan: MigrationPlan, path: String, backupPath: String?) throws -> SpaceNeed {
+        var backupBytes: Int64 = 0
+        if backupPath != nil {
+            let c = try RecordedFile.open(path, readOnly: true)
+            backupBytes = Int64(try c.integer("PRAGMA page_size")) * Int64(try c.integer("PRAGMA page_count"))
+        }
+        let sameDisk = backupPath.map { device(near: $0) == device(near: path) } ?? true
+        let need = try spaceNeed(plan, path: path, backupBytes: sameDisk ? backupBytes : 0)
+        if let b = backupPath, !sameDisk, let free = freeBytes(near: b), free < backupBytes {
+            throw MigrationError.insufficientSpace(
+                path: path, backup: b, needed: backupBytes, available: free,
+                detail: "the backup takes \(SpaceNeed.megabytes(backupBytes))")
+        }
+        if let free = freeBytes(near: path), free < need.totalBytes {
+            throw MigrationError.insufficientSpace(
+                path: path, backup: sameDisk ? backupPath : nil, needed: need.totalBytes, available: free,
+                detail: need.description)
+        }
+        return need
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import UrnaMigrator
+import UrnaSchemas
+import UrnaStore
+
+/// A plain SQLite file brought under a family version (then migrated), and restoring from a backup.
+@Suite struct AdoptRestoreTests {
+    static let personV0 = """
+        CREATE TABLE "Person" ("_id" INTEGER PRIMARY KEY, "firstName" TEXT NOT NULL DEFAULT '',
+          "lastName" TEXT NOT NULL DEFAULT '', "age" INTEGER NOT NULL DEFAULT 0);
+        INSERT INTO "Person" ("firstName", "lastName", "age") VALUES ('Ana', 'Souza', 31), ('José', 'Lima', 47);
+        """
+
+    @Test func plainFileIsAdoptedThenMigrated() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("plain.sqlite")
+        try Connection(path: path).execute(Self.personV0)
+        let rowsBefore = try Fixture.dump(path)
+        let m = Migrator(family: SchemaFamilies.people)
+        let adopted = try m.adopt(path: path, version: 0)
+        #expect(adopted.counts == ["Person": 2])
+        #expect(try Fixture.dump(path) == rowsBefore, "adopting changes no row")
+        #expect(try FamilyRegistry.recordedSchema(at: path).version == 0)
+        #expect(try m.status(path: path).drift == [])
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let names = try Connection(path: path).rows("SELECT fullName FROM Person ORDER BY _id").map { "\($0[0])" }
+        #expect(names == ["Ana Souza", "José Lima"])
+    }
+
+    @Test func mismatchedTablesAreRefusedListingEveryDifference() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("plain.sqlite")
+        try Connection(path: path).execute(
+            "CREATE TABLE Person (firstName TEXT, lastName TEXT, age INTEGER CHECK (age >= 0)); INSERT INTO Person VALUES ('Ana', 'Souza', 1)"
+        )
+        let before = Fixture.snapshot(path)
+        do {
+            try Migrator(family: SchemaFamilies.people).adopt(path: path, version: 0)
+            Issue.record("adopted a file that does not match")
+        } catch let e as MigrationError {
+            guard case .adoptionRefused(_, "people", 0, let differences) = e else {
+                Issue.record("\(e)")
+                return
+            }
+            #expect(e.exitCode == 65)
+            #expect(differences.contains("Person: column _id is missing (expected _id INTEGER PRIMARY KEY)"))
+            #expect(
+                differences.contains {
+                    $0.hasPrefix("Person: column is firstName TEXT, the descriptor says firstName TEXT NOT NULL")
+                })
+            #expect(
+                differences.contains { $0.contains("lastName") }
+                    && differences.contains { $0.contains("age INTEGER NOT NULL") })
+            #expect(differences.contains("Person: its CREATE TABLE has CHECK, which the storage contract does not"))
+        }
+        #expect(Fixture.snapshot(path) == before)
+        // An Urna file is not adopted again.
+        let urna = dir.file("urna.sqlite")
+        try Fixture.peopleFile(at: urna, version: 1)
+        #expect(throws: MigrationError.self) {
+            try Migrator(family: SchemaFamilies.people).adopt(path: urna, version: 1)
+        }
+    }
+
+    @Test func restorePutsTheBackupBack() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        let original = try Fixture.dump(path)
+        let m = Migrator(family: SchemaFamilies.people)
+        let report = try m.run(try m.plan(path: path), backup: .besideFile)
+        #expect(report.backupPath == path + ".v0.bak")
+        #expect(MigrationBackup.backups(of: path) == [path + ".v0.bak"])
+        let restored = try MigrationBackup.restore(path: path)
+        #expect(restored.version == 0 && restored.backupPath == path + ".v0.bak")
+        #expect(try Fixture.dump(path) == original)
+        #expect(try FamilyRegistry.recordedSchema(at: path).version == 0)
+        #expect(FileManager.default.fileExists(atPath: path + ".v0.bak"), "the backup is kept")
+    }
+}
