@@ -98,6 +98,6 @@ extension Store {
         }
         try replaceList(owner: owner.type, property: p, ownerKey: key, targets: keys)
         pendingChanges.modified[owner.type.name, default: 0] += 1
-        generation += 1
+        bumpGeneration()
     }
 }

@@ -88,7 +88,7 @@ public final class Results: Sequence {
         get throws {
             if let cachedKeys, cachedGeneration == store.generation { return cachedKeys.count }
             let (sql, bindings) = try selectSQL(columns: "1")
-            return Int(try store.connection.integer("SELECT count(*) FROM (\(sql))", bindings))
+            return Int(try store.reading { try $0.integer("SELECT count(*) FROM (\(sql))", bindings) })
         }
     }
 
@@ -168,17 +168,20 @@ public final class Results: Sequence {
             "UPDATE \(Identifier.quoted(type.name)) SET \(Identifier.quoted(name)) = ? WHERE \(Identifier.quoted(type.keyColumn)) IN (\(sql))",
             [encoded] + bindings)
         store.pendingChanges.modified[type.name, default: 0] += store.connection.changes
-        store.generation += 1
+        store.bumpGeneration()
     }
 
     /// The matching keys, in order (cached until the next write).
     func keys() throws -> [SQLValue] {
         if let cachedKeys, cachedGeneration == store.generation { return cachedKeys }
         let (sql, bindings) = try selectSQL(columns: "t0.\(Identifier.quoted(type.keyColumn))")
-        let s = try store.connection.prepare(sql)
-        try s.bind(bindings)
-        var out: [SQLValue] = []
-        while try s.step() { out.append(s.value(at: 0)) }
+        let out = try store.reading { c -> [SQLValue] in
+            let s = try c.prepare(sql)
+            try s.bind(bindings)
+            var out: [SQLValue] = []
+            while try s.step() { out.append(s.value(at: 0)) }
+            return out
+        }
         cachedKeys = out
         cachedGeneration = store.generation
         return out

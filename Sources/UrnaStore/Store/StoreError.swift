@@ -1,7 +1,7 @@
 import Foundation
 
 /// Errors the store raises for misuse or bad values; each names what to change.
-public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     case notInWriteTransaction
     case alreadyInWriteTransaction
     case unknownType(String)
@@ -41,9 +41,13 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .schemaMismatch(let m): m
         case .familyMismatch(let f, let e): "the file holds family '\(f)', not '\(e)'"
         case .tooManyValues(let t, let g, let e): "\(t) takes at most \(e) values in order, \(g) were given"
-        case .invalidated(let t): "this \(t) was deleted"
+        case .invalidated(let t):
+            "this \(t) was deleted (by this or another reference, store or process): check isInvalidated before reading it"
         case .indexOutOfRange(let i, let n):
             "index \(i) is out of range: the results hold \(n) object\(n == 1 ? "" : "s")"
         }
     }
+
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }
