@@ -112,15 +112,27 @@ extension Store {
     /// Reads that touch the file always see the last commit; what `refresh()` renews is what was already
     /// read (a counted `Results`, an object's loaded values). Each `write` refreshes first on its own,
     /// and while observers are registered the store looks for other commits a few times a second.
+    ///
+    /// Observers have been told of what it found (by this call or by the store's own look) when it returns.
+    /// Inside a write it only catches up: the write's observers hear of it at commit.
     @discardableResult
     public func refresh() throws -> Bool {
-        let changed = try writeLock.withLock { try catchUpWithOtherConnections() }
-        if changed { notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name)))) }
-        return changed
+        if writeLock.isHeldByCurrentThread {
+            let changed = try catchUpWithOtherConnections()
+            if changed, writeOpen { pendingChanges.possiblyChanged.formUnion(schema.tableTypes.map(\.name)) }
+            return changed
+        }
+        return try refreshLock.withLock {
+            let changed = try writeLock.withLock { try catchUpWithOtherConnections() }
+            if changed { notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name)))) }
+            return changed
+        }
     }
 
     /// Like `refresh()`, but gives up at once when another thread is writing (that write will catch up).
     func pollOtherConnections() {
+        guard refreshLock.try() else { return }
+        defer { refreshLock.unlock() }
         guard writeLock.tryLock() else { return }
         let changed = (try? catchUpWithOtherConnections()) ?? false
         writeLock.unlock()

@@ -38,6 +38,9 @@ public final class Store: @unchecked Sendable {
     let touched = TouchedTables()
     var lastDataVersion: Int64 = 0
     let observation = Mutex(ObserverRegistry())
+    /// Held while a refresh (or the poll) looks for other commits and tells observers, so `refresh()` returns
+    /// only after observers heard of what was found; always taken before `writeLock`, never after it.
+    let refreshLock = NSRecursiveLock()
 
     /// Bumped by every write and by every commit seen from elsewhere; cached results and object values
     /// reload when it moves.
