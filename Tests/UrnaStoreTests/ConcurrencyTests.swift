@@ -7,7 +7,9 @@ import UrnaStore
 struct ConcurrencyTests {
     static let schema = try! Schema(
         family: "concurrency", version: 1,
-        types: [ObjectSchema("Note", [Property("id", .int64, primaryKey: true), Property("text", .string, default: "")])])
+        types: [
+            ObjectSchema("Note", [Property("id", .int64, primaryKey: true), Property("text", .string, default: "")])
+        ])
 
     static func temporaryPath() throws -> (dir: URL, path: String) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-conc-\(UUID().uuidString)")
@@ -41,7 +43,8 @@ struct ConcurrencyTests {
         let store = try Store.inMemory(schema: Self.schema)
         var tasks: [Task<Void, Error>] = []
         for t in 0..<8 {
-            tasks.append(Task { for i in 0..<25 { try store.write { try store.create("Note", value: ["id": t * 100 + i]) } } })
+            tasks.append(
+                Task { for i in 0..<25 { try store.write { try store.create("Note", value: ["id": t * 100 + i]) } } })
         }
         for task in tasks { try await task.value }
         #expect(try store.objects("Note").count == 200)

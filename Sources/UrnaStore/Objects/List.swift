@@ -88,7 +88,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
     /// Members sorted by a key path.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> TypedResults<Element> {
         guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
-        return TypedResults(r.sorted(byKeyPath: keyPath, ascending: ascending))
+        return TypedResults(try r.sorted(byKeyPath: keyPath, ascending: ascending))
     }
 
     public func makeIterator() -> IndexingIterator<[Element]> {

@@ -36,9 +36,32 @@ open class Object: PersistableValue {
     open class var typeName: String { String(describing: self) }
 
     /// The object schema derived from the `@Persisted` declarations.
+    ///
+    /// A default is recorded only when it is a constant: declarations are read from two fresh instances and
+    /// a default that differs between them (`UUID()`, `Int.random(in:)`), a UUID, or a date within a minute
+    /// of now (`Date()`) is left out of the schema; each new object then gets its own value when it is made.
     public static func objectSchema() -> ObjectSchema {
-        ObjectSchema(typeName, persistedProperties().map(\.property))
+        let first = persistedProperties().map(\.property)
+        let second = persistedProperties().map(\.property)
+        let now = Date()
+        let properties = zip(first, second).map { a, b -> Property in
+            guard let d = a.defaultValue else { return a }
+            var p = a
+            if d != b.defaultValue || a.type == .uuid || (a.type == .date && isNearNow(d, now)) { p.defaultValue = nil }
+            return p
+        }
+        return ObjectSchema(typeName, properties)
     }
+
+    private static func isNearNow(_ d: DefaultValue, _ now: Date) -> Bool {
+        guard case .string(let s) = d, let date = ISODate.parse(s) else { return false }
+        return abs(date.timeIntervalSince(now)) < 60
+    }
+
+    /// Whether this object was deleted (through this or another reference, or by a commit `refresh()`
+    /// brought in); reading a property of an invalidated object traps, so check this first. False for
+    /// unmanaged objects.
+    public var isInvalidated: Bool { managedObject?.isInvalidated ?? false }
 
     /// Whether this object lives in a store.
     public var isManaged: Bool { managedObject?.isManaged ?? false }
@@ -54,7 +77,9 @@ open class Object: PersistableValue {
         while let m = mirror {
             var level: [(Property, AnyPersisted)] = []
             for child in m.children {
-                guard let label = child.label, label.hasPrefix("_"), let w = child.value as? AnyPersisted else { continue }
+                guard let label = child.label, label.hasPrefix("_"), let w = child.value as? AnyPersisted else {
+                    continue
+                }
                 level.append((w.property(named: String(label.dropFirst())), w))
             }
             levels.append(level)
@@ -87,7 +112,9 @@ open class Object: PersistableValue {
     }
     public static func fromPersisted(_ v: Value, store: Store?) -> Self {
         let o = Self()
-        if case .link(let t) = v, let store, let d = try? store.object(ofType: typeName, forPrimaryKey: t.key) { o.bind(to: d) }
+        if case .link(let t) = v, let store, let d = try? store.object(ofType: typeName, forPrimaryKey: t.key) {
+            o.bind(to: d)
+        }
         return o
     }
 }
@@ -130,20 +157,47 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
 
     public var wrappedValue: T {
         get {
-            guard let o = box.strongObject, o.isManaged else { return box.local }
-            if let list = box.local as? AnyObjectList { list.attach(owner: o, property: box.name); return box.local }
-            if let inverse = box.local as? AnyLinkingObjects { inverse.attach(owner: o, property: box.name); return box.local }
-            return T.fromPersisted(o[box.name], store: o.store)
+            guard let o = box.strongObject else { return box.local }
+            if o.wasDeleted { preconditionFailure(StoreError.invalidated(type: o.type.name).description) }
+            guard o.isManaged else { return box.local }
+            if let list = box.local as? AnyObjectList {
+                list.attach(owner: o, property: box.name)
+                return box.local
+            }
+            if let inverse = box.local as? AnyLinkingObjects {
+                inverse.attach(owner: o, property: box.name)
+                return box.local
+            }
+            do {
+                return T.fromPersisted(try o.value(forKey: box.name), store: o.store)
+            } catch {
+                // A getter cannot throw, and a default would be a silent wrong value.
+                preconditionFailure("cannot read \(o.type.name).\(box.name): \(error)")
+            }
         }
         nonmutating set {
-            guard let o = box.strongObject, o.isManaged else {
+            guard let o = box.strongObject, o.isManaged, let store = o.store else {
+                if let o = box.strongObject, o.wasDeleted {
+                    preconditionFailure(StoreError.invalidated(type: o.type.name).description)
+                }
                 box.local = newValue
                 return
             }
+            guard store.isInWriteTransaction else {
+                preconditionFailure(
+                    "cannot set \(o.type.name).\(box.name) outside a write transaction: wrap it in store.write { ... }")
+            }
             do {
-                try o.setValue(newValue.persistedValue, forKey: box.name)
+                var value = newValue.persistedValue
+                if let linked = newValue as? Object, !linked.isManaged {
+                    // Realm's rule: assigning an unmanaged object to a managed link adds it.
+                    try store.add(linked)
+                    value = linked.persistedValue
+                }
+                try o.setValue(value, forKey: box.name)
             } catch {
-                preconditionFailure("cannot set \(o.type.name).\(box.name): \(error)")
+                // Setters cannot throw: the enclosing write throws this at commit, after rolling back.
+                store.recordWriteError(error)
             }
         }
     }
@@ -163,8 +217,9 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
             case .uuid(let u): .string(u.uuidString.lowercased())
             default: nil
             }
-        return Property(name, T.persistedType, optional: T.persistedOptional, default: primaryKey ? nil : def,
-                        indexed: indexed, primaryKey: primaryKey)
+        return Property(
+            name, T.persistedType, optional: T.persistedOptional, default: primaryKey ? nil : def,
+            indexed: indexed, primaryKey: primaryKey)
     }
 
     func bind(name: String, to object: DynamicObject) {

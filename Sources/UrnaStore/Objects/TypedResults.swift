@@ -9,10 +9,16 @@ public struct TypedResults<Element: Object>: Sequence {
     public func filter(_ predicate: String, _ arguments: QueryArgument...) throws -> TypedResults {
         TypedResults(try results.filter(predicate, arguments: arguments))
     }
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> TypedResults {
-        TypedResults(results.sorted(byKeyPath: keyPath, ascending: ascending))
+    /// Sorted by a key path; throws when it names no property (as `filter` does).
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> TypedResults {
+        TypedResults(try results.sorted(byKeyPath: keyPath, ascending: ascending))
     }
-    public func sorted(by descriptors: [SortKey]) -> TypedResults { TypedResults(results.sorted(by: descriptors)) }
+    /// Sorted by several key paths; throws when one names no property.
+    public func sorted(by descriptors: [SortKey]) throws -> TypedResults {
+        TypedResults(try results.sorted(by: descriptors))
+    }
+    /// Whether the results can no longer be used (see `Results.isInvalidated`).
+    public var isInvalidated: Bool { results.isInvalidated }
     public func limit(_ n: Int) -> TypedResults { TypedResults(results.limit(n)) }
     /// The number of matching objects; throws when SQLite fails (see `Results.count`).
     public var count: Int { get throws { try results.count } }
@@ -79,7 +85,6 @@ extension Store {
             throw StoreError.unmanagedObject(type: Swift.type(of: object).typeName)
         }
         try delete(d)
-        object.managedObject = nil
     }
 
     /// Deletes every object of typed results.

@@ -34,7 +34,8 @@ final class ResultsSnapshotter: @unchecked Sendable {
         lock.withLock {
             do {
                 let (newKeys, newPrints) = try snapshot()
-                let oldIndex = Dictionary(keys.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+                let oldIndex = Dictionary(
+                    keys.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
                 let newSet = Set(newKeys)
                 let deletions = keys.enumerated().filter { !newSet.contains($0.element) }.map(\.offset)
                 let insertions = newKeys.enumerated().filter { oldIndex[$0.element] == nil }.map(\.offset)
@@ -45,7 +46,8 @@ final class ResultsSnapshotter: @unchecked Sendable {
                 keys = newKeys
                 prints = newPrints
                 if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty && !moved { return nil }
-                return .update(count: newKeys.count, deletions: deletions, insertions: insertions, modifications: modifications)
+                return .update(
+                    count: newKeys.count, deletions: deletions, insertions: insertions, modifications: modifications)
             } catch {
                 return .error("\(error)")
             }
@@ -53,7 +55,8 @@ final class ResultsSnapshotter: @unchecked Sendable {
     }
 
     private func snapshot() throws -> ([SQLValue], [SQLValue: Int]) {
-        let columns = ["t0.\(Identifier.quoted(query.type.keyColumn))"]
+        let columns =
+            ["t0.\(Identifier.quoted(query.type.keyColumn))"]
             + query.type.storedProperties.map { "t0.\(Identifier.quoted($0.name))" }
         let (sql, bindings) = try query.selectSQL(columns: columns.joined(separator: ", "))
         return try query.store.reading { c in
@@ -105,7 +108,9 @@ extension Results {
 
     /// The same query as a new, independent instance (its caches its own).
     func copy() -> Results {
-        Results(store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: limitCount)
+        Results(
+            store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: limitCount,
+            owner: owner)
     }
 }
 

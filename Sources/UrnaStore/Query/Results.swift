@@ -32,10 +32,14 @@ public final class Results: Sequence {
     private var cachedKeys: [SQLValue]?
     private var cachedGeneration = -1
 
+    /// The object whose list or inverse links these results are.
+    let owner: (type: ObjectSchema, key: SQLValue)?
+
     init(
         store: Store, type: ObjectSchema, scope: Scope, predicate: QueryPredicate? = nil, sorts: [SortKey] = [],
-        limit: Int? = nil
+        limit: Int? = nil, owner: (type: ObjectSchema, key: SQLValue)? = nil
     ) {
+        self.owner = owner
         self.store = store
         self.type = type
         self.scope = scope
@@ -60,24 +64,38 @@ public final class Results: Sequence {
     public func filter(_ p: QueryPredicate) -> Results {
         let combined: QueryPredicate = predicate.map { .and([$0, p]) } ?? p
         return Results(
-            store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount)
+            store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount,
+            owner: owner)
     }
 
-    /// Sorted by one key path (through to-one links allowed).
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results {
-        sorted(by: [SortKey(keyPath: keyPath, ascending: ascending)])
+    /// Sorted by one key path (through to-one links allowed); throws `QueryPredicateError` now, as `filter`
+    /// does, when the key path names no property.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results {
+        try sorted(by: [SortKey(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// Sorted by several key paths, the first deciding first.
-    public func sorted(by descriptors: [SortKey]) -> Results {
-        Results(store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount)
+    /// Sorted by several key paths, the first deciding first; throws when one names no property.
+    public func sorted(by descriptors: [SortKey]) throws -> Results {
+        _ = try store.compiler.orderBy(descriptors, on: type.name, alias: "t0")  // report errors now, not on first touch
+        return Results(
+            store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount,
+            owner: owner)
     }
 
     /// At most `n` objects.
     public func limit(_ n: Int) -> Results {
         Results(
-            store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: Swift.max(0, n)
-        )
+            store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors,
+            limit: Swift.max(0, n),
+            owner: owner)
+    }
+
+    /// Whether these results can no longer be used: the object whose list (or inverse links) they are was
+    /// deleted. Results of a whole type or a query over it are never invalidated.
+    public var isInvalidated: Bool {
+        guard let owner else { return false }
+        // A read that fails is not a deletion: the error surfaces from the next read.
+        do { return try store.rowExists(type: owner.type, key: owner.key) == false } catch { return false }
     }
 
     /// The number of matching objects (one COUNT query; no rows are read).

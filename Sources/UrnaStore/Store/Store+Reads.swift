@@ -17,6 +17,15 @@ extension Store {
         return n > 0 ? DynamicObject(type: t, store: self, key: k) : nil
     }
 
+    /// Whether the row with this key exists.
+    func rowExists(type t: ObjectSchema, key: SQLValue) throws -> Bool {
+        try reading {
+            try $0.integer(
+                "SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [key])
+                > 0
+        }
+    }
+
     /// Reads one row's stored properties (lists and inverses excluded); nil when it no longer exists.
     func loadRow(type t: ObjectSchema, key: SQLValue) throws -> [String: Value]? {
         try reading { try loadRow(type: t, key: key, on: $0) }
@@ -57,7 +66,8 @@ extension Store {
         }
         return Results(
             store: self, type: try objectSchema(target),
-            scope: .list(table: StorageLayout.listTable(type: owner.type.name, property: p.name), owner: key))
+            scope: .list(table: StorageLayout.listTable(type: owner.type.name, property: p.name), owner: key),
+            owner: (owner.type, key))
     }
 
     func linkingObjects(of object: DynamicObject, property p: Property) throws -> Results {
@@ -71,9 +81,11 @@ extension Store {
         if case .list = op.type {
             return Results(
                 store: self, type: o,
-                scope: .inverseList(table: StorageLayout.listTable(type: origin, property: originProperty), target: key)
-            )
+                scope: .inverseList(
+                    table: StorageLayout.listTable(type: origin, property: originProperty), target: key),
+                owner: (object.type, key))
         }
-        return Results(store: self, type: o, scope: .inverseLink(column: originProperty, target: key))
+        return Results(
+            store: self, type: o, scope: .inverseLink(column: originProperty, target: key), owner: (object.type, key))
     }
 }

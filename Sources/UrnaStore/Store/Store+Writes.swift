@@ -60,6 +60,7 @@ extension Store {
         if connection.changes > 0 { pendingChanges.deleted[object.type.name, default: 0] += 1 }
         object.storedKey = nil
         object.store = nil
+        object.wasDeleted = true
     }
 
     /// Deletes every object of a query result.
@@ -274,6 +275,11 @@ extension Store {
                 if pk.type.isInteger, update == .error {
                     // Let SQLite choose an integer key, as for a row id.
                     return try insertRow(t, columns, table: table)
+                }
+                if pk.type == .uuid, update == .error, pk.defaultValue == nil {
+                    // A UUID key nobody gave gets a fresh random one (Realm's behaviour for `UUID()` keys).
+                    let fresh = ValueCodec.encode(.uuid(UUID()), as: .uuid, schema: schema)
+                    return try insertRow(t, columns.filter { $0.0.name != pk.name } + [(pk, fresh)], table: table)
                 }
                 throw StoreError.missingPrimaryKey(type: t.name)
             }
