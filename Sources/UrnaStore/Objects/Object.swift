@@ -89,6 +89,29 @@ open class Object: PersistableValue {
         return out
     }
 
+    /// `value` (a dictionary or an ordered array) with the scalar properties it leaves out filled from a fresh
+    /// instance, so defaults such as `Date()` are evaluated per object; other inputs come back unchanged.
+    static func withModelDefaults(_ value: Any) -> Any {
+        let props = persistedProperties(of: Self())
+        var given: [String: Any]
+        if let d = value as? [String: Any] {
+            given = d
+        } else if let a = value as? [Any] {
+            let settable = props.filter { if case .linkingObjects = $0.property.type { false } else { true } }
+            guard a.count <= settable.count else { return value }  // the store reports too many values
+            given = [:]
+            for (i, v) in a.enumerated() { given[settable[i].property.name] = v }
+        } else {
+            return value
+        }
+        for (p, w) in props where given[p.name] == nil && !p.type.isLinkLike {
+            if case .linkingObjects = p.type { continue }
+            if p.primaryKey && p.type.isInteger { continue }  // SQLite chooses it
+            if let v = w.unmanagedValue() { given[p.name] = v }
+        }
+        return given
+    }
+
     func bind(to managed: DynamicObject) {
         managedObject = managed
         for (p, w) in Self.persistedProperties(of: self) { w.bind(name: p.name, to: managed) }

@@ -75,8 +75,11 @@ extension Store {
 
     /// Creates a typed object from a dictionary, an array or another object (Realm's `create(_:value:update:)`).
     @discardableResult
+    ///
+    /// A plain create gives the properties that `value` leaves out the model's own defaults, evaluated for
+    /// this object (`@Persisted var createdAt = Date()` is this object's creation time).
     public func create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy = .error) throws -> T {
-        T.bound(try create(T.typeName, value: value, update: update))
+        T.bound(try create(T.typeName, value: update == .error ? T.withModelDefaults(value) : value, update: update))
     }
 
     /// Deletes a typed object.

@@ -60,6 +60,10 @@ extension Store {
             cancelWrite()
             throw e
         }
+        guard connection.isInTransaction else {
+            cancelWrite()
+            throw StoreError.writeRolledBack(reason: "SQLite ended the transaction")
+        }
         do {
             try connection.execute("COMMIT")
         } catch {
@@ -93,8 +97,11 @@ extension Store {
     }
 
     func requireWrite() throws {
-        guard writeOpen, writeLock.isHeldByCurrentThread, connection.isInTransaction else {
-            throw StoreError.notInWriteTransaction
+        guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
+        guard connection.isInTransaction else {
+            // SQLite ends the transaction itself after some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM):
+            // say so, rather than "not in a write transaction" or, worse, writing outside one.
+            throw deferredWriteError ?? StoreError.writeRolledBack(reason: "SQLite ended the transaction")
         }
     }
 

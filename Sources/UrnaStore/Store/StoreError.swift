@@ -20,6 +20,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case tooManyValues(type: String, given: Int, expected: Int)
     case invalidated(type: String)
     case indexOutOfRange(index: Int, count: Int)
+    /// SQLite rolled the write back after an error (a full disk, an I/O error); nothing of it remains.
+    case writeRolledBack(reason: String)
 
     public var description: String {
         switch self {
@@ -43,6 +45,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .tooManyValues(let t, let g, let e): "\(t) takes at most \(e) values in order, \(g) were given"
         case .invalidated(let t):
             "this \(t) was deleted (by this or another reference, store or process): check isInvalidated before reading it"
+        case .writeRolledBack(let reason):
+            "the write was rolled back after an earlier error in it (\(reason)): nothing of it was saved; fix the cause and write again"
         case .indexOutOfRange(let i, let n):
             "index \(i) is out of range: the results hold \(n) object\(n == 1 ? "" : "s")"
         }
