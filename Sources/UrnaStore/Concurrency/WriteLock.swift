@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +21,13 @@ func currentThreadID() -> UInt {
 /// and `write` inside `write` (refused with a clear error) do not deadlock.
 final class WriteLock: @unchecked Sendable {
     private let condition = NSCondition()
-    private var owner: UInt = 0
+    /// Written only under `condition`; read without it where only "is it me" matters (a thread sees its own
+    /// writes, and any other value is "not me").
+    private let ownerID = Atomic<UInt>(0)
+    private var owner: UInt {
+        get { ownerID.load(ordering: .relaxed) }
+        set { ownerID.store(newValue, ordering: .relaxed) }
+    }
     private var depth = 0
 
     func lock() {
@@ -56,18 +63,10 @@ final class WriteLock: @unchecked Sendable {
     }
 
     /// Whether the calling thread holds the lock.
-    var isHeldByCurrentThread: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return owner == currentThreadID()
-    }
+    var isHeldByCurrentThread: Bool { owner == currentThreadID() }
 
-    /// Whether any thread holds the lock.
-    var isHeld: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return owner != 0
-    }
+    /// Whether any thread holds the lock (a moment ago).
+    var isHeld: Bool { owner != 0 }
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()

@@ -34,6 +34,15 @@ public final class DynamicObject {
         self.values = [:]
     }
 
+    /// A managed object whose stored properties were read already, at `generation`.
+    init(type: ObjectSchema, store: Store, key: SQLValue, values: [String: Value], generation: Int) {
+        self.type = type
+        self.store = store
+        self.storedKey = key
+        self.values = values
+        self.loadedGeneration = generation
+    }
+
     /// Whether this object lives in a store.
     public var isManaged: Bool { store != nil && storedKey != nil }
 

@@ -112,9 +112,34 @@ open class Object: PersistableValue {
         return given
     }
 
+    /// Makes this instance the typed face of a managed object: its `@Persisted` properties read and write
+    /// `managed` from now on (each finds its name on first use, see `Persisted`).
     func bind(to managed: DynamicObject) {
         managedObject = managed
-        for (p, w) in Self.persistedProperties(of: self) { w.bind(name: p.name, to: managed) }
+    }
+
+    /// The name of the property whose wrapper is at `storage`, per class, found once by reflection on a
+    /// fresh instance.
+    static func propertyName(for storage: AnyKeyPath, box: AnyObject) -> String {
+        let id = ObjectIdentifier(self)
+        if let name = persistedNamesLock.withLock({ persistedNames[id]?[storage] }) { return name }
+        let template = Self()
+        var found = ""
+        var mirror: Mirror? = Mirror(reflecting: template)
+        let target = (template[keyPath: storage] as? AnyPersisted)?.boxObject
+        while let m = mirror, found.isEmpty {
+            for child in m.children {
+                guard let label = child.label, label.hasPrefix("_"), let w = child.value as? AnyPersisted,
+                    w.boxObject === target
+                else { continue }
+                found = String(label.dropFirst())
+                break
+            }
+            mirror = m.superclassMirror
+        }
+        precondition(!found.isEmpty, "Urna: a @Persisted property of \(self) could not be found by reflection")
+        persistedNamesLock.withLock { persistedNames[id, default: [:]][storage] = found }
+        return found
     }
 
     func unmanagedValues() throws -> [String: Any] {
@@ -142,12 +167,17 @@ open class Object: PersistableValue {
     }
 }
 
+/// Property names of `@Persisted` wrappers, per model class and wrapper key path.
+/// (Key paths are not `Sendable`, so a plain lock guards the table instead of a `Mutex`.)
+let persistedNamesLock = NSLock()
+nonisolated(unsafe) var persistedNames: [ObjectIdentifier: [AnyKeyPath: String]] = [:]
+
 /// Type-erased access to a `@Persisted` wrapper, used through reflection.
 protocol AnyPersisted {
     func property(named: String) -> Property
-    func bind(name: String, to object: DynamicObject)
     func setUnmanaged(_ value: Any)
     func unmanagedValue() -> Any?
+    var boxObject: AnyObject { get }
 }
 
 /// Marks a model property as stored; options declare the primary key and indexes.
@@ -157,9 +187,8 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
         var local: T
         /// A value given at init that is not a T yet (nested values for a link, an Int for an Int16...).
         var raw: Any?
+        /// The property's name, learnt on first managed use.
         var name = ""
-        weak var object: DynamicObject?
-        var strongObject: DynamicObject?
         init(_ v: T) { local = v }
     }
     let box: Box
@@ -178,50 +207,78 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
         self.init(wrappedValue: T.persistedDefault, primaryKey: primaryKey, indexed: indexed)
     }
 
+    /// `@Persisted` belongs on `Object` subclasses: reads and writes go through the enclosing object.
+    @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
     public var wrappedValue: T {
-        get {
-            guard let o = box.strongObject else { return box.local }
-            if o.wasDeleted { preconditionFailure(StoreError.invalidated(type: o.type.name).description) }
-            guard o.isManaged else { return box.local }
-            if let list = box.local as? AnyObjectList {
-                list.attach(owner: o, property: box.name)
-                return box.local
-            }
-            if let inverse = box.local as? AnyLinkingObjects {
-                inverse.attach(owner: o, property: box.name)
-                return box.local
-            }
+        get { fatalError("@Persisted outside an Object subclass") }
+        // swift-format-ignore
+        set { fatalError("@Persisted outside an Object subclass") }
+    }
+
+    var boxObject: AnyObject { box }
+
+    /// Reads and writes of `object.property`: the unmanaged value, or the managed object's.
+    public static subscript<EnclosingSelf: Object>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, T>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<T>>
+    ) -> T {
+        get { object[keyPath: storageKeyPath].read(in: object, storage: storageKeyPath) }
+        set { object[keyPath: storageKeyPath].write(newValue, in: object, storage: storageKeyPath) }
+    }
+
+    private func name<E: Object>(in object: E, storage: AnyKeyPath) -> String {
+        if box.name.isEmpty { box.name = E.propertyName(for: storage, box: box) }
+        return box.name
+    }
+
+    private func read<E: Object>(in object: E, storage: AnyKeyPath) -> T {
+        guard let o = object.managedObject else { return box.local }
+        if o.wasDeleted { preconditionFailure(StoreError.invalidated(type: o.type.name).description) }
+        guard o.isManaged else { return box.local }
+        let name = name(in: object, storage: storage)
+        switch T.persistedType {
+        case .list:
+            (box.local as? AnyObjectList)?.attach(owner: o, property: name)
+            return box.local
+        case .linkingObjects:
+            (box.local as? AnyLinkingObjects)?.attach(owner: o, property: name)
+            return box.local
+        default:
             do {
-                return T.fromPersisted(try o.value(forKey: box.name), store: o.store)
+                return T.fromPersisted(try o.value(forKey: name), store: o.store)
             } catch {
                 // A getter cannot throw, and a default would be a silent wrong value.
-                preconditionFailure("cannot read \(o.type.name).\(box.name): \(error)")
+                preconditionFailure("cannot read \(o.type.name).\(name): \(error)")
             }
         }
-        nonmutating set {
-            guard let o = box.strongObject, o.isManaged, let store = o.store else {
-                if let o = box.strongObject, o.wasDeleted {
-                    preconditionFailure(StoreError.invalidated(type: o.type.name).description)
-                }
-                box.local = newValue
-                return
+    }
+
+    private func write<E: Object>(_ newValue: T, in object: E, storage: AnyKeyPath) {
+        guard let o = object.managedObject, o.isManaged, let store = o.store else {
+            if let o = object.managedObject, o.wasDeleted {
+                preconditionFailure(StoreError.invalidated(type: o.type.name).description)
             }
-            guard store.isInWriteTransaction else {
-                preconditionFailure(
-                    "cannot set \(o.type.name).\(box.name) outside a write transaction: wrap it in store.write { ... }")
+            box.local = newValue
+            box.raw = nil
+            return
+        }
+        let name = name(in: object, storage: storage)
+        guard store.isInWriteTransaction else {
+            preconditionFailure(
+                "cannot set \(o.type.name).\(name) outside a write transaction: wrap it in store.write { ... }")
+        }
+        do {
+            var value = newValue.persistedValue
+            if let linked = newValue as? Object, !linked.isManaged {
+                // Realm's rule: assigning an unmanaged object to a managed link adds it.
+                try store.add(linked)
+                value = linked.persistedValue
             }
-            do {
-                var value = newValue.persistedValue
-                if let linked = newValue as? Object, !linked.isManaged {
-                    // Realm's rule: assigning an unmanaged object to a managed link adds it.
-                    try store.add(linked)
-                    value = linked.persistedValue
-                }
-                try o.setValue(value, forKey: box.name)
-            } catch {
-                // Setters cannot throw: the enclosing write throws this at commit, after rolling back.
-                store.recordWriteError(error)
-            }
+            try o.setValue(value, forKey: name)
+        } catch {
+            // Setters cannot throw: the enclosing write throws this at commit, after rolling back.
+            store.recordWriteError(error)
         }
     }
 
@@ -243,11 +300,6 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
         return Property(
             name, T.persistedType, optional: T.persistedOptional, default: primaryKey ? nil : def,
             indexed: indexed, primaryKey: primaryKey)
-    }
-
-    func bind(name: String, to object: DynamicObject) {
-        box.name = name
-        box.strongObject = object
     }
 
     func setUnmanaged(_ value: Any) {

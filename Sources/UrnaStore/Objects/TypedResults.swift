@@ -40,7 +40,13 @@ public struct TypedResults<Element: Object>: Sequence {
     public func objects() throws -> [Element] { try results.objects().map { Element.bound($0) } }
     /// Sets one property on every object (one UPDATE).
     public func setValue(_ value: Value, forKey key: String) throws { try results.setValue(value, forKey: key) }
-    public func makeIterator() -> IndexingIterator<[Element]> { results.map { Element.bound($0) }.makeIterator() }
+    public func makeIterator() -> Iterator { Iterator(base: results.makeIterator()) }
+
+    /// Yields each object as a model instance, made when it is reached.
+    public struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[DynamicObject]>
+        public mutating func next() -> Element? { base.next().map { Element.bound($0) } }
+    }
 }
 
 extension Schema {

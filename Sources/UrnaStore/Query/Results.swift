@@ -140,6 +140,31 @@ public final class Results: Sequence {
         ((try? objects()) ?? []).makeIterator()
     }
 
+    /// The matching objects with their stored properties read in the same query (one statement for the
+    /// whole loop instead of one per object).
+    func loadedObjects() throws -> [DynamicObject] {
+        let props = type.storedProperties
+        let columns = ["t0.\(Identifier.quoted(type.keyColumn))"] + props.map { "t0.\(Identifier.quoted($0.name))" }
+        let (sql, bindings) = try selectSQL(columns: columns.joined(separator: ", "))
+        let generation = store.generation
+        let schema = store.schema
+        return try store.reading { c in
+            let s = try c.prepare(sql)
+            try s.bind(bindings)
+            var out: [DynamicObject] = []
+            while try s.step() {
+                var values = [String: Value](minimumCapacity: props.count)
+                for (i, p) in props.enumerated() {
+                    values[p.name] = ValueCodec.decode(s.value(at: i + 1), as: p.type, schema: schema)
+                }
+                out.append(
+                    DynamicObject(type: type, store: store, key: s.value(at: 0), values: values, generation: generation)
+                )
+            }
+            return out
+        }
+    }
+
     /// The object at `index`; throws `StoreError.indexOutOfRange` or the query's error.
     public func object(at index: Int) throws -> DynamicObject {
         let keys = try keys()
@@ -159,11 +184,9 @@ public final class Results: Sequence {
         try keys().last.map { DynamicObject(type: type, store: store, key: $0) }
     }
 
-    /// Every matching object, in order (each row is read when its object is touched); throws when the
-    /// query fails.
-    public func objects() throws -> [DynamicObject] {
-        try keys().map { DynamicObject(type: type, store: store, key: $0) }
-    }
+    /// Every matching object, in order, with its stored properties read in the same query; throws when
+    /// the query fails.
+    public func objects() throws -> [DynamicObject] { try loadedObjects() }
 
     /// Sets one property on every object of the results in one statement (seed 001's
     /// "mark every task completed").
