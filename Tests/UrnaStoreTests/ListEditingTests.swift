@@ -26,7 +26,7 @@ struct ListEditingTests {
     @Test("insert, remove, move, replace, subscript set, append(contentsOf:), removeAll")
     func editing() throws {
         let store = try Self.store()
-        let owner = try store.write { try store.create(Puppy.self, value: ["id": 0, "name": "owner"]) }
+        let owner: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 0, "name": "owner"]) }
         let a = Puppy(value: ["id": 1, "name": "a"])
         let b = Puppy(value: ["id": 2, "name": "b"])
         let c = Puppy(value: ["id": 3, "name": "c"])

@@ -56,7 +56,7 @@ struct ModelSemanticsTests {
         Thread.sleep(forTimeInterval: 0.05)
         let store = try Store.inMemory(schema: schema)
         let before = Date()
-        let created = try store.write { try store.create(Sticker.self, value: ["label": "x"]) }
+        let created: Sticker = try store.write { try store.create(Sticker.self, value: ["label": "x"]) }
         let added = Sticker()
         try store.write { try store.add(added) }
         let after = Date()
@@ -106,7 +106,7 @@ struct ModelSemanticsTests {
     @Test("Assigning an unmanaged object to a managed link adds it")
     func unmanagedLinkIsAdded() throws {
         let store = try Store.inMemory(schema: try Self.pets())
-        let puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
         try store.write { puppy.kennel = Kennel(value: ["id": 7, "name": "North"]) }
         #expect(puppy.kennel?.name == "North")
         #expect(try store.objects(Kennel.self).count == 1)
@@ -117,7 +117,7 @@ struct ModelSemanticsTests {
     @Test("isInvalidated after a delete through another reference; reads then throw, never defaults")
     func invalidation() throws {
         let store = try Store.inMemory(schema: try Self.pets())
-        let puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
         let friends = try #require(puppy.friends.results)
         #expect(!puppy.isInvalidated)
         #expect(!friends.isInvalidated)
@@ -159,7 +159,7 @@ struct ModelSemanticsTests {
         let (dir, path) = try ConcurrencyTests.temporaryPath()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try Store(path: path, schema: try Self.pets())
-        let puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
         // SQLite answers SQLITE_FULL ("database or disk is full") once the file would pass this many pages.
         let pages = try store.connection.integer("PRAGMA page_count")
         try store.connection.execute("PRAGMA max_page_count = \(pages + 1)")
@@ -190,7 +190,7 @@ struct DeletedReadTrapTests {
     func deletedReadTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let store = try Store.inMemory(schema: try ModelSemanticsTests.pets())
-            let puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+            let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
             let other = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 1))
             try store.write { try store.delete(other) }
             print(puppy.name)

@@ -43,7 +43,7 @@ struct ObservationTests {
     @Test("Object observers hear which properties changed, then the deletion")
     func objectChanges() throws {
         let store = try Store.inMemory(schema: Self.schema)
-        let note = try store.write { try store.create("Note", value: ["id": 1, "text": "a"]) }
+        let note: DynamicObject = try store.write { try store.create("Note", value: ["id": 1, "text": "a"]) }
         let heard = ChangeRecorder<ObjectChange>()
         let token = try note.observe { heard.append($0) }
         defer { token.invalidate() }

@@ -33,7 +33,9 @@ extension Array: QueryArgumentConvertible where Element: QueryArgumentConvertibl
 extension Results {
     /// The results that also match `predicate`, with Swift values as arguments:
     /// `filter("name == %@ AND age > %d", name, minimumAge)`.
-    public func filter<each A: QueryArgumentConvertible>(_ predicate: String, _ arguments: repeat each A) throws -> Results {
+    public func filter<each A: QueryArgumentConvertible>(_ predicate: String, _ arguments: repeat each A) throws
+        -> Results
+    {
         var list: [QueryArgument] = []
         for a in repeat each arguments { list.append(a.queryArgument) }
         return try filter(predicate, arguments: list)

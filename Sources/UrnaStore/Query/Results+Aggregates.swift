@@ -34,13 +34,16 @@ extension Results {
     }
 
     private func numericProperty(_ name: String, allowDates: Bool = false) throws -> Property {
-        guard let p = type[property: name], p.isStored else { throw StoreError.unknownProperty(type: type.name, property: name) }
+        guard let p = type[property: name], p.isStored else {
+            throw StoreError.unknownProperty(type: type.name, property: name)
+        }
         switch p.type {
         case .int8, .int16, .int32, .int64, .float, .double, .decimal: return p
         case .date where allowDates: return p
         default:
             throw StoreError.typeMismatch(
-                type: type.name, property: name, expected: allowDates ? "a number or a date" : "a number", got: p.type.name)
+                type: type.name, property: name, expected: allowDates ? "a number or a date" : "a number",
+                got: p.type.name)
         }
     }
 

@@ -14,6 +14,11 @@ extension Store {
     /// ```swift
     /// Task { try store.write { try store.create("Person", value: ["fullName": "Ada"]) } }
     /// ```
+    ///
+    /// A single-expression body whose value is not used (`Task { try store.write { try store.create(...) } }`)
+    /// takes the `Void` form below, so a task does not try to return a non-`Sendable` object; give the
+    /// result a type (`let dog: Dog = try store.write { ... }`) to get it back.
+    @_disfavoredOverload
     @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
         try beginWrite()
@@ -21,6 +26,20 @@ extension Store {
             let result = try body()
             try commitWrite()
             return result
+        } catch {
+            cancelWrite()
+            throw error
+        }
+    }
+
+    /// `write` for a body whose result is not wanted: `Task { try store.write { try store.create(...) } }`
+    /// then compiles in Swift 6 (the objects a body makes are not `Sendable`, so they cannot be a task's
+    /// result).
+    public func write(_ body: () throws -> Void) throws {
+        try beginWrite()
+        do {
+            try body()
+            try commitWrite()
         } catch {
             cancelWrite()
             throw error
