@@ -56,7 +56,7 @@ enum QueryCommand {
         }
         if let sort = p.value("sort") {
             let keys = sort.split(separator: ",").map { SortKey(keyPath: String($0), ascending: !p.has("desc")) }
-            results = results.sorted(by: keys)
+            results = try results.sorted(by: keys)
         }
         if let n = try p.int("limit") {
             guard n >= 0 else { throw UsageError("--limit must be 0 or more") }

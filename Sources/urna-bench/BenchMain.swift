@@ -2,7 +2,7 @@ import Foundation
 
 enum BenchMain {
     static func run(_ args: [String]) -> Int32 {
-        var sections = Set(["store", "migrate", "import", "xml"])
+        var sections = Set(["store", "typed", "migrate", "import", "xml"])
         var rows = 1_000_000
         var candidates = 500_000
         var assets = 1_000_000
@@ -28,7 +28,7 @@ enum BenchMain {
             case "--help":
                 print(
                     """
-                    urna-bench [--only store,migrate,import,xml] [--rows N] [--candidates N] [--assets N] [--rounds N]
+                    urna-bench [--only store,typed,migrate,import,xml] [--rows N] [--candidates N] [--assets N] [--rounds N]
                     Prints urna's time against a real peer on the same data, as a ratio. The migration, import and
                     XML parts run both sides --rounds times (default 3), taking turns, and compare the medians.
                     """)
@@ -44,6 +44,7 @@ enum BenchMain {
                 "# urna benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores); each part runs in its own process"
             )
             if sections.contains("store") { try StoreBench.run(rows: rows) }
+            if sections.contains("typed") { try TypedIterationBench.run(rows: 100_000, rounds: rounds) }
             if sections.contains("migrate") {
                 print("\n## Migration: \(rows) Person objects, people v0 -> v2 through the closures")
                 try runMigrationBench(rows: rows, rounds: rounds, directory: try BenchHarness.temporaryDirectory().path)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UrnaStore
 
 @Suite("Embedded objects and enums")
@@ -33,10 +34,19 @@ struct EmbeddedAndEnumTests {
 
     @Test("An embedded object lives as JSON in its owner's row and answers key-path queries")
     func embeddedObjects() throws {
-        let schema = try Schema(family: "places", version: 1, types: [
-            ObjectSchema("Address", embedded: true, [Property("city", .string, default: ""), Property("state", .string, default: "")]),
-            ObjectSchema("Office", [Property("name", .string, primaryKey: true), Property("address", .embedded("Address"), optional: true)]),
-        ])
+        let schema = try Schema(
+            family: "places", version: 1,
+            types: [
+                ObjectSchema(
+                    "Address", embedded: true,
+                    [Property("city", .string, default: ""), Property("state", .string, default: "")]),
+                ObjectSchema(
+                    "Office",
+                    [
+                        Property("name", .string, primaryKey: true),
+                        Property("address", .embedded("Address"), optional: true),
+                    ]),
+            ])
         let store = try Store.inMemory(schema: schema)
         try store.write {
             try store.create("Office", value: ["name": "BH", "address": ["city": "Belo Horizonte", "state": "MG"]])

@@ -56,7 +56,8 @@ private func parseError(_ text: String, _ arguments: [QueryArgument] = []) -> St
     func modifiers(_ text: String, _ options: PredicateOptions) throws {
         #expect(try QueryPredicate.parse("name ==\(text) 'x'") == cmp(key("name"), .equal, .value("x"), options))
         #expect(
-            try QueryPredicate.parse("name BEGINSWITH\(text) 'x'") == cmp(key("name"), .beginsWith, .value("x"), options))
+            try QueryPredicate.parse("name BEGINSWITH\(text) 'x'")
+                == cmp(key("name"), .beginsWith, .value("x"), options))
     }
 
     @Test func literals() throws {
@@ -137,21 +138,24 @@ private func parseError(_ text: String, _ arguments: [QueryArgument] = []) -> St
                     cmp(key("name"), .equal, .value("Ana")), cmp(key("age"), .greaterThan, .value(18)),
                 ]))
         #expect(
-            try QueryPredicate.parse("score > %f", arguments: [2]) == cmp(key("score"), .greaterThan, .value(.double(2))))
+            try QueryPredicate.parse("score > %f", arguments: [2])
+                == cmp(key("score"), .greaterThan, .value(.double(2))))
         #expect(try QueryPredicate.parse("age > %i", arguments: [2]) == cmp(key("age"), .greaterThan, .value(2)))
         #expect(try QueryPredicate.parse("age > %ld", arguments: [2]) == cmp(key("age"), .greaterThan, .value(2)))
         #expect(
             try QueryPredicate.parse("%K == %@", arguments: [.keyPath("party.acronym"), "PT"])
                 == cmp(key("party.acronym"), .equal, .value("PT")))
         #expect(
-            try QueryPredicate.parse("%K.@count == 0", arguments: ["goods"]) == cmp(key("goods.@count"), .equal, .value(0)))
+            try QueryPredicate.parse("%K.@count == 0", arguments: ["goods"])
+                == cmp(key("goods.@count"), .equal, .value(0)))
         #expect(
             try QueryPredicate.parse("ANY %K > 1", arguments: ["goods.value"])
                 == cmp(key("goods.value"), .greaterThan, .value(1), [], .any))
         #expect(try QueryPredicate.parse("x == %@", arguments: [nil]) == cmp(key("x"), .equal, .value(.null)))
         let when = ISODate.date(year: 2016, month: 10, day: 2)
         #expect(
-            try QueryPredicate.parse("d < %@", arguments: [.date(when)]) == cmp(key("d"), .lessThan, .value(.date(when))))
+            try QueryPredicate.parse("d < %@", arguments: [.date(when)])
+                == cmp(key("d"), .lessThan, .value(.date(when))))
         // A value never changes how the text parses.
         #expect(
             try QueryPredicate.parse("name == %@", arguments: ["x' OR 1=1 --"])

@@ -501,7 +501,8 @@ struct FilterCase: Sendable, CustomTestStringConvertible {
 
     @Test func toOneKeyPathIsACorrelatedScalarSubquery() throws {
         let f = try QueryFixture()
-        let (sql, bindings) = try f.compiler.compile(try QueryPredicate.parse("party.acronym == 'PSTU'"), on: "Candidate")
+        let (sql, bindings) = try f.compiler.compile(
+            try QueryPredicate.parse("party.acronym == 'PSTU'"), on: "Candidate")
         #expect(sql == "(SELECT x1.\"acronym\" FROM \"Party\" x1 WHERE x1.\"id\" = t0.\"party\") = ?")
         #expect(bindings == [.text("PSTU")])
         let nested = try f.compiler.compile(try QueryPredicate.parse("name == nil"), on: "Candidate", alias: "c")

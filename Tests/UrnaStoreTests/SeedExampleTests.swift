@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UrnaStore
 
 @Suite("Seed examples")
@@ -28,7 +29,8 @@ struct SeedExampleTests {
     func nestedCreation() throws {
         let store = try Store.inMemory(schema: SeedSchemas.dogs())
         try store.write {
-            try store.create(DogOwner.self, value: ["Jane", Date(timeIntervalSince1970: 30), [["Buster", 5], ["Buddy", 6]]])
+            try store.create(
+                DogOwner.self, value: ["Jane", Date(timeIntervalSince1970: 30), [["Buster", 5], ["Buddy", 6]]])
         }
         let jane = try #require(try store.objects(DogOwner.self).first)
         #expect(jane.name == "Jane")
@@ -48,15 +50,19 @@ struct SeedExampleTests {
     func tanDogs() throws {
         let store = try Store.inMemory(schema: SeedSchemas.dogs())
         try store.write {
-            for (name, color) in [("Bobby", "tan"), ("Ben", "tan"), ("Rex", "tan"), ("Bolt", "black"), ("Bruno", "tan")] {
+            for (name, color) in [
+                ("Bobby", "tan"), ("Ben", "tan"), ("Rex", "tan"), ("Bolt", "black"), ("Bruno", "tan"),
+            ] {
                 try store.create("Dog", value: ["name": name, "color": color])
             }
         }
-        let tanDogs = try store.objects(Dog.self).filter("color = 'tan' AND name BEGINSWITH 'B'").sorted(byKeyPath: "name")
+        let tanDogs = try store.objects(Dog.self).filter("color = 'tan' AND name BEGINSWITH 'B'").sorted(
+            byKeyPath: "name")
         #expect(tanDogs.map(\.name) == ["Ben", "Bobby", "Bruno"])
-        let chained = try store.objects(Dog.self).filter("color = %@", .value("tan")).filter("name BEGINSWITH %@", .value("B"))
+        let chained = try store.objects(Dog.self).filter("color = %@", .value("tan")).filter(
+            "name BEGINSWITH %@", .value("B"))
         #expect(try chained.count == 3)
-        let desc = tanDogs.sorted(byKeyPath: "name", ascending: false)
+        let desc = try tanDogs.sorted(byKeyPath: "name", ascending: false)
         #expect(desc.first?.name == "Bruno")
     }
 
@@ -102,7 +108,10 @@ struct SeedExampleTests {
             for (i, name) in ["milk", "eggs", "bread", "coffee"].enumerated() {
                 try list.tasks.append(TaskItem(value: ["name": name, "isCompleted": i % 2 == 0]))
             }
-            try store.add(TaskList(value: ["name": "Other", "tasks": [TaskItem(value: ["name": "unrelated", "isCompleted": false])]]))
+            try store.add(
+                TaskList(value: [
+                    "name": "Other", "tasks": [TaskItem(value: ["name": "unrelated", "isCompleted": false])],
+                ]))
         }
         #expect(try list.tasks.count == 4)
         #expect(try list.tasks.filter("isCompleted = true").map(\.name) == ["milk", "bread"])
@@ -122,7 +131,8 @@ struct SeedExampleTests {
     func electionGraph() throws {
         let store = try Store.inMemory(schema: SeedSchemas.elections())
         try SeedSchemas.loadVanessaPortugal(into: store)
-        let mayors = try store.objects(Candidate.self).filter("post = 'Prefeito - BELO HORIZONTE/MG'").sorted(byKeyPath: "nickname")
+        let mayors = try store.objects(Candidate.self).filter("post = 'Prefeito - BELO HORIZONTE/MG'").sorted(
+            byKeyPath: "nickname")
         #expect(mayors.map(\.nickname) == ["VANESSA PORTUGAL"])
         let vanessa = try #require(mayors.first)
         #expect(vanessa.vice?.nickname == "FIRMINIA RODRIGUES")

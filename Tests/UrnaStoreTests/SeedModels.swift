@@ -100,9 +100,13 @@ final class GoodType: Object {
 enum SeedSchemas {
     static func dogs() throws -> Schema { try Schema(family: "dogs", version: 0, models: [Dog.self, DogOwner.self]) }
     static func books() throws -> Schema { try Schema(family: "books", version: 0, models: [Book.self]) }
-    static func tasks() throws -> Schema { try Schema(family: "tasks", version: 0, models: [TaskList.self, TaskItem.self]) }
+    static func tasks() throws -> Schema {
+        try Schema(family: "tasks", version: 0, models: [TaskList.self, TaskItem.self])
+    }
     static func elections() throws -> Schema {
-        try Schema(family: "elections", version: 1, models: [Candidate.self, Coalition.self, Party.self, Good.self, GoodType.self])
+        try Schema(
+            family: "elections", version: 1,
+            models: [Candidate.self, Coalition.self, Party.self, Good.self, GoodType.self])
     }
 
     static func date(_ s: String) -> Date {
@@ -113,22 +117,38 @@ enum SeedSchemas {
     /// Seed 000's loadData(): the Vanessa Portugal ticket.
     static func loadVanessaPortugal(into store: Store) throws {
         try store.write {
-            let pstu = Party(value: ["id": Int16(17), "acronym": "PSTU", "name": "PARTIDO SOCIALISTA DOS TRABALHADORES UNIFICADO",
-                                     "president": "JOSÉ MARIA DE ALMEIDA", "number": Int16(16)])
+            let pstu = Party(value: [
+                "id": Int16(17), "acronym": "PSTU", "name": "PARTIDO SOCIALISTA DOS TRABALHADORES UNIFICADO",
+                "president": "JOSÉ MARIA DE ALMEIDA", "number": Int16(16),
+            ])
             try store.add(pstu)
             let coalition16 = Coalition(value: ["id": Int16(11), "name": "-", "parties": [pstu]])
             try store.add(coalition16)
             let house = GoodType(value: ["id": Int16(2), "typedescription": "Casa"])
-            let bank = GoodType(value: ["id": Int16(4), "typedescription": "Depósito bancário em conta corrente no País"])
-            let vehicle = GoodType(value: ["id": Int16(5), "typedescription": "Veículo automotor terrestre: caminhão, automóvel, moto, etc."])
+            let bank = GoodType(value: [
+                "id": Int16(4), "typedescription": "Depósito bancário em conta corrente no País",
+            ])
+            let vehicle = GoodType(value: [
+                "id": Int16(5), "typedescription": "Veículo automotor terrestre: caminhão, automóvel, moto, etc.",
+            ])
             let land = GoodType(value: ["id": Int16(7), "typedescription": "Terreno"])
             try store.add([house, bank, vehicle, land])
             let goods = [
-                Good(value: ["id": Int16(225), "goodDescription": "VALOR EM CONTA BANCÁRIA", "type": bank, "value": 100_000.00]),
-                Good(value: ["id": Int16(226), "goodDescription": "CASA EM BOA ESPERANÇA", "type": house, "value": 150_000.00]),
-                Good(value: ["id": Int16(227), "goodDescription": "1/6 DE GLEBA DE 64 HA", "type": land, "value": 10_000.00]),
-                Good(value: ["id": Int16(228), "goodDescription": "1/6 DE GLEBA DE 10 HA", "type": land, "value": 1_000.00]),
-                Good(value: ["id": Int16(229), "goodDescription": "CARRO FIAT UNO 2011", "type": vehicle, "value": 14_000.00]),
+                Good(value: [
+                    "id": Int16(225), "goodDescription": "VALOR EM CONTA BANCÁRIA", "type": bank, "value": 100_000.00,
+                ]),
+                Good(value: [
+                    "id": Int16(226), "goodDescription": "CASA EM BOA ESPERANÇA", "type": house, "value": 150_000.00,
+                ]),
+                Good(value: [
+                    "id": Int16(227), "goodDescription": "1/6 DE GLEBA DE 64 HA", "type": land, "value": 10_000.00,
+                ]),
+                Good(value: [
+                    "id": Int16(228), "goodDescription": "1/6 DE GLEBA DE 10 HA", "type": land, "value": 1_000.00,
+                ]),
+                Good(value: [
+                    "id": Int16(229), "goodDescription": "CARRO FIAT UNO 2011", "type": vehicle, "value": 14_000.00,
+                ]),
             ]
             try store.add(goods)
             let vanessa = Candidate(value: [
@@ -145,7 +165,8 @@ enum SeedSchemas {
                     "post": "Vice-prefeito - BELO HORIZONTE/MG", "birthdate": date("22/09/1980"), "sex": "Feminino",
                     "colorRace": "PRETA", "maritalStatus": "Solteiro(a)", "nationality": "Brasileira nata",
                     "naturalness": "MG-BELO HORIZONTE", "literacy": "Superior completo",
-                    "occupation": "Estudante, Bolsista, Estagiário e Assemelhados", "party": pstu, "coalition": coalition16,
+                    "occupation": "Estudante, Bolsista, Estagiário e Assemelhados", "party": pstu,
+                    "coalition": coalition16,
                     "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016",
                     "spendingLimitFirstRound": 0.0, "spendingLimitSecondRound": 0.0,
                     "site": "Nenhum site cadastrado.", "image": "130000084717",

@@ -1,16 +1,21 @@
 import Foundation
 import Testing
+
 @testable import UrnaStore
 
 @Suite("Store behaviour")
 struct StoreBehaviourTests {
-    static let people = try! Schema(family: "people", version: 2, types: [
-        ObjectSchema("Person", [
-            Property("fullName", .string, default: ""),
-            Property("email", .string, default: ""),
-            Property("age", .int64, default: 0, indexed: true),
+    static let people = try! Schema(
+        family: "people", version: 2,
+        types: [
+            ObjectSchema(
+                "Person",
+                [
+                    Property("fullName", .string, default: ""),
+                    Property("email", .string, default: ""),
+                    Property("age", .int64, default: 0, indexed: true),
+                ])
         ])
-    ])
 
     @Test("An error thrown inside a write rolls everything back")
     func rollbackOnError() throws {
@@ -55,10 +60,16 @@ struct StoreBehaviourTests {
 
     @Test("Values are checked against the property type")
     func valueChecks() throws {
-        let schema = try Schema(family: "t", version: 0, types: [
-            ObjectSchema("T", [Property("small", .int8, default: 0), Property("money", .decimal(scale: 2), default: 0),
-                               Property("when", .date, optional: true), Property("id", .uuid, primaryKey: true)])
-        ])
+        let schema = try Schema(
+            family: "t", version: 0,
+            types: [
+                ObjectSchema(
+                    "T",
+                    [
+                        Property("small", .int8, default: 0), Property("money", .decimal(scale: 2), default: 0),
+                        Property("when", .date, optional: true), Property("id", .uuid, primaryKey: true),
+                    ])
+            ])
         let store = try Store.inMemory(schema: schema)
         try store.write {
             #expect(throws: StoreError.outOfRange(type: "T", property: "small", value: "300", range: "-128...127")) {
@@ -67,9 +78,15 @@ struct StoreBehaviourTests {
             #expect(throws: StoreError.typeMismatch(type: "T", property: "small", expected: "int8", got: "string")) {
                 try store.create("T", value: ["id": UUID(), "small": "x"])
             }
-            #expect(throws: StoreError.self) { try store.create("T", value: ["id": UUID(), "money": Decimal(string: "1.005")!]) }
+            #expect(throws: StoreError.self) {
+                try store.create("T", value: ["id": UUID(), "money": Decimal(string: "1.005")!])
+            }
             let u = UUID()
-            try store.create("T", value: ["id": u, "money": Decimal(string: "1234.56")!, "when": ISODate.date(year: 2016, month: 4, day: 12)])
+            try store.create(
+                "T",
+                value: [
+                    "id": u, "money": Decimal(string: "1234.56")!, "when": ISODate.date(year: 2016, month: 4, day: 12),
+                ])
             let t = try #require(try store.object(ofType: "T", forPrimaryKey: .uuid(u)))
             #expect(t["money"] == .decimal(Decimal(string: "1234.56")!))
             #expect(t["when"] == .date(ISODate.date(year: 2016, month: 4, day: 12)))
@@ -82,8 +99,9 @@ struct StoreBehaviourTests {
     @Test("Observers hear which types changed after each commit")
     func observation() throws {
         let store = try Store.inMemory(schema: Self.people)
-        var seen: [ChangeSet] = []
-        let token = store.observe { seen.append($0) }
+        let recorder = ChangeRecorder<ChangeSet>()
+        let token = store.observe { recorder.append($0) }
+        var seen: [ChangeSet] { recorder.all }
         try store.write {
             try store.create("Person", value: ["fullName": "Ada"])
             try store.create("Person", value: ["fullName": "Bob"])
@@ -116,13 +134,16 @@ struct StoreBehaviourTests {
         #expect(try reopened.objects("Person").first?["fullName"] == .string("Ada Lovelace"))
         let ddl = try reopened.connection.scalar("SELECT sql FROM sqlite_master WHERE name = 'Person'")
         #expect("\(ddl ?? .null)".contains("\"fullName\" TEXT NOT NULL DEFAULT ''"))
-        let indexes = try reopened.connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Person'")
+        let indexes = try reopened.connection.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Person'")
         #expect(indexes.map { "\($0[0])" } == ["Person_age_idx"])
         // Opening with a newer schema version asks for a migration.
         let v3 = try Schema(family: "people", version: 3, types: Self.people.types)
         #expect(throws: StoreError.self) { try Store(path: path, schema: v3) }
         let other = try Schema(family: "dogs", version: 2, types: Self.people.types)
-        #expect(throws: StoreError.familyMismatch(file: "people", expected: "dogs")) { try Store(path: path, schema: other) }
+        #expect(throws: StoreError.familyMismatch(file: "people", expected: "dogs")) {
+            try Store(path: path, schema: other)
+        }
     }
 
     @Test("Copying an object with what it links to into another store (seed 000)")
@@ -145,13 +166,15 @@ struct StoreBehaviourTests {
         let store = try Store.inMemory(schema: SeedSchemas.elections())
         try SeedSchemas.loadVanessaPortugal(into: store)
         let type = try #require(store.schema[type: "Candidate"])
-        let p = try Projection(type: type, spec: "nickname,sigla=party.acronym,goods.value,goods.@count", schema: store.schema)
+        let p = try Projection(
+            type: type, spec: "nickname,sigla=party.acronym,goods.value,goods.@count", schema: store.schema)
         let v = try #require(try store.objects("Candidate").filter("id == 21").first)
         let out = try p.apply(to: v)
         #expect(out.map(\.0) == ["nickname", "sigla", "goods.value", "goods.@count"])
         #expect(out[0].1 == .value(.string("VANESSA PORTUGAL")))
         #expect(out[1].1 == .value(.string("PSTU")))
-        #expect(out[2].1 == .values([.double(100_000), .double(150_000), .double(10_000), .double(1_000), .double(14_000)]))
+        #expect(
+            out[2].1 == .values([.double(100_000), .double(150_000), .double(10_000), .double(1_000), .double(14_000)]))
         #expect(out[3].1 == .value(.int(5)))
         #expect(throws: StoreError.unknownProperty(type: "Party", property: "acronim")) {
             try Projection(type: type, spec: "party.acronim", schema: store.schema)
@@ -174,24 +197,42 @@ struct StoreBehaviourTests {
 
 @Suite("Schema validation")
 struct SchemaValidationTests {
-    func problems(_ types: [ObjectSchema]) -> [SchemaError] { Schema(unchecked: "f", version: 0, types: types).problems() }
+    func problems(_ types: [ObjectSchema]) -> [SchemaError] {
+        Schema(unchecked: "f", version: 0, types: types).problems()
+    }
 
     @Test("Each kind of mistake is named")
     func eachMistake() {
-        #expect(problems([ObjectSchema("A", [Property("b", .link("Nope"))])]) == [.unknownLinkTarget(type: "A", property: "b", target: "Nope")])
-        #expect(problems([ObjectSchema("A", [Property("d", .double, primaryKey: true)])]) == [.unsupportedPrimaryKey(type: "A", property: "d", .double)])
-        #expect(problems([ObjectSchema("A", [Property("x", .linkingObjects(type: "A", property: "missing"))])])
-            == [.unknownInverseProperty(type: "A", property: "x", origin: "A", originProperty: "missing")])
+        #expect(
+            problems([ObjectSchema("A", [Property("b", .link("Nope"))])]) == [
+                .unknownLinkTarget(type: "A", property: "b", target: "Nope")
+            ])
+        #expect(
+            problems([ObjectSchema("A", [Property("d", .double, primaryKey: true)])]) == [
+                .unsupportedPrimaryKey(type: "A", property: "d", .double)
+            ])
+        #expect(
+            problems([ObjectSchema("A", [Property("x", .linkingObjects(type: "A", property: "missing"))])])
+                == [.unknownInverseProperty(type: "A", property: "x", origin: "A", originProperty: "missing")])
         var required = Property("b", .link("A"))
         required.optional = false
         #expect(problems([ObjectSchema("A", [required])]) == [.requiredLink(type: "A", property: "b")])
         #expect(problems([ObjectSchema("A", []), ObjectSchema("A", [])]) == [.duplicateType("A")])
-        #expect(problems([ObjectSchema("A", [Property("p", .string), Property("p", .int64)])]) == [.duplicateProperty(type: "A", property: "p")])
+        #expect(
+            problems([ObjectSchema("A", [Property("p", .string), Property("p", .int64)])]) == [
+                .duplicateProperty(type: "A", property: "p")
+            ])
         #expect(problems([ObjectSchema("A\"; DROP TABLE x; --", [])]) == [.invalidName("A\"; DROP TABLE x; --")])
-        #expect(problems([ObjectSchema("A", [Property("a", .int64, primaryKey: true), Property("b", .string, primaryKey: true)])])
-            == [.multiplePrimaryKeys(type: "A", ["a", "b"])])
-        #expect(problems([ObjectSchema("A", [Property("x", .linkingObjects(type: "A", property: "p")), Property("p", .string)])])
-            == [.inverseNotALink(type: "A", property: "x", origin: "A", originProperty: "p")])
+        #expect(
+            problems([
+                ObjectSchema("A", [Property("a", .int64, primaryKey: true), Property("b", .string, primaryKey: true)])
+            ])
+                == [.multiplePrimaryKeys(type: "A", ["a", "b"])])
+        #expect(
+            problems([
+                ObjectSchema("A", [Property("x", .linkingObjects(type: "A", property: "p")), Property("p", .string)])
+            ])
+                == [.inverseNotALink(type: "A", property: "x", origin: "A", originProperty: "p")])
     }
 
     @Test("A type whose derived index would get SQLite's reserved prefix is refused (fuzz finding)")
@@ -206,6 +247,10 @@ struct SchemaValidationTests {
         let s = try SeedSchemas.elections()
         let back = try SchemaDescriptor.decode(SchemaDescriptor.encode(s))
         #expect(back == s)
-        #expect(throws: StoreError.self) { try SchemaDescriptor.decode("{\"family\": \"x\", \"version\": 1, \"types\": [{\"name\": \"A\", \"properties\": [{\"name\": \"p\", \"type\": \"bogus\"}]}]}") }
+        #expect(throws: StoreError.self) {
+            try SchemaDescriptor.decode(
+                "{\"family\": \"x\", \"version\": 1, \"types\": [{\"name\": \"A\", \"properties\": [{\"name\": \"p\", \"type\": \"bogus\"}]}]}"
+            )
+        }
     }
 }

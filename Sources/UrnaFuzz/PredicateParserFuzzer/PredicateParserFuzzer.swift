@@ -146,7 +146,7 @@ public func fuzzPredicateParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         checkSQL(compiled.sql, bindings: compiled.bindings.count)
         var results = try fixture.store.objects(typeName).filter(predicate)
         if mode & 4 != 0, let path = firstKeyPath(predicate) {
-            results = results.sorted(byKeyPath: path.description, ascending: mode & 8 == 0)
+            results = try results.sorted(byKeyPath: path.description, ascending: mode & 8 == 0)
         }
         _ = try results.count
         for object in results.prefix(3) { _ = object.storedKey }

@@ -18,6 +18,8 @@ public final class DynamicObject {
     public internal(set) var storedKey: SQLValue?
     var values: [String: Value]
     var loadedGeneration = -1
+    /// Set when this reference deleted the object (its store and key are gone then).
+    var wasDeleted = false
 
     /// An unmanaged object of `type` with some property values (the rest take their defaults when added).
     public init(type: ObjectSchema, values: [String: Value] = [:]) {
@@ -32,6 +34,15 @@ public final class DynamicObject {
         self.values = [:]
     }
 
+    /// A managed object whose stored properties were read already, at `generation`.
+    init(type: ObjectSchema, store: Store, key: SQLValue, values: [String: Value], generation: Int) {
+        self.type = type
+        self.store = store
+        self.storedKey = key
+        self.values = values
+        self.loadedGeneration = generation
+    }
+
     /// Whether this object lives in a store.
     public var isManaged: Bool { store != nil && storedKey != nil }
 
@@ -42,12 +53,36 @@ public final class DynamicObject {
         return .null
     }
 
+    /// Whether this object was deleted (through this or another reference, another store or process):
+    /// reading it then throws (`value(forKey:)`) or traps (the subscript). False for unmanaged objects.
+    public var isInvalidated: Bool {
+        if wasDeleted { return true }
+        guard let key = storedKey else { return false }
+        guard let store else { return true }
+        if loadedGeneration == store.generation && !store.isInWriteTransaction && !values.isEmpty { return false }
+        // A read that fails is not a deletion: the error surfaces from the next read.
+        do { return try store.rowExists(type: type, key: key) == false } catch { return false }
+    }
+
     /// A property's value by name (`.null` for unknown names; use `value(forKey:)` to get an error).
+    ///
+    /// Reading a deleted object, or a read that fails, traps with the reason: a subscript cannot throw, and
+    /// answering a default would be a silent wrong value (`value(forKey:)` throws instead).
+    ///
+    /// Setting records an error it cannot throw (a full disk) for the enclosing `write` to throw, after
+    /// rolling back; setting outside a write traps.
     public subscript(name: String) -> Value {
-        get { (try? value(forKey: name)) ?? .null }
+        get {
+            do { return try value(forKey: name) } catch StoreError.unknownProperty { return .null } catch {
+                preconditionFailure("cannot read \(type.name).\(name): \(error)")
+            }
+        }
         set {
             do { try setValue(newValue, forKey: name) } catch {
-                preconditionFailure("setting \(type.name).\(name): \(error)")
+                guard let store, store.isInWriteTransaction else {
+                    preconditionFailure("cannot set \(type.name).\(name): \(error)")
+                }
+                store.recordWriteError(error)
             }
         }
     }
@@ -55,12 +90,16 @@ public final class DynamicObject {
     /// A property's value; throws for unknown properties or a deleted object.
     public func value(forKey name: String) throws -> Value {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
+        if wasDeleted { throw StoreError.invalidated(type: type.name) }
         guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
         switch p.type {
         case .list(let target):
             return .list(try store.listTargets(owner: type, property: p, key: key, target: target))
         case .linkingObjects:
-            return .list(try store.linkingObjects(of: self, property: p).map { LinkTarget(type: $0.type.name, key: $0.primaryKeyValue) })
+            return .list(
+                try store.linkingObjects(of: self, property: p).map {
+                    LinkTarget(type: $0.type.name, key: $0.primaryKeyValue)
+                })
         default:
             if p.ignored { return values[name] ?? p.effectiveDefault }
             try reloadIfStale()
@@ -71,6 +110,7 @@ public final class DynamicObject {
     /// Sets a property (in a write transaction when managed).
     public func setValue(_ value: Value, forKey name: String) throws {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
+        if wasDeleted { throw StoreError.invalidated(type: type.name) }
         guard let store, let key = storedKey else {
             values[name] = value
             return
@@ -123,7 +163,9 @@ public final class DynamicObject {
     /// Every stored property's value plus link keys, for printing and export.
     public func dictionary(includeLists: Bool = true) throws -> [(String, Value)] {
         var out: [(String, Value)] = []
-        if type.primaryKey == nil, let k = storedKey { out.append((ObjectSchema.rowIdColumn, ValueCodec.decodeKey(k, keyType: .int64))) }
+        if type.primaryKey == nil, let k = storedKey {
+            out.append((ObjectSchema.rowIdColumn, ValueCodec.decodeKey(k, keyType: .int64)))
+        }
         for p in type.properties where !p.ignored {
             switch p.type {
             case .linkingObjects: continue

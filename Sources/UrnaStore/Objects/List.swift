@@ -52,31 +52,96 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
         }
     }
 
+    /// The member at `i`; setting replaces it (in a write when managed; an error the setter cannot throw
+    /// is thrown by the enclosing `write`).
     public subscript(i: Int) -> Element {
-        if let r = managedResults { return Element.bound(r[i]) }
-        return items[i]
+        get {
+            if let r = managedResults { return Element.bound(r[i]) }
+            return items[i]
+        }
+        set {
+            guard let (o, store) = managedOwner else {
+                items[i] = newValue
+                return
+            }
+            guard store.isInWriteTransaction else {
+                preconditionFailure(
+                    "cannot set \(o.type.name).\(propertyName)[\(i)] outside a write transaction: wrap it in store.write { ... }"
+                )
+            }
+            do { try store.listReplace(owner: o, property: propertyName, at: i, with: newValue) } catch {
+                store.recordWriteError(error)
+            }
+        }
     }
 
-    /// Appends an object (in a write transaction when the list is managed).
+    private var managedOwner: (DynamicObject, Store)? {
+        guard let o = strongOwner, o.isManaged, let store = o.store else { return nil }
+        return (o, store)
+    }
+
+    /// Appends an object (in a write transaction when the list is managed); an unmanaged object is added
+    /// to the store. One insert, whatever the list's length.
     public func append(_ object: Element) throws {
-        guard let o = strongOwner, o.isManaged, let store = o.store else {
+        guard let (o, store) = managedOwner else {
             items.append(object)
             return
         }
-        var members: [Any] = managedResults.map { Array($0) } ?? []
-        members.append(object.isManaged ? object.managedObject! as Any : object as Any)
-        try store.setList(owner: o, property: propertyName, members: members)
+        try store.listAppend(owner: o, property: propertyName, members: [object])
     }
 
-    /// Removes the member at `index`.
+    /// Appends several objects, in order.
+    public func append<S: Sequence>(contentsOf objects: S) throws where S.Element == Element {
+        guard let (o, store) = managedOwner else {
+            items.append(contentsOf: objects)
+            return
+        }
+        try store.listAppend(owner: o, property: propertyName, members: Array(objects))
+    }
+
+    /// Inserts an object at `index` (0...count).
+    public func insert(_ object: Element, at index: Int) throws {
+        guard let (o, store) = managedOwner else {
+            items.insert(object, at: index)
+            return
+        }
+        try store.listInsert(owner: o, property: propertyName, member: object, at: index)
+    }
+
+    /// Removes the member at `index` (the object itself stays in the store).
     public func remove(at index: Int) throws {
-        guard let o = strongOwner, o.isManaged, let store = o.store else {
+        guard let (o, store) = managedOwner else {
             items.remove(at: index)
             return
         }
-        var members: [Any] = managedResults.map { Array($0) } ?? []
-        members.remove(at: index)
-        try store.setList(owner: o, property: propertyName, members: members)
+        try store.listRemove(owner: o, property: propertyName, at: index)
+    }
+
+    /// Removes every member (the objects stay in the store).
+    public func removeAll() throws {
+        guard let (o, store) = managedOwner else {
+            items.removeAll()
+            return
+        }
+        try store.listRemoveAll(owner: o, property: propertyName)
+    }
+
+    /// Moves the member at `from` to `to` (indices in the list before the move).
+    public func move(from: Int, to: Int) throws {
+        guard let (o, store) = managedOwner else {
+            items.insert(items.remove(at: from), at: to)
+            return
+        }
+        try store.listMove(owner: o, property: propertyName, from: from, to: to)
+    }
+
+    /// Replaces the member at `index` (Realm's `replace(index:object:)`).
+    public func replace(index: Int, object: Element) throws {
+        guard let (o, store) = managedOwner else {
+            items[index] = object
+            return
+        }
+        try store.listReplace(owner: o, property: propertyName, at: index, with: object)
     }
 
     /// Members matching a predicate.
@@ -88,7 +153,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
     /// Members sorted by a key path.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> TypedResults<Element> {
         guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
-        return TypedResults(r.sorted(byKeyPath: keyPath, ascending: ascending))
+        return TypedResults(try r.sorted(byKeyPath: keyPath, ascending: ascending))
     }
 
     public func makeIterator() -> IndexingIterator<[Element]> {

@@ -36,9 +36,32 @@ open class Object: PersistableValue {
     open class var typeName: String { String(describing: self) }
 
     /// The object schema derived from the `@Persisted` declarations.
+    ///
+    /// A default is recorded only when it is a constant: declarations are read from two fresh instances and
+    /// a default that differs between them (`UUID()`, `Int.random(in:)`), a UUID, or a date within a minute
+    /// of now (`Date()`) is left out of the schema; each new object then gets its own value when it is made.
     public static func objectSchema() -> ObjectSchema {
-        ObjectSchema(typeName, persistedProperties().map(\.property))
+        let first = persistedProperties().map(\.property)
+        let second = persistedProperties().map(\.property)
+        let now = Date()
+        let properties = zip(first, second).map { a, b -> Property in
+            guard let d = a.defaultValue else { return a }
+            var p = a
+            if d != b.defaultValue || a.type == .uuid || (a.type == .date && isNearNow(d, now)) { p.defaultValue = nil }
+            return p
+        }
+        return ObjectSchema(typeName, properties)
     }
+
+    private static func isNearNow(_ d: DefaultValue, _ now: Date) -> Bool {
+        guard case .string(let s) = d, let date = ISODate.parse(s) else { return false }
+        return abs(date.timeIntervalSince(now)) < 60
+    }
+
+    /// Whether this object was deleted (through this or another reference, or by a commit `refresh()`
+    /// brought in); reading a property of an invalidated object traps, so check this first. False for
+    /// unmanaged objects.
+    public var isInvalidated: Bool { managedObject?.isInvalidated ?? false }
 
     /// Whether this object lives in a store.
     public var isManaged: Bool { managedObject?.isManaged ?? false }
@@ -54,7 +77,9 @@ open class Object: PersistableValue {
         while let m = mirror {
             var level: [(Property, AnyPersisted)] = []
             for child in m.children {
-                guard let label = child.label, label.hasPrefix("_"), let w = child.value as? AnyPersisted else { continue }
+                guard let label = child.label, label.hasPrefix("_"), let w = child.value as? AnyPersisted else {
+                    continue
+                }
                 level.append((w.property(named: String(label.dropFirst())), w))
             }
             levels.append(level)
@@ -64,9 +89,57 @@ open class Object: PersistableValue {
         return out
     }
 
+    /// `value` (a dictionary or an ordered array) with the scalar properties it leaves out filled from a fresh
+    /// instance, so defaults such as `Date()` are evaluated per object; other inputs come back unchanged.
+    static func withModelDefaults(_ value: Any) -> Any {
+        let props = persistedProperties(of: Self())
+        var given: [String: Any]
+        if let d = value as? [String: Any] {
+            given = d
+        } else if let a = value as? [Any] {
+            let settable = props.filter { if case .linkingObjects = $0.property.type { false } else { true } }
+            guard a.count <= settable.count else { return value }  // the store reports too many values
+            given = [:]
+            for (i, v) in a.enumerated() { given[settable[i].property.name] = v }
+        } else {
+            return value
+        }
+        for (p, w) in props where given[p.name] == nil && !p.type.isLinkLike {
+            if case .linkingObjects = p.type { continue }
+            if p.primaryKey && p.type.isInteger { continue }  // SQLite chooses it
+            if let v = w.unmanagedValue() { given[p.name] = v }
+        }
+        return given
+    }
+
+    /// Makes this instance the typed face of a managed object: its `@Persisted` properties read and write
+    /// `managed` from now on (each finds its name on first use, see `Persisted`).
     func bind(to managed: DynamicObject) {
         managedObject = managed
-        for (p, w) in Self.persistedProperties(of: self) { w.bind(name: p.name, to: managed) }
+    }
+
+    /// The name of the property whose wrapper is at `storage`, per class, found once by reflection on a
+    /// fresh instance.
+    static func propertyName(for storage: AnyKeyPath, box: AnyObject) -> String {
+        let id = ObjectIdentifier(self)
+        if let name = persistedNamesLock.withLock({ persistedNames[id]?[storage] }) { return name }
+        let template = Self()
+        var found = ""
+        var mirror: Mirror? = Mirror(reflecting: template)
+        let target = (template[keyPath: storage] as? AnyPersisted)?.boxObject
+        while let m = mirror, found.isEmpty {
+            for child in m.children {
+                guard let label = child.label, label.hasPrefix("_"), let w = child.value as? AnyPersisted,
+                    w.boxObject === target
+                else { continue }
+                found = String(label.dropFirst())
+                break
+            }
+            mirror = m.superclassMirror
+        }
+        precondition(!found.isEmpty, "Urna: a @Persisted property of \(self) could not be found by reflection")
+        persistedNamesLock.withLock { persistedNames[id, default: [:]][storage] = found }
+        return found
     }
 
     func unmanagedValues() throws -> [String: Any] {
@@ -87,17 +160,24 @@ open class Object: PersistableValue {
     }
     public static func fromPersisted(_ v: Value, store: Store?) -> Self {
         let o = Self()
-        if case .link(let t) = v, let store, let d = try? store.object(ofType: typeName, forPrimaryKey: t.key) { o.bind(to: d) }
+        if case .link(let t) = v, let store, let d = try? store.object(ofType: typeName, forPrimaryKey: t.key) {
+            o.bind(to: d)
+        }
         return o
     }
 }
 
+/// Property names of `@Persisted` wrappers, per model class and wrapper key path.
+/// (Key paths are not `Sendable`, so a plain lock guards the table instead of a `Mutex`.)
+let persistedNamesLock = NSLock()
+nonisolated(unsafe) var persistedNames: [ObjectIdentifier: [AnyKeyPath: String]] = [:]
+
 /// Type-erased access to a `@Persisted` wrapper, used through reflection.
 protocol AnyPersisted {
     func property(named: String) -> Property
-    func bind(name: String, to object: DynamicObject)
     func setUnmanaged(_ value: Any)
     func unmanagedValue() -> Any?
+    var boxObject: AnyObject { get }
 }
 
 /// Marks a model property as stored; options declare the primary key and indexes.
@@ -107,9 +187,8 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
         var local: T
         /// A value given at init that is not a T yet (nested values for a link, an Int for an Int16...).
         var raw: Any?
+        /// The property's name, learnt on first managed use.
         var name = ""
-        weak var object: DynamicObject?
-        var strongObject: DynamicObject?
         init(_ v: T) { local = v }
     }
     let box: Box
@@ -128,23 +207,78 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
         self.init(wrappedValue: T.persistedDefault, primaryKey: primaryKey, indexed: indexed)
     }
 
+    /// `@Persisted` belongs on `Object` subclasses: reads and writes go through the enclosing object.
+    @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
     public var wrappedValue: T {
-        get {
-            guard let o = box.strongObject, o.isManaged else { return box.local }
-            if let list = box.local as? AnyObjectList { list.attach(owner: o, property: box.name); return box.local }
-            if let inverse = box.local as? AnyLinkingObjects { inverse.attach(owner: o, property: box.name); return box.local }
-            return T.fromPersisted(o[box.name], store: o.store)
-        }
-        nonmutating set {
-            guard let o = box.strongObject, o.isManaged else {
-                box.local = newValue
-                return
-            }
+        get { fatalError("@Persisted outside an Object subclass") }
+        // swift-format-ignore
+        set { fatalError("@Persisted outside an Object subclass") }
+    }
+
+    var boxObject: AnyObject { box }
+
+    /// Reads and writes of `object.property`: the unmanaged value, or the managed object's.
+    public static subscript<EnclosingSelf: Object>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, T>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<T>>
+    ) -> T {
+        get { object[keyPath: storageKeyPath].read(in: object, storage: storageKeyPath) }
+        set { object[keyPath: storageKeyPath].write(newValue, in: object, storage: storageKeyPath) }
+    }
+
+    private func name<E: Object>(in object: E, storage: AnyKeyPath) -> String {
+        if box.name.isEmpty { box.name = E.propertyName(for: storage, box: box) }
+        return box.name
+    }
+
+    private func read<E: Object>(in object: E, storage: AnyKeyPath) -> T {
+        guard let o = object.managedObject else { return box.local }
+        if o.wasDeleted { preconditionFailure(StoreError.invalidated(type: o.type.name).description) }
+        guard o.isManaged else { return box.local }
+        let name = name(in: object, storage: storage)
+        switch T.persistedType {
+        case .list:
+            (box.local as? AnyObjectList)?.attach(owner: o, property: name)
+            return box.local
+        case .linkingObjects:
+            (box.local as? AnyLinkingObjects)?.attach(owner: o, property: name)
+            return box.local
+        default:
             do {
-                try o.setValue(newValue.persistedValue, forKey: box.name)
+                return T.fromPersisted(try o.value(forKey: name), store: o.store)
             } catch {
-                preconditionFailure("cannot set \(o.type.name).\(box.name): \(error)")
+                // A getter cannot throw, and a default would be a silent wrong value.
+                preconditionFailure("cannot read \(o.type.name).\(name): \(error)")
             }
+        }
+    }
+
+    private func write<E: Object>(_ newValue: T, in object: E, storage: AnyKeyPath) {
+        guard let o = object.managedObject, o.isManaged, let store = o.store else {
+            if let o = object.managedObject, o.wasDeleted {
+                preconditionFailure(StoreError.invalidated(type: o.type.name).description)
+            }
+            box.local = newValue
+            box.raw = nil
+            return
+        }
+        let name = name(in: object, storage: storage)
+        guard store.isInWriteTransaction else {
+            preconditionFailure(
+                "cannot set \(o.type.name).\(name) outside a write transaction: wrap it in store.write { ... }")
+        }
+        do {
+            var value = newValue.persistedValue
+            if let linked = newValue as? Object, !linked.isManaged {
+                // Realm's rule: assigning an unmanaged object to a managed link adds it.
+                try store.add(linked)
+                value = linked.persistedValue
+            }
+            try o.setValue(value, forKey: name)
+        } catch {
+            // Setters cannot throw: the enclosing write throws this at commit, after rolling back.
+            store.recordWriteError(error)
         }
     }
 
@@ -163,13 +297,9 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
             case .uuid(let u): .string(u.uuidString.lowercased())
             default: nil
             }
-        return Property(name, T.persistedType, optional: T.persistedOptional, default: primaryKey ? nil : def,
-                        indexed: indexed, primaryKey: primaryKey)
-    }
-
-    func bind(name: String, to object: DynamicObject) {
-        box.name = name
-        box.strongObject = object
+        return Property(
+            name, T.persistedType, optional: T.persistedOptional, default: primaryKey ? nil : def,
+            indexed: indexed, primaryKey: primaryKey)
     }
 
     func setUnmanaged(_ value: Any) {

@@ -60,19 +60,26 @@ extension Date: PersistableValue {
     public static var persistedType: PropertyType { .date }
     public static var persistedDefault: Date { Date(timeIntervalSince1970: 0) }
     public var persistedValue: Value { .date(self) }
-    public static func fromPersisted(_ v: Value, store: Store?) -> Date { v.dateValue ?? Date(timeIntervalSince1970: 0) }
+    public static func fromPersisted(_ v: Value, store: Store?) -> Date {
+        v.dateValue ?? Date(timeIntervalSince1970: 0)
+    }
 }
 extension Data: PersistableValue {
     public static var persistedType: PropertyType { .data }
     public static var persistedDefault: Data { Data() }
     public var persistedValue: Value { .data(self) }
-    public static func fromPersisted(_ v: Value, store: Store?) -> Data { if case .data(let d) = v { d } else { Data() } }
+    public static func fromPersisted(_ v: Value, store: Store?) -> Data {
+        if case .data(let d) = v { d } else { Data() }
+    }
 }
 extension UUID: PersistableValue {
     public static var persistedType: PropertyType { .uuid }
-    public static var persistedDefault: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    /// A fresh random UUID: each object declared `@Persisted(primaryKey: true) var id: UUID` gets its own
+    /// (Realm's behaviour), never a shared all-zero one.
+    public static var persistedDefault: UUID { UUID() }
     public var persistedValue: Value { .uuid(self) }
-    public static func fromPersisted(_ v: Value, store: Store?) -> UUID { if case .uuid(let u) = v { u } else { persistedDefault } }
+    public static func fromPersisted(_ v: Value, store: Store?) -> UUID { if case .uuid(let u) = v { u } else { zero } }
+    static let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 }
 extension Decimal: PersistableValue {
     /// Money: two decimal places, stored as integer cents.

@@ -52,7 +52,9 @@ public struct Projection: Sendable {
         guard !parts.isEmpty else { throw StoreError.unknownProperty(type: type.name, property: path) }
         for (i, name) in parts.enumerated() {
             if name == "@count", i == parts.count - 1, i > 0 { return }
-            guard let p = current[property: name] else { throw StoreError.unknownProperty(type: current.name, property: name) }
+            guard let p = current[property: name] else {
+                throw StoreError.unknownProperty(type: current.name, property: name)
+            }
             let isLast = i == parts.count - 1
             switch p.type {
             case .link(let t), .list(let t), .linkingObjects(let t, _), .embedded(let t):
@@ -73,7 +75,9 @@ public struct Projection: Sendable {
     public static func resolve(_ path: String, on object: DynamicObject) throws -> Output {
         let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
         let head = parts[0]
-        guard let p = object.type[property: head] else { throw StoreError.unknownProperty(type: object.type.name, property: head) }
+        guard let p = object.type[property: head] else {
+            throw StoreError.unknownProperty(type: object.type.name, property: head)
+        }
         let rest = parts.count > 1 ? parts[1] : nil
         switch p.type {
         case .link:
@@ -82,7 +86,11 @@ public struct Projection: Sendable {
             return try resolve(rest, on: next)
         case .list, .linkingObjects:
             let members: Results
-            if case .list = p.type { members = try object.list(head) } else { members = try object.linkingObjects(head) }
+            if case .list = p.type {
+                members = try object.list(head)
+            } else {
+                members = try object.linkingObjects(head)
+            }
             guard let rest else { return .values(members.map { $0.primaryKeyValue }) }
             if rest == "@count" { return .value(.int(Int64(try members.count))) }
             var out: [Value] = []

@@ -9,10 +9,16 @@ public struct TypedResults<Element: Object>: Sequence {
     public func filter(_ predicate: String, _ arguments: QueryArgument...) throws -> TypedResults {
         TypedResults(try results.filter(predicate, arguments: arguments))
     }
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> TypedResults {
-        TypedResults(results.sorted(byKeyPath: keyPath, ascending: ascending))
+    /// Sorted by a key path; throws when it names no property (as `filter` does).
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> TypedResults {
+        TypedResults(try results.sorted(byKeyPath: keyPath, ascending: ascending))
     }
-    public func sorted(by descriptors: [SortKey]) -> TypedResults { TypedResults(results.sorted(by: descriptors)) }
+    /// Sorted by several key paths; throws when one names no property.
+    public func sorted(by descriptors: [SortKey]) throws -> TypedResults {
+        TypedResults(try results.sorted(by: descriptors))
+    }
+    /// Whether the results can no longer be used (see `Results.isInvalidated`).
+    public var isInvalidated: Bool { results.isInvalidated }
     public func limit(_ n: Int) -> TypedResults { TypedResults(results.limit(n)) }
     /// The number of matching objects; throws when SQLite fails (see `Results.count`).
     public var count: Int { get throws { try results.count } }
@@ -34,7 +40,13 @@ public struct TypedResults<Element: Object>: Sequence {
     public func objects() throws -> [Element] { try results.objects().map { Element.bound($0) } }
     /// Sets one property on every object (one UPDATE).
     public func setValue(_ value: Value, forKey key: String) throws { try results.setValue(value, forKey: key) }
-    public func makeIterator() -> IndexingIterator<[Element]> { results.map { Element.bound($0) }.makeIterator() }
+    public func makeIterator() -> Iterator { Iterator(base: results.makeIterator()) }
+
+    /// Yields each object as a model instance, made when it is reached.
+    public struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[DynamicObject]>
+        public mutating func next() -> Element? { base.next().map { Element.bound($0) } }
+    }
 }
 
 extension Schema {
@@ -69,8 +81,11 @@ extension Store {
 
     /// Creates a typed object from a dictionary, an array or another object (Realm's `create(_:value:update:)`).
     @discardableResult
+    ///
+    /// A plain create gives the properties that `value` leaves out the model's own defaults, evaluated for
+    /// this object (`@Persisted var createdAt = Date()` is this object's creation time).
     public func create<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy = .error) throws -> T {
-        T.bound(try create(T.typeName, value: value, update: update))
+        T.bound(try create(T.typeName, value: update == .error ? T.withModelDefaults(value) : value, update: update))
     }
 
     /// Deletes a typed object.
@@ -79,7 +94,6 @@ extension Store {
             throw StoreError.unmanagedObject(type: Swift.type(of: object).typeName)
         }
         try delete(d)
-        object.managedObject = nil
     }
 
     /// Deletes every object of typed results.
@@ -98,6 +112,6 @@ extension Store {
         }
         try replaceList(owner: owner.type, property: p, ownerKey: key, targets: keys)
         pendingChanges.modified[owner.type.name, default: 0] += 1
-        generation += 1
+        bumpGeneration()
     }
 }

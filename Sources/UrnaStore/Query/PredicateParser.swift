@@ -107,7 +107,8 @@ public struct PredicateParser {
         if depth > PredicateParser.maximumNesting {
             throw QueryPredicateError(
                 at: current.position,
-                "parentheses and NOT nest more than \(PredicateParser.maximumNesting) deep here: simplify the predicate")
+                "parentheses and NOT nest more than \(PredicateParser.maximumNesting) deep here: simplify the predicate"
+            )
         }
     }
 
@@ -148,7 +149,8 @@ public struct PredicateParser {
             if comparisons > PredicateParser.maximumComparisons {
                 throw QueryPredicateError(
                     at: current.position,
-                    "more than \(PredicateParser.maximumComparisons) comparisons in one predicate: use IN {...} or split the filter")
+                    "more than \(PredicateParser.maximumComparisons) comparisons in one predicate: use IN {...} or split the filter"
+                )
             }
             return .comparison(try parseComparison())
         }

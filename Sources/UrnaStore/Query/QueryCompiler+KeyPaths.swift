@@ -314,7 +314,8 @@ extension QueryCompiler {
             throw QueryPredicateError(at: position, message)
         }
         if p.ignored {
-            throw QueryPredicateError(at: position, "\(type.name).\(name) is ignored (not stored), so queries cannot use it")
+            throw QueryPredicateError(
+                at: position, "\(type.name).\(name) is ignored (not stored), so queries cannot use it")
         }
         return p
     }

@@ -98,7 +98,8 @@ public struct QueryCompiler: Sendable {
 
     // MARK: - Logic
 
-    private func compile(_ predicate: QueryPredicate, root: ObjectSchema, alias: String, aliases: inout AliasSource) throws
+    private func compile(_ predicate: QueryPredicate, root: ObjectSchema, alias: String, aliases: inout AliasSource)
+        throws
         -> SQLFragment
     {
         switch predicate {
@@ -285,7 +286,8 @@ public struct QueryCompiler: Sendable {
                 return hasNil ? "(\(membership) OR \(left) IS NULL)" : membership
             case .between:
                 guard values.count == 2, !values[0].isNull, !values[1].isNull else {
-                    throw QueryPredicateError(at: valuePosition, "BETWEEN needs two values that are not nil, like {18, 65}")
+                    throw QueryPredicateError(
+                        at: valuePosition, "BETWEEN needs two values that are not nil, like {18, 65}")
                 }
                 let low = try bind(values[0], at: valuePosition)
                 let high = try bind(values[1], at: valuePosition)

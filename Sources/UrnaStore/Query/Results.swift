@@ -32,10 +32,14 @@ public final class Results: Sequence {
     private var cachedKeys: [SQLValue]?
     private var cachedGeneration = -1
 
+    /// The object whose list or inverse links these results are.
+    let owner: (type: ObjectSchema, key: SQLValue)?
+
     init(
         store: Store, type: ObjectSchema, scope: Scope, predicate: QueryPredicate? = nil, sorts: [SortKey] = [],
-        limit: Int? = nil
+        limit: Int? = nil, owner: (type: ObjectSchema, key: SQLValue)? = nil
     ) {
+        self.owner = owner
         self.store = store
         self.type = type
         self.scope = scope
@@ -60,24 +64,38 @@ public final class Results: Sequence {
     public func filter(_ p: QueryPredicate) -> Results {
         let combined: QueryPredicate = predicate.map { .and([$0, p]) } ?? p
         return Results(
-            store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount)
+            store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount,
+            owner: owner)
     }
 
-    /// Sorted by one key path (through to-one links allowed).
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results {
-        sorted(by: [SortKey(keyPath: keyPath, ascending: ascending)])
+    /// Sorted by one key path (through to-one links allowed); throws `QueryPredicateError` now, as `filter`
+    /// does, when the key path names no property.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results {
+        try sorted(by: [SortKey(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// Sorted by several key paths, the first deciding first.
-    public func sorted(by descriptors: [SortKey]) -> Results {
-        Results(store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount)
+    /// Sorted by several key paths, the first deciding first; throws when one names no property.
+    public func sorted(by descriptors: [SortKey]) throws -> Results {
+        _ = try store.compiler.orderBy(descriptors, on: type.name, alias: "t0")  // report errors now, not on first touch
+        return Results(
+            store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount,
+            owner: owner)
     }
 
     /// At most `n` objects.
     public func limit(_ n: Int) -> Results {
         Results(
-            store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: Swift.max(0, n)
-        )
+            store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors,
+            limit: Swift.max(0, n),
+            owner: owner)
+    }
+
+    /// Whether these results can no longer be used: the object whose list (or inverse links) they are was
+    /// deleted. Results of a whole type or a query over it are never invalidated.
+    public var isInvalidated: Bool {
+        guard let owner else { return false }
+        // A read that fails is not a deletion: the error surfaces from the next read.
+        do { return try store.rowExists(type: owner.type, key: owner.key) == false } catch { return false }
     }
 
     /// The number of matching objects (one COUNT query; no rows are read).
@@ -88,7 +106,7 @@ public final class Results: Sequence {
         get throws {
             if let cachedKeys, cachedGeneration == store.generation { return cachedKeys.count }
             let (sql, bindings) = try selectSQL(columns: "1")
-            return Int(try store.connection.integer("SELECT count(*) FROM (\(sql))", bindings))
+            return Int(try store.reading { try $0.integer("SELECT count(*) FROM (\(sql))", bindings) })
         }
     }
 
@@ -122,6 +140,31 @@ public final class Results: Sequence {
         ((try? objects()) ?? []).makeIterator()
     }
 
+    /// The matching objects with their stored properties read in the same query (one statement for the
+    /// whole loop instead of one per object).
+    func loadedObjects() throws -> [DynamicObject] {
+        let props = type.storedProperties
+        let columns = ["t0.\(Identifier.quoted(type.keyColumn))"] + props.map { "t0.\(Identifier.quoted($0.name))" }
+        let (sql, bindings) = try selectSQL(columns: columns.joined(separator: ", "))
+        let generation = store.generation
+        let schema = store.schema
+        return try store.reading { c in
+            let s = try c.prepare(sql)
+            try s.bind(bindings)
+            var out: [DynamicObject] = []
+            while try s.step() {
+                var values = [String: Value](minimumCapacity: props.count)
+                for (i, p) in props.enumerated() {
+                    values[p.name] = ValueCodec.decode(s.value(at: i + 1), as: p.type, schema: schema)
+                }
+                out.append(
+                    DynamicObject(type: type, store: store, key: s.value(at: 0), values: values, generation: generation)
+                )
+            }
+            return out
+        }
+    }
+
     /// The object at `index`; throws `StoreError.indexOutOfRange` or the query's error.
     public func object(at index: Int) throws -> DynamicObject {
         let keys = try keys()
@@ -141,11 +184,9 @@ public final class Results: Sequence {
         try keys().last.map { DynamicObject(type: type, store: store, key: $0) }
     }
 
-    /// Every matching object, in order (each row is read when its object is touched); throws when the
-    /// query fails.
-    public func objects() throws -> [DynamicObject] {
-        try keys().map { DynamicObject(type: type, store: store, key: $0) }
-    }
+    /// Every matching object, in order, with its stored properties read in the same query; throws when
+    /// the query fails.
+    public func objects() throws -> [DynamicObject] { try loadedObjects() }
 
     /// Sets one property on every object of the results in one statement (seed 001's
     /// "mark every task completed").
@@ -168,17 +209,20 @@ public final class Results: Sequence {
             "UPDATE \(Identifier.quoted(type.name)) SET \(Identifier.quoted(name)) = ? WHERE \(Identifier.quoted(type.keyColumn)) IN (\(sql))",
             [encoded] + bindings)
         store.pendingChanges.modified[type.name, default: 0] += store.connection.changes
-        store.generation += 1
+        store.bumpGeneration()
     }
 
     /// The matching keys, in order (cached until the next write).
     func keys() throws -> [SQLValue] {
         if let cachedKeys, cachedGeneration == store.generation { return cachedKeys }
         let (sql, bindings) = try selectSQL(columns: "t0.\(Identifier.quoted(type.keyColumn))")
-        let s = try store.connection.prepare(sql)
-        try s.bind(bindings)
-        var out: [SQLValue] = []
-        while try s.step() { out.append(s.value(at: 0)) }
+        let out = try store.reading { c -> [SQLValue] in
+            let s = try c.prepare(sql)
+            try s.bind(bindings)
+            var out: [SQLValue] = []
+            while try s.step() { out.append(s.value(at: 0)) }
+            return out
+        }
         cachedKeys = out
         cachedGeneration = store.generation
         return out

@@ -9,7 +9,10 @@ private let sqliteConfigured: Bool = {
     return true
 }()
 
-/// Owns one sqlite3 handle; closes it in deinit. Not thread-safe: use one per thread.
+/// Owns one sqlite3 handle; closes it in deinit.
+///
+/// Not thread-safe: use one per thread, or open it `serialized` (SQLite's own mutex then guards every
+/// call; a `Store` opens its writer that way and lends it to one thread at a time).
 public final class Connection {
     public let handle: OpaquePointer
     public let path: String
@@ -20,14 +23,14 @@ public final class Connection {
     /// Read-only, a WAL-mode file on a read-only file system (a CD, a read-only mount) can still be read
     /// when its WAL is empty or gone: SQLite cannot create the -shm file it needs there, so such a file is
     /// opened as immutable, which is safe because nothing can change it.
-    public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+    public init(path: String, readOnly: Bool = false, create: Bool = true, serialized: Bool = false) throws {
         _ = sqliteConfigured
-        var db = try Self.open(path, readOnly: readOnly, create: create, immutable: false)
+        var db = try Self.open(path, readOnly: readOnly, create: create, immutable: false, serialized: serialized)
         if readOnly, Self.isSettledOnReadOnlyMedia(path),
             sqlite3_exec(db, "PRAGMA schema_version", nil, nil, nil) & 0xFF == SQLITE_CANTOPEN
         {
             sqlite3_close_v2(db)
-            db = try Self.open(path, readOnly: true, create: false, immutable: true)
+            db = try Self.open(path, readOnly: true, create: false, immutable: true, serialized: serialized)
         }
         // Any other problem of that first read (not a database, damaged) is reported by the next read, as before.
         handle = db
@@ -41,11 +44,13 @@ public final class Connection {
         OpenConnections.shared.insert(db)
     }
 
-    private static func open(_ path: String, readOnly: Bool, create: Bool, immutable: Bool) throws -> OpaquePointer {
+    private static func open(_ path: String, readOnly: Bool, create: Bool, immutable: Bool, serialized: Bool) throws
+        -> OpaquePointer
+    {
         var db: OpaquePointer?
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
-        flags |= SQLITE_OPEN_NOMUTEX
+        flags |= serialized ? SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_NOMUTEX
         var name = path
         if immutable {
             flags |= SQLITE_OPEN_URI
@@ -149,6 +154,9 @@ public final class Connection {
         if case .integer(let i)? = try scalar(sql, bindings) { return i }
         return 0
     }
+
+    /// `PRAGMA data_version`: changes when another connection (in this process or another) commits.
+    public func dataVersion() throws -> Int64 { try integer("PRAGMA data_version") }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }

@@ -1,8 +1,9 @@
 import CSQLite
+import Foundation
 
 /// A failed SQLite call: result code, SQLite's message and the SQL it ran (never the bound values,
 /// which may be personal data).
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+public struct SQLiteError: Error, Sendable, CustomStringConvertible, LocalizedError {
     public let code: Int32
     public let message: String
     public let sql: String?
@@ -26,4 +27,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         if let sql { s += " (while running: \(sql.count > 300 ? String(sql.prefix(300)) + "..." : sql))" }
         return s
     }
+
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }

@@ -57,7 +57,8 @@ public struct Schema: Sendable, Hashable, Codable {
                     derived += [lt, lt + "_target_idx"]
                 }
                 if p.isStored { derived.append(StorageLayout.indexName(type: t.name, property: p.name)) }
-                for name in derived where seenTypes.contains(name.lowercased()) || name.lowercased().hasPrefix("sqlite_") {
+                for name in derived
+                where seenTypes.contains(name.lowercased()) || name.lowercased().hasPrefix("sqlite_") {
                     errors.append(.reservedName("\(name) (the storage layout uses it for \(t.name).\(p.name))"))
                 }
             }
@@ -92,7 +93,9 @@ public struct Schema: Sendable, Hashable, Codable {
                 switch p.type {
                 case .link(let target), .list(let target):
                     if let tt = self[type: target] {
-                        if tt.embedded { errors.append(.linkToEmbedded(type: t.name, property: p.name, target: target)) }
+                        if tt.embedded {
+                            errors.append(.linkToEmbedded(type: t.name, property: p.name, target: target))
+                        }
                     } else {
                         errors.append(.unknownLinkTarget(type: t.name, property: p.name, target: target))
                     }
@@ -101,7 +104,9 @@ public struct Schema: Sendable, Hashable, Codable {
                     }
                 case .embedded(let target):
                     if let tt = self[type: target] {
-                        if !tt.embedded { errors.append(.embeddedNotEmbedded(type: t.name, property: p.name, target: target)) }
+                        if !tt.embedded {
+                            errors.append(.embeddedNotEmbedded(type: t.name, property: p.name, target: target))
+                        }
                     } else {
                         errors.append(.unknownLinkTarget(type: t.name, property: p.name, target: target))
                     }
@@ -111,13 +116,17 @@ public struct Schema: Sendable, Hashable, Codable {
                         break
                     }
                     guard let op = o[property: originProperty] else {
-                        errors.append(.unknownInverseProperty(type: t.name, property: p.name, origin: origin, originProperty: originProperty))
+                        errors.append(
+                            .unknownInverseProperty(
+                                type: t.name, property: p.name, origin: origin, originProperty: originProperty))
                         break
                     }
                     switch op.type {
                     case .link(let target) where target == t.name, .list(let target) where target == t.name: break
                     default:
-                        errors.append(.inverseNotALink(type: t.name, property: p.name, origin: origin, originProperty: originProperty))
+                        errors.append(
+                            .inverseNotALink(
+                                type: t.name, property: p.name, origin: origin, originProperty: originProperty))
                     }
                 default:
                     if !p.optional, let d = p.defaultValue, case .string = d.value(for: p.type), p.type != .string {
@@ -142,7 +151,7 @@ public struct Schema: Sendable, Hashable, Codable {
 }
 
 /// What is wrong with a schema, said so a person can fix it.
-public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
+public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     case invalidName(String)
     case reservedName(String)
     case duplicateType(String)
@@ -169,7 +178,8 @@ public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConver
         case .reservedName(let n): "'\(n)' is reserved by the store: choose another name"
         case .duplicateType(let n): "type '\(n)' is declared twice"
         case .duplicateProperty(let t, let p): "\(t).\(p) is declared twice"
-        case .multiplePrimaryKeys(let t, let ps): "\(t) declares more than one primary key (\(ps.joined(separator: ", "))): keep one"
+        case .multiplePrimaryKeys(let t, let ps):
+            "\(t) declares more than one primary key (\(ps.joined(separator: ", "))): keep one"
         case .unsupportedPrimaryKey(let t, let p, let ty):
             "\(t).\(p): a primary key must be an integer, string or uuid, not \(ty.name)"
         case .optionalPrimaryKey(let t, let p): "\(t).\(p): a primary key cannot be optional"
@@ -190,6 +200,9 @@ public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConver
         case .many(let errors): errors.map(\.description).joined(separator: "; ")
         }
     }
+
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }
 
 /// Names that are safe as SQLite identifiers without surprises.

@@ -10,16 +10,32 @@ extension Store {
     public func object(ofType typeName: String, forPrimaryKey key: Value) throws -> DynamicObject? {
         let t = try objectSchema(typeName)
         let k = ValueCodec.encodeKey(key)
-        let n = try connection.integer(
-            "SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [k])
+        let n = try reading {
+            try $0.integer(
+                "SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [k])
+        }
         return n > 0 ? DynamicObject(type: t, store: self, key: k) : nil
+    }
+
+    /// Whether the row with this key exists.
+    func rowExists(type t: ObjectSchema, key: SQLValue) throws -> Bool {
+        try reading {
+            try $0.integer(
+                "SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [key])
+                > 0
+        }
     }
 
     /// Reads one row's stored properties (lists and inverses excluded); nil when it no longer exists.
     func loadRow(type t: ObjectSchema, key: SQLValue) throws -> [String: Value]? {
+        try reading { try loadRow(type: t, key: key, on: $0) }
+    }
+
+    private func loadRow(type t: ObjectSchema, key: SQLValue, on connection: Connection) throws -> [String: Value]? {
         let props = t.storedProperties
         if props.isEmpty {
-            let n = try connection.integer("SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [key])
+            let n = try connection.integer(
+                "SELECT count(*) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(t.keyColumn)) = ?", [key])
             return n > 0 ? [:] : nil
         }
         let cols = props.map { Identifier.quoted($0.name) }.joined(separator: ", ")
@@ -34,18 +50,24 @@ extension Store {
         return out
     }
 
-    func listTargets(owner t: ObjectSchema, property p: Property, key: SQLValue, target: String) throws -> [LinkTarget] {
+    func listTargets(owner t: ObjectSchema, property p: Property, key: SQLValue, target: String) throws -> [LinkTarget]
+    {
         let keyType = schema[type: target]?.primaryKey?.type ?? .int64
-        return try connection.rows(
-            "SELECT target FROM \(Identifier.quoted(StorageLayout.listTable(type: t.name, property: p.name))) WHERE owner = ? ORDER BY position",
-            [key]
-        ).map { LinkTarget(type: target, key: ValueCodec.decodeKey($0[0], keyType: keyType)) }
+        return try reading {
+            try $0.rows(
+                "SELECT target FROM \(Identifier.quoted(StorageLayout.listTable(type: t.name, property: p.name))) WHERE owner = ? ORDER BY position",
+                [key])
+        }.map { LinkTarget(type: target, key: ValueCodec.decodeKey($0[0], keyType: keyType)) }
     }
 
     func listResults(owner: DynamicObject, property p: Property) throws -> Results {
-        guard case .list(let target) = p.type, let key = owner.storedKey else { throw StoreError.unmanagedObject(type: owner.type.name) }
-        return Results(store: self, type: try objectSchema(target),
-                       scope: .list(table: StorageLayout.listTable(type: owner.type.name, property: p.name), owner: key))
+        guard case .list(let target) = p.type, let key = owner.storedKey else {
+            throw StoreError.unmanagedObject(type: owner.type.name)
+        }
+        return Results(
+            store: self, type: try objectSchema(target),
+            scope: .list(table: StorageLayout.listTable(type: owner.type.name, property: p.name), owner: key),
+            owner: (owner.type, key))
     }
 
     func linkingObjects(of object: DynamicObject, property p: Property) throws -> Results {
@@ -53,11 +75,17 @@ extension Store {
             throw StoreError.unmanagedObject(type: object.type.name)
         }
         let o = try objectSchema(origin)
-        guard let op = o[property: originProperty] else { throw StoreError.unknownProperty(type: origin, property: originProperty) }
-        if case .list = op.type {
-            return Results(store: self, type: o,
-                           scope: .inverseList(table: StorageLayout.listTable(type: origin, property: originProperty), target: key))
+        guard let op = o[property: originProperty] else {
+            throw StoreError.unknownProperty(type: origin, property: originProperty)
         }
-        return Results(store: self, type: o, scope: .inverseLink(column: originProperty, target: key))
+        if case .list = op.type {
+            return Results(
+                store: self, type: o,
+                scope: .inverseList(
+                    table: StorageLayout.listTable(type: origin, property: originProperty), target: key),
+                owner: (object.type, key))
+        }
+        return Results(
+            store: self, type: o, scope: .inverseLink(column: originProperty, target: key), owner: (object.type, key))
     }
 }

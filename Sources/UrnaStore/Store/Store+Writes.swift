@@ -29,10 +29,12 @@ extension Store {
 
     /// Creates an object from values in declaration order (`["Jane", 30]`); the fast path for bulk loads.
     @discardableResult
-    public func create(_ typeName: String, value values: [Value], update: UpdatePolicy = .error) throws -> DynamicObject {
+    public func create(_ typeName: String, value values: [Value], update: UpdatePolicy = .error) throws -> DynamicObject
+    {
         try requireWrite()
         let t = try objectSchema(typeName)
-        let key = try fastInsert(type: t, values: values, update: update) ?? upsert(type: t, input: values, update: update)
+        let key =
+            try fastInsert(type: t, values: values, update: update) ?? upsert(type: t, input: values, update: update)
         return DynamicObject(type: t, store: self, key: key)
     }
 
@@ -49,12 +51,16 @@ extension Store {
     /// Deletes one object; links to it become nil and it leaves every list.
     public func delete(_ object: DynamicObject) throws {
         try requireWrite()
-        guard object.store === self, let key = object.storedKey else { throw StoreError.unmanagedObject(type: object.type.name) }
+        guard object.store === self, let key = object.storedKey else {
+            throw StoreError.unmanagedObject(type: object.type.name)
+        }
         try connection.run(
-            "DELETE FROM \(Identifier.quoted(object.type.name)) WHERE \(Identifier.quoted(object.type.keyColumn)) = ?", [key])
+            "DELETE FROM \(Identifier.quoted(object.type.name)) WHERE \(Identifier.quoted(object.type.keyColumn)) = ?",
+            [key])
         if connection.changes > 0 { pendingChanges.deleted[object.type.name, default: 0] += 1 }
         object.storedKey = nil
         object.store = nil
+        object.wasDeleted = true
     }
 
     /// Deletes every object of a query result.
@@ -97,7 +103,9 @@ extension Store {
             return try upsert(type: t, input: obj.values as [String: Any], update: update)
         }
         if let model = input as? Object {
-            if let managed = model.managedObject, managed.isManaged { return try upsert(type: t, input: managed, update: update) }
+            if let managed = model.managedObject, managed.isManaged {
+                return try upsert(type: t, input: managed, update: update)
+            }
             return try upsert(type: t, input: try model.unmanagedValues(), update: update)
         }
         let given: [String: Any]
@@ -107,12 +115,16 @@ extension Store {
             given = d
         } else if let a = input as? [Any] {
             let props = t.properties.filter { !$0.ignored && !isInverse($0) }
-            guard a.count <= props.count else { throw StoreError.tooManyValues(type: t.name, given: a.count, expected: props.count) }
+            guard a.count <= props.count else {
+                throw StoreError.tooManyValues(type: t.name, given: a.count, expected: props.count)
+            }
             var d: [String: Any] = [:]
             for (i, v) in a.enumerated() { d[props[i].name] = v }
             given = d
         } else {
-            throw StoreError.typeMismatch(type: t.name, property: "(value)", expected: "a dictionary, an array or an object", got: "\(Swift.type(of: input))")
+            throw StoreError.typeMismatch(
+                type: t.name, property: "(value)", expected: "a dictionary, an array or an object",
+                got: "\(Swift.type(of: input))")
         }
         for name in given.keys where t[property: name] == nil && name != ObjectSchema.rowIdColumn {
             throw StoreError.unknownProperty(type: t.name, property: name)
@@ -133,7 +145,8 @@ extension Store {
                 lists.append((p, keys))
             case .link(let target):
                 let tt = try objectSchema(target)
-                let k: SQLValue = isNil(raw) ? .null : try linkKey(raw, target: tt, update: update, owner: t.name, property: p.name)
+                let k: SQLValue =
+                    isNil(raw) ? .null : try linkKey(raw, target: tt, update: update, owner: t.name, property: p.name)
                 columns.append((p, k))
             default:
                 let v = try ValueCodec.coerce(try toValue(raw, for: p, in: t.name), to: p, in: t.name)
@@ -198,9 +211,11 @@ extension Store {
             insertPlans[cacheKey] = CachedInsertPlan(plan: nil)
             return nil
         }
-        let sql = "INSERT INTO \(Identifier.quoted(t.name)) (\(props.map { Identifier.quoted($0.name) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
-        let plan = InsertPlan(statement: try connection.prepare(sql), properties: props,
-                              primaryKeyIndex: props.firstIndex { $0.primaryKey })
+        let sql =
+            "INSERT INTO \(Identifier.quoted(t.name)) (\(props.map { Identifier.quoted($0.name) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
+        let plan = InsertPlan(
+            statement: try connection.prepare(sql), properties: props,
+            primaryKeyIndex: props.firstIndex { $0.primaryKey })
         insertPlans[cacheKey] = CachedInsertPlan(plan: plan)
         return plan
     }
@@ -221,8 +236,12 @@ extension Store {
     }
 
     /// The key of a linked object given as an object, nested values, or a key value.
-    private func linkKey(_ raw: Any, target: ObjectSchema, update: UpdatePolicy, owner: String, property: String) throws -> SQLValue {
-        if let o = raw as? DynamicObject { return try upsert(type: target, input: o, update: o.isManaged ? update : update) }
+    private func linkKey(_ raw: Any, target: ObjectSchema, update: UpdatePolicy, owner: String, property: String) throws
+        -> SQLValue
+    {
+        if let o = raw as? DynamicObject {
+            return try upsert(type: target, input: o, update: o.isManaged ? update : update)
+        }
         if let o = raw as? Object {
             if let managed = o.managedObject, managed.store === self, let k = managed.storedKey { return k }
             let k = try upsert(type: target, input: o, update: update)
@@ -240,7 +259,8 @@ extension Store {
         }
         let k = ValueCodec.encodeKey(keyValue)
         let exists = try connection.integer(
-            "SELECT count(*) FROM \(Identifier.quoted(target.name)) WHERE \(Identifier.quoted(target.keyColumn)) = ?", [k])
+            "SELECT count(*) FROM \(Identifier.quoted(target.name)) WHERE \(Identifier.quoted(target.keyColumn)) = ?",
+            [k])
         if exists == 0 {
             throw StoreError.objectNotFound(type: target.name, key: keyValue.description)
         }
@@ -256,12 +276,20 @@ extension Store {
                     // Let SQLite choose an integer key, as for a row id.
                     return try insertRow(t, columns, table: table)
                 }
+                if pk.type == .uuid, update == .error, pk.defaultValue == nil {
+                    // A UUID key nobody gave gets a fresh random one (Realm's behaviour for `UUID()` keys).
+                    let fresh = ValueCodec.encode(.uuid(UUID()), as: .uuid, schema: schema)
+                    return try insertRow(t, columns.filter { $0.0.name != pk.name } + [(pk, fresh)], table: table)
+                }
                 throw StoreError.missingPrimaryKey(type: t.name)
             }
             let exists =
-                try connection.integer("SELECT count(*) FROM \(table) WHERE \(Identifier.quoted(pk.name)) = ?", [keyValue]) > 0
+                try connection.integer(
+                    "SELECT count(*) FROM \(table) WHERE \(Identifier.quoted(pk.name)) = ?", [keyValue]) > 0
             if exists {
-                guard update != .error else { throw StoreError.duplicatePrimaryKey(type: t.name, key: keyValue.description) }
+                guard update != .error else {
+                    throw StoreError.duplicatePrimaryKey(type: t.name, key: keyValue.description)
+                }
                 var sets = columns.filter { !$0.0.primaryKey }
                 if update == .all {
                     let givenNames = Set(sets.map(\.0.name))
@@ -272,7 +300,8 @@ extension Store {
                 if !sets.isEmpty {
                     let assignments = sets.map { "\(Identifier.quoted($0.0.name)) = ?" }.joined(separator: ", ")
                     try connection.run(
-                        "UPDATE \(table) SET \(assignments) WHERE \(Identifier.quoted(pk.name)) = ?", sets.map(\.1) + [keyValue])
+                        "UPDATE \(table) SET \(assignments) WHERE \(Identifier.quoted(pk.name)) = ?",
+                        sets.map(\.1) + [keyValue])
                 }
                 pendingChanges.modified[t.name, default: 0] += 1
                 return keyValue
@@ -288,7 +317,8 @@ extension Store {
         if columns.isEmpty {
             sql = "INSERT INTO \(table) DEFAULT VALUES"
         } else {
-            sql = "INSERT INTO \(table) (\(columns.map { Identifier.quoted($0.0.name) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+            sql =
+                "INSERT INTO \(table) (\(columns.map { Identifier.quoted($0.0.name) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         }
         do {
             try connection.run(sql, columns.map(\.1))
@@ -319,7 +349,8 @@ extension Store {
                 try replaceList(owner: t, property: p, ownerKey: key, targets: keys)
             case .link(let target):
                 let tt = try objectSchema(target)
-                columns.append((p, v.isNull ? .null : try linkKey(v, target: tt, update: .error, owner: t.name, property: name)))
+                columns.append(
+                    (p, v.isNull ? .null : try linkKey(v, target: tt, update: .error, owner: t.name, property: name)))
             default:
                 let c = try ValueCodec.coerce(v, to: p, in: t.name)
                 columns.append((p, ValueCodec.encode(c, as: p.type, schema: schema)))
@@ -332,7 +363,7 @@ extension Store {
                 columns.map(\.1) + [key])
         }
         pendingChanges.modified[t.name, default: 0] += 1
-        generation += 1
+        bumpGeneration()
     }
 
     /// Replaces a list's members (in order).
@@ -340,7 +371,8 @@ extension Store {
         let table = Identifier.quoted(StorageLayout.listTable(type: t.name, property: p.name))
         try connection.run("DELETE FROM \(table) WHERE owner = ?", [ownerKey])
         for (i, k) in targets.enumerated() {
-            try connection.run("INSERT INTO \(table)(owner, position, target) VALUES (?, ?, ?)", [ownerKey, .integer(Int64(i)), k])
+            try connection.run(
+                "INSERT INTO \(table)(owner, position, target) VALUES (?, ?, ?)", [ownerKey, .integer(Int64(i)), k])
         }
     }
 
@@ -369,7 +401,8 @@ extension Store {
                 guard let inner = mirror.children.first?.value else { return .null }
                 return try toValue(inner, for: p, in: type)
             }
-            throw StoreError.typeMismatch(type: type, property: p.name, expected: p.type.name, got: "\(Swift.type(of: raw))")
+            throw StoreError.typeMismatch(
+                type: type, property: p.name, expected: p.type.name, got: "\(Swift.type(of: raw))")
         }
     }
 

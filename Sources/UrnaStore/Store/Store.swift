@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// An object store in one SQLite file (or in memory): schema, write transactions, objects, queries.
 ///
@@ -10,43 +11,72 @@ import Foundation
 /// }
 /// let adults = try store.objects("Person").filter("age >= %d", 18).sorted(byKeyPath: "fullName")
 /// ```
-public final class Store {
+///
+/// A `Store` is `Sendable`: share one between threads and tasks. Writes are serialized (a second thread's
+/// `write` waits for the first to commit, it never fails for being second); reads on threads that are not
+/// writing run beside the writer on their own read-only connections (WAL) and see the last commit. The
+/// objects and results a store hands out are not `Sendable`: they belong to the task that read them (pass
+/// primary keys between tasks).
+public final class Store: @unchecked Sendable {
+    // Thread safety: `connection`, `pendingChanges`, `insertPlans`, `deferredWriteError`, `writeOpen`,
+    // `touched` and `lastDataVersion` are only touched by the thread holding `writeLock`; observers live
+    // behind `observation`; `generationCounter` is atomic. Everything else is immutable.
+
+    /// The writer connection (opened serialized). Raw SQL on it from several threads at once is safe for
+    /// SQLite but not for its cached statements: use it inside `write` (or from one thread).
     public let connection: Connection
     public let schema: Schema
-    /// Bumped by every write; live results and objects reload when it moves.
-    public internal(set) var generation: Int = 0
-    var pendingChanges = ChangeSet()
-    var observers: [Int: (ChangeSet) -> Void] = [:]
-    var nextObserverID = 0
     let compiler: QueryCompiler
+    let writeLock = WriteLock()
+    /// Read connections for threads that are not writing; nil for in-memory stores (one connection only).
+    let readers: ReaderPool?
+    private let generationCounter = Atomic<Int>(0)
+    var writeOpen = false
+    var pendingChanges = ChangeSet()
+    var deferredWriteError: Error?
     var insertPlans: [InsertPlanKey: CachedInsertPlan] = [:]
+    let touched = TouchedTables()
+    var lastDataVersion: Int64 = 0
+    let observation = Mutex(ObserverRegistry())
+    /// Held while a refresh (or the poll) looks for other commits and tells observers, so `refresh()` returns
+    /// only after observers heard of what was found; always taken before `writeLock`, never after it.
+    let refreshLock = NSRecursiveLock()
+
+    /// Bumped by every write and by every commit seen from elsewhere; cached results and object values
+    /// reload when it moves.
+    public var generation: Int { generationCounter.load(ordering: .acquiring) }
+
+    func bumpGeneration() { generationCounter.add(1, ordering: .releasing) }
 
     /// Opens or creates the file at `path` with `schema`.
     ///
     /// A new (empty) file gets the schema's tables and records the schema; an existing file must hold the
-    /// same family at the same version (older files need `urna migrate`; newer ones are refused).
+    /// same family at the same version with the same types and properties (older files must be migrated
+    /// first; newer ones, and files whose recorded schema differs, are refused with the differences).
     ///
     /// `pageSize` (a power of two from 512 to 65536) applies only when the file is created here; SQLite's
     /// default is 4096. Bulk-loaded files do better with bigger pages (fewer B-tree splits and index
     /// pages): the importer creates its files with 16384.
     public convenience init(path: String, schema: Schema, pageSize: Int? = nil) throws {
-        let c = try Connection(path: path)
+        let c = try Connection(path: path, serialized: true)
         try self.init(connection: c, schema: schema, pageSize: pageSize)
     }
 
     /// An in-memory store, for tests and scratch work.
     public static func inMemory(schema: Schema) throws -> Store {
-        try Store(connection: Connection(path: ":memory:"), schema: schema)
+        try Store(connection: Connection(path: ":memory:", serialized: true), schema: schema)
     }
 
     /// Opens an existing file with the schema it records about itself (no Swift model needed).
     public static func openExisting(path: String, readOnly: Bool = false) throws -> Store {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw StoreError.schemaMismatch("\(path) does not exist: create it with `urna init` or `urna import`")
+            throw StoreError.schemaMismatch(
+                "\(path) does not exist: create it with Store(path:schema:) (openExisting only opens files)")
         }
-        let c = try Connection(path: path, readOnly: readOnly, create: false)
+        let c = try Connection(path: path, readOnly: readOnly, create: false, serialized: true)
         guard let recorded = try Store.recordedSchema(in: c) else {
-            throw StoreError.schemaMismatch("\(path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
+            throw StoreError.schemaMismatch(
+                "\(path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
         return try Store(connection: c, schema: recorded, verify: false)
     }
@@ -56,15 +86,26 @@ public final class Store {
         self.connection = connection
         self.schema = schema
         self.compiler = QueryCompiler(schema: schema)
+        let inMemory =
+            connection.path.isEmpty || connection.path == ":memory:" || connection.path.hasPrefix("file::memory:")
+        self.readers = inMemory ? nil : ReaderPool(path: connection.path)
         try connection.execute("PRAGMA foreign_keys = ON")
         try QueryCompiler.registerFunctions(on: connection)
         if verify { try installOrVerify(pageSize: pageSize) }
+        touched.install(on: connection)
+        lastDataVersion = (try? connection.dataVersion()) ?? 0
+    }
+
+    deinit {
+        TouchedTables.uninstall(from: connection)
+        observation.withLock { $0.stopPolling() }
     }
 
     /// The schema recorded in a file's metadata table, or nil when the file has none.
     public static func recordedSchema(in c: Connection) throws -> Schema? {
         guard try c.tableExists(StorageLayout.schemaTable) else { return nil }
-        guard case .text(let json)? = try c.scalar("SELECT descriptor FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
+        guard
+            case .text(let json)? = try c.scalar("SELECT descriptor FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
         else { return nil }
         return try SchemaDescriptor.decode(json)
     }
@@ -96,12 +137,20 @@ public final class Store {
         }
         if recorded.version < schema.version {
             throw StoreError.schemaMismatch(
-                "\(connection.path) is at \(recorded.family) version \(recorded.version), the code expects \(schema.version): run `urna migrate --db \(connection.path)` first"
+                "\(connection.path) is at \(recorded.family) version \(recorded.version), the code expects \(schema.version): migrate the file to version \(schema.version) first (UrnaMigrator's Migrator)"
             )
         }
         if recorded.version > schema.version {
             throw StoreError.schemaMismatch(
-                "\(connection.path) is at \(recorded.family) version \(recorded.version), newer than this code's \(schema.version): use a newer urna"
+                "\(connection.path) is at \(recorded.family) version \(recorded.version), newer than this code's \(schema.version): open it with the schema of version \(recorded.version) (newer code); files are never downgraded"
+            )
+        }
+        let differences = schema.differences(fromRecorded: recorded)
+        if !differences.isEmpty {
+            throw StoreError.schemaMismatch(
+                "\(connection.path) records a different \(recorded.family) version \(recorded.version) schema than the code's: "
+                    + differences.joined(separator: "; ")
+                    + ". Give the changed schema a new version with a migration step, or open the file with the schema it was made with"
             )
         }
     }
@@ -112,74 +161,28 @@ public final class Store {
         try c.run(
             "INSERT INTO \"\(StorageLayout.schemaTable)\"(id, family, version, descriptor, updated_at) VALUES (1, ?, ?, ?, ?) "
                 + "ON CONFLICT(id) DO UPDATE SET family = excluded.family, version = excluded.version, descriptor = excluded.descriptor, updated_at = excluded.updated_at",
-            [.text(schema.family), .integer(Int64(schema.version)), .text(SchemaDescriptor.encode(schema)),
-             .text(ISODate.format(Date()))])
+            [
+                .text(schema.family), .integer(Int64(schema.version)), .text(SchemaDescriptor.encode(schema)),
+                .text(ISODate.format(Date())),
+            ])
         try c.setUserVersion(schema.version)
     }
 
     private func recordSchema(_ schema: Schema, in c: Connection) throws { try Store.recordSchema(schema, in: c) }
 
-    // MARK: - Write transactions
-
-    /// Whether a write transaction is open.
-    public var isInWriteTransaction: Bool { connection.isInTransaction }
-
-    /// Runs `body` in one write transaction: everything it did is committed, or nothing if it throws.
-    @discardableResult
-    public func write<T>(_ body: () throws -> T) throws -> T {
-        try beginWrite()
-        do {
-            let result = try body()
-            try commitWrite()
-            return result
-        } catch {
-            cancelWrite()
-            throw error
-        }
-    }
-
-    /// Opens a write transaction (BEGIN IMMEDIATE: other writers wait, readers go on).
-    public func beginWrite() throws {
-        guard !connection.isInTransaction else { throw StoreError.alreadyInWriteTransaction }
-        try connection.execute("BEGIN IMMEDIATE")
-        pendingChanges = ChangeSet()
-    }
-
-    /// Commits the open write transaction, then tells observers what changed.
-    public func commitWrite() throws {
-        guard connection.isInTransaction else { throw StoreError.notInWriteTransaction }
-        do {
-            try connection.execute("COMMIT")
-        } catch {
-            cancelWrite()
-            throw error
-        }
-        let changes = pendingChanges
-        pendingChanges = ChangeSet()
-        generation += 1
-        if !changes.isEmpty { for id in observers.keys.sorted() { observers[id]?(changes) } }
-    }
-
-    /// Rolls back the open write transaction; nothing it did remains.
-    public func cancelWrite() {
-        if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-        pendingChanges = ChangeSet()
-        generation += 1
-    }
-
-    func requireWrite() throws {
-        guard connection.isInTransaction else { throw StoreError.notInWriteTransaction }
-    }
+    // MARK: - Internal transactions
 
     /// A raw transaction for internal multi-statement work (no observers, no write check).
     func transaction(_ body: () throws -> Void) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            try body()
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
+        try writeLock.withLock {
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                try body()
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 
@@ -188,48 +191,14 @@ public final class Store {
         return t
     }
 
-    // MARK: - Observation
-
-    /// Calls `callback` after each committed write that changed objects; keep the token to keep observing.
-    public func observe(_ callback: @escaping (ChangeSet) -> Void) -> ObservationToken {
-        let id = nextObserverID
-        nextObserverID += 1
-        observers[id] = callback
-        return ObservationToken { [weak self] in self?.observers[id] = nil }
-    }
-
     // MARK: - Counts
 
     /// How many objects of each type the store holds.
     public func counts() throws -> [String: Int] {
         var out: [String: Int] = [:]
         for t in schema.tableTypes {
-            out[t.name] = Int(try connection.integer("SELECT count(*) FROM \(Identifier.quoted(t.name))"))
+            out[t.name] = Int(try reading { try $0.integer("SELECT count(*) FROM \(Identifier.quoted(t.name))") })
         }
         return out
     }
-}
-
-/// What one committed write did, per type.
-public struct ChangeSet: Sendable, Equatable {
-    public var inserted: [String: Int] = [:]
-    public var modified: [String: Int] = [:]
-    public var deleted: [String: Int] = [:]
-
-    public init() {}
-
-    public var isEmpty: Bool { inserted.isEmpty && modified.isEmpty && deleted.isEmpty }
-    /// Every type that changed in any way.
-    public var types: Set<String> { Set(inserted.keys).union(modified.keys).union(deleted.keys) }
-}
-
-/// Stops an observation when `invalidate()` is called or the token is released.
-public final class ObservationToken {
-    private var cancel: (() -> Void)?
-    init(_ cancel: @escaping () -> Void) { self.cancel = cancel }
-    public func invalidate() {
-        cancel?()
-        cancel = nil
-    }
-    deinit { invalidate() }
 }

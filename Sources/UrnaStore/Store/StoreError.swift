@@ -1,7 +1,7 @@
 import Foundation
 
 /// Errors the store raises for misuse or bad values; each names what to change.
-public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     case notInWriteTransaction
     case alreadyInWriteTransaction
     case unknownType(String)
@@ -20,6 +20,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyValues(type: String, given: Int, expected: Int)
     case invalidated(type: String)
     case indexOutOfRange(index: Int, count: Int)
+    /// SQLite rolled the write back after an error (a full disk, an I/O error); nothing of it remains.
+    case writeRolledBack(reason: String)
 
     public var description: String {
         switch self {
@@ -41,9 +43,15 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .schemaMismatch(let m): m
         case .familyMismatch(let f, let e): "the file holds family '\(f)', not '\(e)'"
         case .tooManyValues(let t, let g, let e): "\(t) takes at most \(e) values in order, \(g) were given"
-        case .invalidated(let t): "this \(t) was deleted"
+        case .invalidated(let t):
+            "this \(t) was deleted (by this or another reference, store or process): check isInvalidated before reading it"
+        case .writeRolledBack(let reason):
+            "the write was rolled back after an earlier error in it (\(reason)): nothing of it was saved; fix the cause and write again"
         case .indexOutOfRange(let i, let n):
             "index \(i) is out of range: the results hold \(n) object\(n == 1 ? "" : "s")"
         }
     }
+
+    /// The description, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }

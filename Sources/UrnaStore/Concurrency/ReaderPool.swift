@@ -1,0 +1,79 @@
+import Foundation
+
+/// Read-only connections to a store's file, lent to one thread at a time: reads on threads that do not hold
+/// the write lock run here, side by side and beside the writer (WAL lets readers go on while one connection
+/// writes), each seeing the last committed state.
+///
+/// A thread that already borrowed a connection gets the same one again (nested reads never wait for
+/// themselves); at most `maximum` connections are opened, further readers wait for one to come back.
+final class ReaderPool: @unchecked Sendable {
+    let path: String
+    let maximum: Int
+    private let condition = NSCondition()
+    private var idle: [Connection] = []
+    private var opened = 0
+    private var lent: [UInt: (connection: Connection, depth: Int)] = [:]
+
+    init(path: String, maximum: Int = 4) {
+        self.path = path
+        self.maximum = maximum
+    }
+
+    func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        let me = currentThreadID()
+        let c = try borrow(me)
+        defer { giveBack(me) }
+        return try body(c)
+    }
+
+    private func borrow(_ me: UInt) throws -> Connection {
+        condition.lock()
+        if let held = lent[me] {
+            lent[me] = (held.connection, held.depth + 1)
+            condition.unlock()
+            return held.connection
+        }
+        while idle.isEmpty && opened >= maximum { condition.wait() }
+        if let c = idle.popLast() {
+            lent[me] = (c, 1)
+            condition.unlock()
+            return c
+        }
+        opened += 1
+        condition.unlock()
+        do {
+            let c = try Connection(path: path, readOnly: true, create: false)
+            try QueryCompiler.registerFunctions(on: c)
+            condition.lock()
+            lent[me] = (c, 1)
+            condition.unlock()
+            return c
+        } catch {
+            condition.lock()
+            opened -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    private func giveBack(_ me: UInt) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let held = lent[me] else { return }
+        if held.depth > 1 {
+            lent[me] = (held.connection, held.depth - 1)
+            return
+        }
+        lent[me] = nil
+        idle.append(held.connection)
+        condition.signal()
+    }
+
+    /// Forgets every cached statement of the idle connections (after DDL on the file).
+    func clearStatementCaches() {
+        condition.lock()
+        defer { condition.unlock() }
+        for c in idle { c.clearStatementCache() }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+
+extension Store {
+    /// Whether the calling thread has a write transaction open on this store.
+    public var isInWriteTransaction: Bool { writeLock.isHeldByCurrentThread && writeOpen }
+
+    /// Runs `body` in one write transaction: everything it did is committed, or nothing if it throws.
+    ///
+    /// Safe from any thread or task: when another thread is writing, this one waits for it to finish (it
+    /// does not fail). The write starts by catching up with commits made elsewhere (`refresh()`), so
+    /// everything `body` reads is current. An error that a property setter could not throw (a full disk
+    /// while setting `dog.name`) is recorded and thrown here, after the whole write is rolled back.
+    ///
+    /// ```swift
+    /// Task { try store.write { try store.create("Person", value: ["fullName": "Ada"]) } }
+    /// ```
+    ///
+    /// A single-expression body whose value is not used (`Task { try store.write { try store.create(...) } }`)
+    /// takes the `Void` form below, so a task does not try to return a non-`Sendable` object; give the
+    /// result a type (`let dog: Dog = try store.write { ... }`) to get it back.
+    @_disfavoredOverload
+    @discardableResult
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        try beginWrite()
+        do {
+            let result = try body()
+            try commitWrite()
+            return result
+        } catch {
+            cancelWrite()
+            throw error
+        }
+    }
+
+    /// `write` for a body whose result is not wanted: `Task { try store.write { try store.create(...) } }`
+    /// then compiles in Swift 6 (the objects a body makes are not `Sendable`, so they cannot be a task's
+    /// result).
+    public func write(_ body: () throws -> Void) throws {
+        try beginWrite()
+        do {
+            try body()
+            try commitWrite()
+        } catch {
+            cancelWrite()
+            throw error
+        }
+    }
+
+    /// Opens a write transaction (BEGIN IMMEDIATE), waiting while another thread writes; commit or cancel it
+    /// on the same thread (in async code, use `write { }` or `asyncWrite { }`).
+    public func beginWrite() throws {
+        writeLock.lock()
+        if writeOpen || connection.isInTransaction {
+            writeLock.unlock()
+            throw StoreError.alreadyInWriteTransaction
+        }
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            writeLock.unlock()
+            throw error
+        }
+        writeOpen = true
+        pendingChanges = ChangeSet()
+        deferredWriteError = nil
+        touched.reset()
+        if (try? catchUpWithOtherConnections()) == true {
+            // Observers hear about the other commit after this write (they run outside the lock).
+            pendingChanges.possiblyChanged.formUnion(schema.tableTypes.map(\.name))
+        }
+    }
+
+    /// Commits the open write transaction, then tells observers what changed.
+    ///
+    /// Throws (after rolling everything back) the first error a setter recorded during the write.
+    public func commitWrite() throws {
+        guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
+        if let e = deferredWriteError {
+            cancelWrite()
+            throw e
+        }
+        guard connection.isInTransaction else {
+            cancelWrite()
+            throw StoreError.writeRolledBack(reason: "SQLite ended the transaction")
+        }
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            cancelWrite()
+            throw error
+        }
+        var changes = pendingChanges
+        for table in touched.names where schema[type: table] != nil && !changes.types.contains(table) {
+            changes.possiblyChanged.insert(table)
+        }
+        pendingChanges = ChangeSet()
+        touched.reset()
+        writeOpen = false
+        bumpGeneration()
+        writeLock.unlock()
+        if !changes.isEmpty { notifyObservers(changes) }
+    }
+
+    /// Rolls back the open write transaction; nothing it did remains.
+    public func cancelWrite() {
+        guard writeLock.isHeldByCurrentThread else { return }
+        if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        pendingChanges = ChangeSet()
+        deferredWriteError = nil
+        touched.reset()
+        bumpGeneration()
+        if writeOpen {
+            writeOpen = false
+            writeLock.unlock()
+        }
+    }
+
+    func requireWrite() throws {
+        guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
+        guard connection.isInTransaction else {
+            // SQLite ends the transaction itself after some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM):
+            // say so, rather than "not in a write transaction" or, worse, writing outside one.
+            throw deferredWriteError ?? StoreError.writeRolledBack(reason: "SQLite ended the transaction")
+        }
+    }
+
+    /// Keeps an error that a setter (which cannot throw) met, for `commitWrite` to throw.
+    func recordWriteError(_ error: Error) {
+        if deferredWriteError == nil { deferredWriteError = error }
+    }
+
+    // MARK: - Freshness
+
+    /// Catches up with commits made by other stores, connections or processes on the same file: cached
+    /// results and object values are read again on their next use, and observers are told. Returns
+    /// whether anything had changed.
+    ///
+    /// Reads that touch the file always see the last commit; what `refresh()` renews is what was already
+    /// read (a counted `Results`, an object's loaded values). Each `write` refreshes first on its own,
+    /// and while observers are registered the store looks for other commits a few times a second.
+    ///
+    /// Observers have been told of what it found (by this call or by the store's own look) when it returns.
+    /// Inside a write it only catches up: the write's observers hear of it at commit.
+    @discardableResult
+    public func refresh() throws -> Bool {
+        if writeLock.isHeldByCurrentThread {
+            let changed = try catchUpWithOtherConnections()
+            if changed, writeOpen { pendingChanges.possiblyChanged.formUnion(schema.tableTypes.map(\.name)) }
+            return changed
+        }
+        return try refreshLock.withLock {
+            let changed = try writeLock.withLock { try catchUpWithOtherConnections() }
+            if changed { notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name)))) }
+            return changed
+        }
+    }
+
+    /// Like `refresh()`, but gives up at once when another thread is writing (that write will catch up).
+    func pollOtherConnections() {
+        guard refreshLock.try() else { return }
+        defer { refreshLock.unlock() }
+        guard writeLock.tryLock() else { return }
+        let changed = (try? catchUpWithOtherConnections()) ?? false
+        writeLock.unlock()
+        if changed { notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name)))) }
+    }
+
+    /// Whether another connection committed since the last look (PRAGMA data_version); bumps the
+    /// generation when so. Needs the write lock.
+    func catchUpWithOtherConnections() throws -> Bool {
+        guard readers != nil else { return false }
+        let version = try connection.dataVersion()
+        guard version != lastDataVersion else { return false }
+        lastDataVersion = version
+        bumpGeneration()
+        return true
+    }
+
+    // MARK: - Reads
+
+    /// Runs a read on the connection this thread should use: the writer while this thread writes (its
+    /// reads see its own changes) or holds a raw transaction on it; otherwise a pooled read connection,
+    /// which sees the last commit and runs beside other threads' reads and writes.
+    func reading<T>(_ body: (Connection) throws -> T) throws -> T {
+        if let readers, !writeLock.isHeldByCurrentThread, !(connection.isInTransaction && !writeLock.isHeld) {
+            return try readers.withConnection(body)
+        }
+        return try writeLock.withLock { try body(connection) }
+    }
+
+    // MARK: - Swift concurrency
+
+    /// `write` for async code: runs `body` in one write transaction off the caller's thread (so a task
+    /// waiting for another writer does not hold up Swift's cooperative threads) and returns its result.
+    ///
+    /// ```swift
+    /// let id = try await store.asyncWrite { try store.create("Person", value: ["fullName": "Ada"]).primaryKeyValue }
+    /// ```
+    public func asyncWrite<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Self.offThread { try self.write(body) }
+    }
+
+    /// Runs a read (anything not writing: queries, counts, object reads) off the caller's thread and
+    /// returns its `Sendable` result.
+    public func asyncRead<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Self.offThread(body)
+    }
+
+    /// `refresh()` for async code.
+    @discardableResult
+    public func asyncRefresh() async throws -> Bool {
+        try await Self.offThread { try self.refresh() }
+    }
+
+    private static func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}

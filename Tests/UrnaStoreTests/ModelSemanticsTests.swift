@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+import UrnaStore
+
+final class Sticker: Object {
+    @Persisted(primaryKey: true) var id: UUID
+    @Persisted var label = ""
+    @Persisted var createdAt = Date()
+    @Persisted var token = UUID()
+}
+
+final class Kennel: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+}
+
+final class Puppy: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var kennel: Kennel?
+    @Persisted var friends: List<Puppy>
+}
+
+@Suite("Realm's model semantics, or a loud error")
+struct ModelSemanticsTests {
+    static func schema() throws -> Schema { try Schema(family: "stickers", version: 1, models: [Sticker.self]) }
+    static func pets() throws -> Schema {
+        try Schema(family: "kennels", version: 1, models: [Kennel.self, Puppy.self])
+    }
+
+    @Test("UUID keys without a default get a fresh random value per object")
+    func uuidKeysAreDistinct() throws {
+        let store = try Store.inMemory(schema: try Self.schema())
+        let a = Sticker(value: ["label": "a"])
+        let b = Sticker()
+        #expect(a.id != b.id)
+        try store.write {
+            try store.add(a)
+            try store.add(b)
+            try store.create(Sticker.self, value: ["label": "c"])
+            try store.create("Sticker", value: ["label": "d"])  // dynamic create: a fresh key too
+        }
+        let ids = try store.objects(Sticker.self).objects().map(\.id)
+        #expect(Set(ids).count == 4)
+        #expect(!ids.contains(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))))
+    }
+
+    @Test("Date() and UUID() defaults are evaluated per object and never recorded in the schema")
+    func nonConstantDefaults() throws {
+        let schema = try Self.schema()
+        let sticker = try #require(schema[type: "Sticker"])
+        #expect(sticker[property: "createdAt"]?.defaultValue == nil)
+        #expect(sticker[property: "token"]?.defaultValue == nil)
+        #expect(sticker[property: "label"]?.defaultValue == .string(""))
+        let builtAt = Date()
+        Thread.sleep(forTimeInterval: 0.05)
+        let store = try Store.inMemory(schema: schema)
+        let before = Date()
+        let created: Sticker = try store.write { try store.create(Sticker.self, value: ["label": "x"]) }
+        let added = Sticker()
+        try store.write { try store.add(added) }
+        let after = Date()
+        for s in [created, added] {
+            #expect(s.createdAt >= before.addingTimeInterval(-0.001) && s.createdAt <= after.addingTimeInterval(0.001))
+            #expect(s.createdAt > builtAt)
+        }
+        #expect(created.token != added.token)
+    }
+
+    @Test("A schema rebuilt later (another launch) still opens its file")
+    func rebuiltSchemaOpens() throws {
+        let (dir, path) = try ConcurrencyTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let store = try Store(path: path, schema: try Self.schema())
+            try store.write { try store.add(Sticker()) }
+        }
+        Thread.sleep(forTimeInterval: 0.01)
+        let again = try Store(path: path, schema: try Self.schema())
+        #expect(try again.objects(Sticker.self).count == 1)
+    }
+
+    @Test("A file whose schema differs at the same version is refused at open, with the differences")
+    func sameVersionMismatchIsRefused() throws {
+        let (dir, path) = try ConcurrencyTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let v1 = try Schema(
+            family: "notes", version: 1,
+            types: [
+                ObjectSchema("Note", [Property("id", .int64, primaryKey: true), Property("n", .int64, default: 0)])
+            ])
+        _ = try Store(path: path, schema: v1)
+        let other = try Schema(
+            family: "notes", version: 1,
+            types: [
+                ObjectSchema("Note", [Property("id", .int64, primaryKey: true), Property("n", .string, default: "")])
+            ])
+        do {
+            _ = try Store(path: path, schema: other)
+            Issue.record("a different schema at the same version opened")
+        } catch let e as StoreError {
+            #expect(e.description.contains("Note.n: the file has int64, the code has string"), "\(e)")
+        }
+    }
+
+    @Test("Assigning an unmanaged object to a managed link adds it")
+    func unmanagedLinkIsAdded() throws {
+        let store = try Store.inMemory(schema: try Self.pets())
+        let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        try store.write { puppy.kennel = Kennel(value: ["id": 7, "name": "North"]) }
+        #expect(puppy.kennel?.name == "North")
+        #expect(try store.objects(Kennel.self).count == 1)
+        let reread = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 1))
+        #expect(reread.kennel?.id == 7)
+    }
+
+    @Test("isInvalidated after a delete through another reference; reads then throw, never defaults")
+    func invalidation() throws {
+        let store = try Store.inMemory(schema: try Self.pets())
+        let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        let friends = try #require(puppy.friends.results)
+        #expect(!puppy.isInvalidated)
+        #expect(!friends.isInvalidated)
+        let other = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 1))
+        try store.write { try store.delete(other) }
+        #expect(other.isInvalidated)
+        #expect(puppy.isInvalidated)
+        #expect(friends.isInvalidated)
+        let dynamic = try #require(puppy.managedObject)
+        #expect(throws: StoreError.invalidated(type: "Puppy")) { try dynamic.value(forKey: "name") }
+        #expect(!Puppy().isInvalidated, "unmanaged objects are not invalidated")
+        #expect(!(try store.objects(Puppy.self).isInvalidated))
+    }
+
+    @Test("A misspelled sort key throws at sorted, as filter does")
+    func sortKeyIsValidated() throws {
+        let store = try Store.inMemory(schema: try Self.pets())
+        #expect(throws: (any Error).self) { try store.objects(Puppy.self).sorted(byKeyPath: "nmae") }
+        #expect(throws: (any Error).self) { try store.objects("Puppy").sorted(by: [SortKey(keyPath: "kennel.nmae")]) }
+        _ = try store.objects(Puppy.self).sorted(byKeyPath: "kennel.name")
+    }
+
+    @Test("localizedDescription carries the message")
+    func localizedDescriptions() throws {
+        let store = try Store.inMemory(schema: try Self.pets())
+        do {
+            try store.write { try store.create("Puppy", value: ["nmae": "x"]) }
+        } catch {
+            #expect(error.localizedDescription == "Puppy has no property 'nmae'")
+        }
+        #expect(
+            SQLiteError(code: 13, message: "database or disk is full").localizedDescription.contains("disk is full"))
+        #expect(SchemaError.duplicateType("A").localizedDescription == "type 'A' is declared twice")
+        #expect(QueryPredicateError(at: 3, "bad").localizedDescription == "at 3: bad")
+    }
+
+    @Test("A full disk in a setter makes write throw and roll back; nothing traps")
+    func fullDiskInSetter() throws {
+        let (dir, path) = try ConcurrencyTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: try Self.pets())
+        let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        // SQLite answers SQLITE_FULL ("database or disk is full") once the file would pass this many pages.
+        let pages = try store.connection.integer("PRAGMA page_count")
+        try store.connection.execute("PRAGMA max_page_count = \(pages + 1)")
+        let big = String(repeating: "x", count: 200_000)
+        do {
+            try store.write {
+                puppy.name = big  // the setter cannot throw: the write does
+                try store.create(Kennel.self, value: ["id": 2, "name": "after"])
+            }
+            Issue.record("the write succeeded on a full disk")
+        } catch let e as SQLiteError {
+            #expect(e.isDiskFull, "\(e)")
+        }
+        #expect(puppy.name == "Rex")
+        #expect(try store.objects(Kennel.self).count == 0)
+        do {
+            try store.write { try store.create(Kennel.self, value: ["id": 3, "name": big]) }
+            Issue.record("the write succeeded on a full disk")
+        } catch let e as SQLiteError {
+            #expect(e.isDiskFull, "\(e)")
+        }
+    }
+}
+
+@Suite("Reading a deleted object traps with a message (exit tests)")
+struct DeletedReadTrapTests {
+    @Test("A typed property of an object deleted through another reference traps instead of reading a default")
+    func deletedReadTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let store = try Store.inMemory(schema: try ModelSemanticsTests.pets())
+            let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+            let other = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 1))
+            try store.write { try store.delete(other) }
+            print(puppy.name)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("Puppy was deleted"), "\(stderr)")
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import UrnaStore
+
+@Suite("Change notifications per results and per object")
+struct ObservationTests {
+    static let schema = ConcurrencyTests.schema
+
+    @Test("Results observers get insertions, deletions and modifications as indices")
+    func resultsChanges() throws {
+        let store = try Store.inMemory(schema: Self.schema)
+        try store.write { for i in 1...4 { try store.create("Note", value: ["id": i, "text": "n\(i)"]) } }
+        let notes = try store.objects("Note").sorted(byKeyPath: "id")
+        let heard = ChangeRecorder<ResultsChange>()
+        let token = try notes.observe { heard.append($0) }
+        defer { token.invalidate() }
+        #expect(heard.all == [.initial(count: 4)])
+
+        try store.write {
+            try store.delete(try #require(try store.object(ofType: "Note", forPrimaryKey: .int(2))))
+            try store.create("Note", value: ["id": 9, "text": "n9"])
+            try #require(try store.object(ofType: "Note", forPrimaryKey: .int(3)))["text"] = "changed"
+        }
+        // Before: 1 2 3 4; after: 1 3 4 9. Deleted old index 1, modified old index 2, inserted new index 3.
+        #expect(heard.all.last == .update(count: 4, deletions: [1], insertions: [3], modifications: [2]))
+        let before = heard.count
+        #expect(throws: StoreError.unknownType("Other")) { try store.write { try store.create("Other", value: []) } }
+        #expect(heard.count == before)
+    }
+
+    @Test("A write that does not touch the results does not notify them")
+    func unrelatedWriteIsQuiet() throws {
+        let store = try Store.inMemory(schema: Self.schema)
+        try store.write { for i in 1...3 { try store.create("Note", value: ["id": i, "text": i == 1 ? "a" : "b"]) } }
+        let onlyA = try store.objects("Note").filter("text == %@", "a")
+        let heard = ChangeRecorder<ResultsChange>()
+        let token = try onlyA.observe { heard.append($0) }
+        defer { token.invalidate() }
+        try store.write { try #require(try store.object(ofType: "Note", forPrimaryKey: .int(3)))["text"] = "c" }
+        #expect(heard.all == [.initial(count: 1)])
+    }
+
+    @Test("Object observers hear which properties changed, then the deletion")
+    func objectChanges() throws {
+        let store = try Store.inMemory(schema: Self.schema)
+        let note: DynamicObject = try store.write { try store.create("Note", value: ["id": 1, "text": "a"]) }
+        let heard = ChangeRecorder<ObjectChange>()
+        let token = try note.observe { heard.append($0) }
+        defer { token.invalidate() }
+        try store.write { note["text"] = "b" }
+        try store.write { try store.delete(try #require(try store.object(ofType: "Note", forPrimaryKey: .int(1)))) }
+        #expect(heard.all == [.change(propertyNames: ["text"]), .deleted])
+    }
+
+    @Test("Results changes as an AsyncSequence, also for another store's commit")
+    func asyncResultsChanges() async throws {
+        let (dir, path) = try ConcurrencyTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = try Store(path: path, schema: Self.schema)
+        let b = try Store(path: path, schema: Self.schema)
+        var iterator = try a.objects("Note").changes.makeAsyncIterator()
+        #expect(try await iterator.next() == .initial(count: 0))
+        try b.write { try b.create("Note", value: ["id": 1]) }
+        try a.refresh()
+        #expect(try await iterator.next() == .update(count: 1, deletions: [], insertions: [0], modifications: []))
+    }
+}
