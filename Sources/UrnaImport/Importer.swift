@@ -99,7 +99,7 @@ public final class Importer {
 
     /// Opens the store, runs `body`, and closes the store before returning or throwing.
     private func withStore<T>(path: String, _ body: (Store) throws -> T) throws -> T {
-        let store = try Store(path: path, schema: ElectionsV3.schema, pageSize: Importer.pageSize)
+        let store = try Store(path: path, schema: ElectionsV4.schema, pageSize: Importer.pageSize)
         return try body(store)
     }
 
@@ -143,7 +143,7 @@ public final class Importer {
                 connection,
                 tables: ["Candidate", "Good", StorageLayout.listTable(type: "Candidate", property: "goods")])
             var run = ImportRun(
-                writer: try ElectionStoreWriter(store: store), rejects: rejects,
+                writer: try ElectionStoreWriter(store: store, keepsPersonalData: options.keepPersonalData), rejects: rejects,
                 maxErrors: options.maxErrors, progress: progress, clock: clock, started: started,
                 bytesTotal: inputs.reduce(0) { $0 + $1.size }, fileCount: inputs.count)
             let pipeline = RecordPipeline(
