@@ -59,19 +59,21 @@ public enum ElectionsV4 {
             .uppercased().split(whereSeparator: { $0 == " " || $0 == "\u{A0}" || $0 == "\t" }).joined(separator: " ")
     }
 
-    public static let election = ObjectSchema("Election", [
-        Property("id", .string, primaryKey: true),  // "year/round/DESCRIPTION"
-        Property("code", .int64, optional: true),  // CD_ELEICAO (re-released files)
-        Property("year", .int64, default: 0),
-        Property("round", .int64, default: 1),
-        Property("electionDescription", .string, default: ""),
-        Property("kind", .string, optional: true),  // NM_TIPO_ELEICAO
-        Property("kindCode", .int64, optional: true),  // CD_TIPO_ELEICAO
-        Property("scope", .string, optional: true),  // TP_ABRANGENCIA
-        Property("date", .date, optional: true),
-        Property("generatedAt", .date, optional: true),
-        Property("candidates", .linkingObjects(type: "Candidate", property: "election")),
-    ])
+    public static let election = ObjectSchema(
+        "Election",
+        [
+            Property("id", .string, primaryKey: true),  // "year/round/DESCRIPTION"
+            Property("code", .int64, optional: true),  // CD_ELEICAO (re-released files)
+            Property("year", .int64, default: 0),
+            Property("round", .int64, default: 1),
+            Property("electionDescription", .string, default: ""),
+            Property("kind", .string, optional: true),  // NM_TIPO_ELEICAO
+            Property("kindCode", .int64, optional: true),  // CD_TIPO_ELEICAO
+            Property("scope", .string, optional: true),  // TP_ABRANGENCIA
+            Property("date", .date, optional: true),
+            Property("generatedAt", .date, optional: true),
+            Property("candidates", .linkingObjects(type: "Candidate", property: "election")),
+        ])
 
     public static let candidate = ObjectSchema(
         "Candidate",
@@ -124,49 +126,57 @@ public enum ElectionsV4 {
                 }
             })
 
-    public static let party = ObjectSchema("Party", [
-        Property("id", .string, primaryKey: true),  // "<year>/<NR_PARTIDO>"
-        Property("year", .int64, default: 0),
-        Property("number", .int64, default: 0),
-        Property("acronym", .string, default: "", indexed: true),
-        Property("name", .string, default: ""),
-        Property("president", .string, default: ""),
-        Property("generatedAt", .date, optional: true),
-        Property("candidates", .linkingObjects(type: "Candidate", property: "party")),
-        Property("coalition", .linkingObjects(type: "Coalition", property: "parties")),
-    ])
+    public static let party = ObjectSchema(
+        "Party",
+        [
+            Property("id", .string, primaryKey: true),  // "<year>/<NR_PARTIDO>"
+            Property("year", .int64, default: 0),
+            Property("number", .int64, default: 0),
+            Property("acronym", .string, default: "", indexed: true),
+            Property("name", .string, default: ""),
+            Property("president", .string, default: ""),
+            Property("generatedAt", .date, optional: true),
+            Property("candidates", .linkingObjects(type: "Candidate", property: "party")),
+            Property("coalition", .linkingObjects(type: "Coalition", property: "parties")),
+        ])
 
-    public static let coalition = ObjectSchema("Coalition", [
-        Property("id", .string, primaryKey: true),  // "<year>/<SG_UE>/<SQ_COLIGACAO>"
-        Property("year", .int64, default: 0),
-        Property("unit", .string, default: ""),  // SG_UE
-        Property("sequence", .int64, default: 0, indexed: true),  // SQ_COLIGACAO
-        Property("name", .string, default: ""),
-        Property("composition", .string, optional: true),  // DS_COMPOSICAO_COLIGACAO as published
-        Property("kind", .string, optional: true),  // TP_AGREMIACAO
-        Property("generatedAt", .date, optional: true),
-        Property("parties", .list("Party")),
-        Property("candidates", .linkingObjects(type: "Candidate", property: "coalition")),
-    ])
+    public static let coalition = ObjectSchema(
+        "Coalition",
+        [
+            Property("id", .string, primaryKey: true),  // "<year>/<SG_UE>/<SQ_COLIGACAO>"
+            Property("year", .int64, default: 0),
+            Property("unit", .string, default: ""),  // SG_UE
+            Property("sequence", .int64, default: 0, indexed: true),  // SQ_COLIGACAO
+            Property("name", .string, default: ""),
+            Property("composition", .string, optional: true),  // DS_COMPOSICAO_COLIGACAO as published
+            Property("kind", .string, optional: true),  // TP_AGREMIACAO
+            Property("generatedAt", .date, optional: true),
+            Property("parties", .list("Party")),
+            Property("candidates", .linkingObjects(type: "Candidate", property: "coalition")),
+        ])
 
-    public static let good = ObjectSchema("Good", [
-        Property("id", .string, primaryKey: true),  // "<candidate id>/<NR_ORDEM_CANDIDATO>"
-        Property("candidacy", .link("Candidate")),  // the candidacy that declared it
-        Property("order", .int64, default: 0),
-        Property("goodDescription", .string, default: ""),
-        Property("type", .link("GoodType")),
-        Property("value", .decimal(scale: 2), optional: true),
-        Property("updatedAt", .date, optional: true),
-        Property("generatedAt", .date, optional: true),
-        Property("candidate", .linkingObjects(type: "Candidate", property: "goods")),
-    ])
+    public static let good = ObjectSchema(
+        "Good",
+        [
+            Property("id", .string, primaryKey: true),  // "<candidate id>/<NR_ORDEM_CANDIDATO>"
+            Property("candidacy", .link("Candidate")),  // the candidacy that declared it
+            Property("order", .int64, default: 0),
+            Property("goodDescription", .string, default: ""),
+            Property("type", .link("GoodType")),
+            Property("value", .decimal(scale: 2), optional: true),
+            Property("updatedAt", .date, optional: true),
+            Property("generatedAt", .date, optional: true),
+            Property("candidate", .linkingObjects(type: "Candidate", property: "goods")),
+        ])
 
-    public static let goodType = ObjectSchema("GoodType", [
-        Property("id", .int64, primaryKey: true),  // CD_TIPO_BEM_CANDIDATO
-        Property("typedescription", .string, default: ""),
-        Property("generatedAt", .date, optional: true),
-        Property("goods", .linkingObjects(type: "Good", property: "type")),
-    ])
+    public static let goodType = ObjectSchema(
+        "GoodType",
+        [
+            Property("id", .int64, primaryKey: true),  // CD_TIPO_BEM_CANDIDATO
+            Property("typedescription", .string, default: ""),
+            Property("generatedAt", .date, optional: true),
+            Property("goods", .linkingObjects(type: "Good", property: "type")),
+        ])
 
     /// The validated schema.
     public static let schema: Schema = {

@@ -51,8 +51,9 @@ extension ElectionsV4 {
             let key = "\(electionID)/\(unit)/\(old["sequence"].intValue ?? 0)"
             if let twin = try migration.newObject(ofType: "Candidate", forPrimaryKey: .string(key)) {
                 // v3 counted one candidacy twice (original and re-released files): keep one, fill what it lacks.
-                for p in migration.newSchema[type: "Candidate"]?.properties ?? [] where twin[p.name].isNull {
-                    if !new[p.name].isNull, p.name != "id", p.name != "goods", p.name != "holder" {
+                for p in migration.newSchema[type: "Candidate"]?.properties ?? [] where p.type.isColumn {
+                    guard twin[p.name].isNull, p.name != "id" else { continue }
+                    if !new[p.name].isNull {
                         twin[p.name] = new[p.name]
                     }
                 }
@@ -66,7 +67,8 @@ extension ElectionsV4 {
             new["id"] = .string(key)
             new["round"] = .int(round)
             new["election"] = .link(LinkTarget(type: "Election", key: .string(electionID)))
-            if case .link(let p) = old["party"], let oldParty = try migration.oldObject(ofType: "Party", forPrimaryKey: p.key)
+            if case .link(let p) = old["party"],
+                let oldParty = try migration.oldObject(ofType: "Party", forPrimaryKey: p.key)
             {
                 new["party"] = try party(oldParty, year: year, migration: migration).link
             }
@@ -83,7 +85,10 @@ extension ElectionsV4 {
                             guard let oldParty = try migration.oldObject(ofType: "Party", forPrimaryKey: p.key) else {
                                 continue
                             }
-                            members.append(LinkTarget(type: "Party", key: try party(oldParty, year: year, migration: migration).primaryKeyValue))
+                            members.append(
+                                LinkTarget(
+                                    type: "Party",
+                                    key: try party(oldParty, year: year, migration: migration).primaryKeyValue))
                         }
                     }
                     let created = try migration.create(

@@ -61,7 +61,8 @@ public enum CandidateCard {
                 }
                 let code = m.code.map { ", CD_ELEICAO \($0)" } ?? ""
                 let unit = matches.filter({ $0.election == m.election }).count > 1 ? " unit of \(m.id)" : ""
-                return "\(m.election)\(code) (\(try text(e, "electionDescription")), round \(try int(e, "round") ?? 1))\(unit)"
+                return
+                    "\(m.election)\(code) (\(try text(e, "electionDescription")), round \(try int(e, "round") ?? 1))\(unit)"
             }
             throw CardError.ambiguous(sequence: sequence, elections: described)
         }

@@ -82,7 +82,8 @@ public final class ElectionMapper {
         let election = try mapElection(r)
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
         guard let unit = r.code(.SG_UE) else {
-            throw r.problem(.SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
+            throw r.problem(
+                .SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
         }
         let referenceYear = Int(election.year)
         let limit = r.money(.VR_DESPESA_MAX_CAMPANHA)
@@ -172,7 +173,8 @@ public final class ElectionMapper {
         }
         let election = ElectionValues(
             id: "\(year)/\(round)/\(key)", code: code, year: year, round: round,
-            electionDescription: description ?? "", kind: r.text(.NM_TIPO_ELEICAO), kindCode: r.integer(.CD_TIPO_ELEICAO),
+            electionDescription: description ?? "", kind: r.text(.NM_TIPO_ELEICAO),
+            kindCode: r.integer(.CD_TIPO_ELEICAO),
             scope: r.text(.TP_ABRANGENCIA), date: r.date(.DT_ELEICAO, referenceYear: Int(year)),
             generatedAt: generation(r))
         lastElection = (rawKey, election)
@@ -223,7 +225,8 @@ public final class ElectionMapper {
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
         let unit = r.columns.has(.SG_UE) ? r.code(.SG_UE) : nil
         if r.columns.has(.SG_UE) && unit == nil {
-            throw r.problem(.SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
+            throw r.problem(
+                .SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
         }
         let candidateID = ElectionMapper.childID(
             ElectionMapper.childID(electionID ?? "CD_ELEICAO \(electionCode ?? 0)", unit ?? "?"), sequence)
@@ -237,7 +240,8 @@ public final class ElectionMapper {
         let updatedAt: String?
         let year = r.integer(.ANO_ELEICAO).map { Int($0) }
         switch updateTimestamp(
-            date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO), referenceYear: year.map { $0 + 1 })
+            date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO), referenceYear: year.map { $0 + 1 }
+        )
         {
         case .date(let d): updatedAt = d
         case .null: updatedAt = nil
@@ -327,7 +331,8 @@ public final class ElectionMapper {
         let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
         guard year > 0 else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO is not a year: correct it") }
         guard let unit = r.code(.SG_UE) else {
-            throw r.problem(.SG_UE, "SG_UE is empty: the electoral unit is part of the coalition's identity; fill it in")
+            throw r.problem(
+                .SG_UE, "SG_UE is empty: the electoral unit is part of the coalition's identity; fill it in")
         }
         let generation = self.generation(r)
         guard let coalition = try mapCoalition(r, year: year, unit: unit, generation: generation, required: true)
@@ -450,7 +455,8 @@ struct FieldReader {
             return nil
         case .invalid:
             warn(
-                c, "\(c.name) is not an amount in reais (like 1270629.01 or 3669,04): the field is left empty; correct it")
+                c,
+                "\(c.name) is not an amount in reais (like 1270629.01 or 3669,04): the field is left empty; correct it")
             return nil
         }
     }
@@ -477,7 +483,9 @@ struct FieldReader {
                 case .null: out.append(.null)
                 case .value(let v) where v >= 0: out.append(.integer(v))
                 case .value, .invalid:
-                    warn(at: p, name: spec.name, "\(spec.name) is not a whole number of 0 or more: the field is left empty")
+                    warn(
+                        at: p, name: spec.name,
+                        "\(spec.name) is not a whole number of 0 or more: the field is left empty")
                     out.append(.null)
                 }
             case .text:

@@ -132,7 +132,8 @@ extension ElectionExporter {
                 } else {
                     try sink.ascii(columns.nulls[i])
                 }
-            case .generationDate: try sink.ascii(try row.generation.map { try TSEText.date($0, withTime: false) } ?? "#NULO#")
+            case .generationDate:
+                try sink.ascii(try row.generation.map { try TSEText.date($0, withTime: false) } ?? "#NULO#")
             case .generationTime: try sink.ascii(try row.generation.map { try TSEText.time($0) } ?? "#NULO#")
             case .source(let k):
                 if let text = try TSEColumnWriter.sourceText(k, row) {

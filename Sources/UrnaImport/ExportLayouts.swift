@@ -46,12 +46,14 @@ enum ExportLayouts {
     /// `<candidato>` children: the consulta_cand columns the mapper reads from the election, the candidacy,
     /// its party and its coalition, in layout order.
     static let candidateXML =
-        [MapperColumn.DT_GERACAO, .HH_GERACAO] + mapperColumns(candidateCSV, from: [.election, .candidate, .party, .coalition])
+        [MapperColumn.DT_GERACAO, .HH_GERACAO]
+        + mapperColumns(candidateCSV, from: [.election, .candidate, .party, .coalition])
     /// `<bem>` children: the asset's own columns; its keys come from the enclosing `<candidato>`.
     static let assetXML = [MapperColumn.DT_GERACAO, .HH_GERACAO] + mapperColumns(assetCSV, from: [.good, .goodType])
     /// `<coligacao>` children: the coalition's year and unit (they key it), the coalition and one of its parties.
     static let coalitionXML =
-        [MapperColumn.DT_GERACAO, .HH_GERACAO, .ANO_ELEICAO, .SG_UE] + mapperColumns(coalitionCSV, from: [.coalition, .party])
+        [MapperColumn.DT_GERACAO, .HH_GERACAO, .ANO_ELEICAO, .SG_UE]
+        + mapperColumns(coalitionCSV, from: [.coalition, .party])
 
     static func columns(_ layout: TSELayout) -> [ExportColumn] {
         layout.canonicalColumns.map { name in

@@ -49,7 +49,8 @@ extension ElectionExporter {
                 let name = ElectionsV4.sourceColumns[k].name
                 let text: String?
                 do { text = try TSEColumnWriter.sourceText(k, row) } catch let p as TSEColumnWriter.Problem {
-                    throw ExportError.unrepresentable(type: "Candidate", key: candidate.id, column: name, reason: p.reason)
+                    throw ExportError.unrepresentable(
+                        type: "Candidate", key: candidate.id, column: name, reason: p.reason)
                 }
                 guard let text else {
                     try sink.ascii("    <\(name)/>\n")

@@ -1,4 +1,5 @@
 import UrnaStore
+
 extension ImportSummary {
     /// A small table for people: one line per type, then rejects.
     ///
@@ -23,7 +24,8 @@ extension ImportSummary {
         }
         lines.append(
             "rows: \(rows.inserted) inserted, \(rows.updated) updated, \(rows.unchanged) unchanged, "
-                + "\(rows.superseded) superseded, \(rows.conflicts) conflicts, \(rows.legend) legend, \(rejected) rejected")
+                + "\(rows.superseded) superseded, \(rows.conflicts) conflicts, \(rows.legend) legend, \(rejected) rejected"
+        )
         if fieldsNulled > 0 { lines.append("fields nulled: \(fieldsNulled) (warnings in the rejects file)") }
         for w in warnings { lines.append("warning: \(w)") }
         var tail = "rejected: \(rejected)"

@@ -143,7 +143,8 @@ public final class Importer {
                 connection,
                 tables: ["Candidate", "Good", StorageLayout.listTable(type: "Candidate", property: "goods")])
             var run = ImportRun(
-                writer: try ElectionStoreWriter(store: store, keepsPersonalData: options.keepPersonalData), rejects: rejects,
+                writer: try ElectionStoreWriter(store: store, keepsPersonalData: options.keepPersonalData),
+                rejects: rejects,
                 maxErrors: options.maxErrors, progress: progress, clock: clock, started: started,
                 bytesTotal: inputs.reduce(0) { $0 + $1.size }, fileCount: inputs.count)
             let pipeline = RecordPipeline(

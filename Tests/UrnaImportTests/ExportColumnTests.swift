@@ -178,7 +178,8 @@ import UrnaStore
         ) { try PartyValues(&$0) }
         try roundTrip(
             CoalitionValues(
-                id: "2018/AC/900", year: 2018, unit: "AC", sequence: 900, name: "X", composition: nil, kind: "COLIGAÇÃO"),
+                id: "2018/AC/900", year: 2018, unit: "AC", sequence: 900, name: "X", composition: nil, kind: "COLIGAÇÃO"
+            ),
             columns: ElectionColumns.coalition.count
         ) { try CoalitionValues(&$0) }
         try roundTrip(
@@ -241,11 +242,15 @@ import UrnaStore
         let election = ElectionValues(
             id: electionID, code: Int64(record["CD_ELEICAO"] ?? ""), year: year, round: 1,
             electionDescription: TSEField.text(record["DS_ELEICAO"]) ?? "", kind: nil, date: nil)
-        return (election, candidate(sequence: Int64(parts.last!)!, electionID: electionID, unit: String(parts[parts.count - 2])))
+        return (
+            election,
+            candidate(sequence: Int64(parts.last!)!, electionID: electionID, unit: String(parts[parts.count - 2]))
+        )
     }
 
     static let election = ElectionValues(
-        id: "2018/1/ELEICOES GERAIS ESTADUAIS 2018", code: 297, year: 2018, round: 1, electionDescription: "Eleições Gerais Estaduais 2018",
+        id: "2018/1/ELEICOES GERAIS ESTADUAIS 2018", code: 297, year: 2018, round: 1,
+        electionDescription: "Eleições Gerais Estaduais 2018",
         kind: "ELEIÇÃO ORDINÁRIA", date: "2018-10-07T00:00:00.000Z")
 
     static func candidate(sequence: Int64, electionID: String, unit: String = "AC") -> CandidateValues {

@@ -112,7 +112,8 @@ import UrnaStore
         #expect(
             error
                 == .unencodable(
-                    type: "Candidate", key: "2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000614380", column: "NM_URNA_CANDIDATO", scalar: 7,
+                    type: "Candidate", key: "2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000614380",
+                    column: "NM_URNA_CANDIDATO", scalar: 7,
                     hint: "XML 1.0 cannot carry at all: use --format csv or json"))
         // CSV carries it.
         let csv = try ExportTestFiles.exportBytes(db, ExportOptions(format: .csv, encoding: .utf8))
@@ -146,9 +147,13 @@ import UrnaStore
         let text = String(decoding: candidates, as: UTF8.self)
         #expect(
             text.hasPrefix(
-                "{\"id\":\"2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000613243\",\"sequence\":130000613243,\"election\":\"2018/1/ELEICOES GERAIS ESTADUAIS 2018\","))
+                "{\"id\":\"2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000613243\",\"sequence\":130000613243,\"election\":\"2018/1/ELEICOES GERAIS ESTADUAIS 2018\","
+            ))
         let good = try ExportTestFiles.exportBytes(
-            db, ExportOptions(format: .json, typeName: "Good", predicate: "id == '2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000600641/1'"))
+            db,
+            ExportOptions(
+                format: .json, typeName: "Good",
+                predicate: "id == '2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000600641/1'"))
         #expect(String(decoding: good, as: UTF8.self).contains("\"value\":2300000.00,"))  // exact money
     }
 

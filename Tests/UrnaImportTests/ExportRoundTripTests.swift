@@ -123,7 +123,8 @@ import UrnaStore
         // Party 77 is SOLIDARIEDADE in the 2018 file and SD in the 2016 one: each year keeps its own label, so
         // the compositions of both years name it.
         #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
-        #expect(try DatabaseComparison.rowCount(copy, "Party", where: "id = '2018/77' AND acronym = 'SOLIDARIEDADE'") == 1)
+        #expect(
+            try DatabaseComparison.rowCount(copy, "Party", where: "id = '2018/77' AND acronym = 'SOLIDARIEDADE'") == 1)
         #expect(try DatabaseComparison.rowCount(copy, "Party", where: "id = '2016/77' AND acronym = 'SD'") == 1)
         #expect(
             try DatabaseComparison.rowCount(copy, "Coalition_parties", where: "target LIKE '%/77'")

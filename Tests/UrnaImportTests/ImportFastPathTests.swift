@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import UrnaSchemas
 import UrnaRecords
+import UrnaSchemas
 import UrnaStore
 
 @testable import UrnaImport

@@ -164,8 +164,10 @@ import UrnaStore
         let summary = try ImportTestSupport.importFiles([file], into: db)
         #expect(summary.rejected == 0)
         #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Party") == 3)
-        #expect(try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = '2018/AC/99'") == .text("UNIDOS"))
-        #expect(try ImportTestSupport.value(db, "SELECT kind FROM Coalition WHERE id = '2018/AC/99'") == .text("COLIGAÇÃO"))
+        #expect(
+            try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = '2018/AC/99'") == .text("UNIDOS"))
+        #expect(
+            try ImportTestSupport.value(db, "SELECT kind FROM Coalition WHERE id = '2018/AC/99'") == .text("COLIGAÇÃO"))
         #expect(try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = '2018/AC/98'") == .text("SÓ"))
         let c = try Connection(path: db, readOnly: true, create: false)
         let list = try c.rows("SELECT target FROM Coalition_parties WHERE owner = '2018/AC/99' ORDER BY position")
@@ -183,7 +185,8 @@ import UrnaStore
                 == .text(Self.mg2018 + "/MG/130000629811"))
         // The vice sees the head through the `holder` inverse.
         let store = try Store.openExisting(path: db, readOnly: true)
-        let vice = try #require(try store.object(ofType: "Candidate", forPrimaryKey: Value.string(Self.mg2018 + "/MG/130000629811")))
+        let vice = try #require(
+            try store.object(ofType: "Candidate", forPrimaryKey: Value.string(Self.mg2018 + "/MG/130000629811")))
         let holders = Array(try vice.linkingObjects("holder"))
         #expect(holders.map(\.primaryKeyValue) == [Value.string(Self.mg2018 + "/MG/130000624870")])
     }
@@ -210,7 +213,9 @@ import UrnaStore
         #expect(summary.heldAssets == 1)
         #expect(summary.rejected == 1)  // SQ 99 never arrives
         // This dump names its election by CD_ELEICAO alone (no DS_ELEICAO), which then stands in for the description.
-        #expect(try ImportTestSupport.value(db, "SELECT owner FROM Candidate_goods") == .text("2018/1/CD_ELEICAO 297/MG/10"))
+        #expect(
+            try ImportTestSupport.value(db, "SELECT owner FROM Candidate_goods") == .text("2018/1/CD_ELEICAO 297/MG/10")
+        )
         #expect(try ImportTestSupport.integer(db, "SELECT value FROM Good") == 15_000_000)
     }
 
@@ -238,12 +243,14 @@ import UrnaStore
             let db = try ImportTestSupport.newDatabasePath()
             _ = try ImportTestSupport.importFiles(files, into: db)
             for (id, label) in [
-                ("2018/15", "MDB MOVIMENTO DEMOCRÁTICO BRASILEIRO"), ("2016/15", "PMDB PARTIDO DO MOVIMENTO DEMOCRÁTICO BRASILEIRO"),
+                ("2018/15", "MDB MOVIMENTO DEMOCRÁTICO BRASILEIRO"),
+                ("2016/15", "PMDB PARTIDO DO MOVIMENTO DEMOCRÁTICO BRASILEIRO"),
                 ("2018/19", "PODE PODEMOS"), ("2016/19", "PTN PARTIDO TRABALHISTA NACIONAL"),
                 ("2018/51", "PATRI PATRIOTA"), ("2016/51", "PEN PARTIDO ECOLÓGICO NACIONAL"),
             ] {
                 #expect(
-                    try ImportTestSupport.value(db, "SELECT acronym || ' ' || name FROM Party WHERE id = ?", [.text(id)])
+                    try ImportTestSupport.value(
+                        db, "SELECT acronym || ' ' || name FROM Party WHERE id = ?", [.text(id)])
                         == .text(label), "\(id)")
             }
             // Each candidacy reads its own election's label through its link.
@@ -253,7 +260,8 @@ import UrnaStore
             #expect(mdb > 0 && pmdb > 0)
             #expect(
                 try ImportTestSupport.integer(
-                    db, "SELECT count(*) FROM Candidate c JOIN Party p ON p.id = c.party WHERE p.year != "
+                    db,
+                    "SELECT count(*) FROM Candidate c JOIN Party p ON p.id = c.party WHERE p.year != "
                         + "(SELECT year FROM Election e WHERE e.id = c.election)") == 0)
             // Reading an older year again changes nothing of the newer one.
             let older = try ImportTestSupport.importFiles([ac2016], into: db)

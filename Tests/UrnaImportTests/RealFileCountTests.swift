@@ -99,8 +99,12 @@ import UrnaImport
         #expect(try ImportTestSupport.headsWithVice(db) == 246)
         #expect(summary.inserted["Candidate"] == 29145)
         // Both rounds of a run-off are kept: 28 + 4 federal, 29057 + 56 state candidacies.
-        #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Candidate c JOIN Election e ON e.id = c.election WHERE e.code = 298") == 56)
-        #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Candidate c JOIN Election e ON e.id = c.election WHERE e.code = 296") == 4)
+        #expect(
+            try ImportTestSupport.integer(
+                db, "SELECT count(*) FROM Candidate c JOIN Election e ON e.id = c.election WHERE e.code = 298") == 56)
+        #expect(
+            try ImportTestSupport.integer(
+                db, "SELECT count(*) FROM Candidate c JOIN Election e ON e.id = c.election WHERE e.code = 296") == 4)
         #expect(try ImportTestSupport.foreignKeyViolations(db) == 0)
     }
 

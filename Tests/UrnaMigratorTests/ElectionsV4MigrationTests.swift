@@ -55,7 +55,9 @@ import UrnaStore
         #expect(goods.map(\.key) == (1...5).map { .string(Self.election + "//130000084715/\($0)") })
         for g in goods {
             let good = try #require(try store.object(ofType: "Good", forPrimaryKey: g.key))
-            #expect(good["candidacy"] == .link(LinkTarget(type: "Candidate", key: .string(Self.election + "//130000084715"))))
+            #expect(
+                good["candidacy"]
+                    == .link(LinkTarget(type: "Candidate", key: .string(Self.election + "//130000084715"))))
         }
     }
 
