@@ -17,5 +17,6 @@ public enum Elections {
             SchemaVersion(ElectionsV1.schema, step: MigrationStep("seed 000's iElections model")),
             SchemaVersion(ElectionsV2.schema, step: ElectionsV2.step),
             SchemaVersion(ElectionsV3.schema, step: ElectionsV3.step),
+            SchemaVersion(ElectionsV4.schema, step: ElectionsV4.step),
         ])
 }

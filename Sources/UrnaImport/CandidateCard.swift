@@ -44,20 +44,25 @@ public enum CandidateCard {
     /// is needed when the sequence ran in more than one election (both rounds of a run-off).
     public static func render(store: Store, sequence: Int64, election: String?) throws -> String {
         let rows = try store.connection.rows(
-            "SELECT \"id\", \"election\" FROM \"Candidate\" WHERE \"sequence\" = ? ORDER BY \"election\"",
+            "SELECT c.\"id\", c.\"election\", e.\"code\" FROM \"Candidate\" c LEFT JOIN \"Election\" e "
+                + "ON e.\"id\" = c.\"election\" WHERE c.\"sequence\" = ? ORDER BY c.\"election\", c.\"id\"",
             [.integer(sequence)])
-        var matches: [(id: String, election: String)] = rows.compactMap {
+        var matches: [(id: String, election: String, code: Int64?)] = rows.compactMap {
             guard case .text(let id) = $0[0], case .text(let e) = $0[1] else { return nil }
-            return (id, e)
+            let code: Int64? = if case .integer(let c) = $0[2] { c } else { nil }
+            return (id, e, code)
         }
-        if let election { matches = matches.filter { $0.election == election } }
+        if let election { matches = matches.filter { $0.election == election || $0.code.map(String.init) == election } }
         guard let match = matches.first else { throw CardError.notFound(sequence: sequence, election: election) }
         if matches.count > 1 {
             let described = try matches.map { m -> String in
                 guard let e = try store.object(ofType: "Election", forPrimaryKey: .string(m.election)) else {
                     return m.election
                 }
-                return "\(m.election) (\(try text(e, "electionDescription")), round \(try int(e, "round") ?? 1))"
+                let code = m.code.map { ", CD_ELEICAO \($0)" } ?? ""
+                let unit = matches.filter({ $0.election == m.election }).count > 1 ? " unit of \(m.id)" : ""
+                return
+                    "\(m.election)\(code) (\(try text(e, "electionDescription")), round \(try int(e, "round") ?? 1))\(unit)"
             }
             throw CardError.ambiguous(sequence: sequence, elections: described)
         }

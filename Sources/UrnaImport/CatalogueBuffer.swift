@@ -1,20 +1,27 @@
-/// The few, much repeated objects of a run (elections, parties, coalitions, good types), kept in
-/// memory with the latest values seen and written once at the end, when every party a coalition's
-/// composition names is known.
+import UrnaStore
+
+/// The few, much repeated objects of a run (elections, parties, coalitions, good types), kept in memory
+/// merged field by field by generation (`GenerationMerge`, the rule rows follow) and written once at the end,
+/// when every party a coalition's composition names is known. The merge makes the result independent of
+/// the order rows and files come in.
 struct CatalogueBuffer {
-    /// A coalition's latest values and the party numbers legend files listed as its members.
+    /// A coalition's merged values and the parties legend files listed as its members.
     struct CoalitionEntry {
         var values: CoalitionValues
-        var memberNumbers: [Int64] = []
+        var memberIDs: [String] = []
     }
 
     private(set) var elections: [String: ElectionValues] = [:]
-    private(set) var parties: [Int64: PartyValues] = [:]
-    private(set) var coalitions: [Int64: CoalitionEntry] = [:]
+    private(set) var parties: [String: PartyValues] = [:]
+    private(set) var coalitions: [String: CoalitionEntry] = [:]
     private(set) var goodTypes: [Int64: GoodTypeValues] = [:]
-    /// Acronym key -> party number, as last seen in this run.
-    private(set) var acronyms: [String: Int64] = [:]
     private var lastElection: ElectionValues?
+    private var lastParty: PartyValues?
+
+    /// The first round of the election with this CD_ELEICAO read in this run (the smallest id if several).
+    func electionID(code: Int64) -> String? {
+        elections.values.filter { $0.code == code }.map(\.id).min()
+    }
 
     /// Elections whose candidacies the run touched (their vices are re-paired).
     var electionIDs: [String] { elections.keys.sorted() }
@@ -22,60 +29,57 @@ struct CatalogueBuffer {
     mutating func note(election e: ElectionValues) {
         if e == lastElection { return }  // rows of one election come together
         lastElection = e
-        elections[e.id] = e
+        elections[e.id] = elections[e.id].map { Self.merged($0, e, ElectionValues.init(row:)) } ?? e
     }
 
-    /// Latest non-empty acronym and name win (an empty value means unknown, not "no name").
     mutating func note(party p: PartyValues) {
-        if let old = parties[p.number] {
-            if old == p || (p.acronym.isEmpty && p.name.isEmpty) { return }
-            var merged = old
-            if !p.acronym.isEmpty { merged.acronym = p.acronym }
-            if !p.name.isEmpty { merged.name = p.name }
-            if merged == old { return }
-            parties[p.number] = merged
-        } else {
-            parties[p.number] = p
-        }
-        if !p.acronym.isEmpty { acronyms[CoalitionComposition.acronymKey(p.acronym)] = p.number }
+        if p == lastParty { return }
+        lastParty = p
+        parties[p.id] = parties[p.id].map { Self.merged($0, p, PartyValues.init(row:)) } ?? p
     }
 
-    /// Latest non-empty name and non-nil composition and kind win; `member` is a party the row itself
-    /// places in the coalition (legend files).
-    mutating func note(coalition c: CoalitionValues, member: Int64? = nil) {
+    /// `member` is a party the row itself places in the coalition (legend files).
+    mutating func note(coalition c: CoalitionValues, member: String? = nil) {
         if var entry = coalitions[c.id] {
-            var merged = entry.values
-            if !c.name.isEmpty { merged.name = c.name }
-            if let comp = c.composition { merged.composition = comp }
-            if let kind = c.kind { merged.kind = kind }
-            let changed = merged != entry.values
-            let newMember = member.map { !entry.memberNumbers.contains($0) } ?? false
-            guard changed || newMember else { return }
-            entry.values = merged
-            if newMember, let member { entry.memberNumbers.append(member) }
+            let values = Self.merged(entry.values, c, CoalitionValues.init(row:))
+            let newMember = member.map { !entry.memberIDs.contains($0) } ?? false
+            guard values != entry.values || newMember else { return }
+            entry.values = values
+            if newMember, let member { entry.memberIDs.append(member) }
             coalitions[c.id] = entry
         } else {
-            coalitions[c.id] = CoalitionEntry(values: c, memberNumbers: member.map { [$0] } ?? [])
+            coalitions[c.id] = CoalitionEntry(values: c, memberIDs: member.map { [$0] } ?? [])
         }
     }
 
     mutating func note(goodType t: GoodTypeValues) {
-        if let old = goodTypes[t.id], old == t || t.typedescription.isEmpty { return }
-        goodTypes[t.id] = t
+        goodTypes[t.id] = goodTypes[t.id].map { Self.merged($0, t, GoodTypeValues.init(row:)) } ?? t
     }
 
-    /// The party numbers of a coalition: its composition's acronyms that name a party seen in this
-    /// run, in published order, with the members legend rows listed that the composition did not name
-    /// (say, under an acronym the party no longer uses) placed where the legend rows put them: after
-    /// the nearest member listed before them, else before the nearest listed after them, else last.
-    func partyNumbers(of entry: CoalitionEntry) -> [Int64] {
-        var out: [Int64] = []
+    private static func merged<V: UpsertRow & Equatable>(_ old: V, _ new: V, _ decode: ([SQLValue]) -> V?) -> V {
+        if old == new { return old }
+        return decode(GenerationMerge.merge(stored: old.row, incoming: new.row)) ?? old
+    }
+
+    /// The parties of a coalition: its composition's acronyms that name a party of its year seen in this run,
+    /// in published order, with the members legend rows listed that the composition did not name (say, under
+    /// an acronym the party no longer uses) placed where the legend rows put them: after the nearest member
+    /// listed before them, else before the nearest listed after them, else last.
+    func partyIDs(of entry: CoalitionEntry) -> [String] {
+        var byAcronym: [String: String] = [:]
+        for p in parties.values where p.year == entry.values.year && !p.acronym.isEmpty {
+            let key = CoalitionComposition.acronymKey(p.acronym)
+            // Two numbers under one acronym in a year: the smaller id, whatever the order they came in.
+            if let other = byAcronym[key], other < p.id { continue }
+            byAcronym[key] = p.id
+        }
+        var out: [String] = []
         if let text = entry.values.composition {
             for acronym in CoalitionComposition(text).partyAcronyms {
-                if let n = acronyms[CoalitionComposition.acronymKey(acronym)], !out.contains(n) { out.append(n) }
+                if let id = byAcronym[CoalitionComposition.acronymKey(acronym)], !out.contains(id) { out.append(id) }
             }
         }
-        let members = entry.memberNumbers
+        let members = entry.memberIDs.sorted()
         for (k, n) in members.enumerated() where !out.contains(n) && parties[n] != nil {
             if let before = members[..<k].last(where: out.contains), let i = out.firstIndex(of: before) {
                 out.insert(n, at: i + 1)
@@ -87,4 +91,51 @@ struct CatalogueBuffer {
         }
         return out
     }
+}
+
+// The inverse of each `row`, for values merged in memory.
+
+extension ElectionValues {
+    init?(row r: [SQLValue]) {
+        guard case .text(let id) = r[0], case .integer(let year) = r[3], case .integer(let round) = r[4],
+            case .text(let description) = r[5]
+        else { return nil }
+        self.init(
+            id: id, code: r[2].int, year: year, round: round, electionDescription: description, kind: r[6].string,
+            kindCode: r[7].int, scope: r[8].string, date: r[9].string, generatedAt: r[1].string)
+    }
+}
+
+extension PartyValues {
+    init?(row r: [SQLValue]) {
+        guard case .text(let id) = r[0], case .integer(let year) = r[2], case .integer(let number) = r[3] else {
+            return nil
+        }
+        self.init(
+            id: id, year: year, number: number, acronym: r[4].string ?? "", name: r[5].string ?? "",
+            generatedAt: r[1].string)
+    }
+}
+
+extension CoalitionValues {
+    init?(row r: [SQLValue]) {
+        guard case .text(let id) = r[0], case .integer(let year) = r[2], case .integer(let sequence) = r[4] else {
+            return nil
+        }
+        self.init(
+            id: id, year: year, unit: r[3].string ?? "", sequence: sequence, name: r[5].string ?? "",
+            composition: r[6].string, kind: r[7].string, generatedAt: r[1].string)
+    }
+}
+
+extension GoodTypeValues {
+    init?(row r: [SQLValue]) {
+        guard case .integer(let id) = r[0] else { return nil }
+        self.init(id: id, typedescription: r[2].string ?? "", generatedAt: r[1].string)
+    }
+}
+
+extension SQLValue {
+    var int: Int64? { if case .integer(let i) = self { i } else { nil } }
+    var string: String? { if case .text(let s) = self { s } else { nil } }
 }

@@ -1,4 +1,7 @@
+import Foundation
 import UrnaRecords
+import UrnaSchemas
+import UrnaStore
 
 /// Turns one TSE record (CSV or XML, any layout) into the election objects it implies: the only
 /// place that knows TSE semantics (identity, null markers, dates, money, personal data).
@@ -23,13 +26,18 @@ public final class ElectionMapper {
     private var positionsCache: [ObjectIdentifier: (columns: ColumnIndex, positions: MapperColumnPositions)] = [:]
     private var lastColumns: ColumnIndex?
     private var lastPositions: MapperColumnPositions?
-    private var lastElection: ElectionValues?
-    private var lastOriginalElectionKey: (year: Int64, round: Int64, description: String)?
+    /// The last election read, with the raw fields it came from: rows of one election come together.
+    private var lastElection: (key: [String?], values: ElectionValues)?
+    /// DS_ELEICAO -> its identity form (upper case, accents folded), for the few descriptions a run sees.
+    private var foldedDescriptions: [String: String] = [:]
+    /// The last generation stamp read and what it gave: a file has one.
+    private var lastGeneration: (date: String?, time: String?, iso: String?)?
     /// The last asset update timestamp read and what it gave: consecutive goods mostly share it.
     private var lastUpdate: (date: String?, time: String?, referenceYear: Int?, parsed: TSEDate.Parsed)?
     private var assetOrdinalFile = ""
     private var assetOrdinals: [String: Int64] = [:]
     private let interner = FieldInterner()
+    private let warnings = FieldWarnings()
 
     /// A mapper; `keepPersonalData` keeps CPF, e-mail and voter ID (they are dropped otherwise).
     public init(keepPersonalData: Bool = false) {
@@ -40,7 +48,9 @@ public final class ElectionMapper {
     public func map(_ record: Record) -> Result<MappedRecord, MappingProblem> {
         let columns = positions(for: record.columns)
         return record.withEncodedRow { row in
-            let reader = FieldReader(record: record, columns: columns, interner: interner, row: row)
+            warnings.list.removeAll(keepingCapacity: true)
+            let reader = FieldReader(
+                record: record, columns: columns, interner: interner, row: row, warnings: warnings)
             do {
                 switch record.kind {
                 case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
@@ -71,143 +81,191 @@ public final class ElectionMapper {
     private func mapCandidacy(_ r: FieldReader) throws -> CandidacyObjects {
         let election = try mapElection(r)
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
+        guard let unit = r.code(.SG_UE) else {
+            throw r.problem(
+                .SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
+        }
         let referenceYear = Int(election.year)
-        let limit = try r.money(.VR_DESPESA_MAX_CAMPANHA)
+        let limit = r.money(.VR_DESPESA_MAX_CAMPANHA)
+        let generation = self.generation(r)
         var candidate = CandidateValues(
-            id: ElectionMapper.childID(election.id, sequence), sequence: sequence, electionID: election.id,
-            number: try r.integer(.NR_CANDIDATO),
+            id: ElectionMapper.childID(ElectionMapper.childID(election.id, unit), sequence), sequence: sequence,
+            electionID: election.id, round: election.round,
+            number: r.integer(.NR_CANDIDATO),
             nickname: r.text(.NM_URNA_CANDIDATO) ?? "", name: r.text(.NM_CANDIDATO) ?? "",
             socialName: r.text(.NM_SOCIAL_CANDIDATO),
-            post: r.text(.DS_CARGO) ?? "", postCode: try r.integer(.CD_CARGO) ?? 0,
-            state: r.code(.SG_UF) ?? "", unit: r.code(.SG_UE) ?? "", unitName: r.text(.NM_UE) ?? "",
-            birthdate: try r.date(.DT_NASCIMENTO, referenceYear: referenceYear),
+            post: r.text(.DS_CARGO) ?? "", postCode: r.integer(.CD_CARGO) ?? 0,
+            state: r.code(.SG_UF) ?? "", unit: unit, unitName: r.text(.NM_UE) ?? "",
+            birthdate: r.date(.DT_NASCIMENTO, referenceYear: referenceYear),
             sex: r.text(.DS_GENERO) ?? "", colorRace: r.text(.DS_COR_RACA) ?? "",
             maritalStatus: r.text(.DS_ESTADO_CIVIL) ?? "", nationality: r.text(.DS_NACIONALIDADE) ?? "",
             birthState: r.code(.SG_UF_NASCIMENTO), birthCity: r.text(.NM_MUNICIPIO_NASCIMENTO),
             literacy: r.text(.DS_GRAU_INSTRUCAO) ?? "", occupation: r.text(.DS_OCUPACAO) ?? "",
-            partyNumber: nil, coalitionID: nil,
+            partyID: nil, coalitionID: nil,
             processNumber: r.code(.NR_PROCESSO) ?? "", protocolNumber: r.code(.NR_PROTOCOLO_CANDIDATURA) ?? "",
             spendingLimitFirstRound: election.round == 2 ? nil : limit,
             spendingLimitSecondRound: election.round == 2 ? limit : nil,
             email: nil, cpf: nil, voterId: nil,
-            status: r.text(.DS_SITUACAO_CANDIDATURA), result: r.text(.DS_SIT_TOT_TURNO))
+            status: r.text(.DS_SITUACAO_CANDIDATURA), result: r.text(.DS_SIT_TOT_TURNO), generatedAt: generation)
         if keepPersonalData {
             candidate.email = r.text(.DS_EMAIL)
             candidate.cpf = r.code(.NR_CPF_CANDIDATO)
             candidate.voterId = r.code(.NR_TITULO_ELEITORAL_CANDIDATO)
         }
-        let party = try mapParty(r)
-        let coalition = try mapCoalition(r, required: false)
-        candidate.partyNumber = party?.number
+        candidate.sourceValues = r.sourceValues(referenceYear: referenceYear)
+        let party = mapParty(r, year: election.year, generation: generation)
+        let coalition = try mapCoalition(r, year: election.year, unit: unit, generation: generation, required: false)
+        candidate.partyID = party?.id
         candidate.coalitionID = coalition?.id
-        return CandidacyObjects(election: election, candidate: candidate, party: party, coalition: coalition)
+        return CandidacyObjects(
+            election: election, candidate: candidate, party: party, coalition: coalition, warnings: warnings.list)
     }
 
-    /// The election of a record: CD_ELEICAO when the layout has it, else year + round + description.
+    /// DT_GERACAO + HH_GERACAO as ISO text (nil when the layout has none or it is unreadable).
+    private func generation(_ r: FieldReader) -> String? {
+        let date = r.raw(.DT_GERACAO)
+        let time = r.raw(.HH_GERACAO)
+        if let last = lastGeneration, last.date == date, last.time == time { return last.iso }
+        let iso: String?
+        switch TSEDate.parse(date: date, time: time) {
+        case .date(let d): iso = d
+        case .null: iso = nil
+        case .invalid:
+            r.warn(.DT_GERACAO, "DT_GERACAO is not a date (dd/MM/yyyy): the row counts as the oldest generation")
+            return nil
+        }
+        lastGeneration = (date, time, iso)
+        return iso
+    }
+
+    /// The election's identity form of DS_ELEICAO: upper case, accents folded, spaces collapsed, so the
+    /// original and re-released generations ("ELEIÇÃO MUNICIPAL 2012", "Eleição Municipal 2012") meet.
+    private func folded(_ description: String) -> String {
+        if let f = foldedDescriptions[description] { return f }
+        let f = ElectionMapper.fold(description)
+        if foldedDescriptions.count > 4096 { foldedDescriptions.removeAll() }
+        foldedDescriptions[description] = f
+        return f
+    }
+
+    static func fold(_ text: String) -> String { ElectionsV4.foldedDescription(text) }
+
+    /// The election of a record: `year/round/DESCRIPTION` in every generation; CD_ELEICAO is kept beside it.
     private func mapElection(_ r: FieldReader) throws -> ElectionValues {
-        let year = try r.integer(.ANO_ELEICAO) ?? 0
-        let round = try r.integer(.NR_TURNO) ?? 1
-        let description = r.text(.DS_ELEICAO) ?? ""
-        if r.columns.has(.CD_ELEICAO) {
-            let code = try r.requiredInteger(.CD_ELEICAO, what: "the election code")
-            if let last = lastElection, last.code == code, last.year == year, last.round == round,
-                last.electionDescription == description
-            {
-                return last
-            }
-            let election = ElectionValues(
-                id: String(code), code: code, year: year, round: round, electionDescription: description,
-                kind: r.text(.NM_TIPO_ELEICAO), date: try r.date(.DT_ELEICAO, referenceYear: Int(year)))
-            lastElection = election
-            return election
+        let rawKey = [
+            r.raw(.ANO_ELEICAO), r.raw(.NR_TURNO), r.raw(.DS_ELEICAO), r.raw(.CD_ELEICAO), r.raw(.DT_ELEICAO),
+            r.raw(.NM_TIPO_ELEICAO), r.raw(.CD_TIPO_ELEICAO), r.raw(.TP_ABRANGENCIA), r.raw(.DT_GERACAO),
+            r.raw(.HH_GERACAO),
+        ]
+        if let last = lastElection, last.key == rawKey, !r.columns.has(.DT_ELEICAO) || last.values.date != nil {
+            return last.values
         }
-        guard year > 0, !description.isEmpty else {
+        let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
+        guard year > 0 else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO is not a year: correct it") }
+        let round = r.columns.has(.NR_TURNO) ? try r.requiredInteger(.NR_TURNO, what: "the round") : 1
+        guard round >= 1 else { throw r.problem(.NR_TURNO, "NR_TURNO is not a round (1 or 2): correct it") }
+        let code = r.integer(.CD_ELEICAO)
+        let description = r.text(.DS_ELEICAO)
+        // Without DS_ELEICAO (some XML dumps) CD_ELEICAO stands in: such an election meets no other generation.
+        guard let key = description.map(folded) ?? code.map({ "CD_ELEICAO \($0)" }) else {
             throw r.problem(
-                year > 0 ? .DS_ELEICAO : .ANO_ELEICAO,
-                "a file without CD_ELEICAO names its election by ANO_ELEICAO + NR_TURNO + DS_ELEICAO, and this row "
-                    + "lacks one of them: fill it in")
-        }
-        if let last = lastElection, last.code == nil, let key = lastOriginalElectionKey, key.year == year,
-            key.round == round, key.description == description
-        {
-            return last
+                .DS_ELEICAO, "DS_ELEICAO is empty: with ANO_ELEICAO and NR_TURNO it names the election; fill it in")
         }
         let election = ElectionValues(
-            id: "\(year)/\(round)/\(description.uppercased())", code: nil, year: year, round: round,
-            electionDescription: description, kind: r.text(.NM_TIPO_ELEICAO),
-            date: try r.date(.DT_ELEICAO, referenceYear: Int(year)))
-        lastElection = election
-        lastOriginalElectionKey = (year, round, description)
+            id: "\(year)/\(round)/\(key)", code: code, year: year, round: round,
+            electionDescription: description ?? "", kind: r.text(.NM_TIPO_ELEICAO),
+            kindCode: r.integer(.CD_TIPO_ELEICAO),
+            scope: r.text(.TP_ABRANGENCIA), date: r.date(.DT_ELEICAO, referenceYear: Int(year)),
+            generatedAt: generation(r))
+        lastElection = (rawKey, election)
         return election
     }
 
-    private func mapParty(_ r: FieldReader) throws -> PartyValues? {
-        guard let number = try r.integer(.NR_PARTIDO) else { return nil }
-        return PartyValues(number: number, acronym: r.text(.SG_PARTIDO) ?? "", name: r.text(.NM_PARTIDO) ?? "")
+    private func mapParty(_ r: FieldReader, year: Int64, generation: String?) -> PartyValues? {
+        guard let number = r.integer(.NR_PARTIDO) else { return nil }
+        return PartyValues(
+            id: ElectionMapper.childID(String(year), number), year: year, number: number,
+            acronym: r.text(.SG_PARTIDO) ?? "", name: r.text(.NM_PARTIDO) ?? "", generatedAt: generation)
     }
 
-    private func mapCoalition(_ r: FieldReader, required: Bool) throws -> CoalitionValues? {
-        let id: Int64
+    private func mapCoalition(
+        _ r: FieldReader, year: Int64, unit: String, generation: String?, required: Bool
+    ) throws -> CoalitionValues? {
+        let sequence: Int64
         if required {
-            id = try r.requiredInteger(.SQ_COLIGACAO, what: "the coalition's sequential number")
+            sequence = try r.requiredInteger(.SQ_COLIGACAO, what: "the coalition's sequential number")
         } else {
-            guard let v = try r.integer(.SQ_COLIGACAO) else { return nil }
-            id = v
+            guard let v = r.integer(.SQ_COLIGACAO) else { return nil }
+            sequence = v
         }
         return CoalitionValues(
-            id: id, name: r.text(.NM_COLIGACAO) ?? "", composition: r.text(.DS_COMPOSICAO_COLIGACAO),
-            kind: r.text(.TP_AGREMIACAO))
+            id: ElectionMapper.childID(String(year) + "/" + unit, sequence), year: year, unit: unit,
+            sequence: sequence, name: r.text(.NM_COLIGACAO) ?? "", composition: r.text(.DS_COMPOSICAO_COLIGACAO),
+            kind: r.text(.TP_AGREMIACAO), generatedAt: generation)
     }
 
     // MARK: - Asset
 
     private func mapAsset(_ r: FieldReader) throws -> AssetObjects {
-        let electionID: String
-        if r.columns.has(.CD_ELEICAO) {
-            electionID = String(try r.requiredInteger(.CD_ELEICAO, what: "the election code"))
-        } else {
-            // Header-less asset files name no round: a declaration belongs to the first-round candidacy.
+        // Goods belong to an election, not a round: a declaration belongs to the first-round candidacy.
+        var electionID: String?
+        var electionCode: Int64?
+        if let yearText = r.code(.ANO_ELEICAO), let description = r.text(.DS_ELEICAO) {
             let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
-            guard let description = r.text(.DS_ELEICAO) else {
-                throw r.problem(
-                    .DS_ELEICAO, "DS_ELEICAO is empty: without CD_ELEICAO it names the election; fill it in")
-            }
-            electionID = "\(year)/1/\(description.uppercased())"
+            guard year > 0 else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO \(yearText) is not a year: correct it") }
+            electionID = "\(year)/1/\(folded(description))"
+        } else if let code = r.integer(.CD_ELEICAO) {
+            electionCode = code
+        } else {
+            throw r.problem(
+                r.columns.has(.DS_ELEICAO) ? .DS_ELEICAO : .ANO_ELEICAO,
+                "an asset names its election by ANO_ELEICAO + DS_ELEICAO (or CD_ELEICAO), and this row lacks them: "
+                    + "fill them in")
         }
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
-        let candidateID = ElectionMapper.childID(electionID, sequence)
+        let unit = r.columns.has(.SG_UE) ? r.code(.SG_UE) : nil
+        if r.columns.has(.SG_UE) && unit == nil {
+            throw r.problem(
+                .SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
+        }
+        let candidateID = ElectionMapper.childID(
+            ElectionMapper.childID(electionID ?? "CD_ELEICAO \(electionCode ?? 0)", unit ?? "?"), sequence)
         let order: Int64
         if r.columns.has(.NR_ORDEM_CANDIDATO) {
             order = try r.requiredInteger(.NR_ORDEM_CANDIDATO, what: "the asset's order number")
         } else {
             order = nextOrdinal(candidateID: candidateID, file: r.record.location.file)
         }
-        let cents: Int64
-        switch Reais.parseCents(r.raw(.VR_BEM_CANDIDATO)) {
-        case .cents(let c): cents = c
-        case .null: cents = 0
-        case .invalid:
-            throw r.problem(
-                .VR_BEM_CANDIDATO,
-                "VR_BEM_CANDIDATO is not an amount in reais like 3669,04 (digits, a decimal comma "
-                    + "and two decimals): correct it")
-        }
-        let year = try r.integer(.ANO_ELEICAO)
+        let cents = r.money(.VR_BEM_CANDIDATO)
         let updatedAt: String?
+        let year = r.integer(.ANO_ELEICAO).map { Int($0) }
         switch updateTimestamp(
-            date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO),
-            referenceYear: year.map { Int($0) + 1 })
+            date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO), referenceYear: year.map { $0 + 1 }
+        )
         {
         case .date(let d): updatedAt = d
         case .null: updatedAt = nil
-        case .invalid: throw r.dateProblem(.DT_ULTIMA_ATUALIZACAO)
+        case .invalid:
+            r.warnDate(.DT_ULTIMA_ATUALIZACAO)
+            updatedAt = nil
         }
-        let typeID = try r.integer(.CD_TIPO_BEM_CANDIDATO)
-        let good = GoodValues(
+        let typeID = r.integer(.CD_TIPO_BEM_CANDIDATO)
+        let generation = self.generation(r)
+        var good = GoodValues(
             id: ElectionMapper.childID(candidateID, order), candidateID: candidateID, order: order,
-            goodDescription: r.text(.DS_BEM_CANDIDATO) ?? "", typeID: typeID, valueCents: cents, updatedAt: updatedAt)
-        let type = typeID.map { GoodTypeValues(id: $0, typedescription: r.text(.DS_TIPO_BEM_CANDIDATO) ?? "") }
-        return AssetObjects(good: good, goodType: type)
+            goodDescription: r.text(.DS_BEM_CANDIDATO) ?? "", typeID: typeID, valueCents: cents, updatedAt: updatedAt,
+            generatedAt: generation)
+        good.sequence = sequence
+        if let electionCode {
+            good.lookupElectionCode = electionCode
+            good.lookupUnit = unit
+        } else if unit == nil {
+            good.lookupElectionID = electionID
+        }
+        let type = typeID.map {
+            GoodTypeValues(id: $0, typedescription: r.text(.DS_TIPO_BEM_CANDIDATO) ?? "", generatedAt: generation)
+        }
+        return AssetObjects(good: good, goodType: type, warnings: warnings.list)
     }
 
     /// 1, 2, 3... per candidacy within one file, for layouts without NR_ORDEM_CANDIDATO.
@@ -232,6 +290,9 @@ public final class ElectionMapper {
     }
 
     // MARK: - Identifiers
+
+    /// `"\(parent)/\(child)"`.
+    static func childID(_ parent: String, _ child: String) -> String { parent + "/" + child }
 
     /// `"\(parent)/\(number)"` (a candidacy's id from its election's, an asset's from its candidacy's),
     /// written in one allocation: interpolation costs several calls and a growing buffer, for two ids a row.
@@ -267,14 +328,31 @@ public final class ElectionMapper {
     // MARK: - Coalition legend
 
     private func mapCoalitionMember(_ r: FieldReader) throws -> CoalitionMemberObjects {
-        guard let coalition = try mapCoalition(r, required: true) else {
+        let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
+        guard year > 0 else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO is not a year: correct it") }
+        guard let unit = r.code(.SG_UE) else {
+            throw r.problem(
+                .SG_UE, "SG_UE is empty: the electoral unit is part of the coalition's identity; fill it in")
+        }
+        let generation = self.generation(r)
+        guard let coalition = try mapCoalition(r, year: year, unit: unit, generation: generation, required: true)
+        else {
             throw r.problem(.SQ_COLIGACAO, "SQ_COLIGACAO is empty: fill it in")
         }
-        return CoalitionMemberObjects(coalition: coalition, party: try mapParty(r))
+        return CoalitionMemberObjects(
+            coalition: coalition, party: mapParty(r, year: year, generation: generation), warnings: warnings.list)
     }
 }
 
-/// Reads one record's fields by position, turning TSE conventions into values or problems.
+/// The warnings of the record being mapped (one list, emptied for every record).
+final class FieldWarnings {
+    var list: [FieldWarning] = []
+}
+
+/// Reads one record's fields by position, turning TSE conventions into values, warnings or problems.
+///
+/// Optional fields never cost the row: a value that cannot be read (or is out of its domain, like a negative
+/// number) becomes nil and a `FieldWarning`. Only the identifying fields (`requiredInteger`) throw.
 struct FieldReader {
     let record: Record
     let columns: MapperColumnPositions
@@ -282,10 +360,15 @@ struct FieldReader {
     /// The record's bytes (a CSV row's, or an XML record's column texts), lent for the time of one `map`
     /// call (nil for records built from strings).
     let row: EncodedRowView?
+    let warnings: FieldWarnings
 
     /// A field's text as read (not cleaned); nil when the layout lacks the column.
     @inline(__always) func raw(_ c: MapperColumn) -> String? {
         guard let p = columns.position(c) else { return nil }
+        return raw(at: p)
+    }
+
+    @inline(__always) func raw(at p: Int) -> String? {
         if let row, let bytes = row.field(p) { return row.encoding.decode(bytes) }
         return record.value(at: p)
     }
@@ -302,15 +385,21 @@ struct FieldReader {
         return FieldInterner.read(reading, raw(c))
     }
 
-    func integer(_ c: MapperColumn) throws -> Int64? {
+    /// A whole number that is not negative, or nil (with a warning when the text is not one).
+    func integer(_ c: MapperColumn) -> Int64? {
         // Most integer fields are plain digits: read them from the row's bytes without building a string.
         if let p = columns.position(c), let row, let bytes = row.field(p), let v = FieldReader.plainDigits(bytes) {
             return v
         }
         switch TSEField.integer(raw(c)) {
         case .null: return nil
-        case .value(let v): return v
-        case .invalid: throw problem(c, "\(c.name) is not a whole number: correct it (or empty it if unknown)")
+        case .value(let v) where v >= 0: return v
+        case .value:
+            warn(c, "\(c.name) is negative, which no TSE number is: the field is left empty; correct it")
+            return nil
+        case .invalid:
+            warn(c, "\(c.name) is not a whole number: the field is left empty; correct it (or empty it if unknown)")
+            return nil
         }
     }
 
@@ -327,38 +416,111 @@ struct FieldReader {
         return v
     }
 
+    /// An identifying whole number: a row without it (or with a negative one) cannot be imported.
     func requiredInteger(_ c: MapperColumn, what: String) throws -> Int64 {
         guard columns.has(c) else {
             throw problem(c, "\(c.name) is missing from this layout: it holds \(what), which identifies the row")
         }
-        guard let v = try integer(c) else {
-            throw problem(c, "\(c.name) is empty: it holds \(what), which identifies the row; fill it in")
+        if let p = columns.position(c), let row, let bytes = row.field(p), let v = FieldReader.plainDigits(bytes) {
+            return v
         }
-        return v
+        switch TSEField.integer(raw(c)) {
+        case .null:
+            throw problem(c, "\(c.name) is empty: it holds \(what), which identifies the row; fill it in")
+        case .value(let v) where v >= 0: return v
+        case .value:
+            throw problem(c, "\(c.name) is negative: it holds \(what), which identifies the row; correct it")
+        case .invalid:
+            throw problem(c, "\(c.name) is not a whole number: it holds \(what), which identifies the row; correct it")
+        }
     }
 
-    func date(_ c: MapperColumn, referenceYear: Int?) throws -> String? {
+    func date(_ c: MapperColumn, referenceYear: Int?) -> String? {
         switch TSEDate.parse(raw(c), referenceYear: referenceYear) {
         case .null: return nil
         case .date(let d): return d
-        case .invalid: throw dateProblem(c)
+        case .invalid:
+            warnDate(c)
+            return nil
         }
     }
 
-    func money(_ c: MapperColumn) throws -> Int64? {
+    /// An amount in cents that is not negative, or nil (with a warning when the text is not one).
+    func money(_ c: MapperColumn) -> Int64? {
         switch Reais.parseCents(raw(c)) {
         case .null: return nil
-        case .cents(let v): return v
+        case .cents(let v) where v >= 0: return v
+        case .cents:
+            warn(c, "\(c.name) is a negative amount: the field is left empty; correct it")
+            return nil
         case .invalid:
-            throw problem(c, "\(c.name) is not an amount in reais (like 1270629.01 or 3669,04): correct it")
+            warn(
+                c,
+                "\(c.name) is not an amount in reais (like 1270629.01 or 3669,04): the field is left empty; correct it")
+            return nil
         }
     }
 
-    func dateProblem(_ c: MapperColumn) -> MappingProblem {
-        problem(
+    /// The `ElectionsV4.sourceColumns` values of this row, typed (`.null` where absent or unreadable).
+    func sourceValues(referenceYear: Int) -> [SQLValue] {
+        let specs = ElectionsV4.sourceColumns
+        guard columns.hasSourceColumns else { return [SQLValue](repeating: .null, count: specs.count) }
+        var out: [SQLValue] = []
+        out.reserveCapacity(specs.count)
+        for (i, spec) in specs.enumerated() {
+            let p = columns.sourcePositions[i]
+            guard p >= 0 else {
+                out.append(.null)
+                continue
+            }
+            switch spec.type {
+            case .integer:
+                if let row, let bytes = row.field(p), let v = FieldReader.plainDigits(bytes) {
+                    out.append(.integer(v))
+                    continue
+                }
+                switch TSEField.integer(raw(at: p)) {
+                case .null: out.append(.null)
+                case .value(let v) where v >= 0: out.append(.integer(v))
+                case .value, .invalid:
+                    warn(
+                        at: p, name: spec.name,
+                        "\(spec.name) is not a whole number of 0 or more: the field is left empty")
+                    out.append(.null)
+                }
+            case .text:
+                let text = spec.name.hasPrefix("CD_") ? TSEField.code(raw(at: p)) : TSEField.text(raw(at: p))
+                out.append(text.map(SQLValue.text) ?? .null)
+            case .date:
+                switch TSEDate.parse(raw(at: p), referenceYear: referenceYear) {
+                case .null: out.append(.null)
+                case .date(let d): out.append(.text(d))
+                case .invalid:
+                    warn(at: p, name: spec.name, "\(spec.name) is not a date (dd/MM/yyyy): the field is left empty")
+                    out.append(.null)
+                }
+            }
+        }
+        return out
+    }
+
+    func warnDate(_ c: MapperColumn) {
+        warn(
             c,
-            "\(c.name) is not a date (expected dd/MM/yyyy, dd/MM/yyyy HH:mm:ss or 22-MAR-52): correct it, "
-                + "or empty it if unknown")
+            "\(c.name) is not a date (expected dd/MM/yyyy, ddMMyyyy, dd/MM/yyyy HH:mm:ss or 22-MAR-52): the field is "
+                + "left empty; correct it, or empty it if unknown")
+    }
+
+    /// Records that column `c` was nulled, with its original text.
+    func warn(_ c: MapperColumn, _ reason: String) {
+        guard let p = columns.position(c) else { return }
+        warn(at: p, name: c.name, reason)
+    }
+
+    func warn(at position: Int, name: String, _ reason: String) {
+        var location = record.location
+        location.column = position + 1
+        warnings.list.append(FieldWarning(location: location, reason: reason, original: raw(at: position) ?? ""))
     }
 
     func problem(_ c: MapperColumn, _ reason: String) -> MappingProblem {

@@ -1,104 +1,116 @@
+import UrnaSchemas
 import UrnaStore
 
-/// The columns the importer writes, per type, key first: names of `ElectionsV3` properties (the
-/// storage contract: one column per property). Left out on purpose: `Candidate.vice` (linked after all
-/// candidacies are in), `Candidate.image`/`site` and `Party.president` (not in TSE data, so a value set
-/// by hand survives a re-import), and lists (written through their list tables).
+/// The columns the importer writes, per type, key first and `generatedAt` second: names of `ElectionsV4`
+/// properties (the storage contract: one column per property). Left out on purpose: `Candidate.vice`
+/// (linked after all candidacies are in), `Candidate.image`/`site` and `Party.president` (not in TSE data,
+/// so a value set by hand survives a re-import), and lists (written through their list tables).
 enum ElectionColumns {
-    static let election = ["id", "code", "year", "round", "electionDescription", "kind", "date"]
-    static let party = ["id", "number", "acronym", "name"]
-    static let coalition = ["id", "name", "composition", "kind"]
-    static let goodType = ["id", "typedescription"]
-    static let good = ["id", "order", "goodDescription", "type", "value", "updatedAt"]
-    static let candidate = [
-        "id", "sequence", "election", "number", "nickname", "name", "socialName", "post", "postCode", "state", "unit",
-        "unitName", "birthdate", "sex", "colorRace", "maritalStatus", "nationality", "birthState", "birthCity",
-        "literacy", "occupation", "party", "coalition", "processNumber", "protocolNumber", "spendingLimitFirstRound",
-        "spendingLimitSecondRound", "email", "cpf", "voterId", "status", "result",
+    static let election = [
+        "id", "generatedAt", "code", "year", "round", "electionDescription", "kind", "kindCode", "scope", "date",
     ]
+    static let party = ["id", "generatedAt", "year", "number", "acronym", "name"]
+    static let coalition = ["id", "generatedAt", "year", "unit", "sequence", "name", "composition", "kind"]
+    static let goodType = ["id", "generatedAt", "typedescription"]
+    static let good = ["id", "generatedAt", "candidacy", "order", "goodDescription", "type", "value", "updatedAt"]
+    static let candidate =
+        [
+            "id", "generatedAt", "sequence", "election", "round", "number", "nickname", "name", "socialName", "post",
+            "postCode", "state", "unit", "unitName", "birthdate", "sex", "colorRace", "maritalStatus", "nationality",
+            "birthState", "birthCity", "literacy", "occupation", "party", "coalition", "processNumber",
+            "protocolNumber", "spendingLimitFirstRound", "spendingLimitSecondRound", "email", "cpf", "voterId",
+            "status", "result",
+        ] + ElectionsV4.sourceColumns.map(\.name)
+    /// Where Candidate's `ElectionsV4.sourceColumns` start in `candidate`.
+    static let candidateSourceStart = candidate.count - ElectionsV4.sourceColumns.count
 }
 
+/// A value's row for `UpsertStatements`: every column of its `ElectionColumns` list, in order.
+protocol UpsertRow {
+    var row: [SQLValue] { get }
+}
+
+@inline(__always) func sql(_ v: String?) -> SQLValue { v.map(SQLValue.text) ?? .null }
+@inline(__always) func sql(_ v: Int64?) -> SQLValue { v.map(SQLValue.integer) ?? .null }
+
 extension ElectionValues: UpsertRow {
-    func bind(to s: Statement) {
-        s.bind(id, 1)
-        s.bind(code, 2)
-        s.bind(year, 3)
-        s.bind(round, 4)
-        s.bind(electionDescription, 5)
-        s.bind(kind, 6)
-        s.bind(date, 7)
+    var row: [SQLValue] {
+        [
+            .text(id), sql(generatedAt), sql(code), .integer(year), .integer(round), .text(electionDescription),
+            sql(kind), sql(kindCode), sql(scope), sql(date),
+        ]
     }
 }
 
 extension PartyValues: UpsertRow {
-    func bind(to s: Statement) {
-        s.bind(number, 1)
-        s.bind(number, 2)
-        s.bind(acronym, 3)
-        s.bind(name, 4)
+    var row: [SQLValue] {
+        [.text(id), sql(generatedAt), .integer(year), .integer(number), .text(acronym), .text(name)]
     }
 }
 
 extension CoalitionValues: UpsertRow {
-    func bind(to s: Statement) {
-        s.bind(id, 1)
-        s.bind(name, 2)
-        s.bind(composition, 3)
-        s.bind(kind, 4)
+    var row: [SQLValue] {
+        [
+            .text(id), sql(generatedAt), .integer(year), .text(unit), .integer(sequence), .text(name),
+            sql(composition), sql(kind),
+        ]
     }
 }
 
 extension GoodTypeValues: UpsertRow {
-    func bind(to s: Statement) {
-        s.bind(id, 1)
-        s.bind(typedescription, 2)
-    }
+    var row: [SQLValue] { [.integer(id), sql(generatedAt), .text(typedescription)] }
 }
 
 extension GoodValues: UpsertRow {
-    func bind(to s: Statement) {
-        s.bind(id, 1)
-        s.bind(order, 2)
-        s.bind(goodDescription, 3)
-        s.bind(typeID, 4)
-        s.bind(valueCents, 5)
-        s.bind(updatedAt, 6)
+    var row: [SQLValue] {
+        [
+            .text(id), sql(generatedAt), .text(candidateID), .integer(order), .text(goodDescription), sql(typeID),
+            sql(valueCents), sql(updatedAt),
+        ]
     }
 }
 
 extension CandidateValues: UpsertRow {
-    func bind(to s: Statement) {
-        s.bind(id, 1)
-        s.bind(sequence, 2)
-        s.bind(electionID, 3)
-        s.bind(number, 4)
-        s.bind(nickname, 5)
-        s.bind(name, 6)
-        s.bind(socialName, 7)
-        s.bind(post, 8)
-        s.bind(postCode, 9)
-        s.bind(state, 10)
-        s.bind(unit, 11)
-        s.bind(unitName, 12)
-        s.bind(birthdate, 13)
-        s.bind(sex, 14)
-        s.bind(colorRace, 15)
-        s.bind(maritalStatus, 16)
-        s.bind(nationality, 17)
-        s.bind(birthState, 18)
-        s.bind(birthCity, 19)
-        s.bind(literacy, 20)
-        s.bind(occupation, 21)
-        s.bind(partyNumber, 22)
-        s.bind(coalitionID, 23)
-        s.bind(processNumber, 24)
-        s.bind(protocolNumber, 25)
-        s.bind(spendingLimitFirstRound, 26)
-        s.bind(spendingLimitSecondRound, 27)
-        s.bind(email, 28)
-        s.bind(cpf, 29)
-        s.bind(voterId, 30)
-        s.bind(status, 31)
-        s.bind(result, 32)
+    var row: [SQLValue] {
+        var r: [SQLValue] = [
+            .text(id), sql(generatedAt), .integer(sequence), .text(electionID), .integer(round), sql(number),
+            .text(nickname), .text(name), sql(socialName), .text(post), .integer(postCode), .text(state), .text(unit),
+            .text(unitName), sql(birthdate), .text(sex), .text(colorRace), .text(maritalStatus), .text(nationality),
+            sql(birthState), sql(birthCity), .text(literacy), .text(occupation), sql(partyID), sql(coalitionID),
+            .text(processNumber), .text(protocolNumber), sql(spendingLimitFirstRound), sql(spendingLimitSecondRound),
+            sql(email), sql(cpf), sql(voterId), sql(status), sql(result),
+        ]
+        r.reserveCapacity(ElectionColumns.candidate.count)
+        if sourceValues.count == ElectionsV4.sourceColumns.count {
+            r += sourceValues
+        } else {
+            r += repeatElement(SQLValue.null, count: ElectionsV4.sourceColumns.count)
+        }
+        return r
+    }
+}
+
+extension Statement {
+    @inline(__always) func bind(_ v: String?, _ index: Int32) {
+        if let v { bindText(v, at: index) } else { bindNull(at: index) }
+    }
+
+    @inline(__always) func bind(_ v: String, _ index: Int32) { bindText(v, at: index) }
+
+    @inline(__always) func bind(_ v: Int64?, _ index: Int32) {
+        if let v { bindInt(v, at: index) } else { bindNull(at: index) }
+    }
+
+    @inline(__always) func bind(_ v: Int64, _ index: Int32) { bindInt(v, at: index) }
+
+    /// Binds one value of a row (no real numbers or blobs occur in election rows).
+    @inline(__always) func bindValue(_ v: SQLValue, _ index: Int32) {
+        switch v {
+        case .null: bindNull(at: index)
+        case .integer(let i): bindInt(i, at: index)
+        case .text(let s): bindText(s, at: index)
+        case .real(let d): bindDouble(d, at: index)
+        case .blob: _ = try? bind(v, at: index)
+        }
     }
 }

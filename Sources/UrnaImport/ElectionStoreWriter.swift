@@ -20,6 +20,11 @@ final class ElectionStoreWriter {
     private let appendCoalitionMember: Statement
     private let ticketMembers: Statement
     private let setVice: Statement
+    private let candidatesOfElection: Statement
+    private let electionByCode: Statement
+    /// For goods of layouts without SG_UE: per election, SQ_CANDIDATO -> the candidacy's id, or nil when
+    /// two candidacies of the election share it (2004: SQ_CANDIDATO restarts in every municipality).
+    private var sequenceIndex: [String: [Int64: String?]] = [:]
 
     private(set) var candidateRows: RunRowTracker
     private(set) var goodRows: RunRowTracker
@@ -37,11 +42,19 @@ final class ElectionStoreWriter {
 
     /// Prepares every statement; throws when the store's schema is not the elections schema the
     /// importer writes (so a wrong file is refused before any row is read).
-    init(store: Store) throws {
+    /// `keepsPersonalData` false: CPF, e-mail and voter ID are erased from the candidacies the run reads
+    /// (the mapper dropped them), not kept from an earlier run.
+    init(store: Store, keepsPersonalData: Bool = false) throws {
         try ElectionStoreWriter.checkSchema(store.schema)
         let c = store.connection
         connection = c
-        candidates = try UpsertStatements(connection: c, table: "Candidate", columns: ElectionColumns.candidate)
+        let name = ElectionColumns.candidate.firstIndex(of: "name")!
+        let postCode = ElectionColumns.candidate.firstIndex(of: "postCode")!
+        candidates = try UpsertStatements(
+            connection: c, table: "Candidate", columns: ElectionColumns.candidate,
+            conflict: { stored, incoming in
+                ElectionStoreWriter.identityConflict(stored, incoming, name: name, postCode: postCode)
+            }, replacing: keepsPersonalData ? [] : ["email", "cpf", "voterId"])
         goods = try UpsertStatements(connection: c, table: "Good", columns: ElectionColumns.good)
         elections = try UpsertStatements(connection: c, table: "Election", columns: ElectionColumns.election)
         parties = try UpsertStatements(connection: c, table: "Party", columns: ElectionColumns.party)
@@ -61,6 +74,9 @@ final class ElectionStoreWriter {
             "SELECT rowid, \"id\", \"unit\", \"number\", \"postCode\", \"status\", \"sequence\", \"vice\" FROM \"Candidate\" "
                 + "WHERE \"election\" = ?1 AND \"postCode\" IN (1, 2, 3, 4, 11, 12) AND \"number\" IS NOT NULL")
         setVice = try c.prepare("UPDATE \"Candidate\" SET \"vice\" = ?2 WHERE rowid = ?1")
+        electionByCode = try c.prepare("SELECT min(\"id\") FROM \"Election\" WHERE \"code\" = ?1")
+        candidatesOfElection = try c.prepare(
+            "SELECT \"sequence\", \"id\" FROM \"Candidate\" WHERE \"election\" = ?1")
         candidateRows = RunRowTracker(startMaxRowid: try c.integer("SELECT max(rowid) FROM \"Candidate\""))
         goodRows = RunRowTracker(startMaxRowid: try c.integer("SELECT max(rowid) FROM \"Good\""))
     }
@@ -86,8 +102,65 @@ final class ElectionStoreWriter {
 
     // MARK: - Candidacies and goods
 
-    func write(candidate: CandidateValues) throws {
-        candidateRows.record(try candidates.upsert(candidate))
+    /// Upserts a candidacy; returns what happened to it.
+    @discardableResult
+    func write(candidate: CandidateValues) throws -> UpsertStatements.Outcome {
+        if !sequenceIndex.isEmpty { sequenceIndex.removeAll() }
+        let outcome = try candidates.upsert(candidate.row)
+        candidateRows.record(outcome)
+        return outcome
+    }
+
+    /// Why two rows with one candidacy key are not one candidacy (office or name differ), or nil.
+    static func identityConflict(_ stored: [SQLValue], _ incoming: [SQLValue], name: Int, postCode: Int) -> String? {
+        if case .integer(let a) = stored[postCode], case .integer(let b) = incoming[postCode], a != 0, b != 0, a != b {
+            return "conflict: the database already holds this candidacy key (election/SG_UE/SQ_CANDIDATO) for "
+                + "office CD_CARGO \(a), and this row is for \(b); the row was not merged: check which file is right"
+        }
+        if case .text(let a) = stored[name], case .text(let b) = incoming[name], !a.isEmpty, !b.isEmpty,
+            ElectionMapper.fold(a) != ElectionMapper.fold(b)
+        {
+            return "conflict: the database already holds this candidacy key (election/SG_UE/SQ_CANDIDATO) under "
+                + "another NM_CANDIDATO; the row was not merged: check which file is right"
+        }
+        return nil
+    }
+
+    /// The candidacy a good of a layout without SG_UE belongs to: the one candidacy of its election with its
+    /// SQ_CANDIDATO. `.none` when there is none yet, `.ambiguous` when several units share the number.
+    enum Resolution {
+        case found(String)
+        case none
+        case ambiguous
+    }
+
+    /// The stored election with this CD_ELEICAO (the smallest id if several), or nil.
+    func electionID(code: Int64) throws -> String? {
+        electionByCode.bind(code, 1)
+        defer { electionByCode.reset() }
+        guard try electionByCode.step(), case .text(let id) = electionByCode.value(at: 0) else { return nil }
+        return id
+    }
+
+    func resolve(_ good: GoodValues) throws -> Resolution {
+        guard let election = good.lookupElectionID else { return .found(good.candidateID) }
+        if sequenceIndex[election] == nil {
+            var index: [Int64: String?] = [:]
+            candidatesOfElection.bind(election, 1)
+            while try candidatesOfElection.step() {
+                guard case .text(let id) = candidatesOfElection.value(at: 1) else { continue }
+                let sequence = candidatesOfElection.int(at: 0)
+                index[sequence] = index[sequence] == nil ? .some(id) : .some(nil)
+            }
+            candidatesOfElection.reset()
+            if sequenceIndex.count > 64 { sequenceIndex.removeAll() }
+            sequenceIndex[election] = index
+        }
+        switch sequenceIndex[election]?[good.sequence] {
+        case .none: return .none
+        case .some(.none): return .ambiguous
+        case .some(.some(let id)): return .found(id)
+        }
     }
 
     /// A candidacy's row and the next free position of its `goods` list.
@@ -109,13 +182,15 @@ final class ElectionStoreWriter {
     }
 
     /// Upserts a good and makes sure it is in its candidacy's `goods` list (appended at the end).
-    func write(good: GoodValues, slot: GoodsSlot) throws {
-        let outcome = try goods.upsert(good)
+    @discardableResult
+    func write(good: GoodValues, slot: GoodsSlot) throws -> UpsertStatements.Outcome {
+        let outcome = try goods.upsert(good.row)
         goodRows.record(outcome)
         let listed: Bool
         switch outcome {
         case .inserted: listed = false
-        case .updated(let r), .unchanged(let r):
+        case .conflict: return outcome
+        case .updated(let r), .unchanged(let r), .superseded(let r):
             if r > goodRows.startMaxRowid {
                 listed = true  // inserted earlier in this run, and listed then
             } else {
@@ -124,7 +199,7 @@ final class ElectionStoreWriter {
                 goodIsListed.reset()
             }
         }
-        guard !listed else { return }
+        guard !listed else { return outcome }
         appendGood.bind(good.candidateID, 1)
         appendGood.bind(slot.nextPosition, 2)
         appendGood.bind(good.id, 3)
@@ -139,6 +214,7 @@ final class ElectionStoreWriter {
             if let last = lastSlot { remember(last.slot, for: last.id) }
             lastSlot = (good.candidateID, next)
         }
+        return outcome
     }
 
     /// Keeps a slot in `slots`, emptied first when full.
@@ -152,21 +228,22 @@ final class ElectionStoreWriter {
     /// Writes the run's elections, parties, good types and coalitions (with their party lists).
     func flush(_ catalogue: CatalogueBuffer) throws {
         for id in catalogue.elections.keys.sorted() {
-            count("Election", try elections.upsert(catalogue.elections[id]!))
+            count("Election", try elections.upsert(catalogue.elections[id]!.row))
         }
-        for number in catalogue.parties.keys.sorted() {
-            count("Party", try parties.upsert(catalogue.parties[number]!))
+        for id in catalogue.parties.keys.sorted() {
+            count("Party", try parties.upsert(catalogue.parties[id]!.row))
         }
         for id in catalogue.goodTypes.keys.sorted() {
-            count("GoodType", try goodTypes.upsert(catalogue.goodTypes[id]!))
+            count("GoodType", try goodTypes.upsert(catalogue.goodTypes[id]!.row))
         }
         for id in catalogue.coalitions.keys.sorted() {
             let entry = catalogue.coalitions[id]!
-            var outcome = try coalitions.upsert(entry.values)
-            if try addMembers(coalition: id, parties: catalogue.partyNumbers(of: entry)),
-                case .unchanged(let r) = outcome
-            {
-                outcome = .updated(r)
+            var outcome = try coalitions.upsert(entry.values.row)
+            if try addMembers(coalition: id, parties: catalogue.partyIDs(of: entry)) {
+                switch outcome {
+                case .unchanged(let r), .superseded(let r): outcome = .updated(r)
+                default: break
+                }
             }
             count("Coalition", outcome)
         }
@@ -174,10 +251,12 @@ final class ElectionStoreWriter {
 
     /// Appends the parties a coalition's list lacks (members already listed stay, in their order);
     /// true when the list changed.
-    private func addMembers(coalition id: Int64, parties numbers: [Int64]) throws -> Bool {
+    private func addMembers(coalition id: String, parties numbers: [String]) throws -> Bool {
         coalitionMembers.bind(id, 1)
-        var existing: [Int64] = []
-        while try coalitionMembers.step() { existing.append(coalitionMembers.int(at: 0)) }
+        var existing: [String] = []
+        while try coalitionMembers.step() {
+            if case .text(let t) = coalitionMembers.value(at: 0) { existing.append(t) }
+        }
         coalitionMembers.reset()
         var position = Int64(existing.count)
         var changed = false
@@ -197,7 +276,8 @@ final class ElectionStoreWriter {
         switch outcome {
         case .inserted: catalogueCounts[type, default: ObjectCounts()].inserted += 1
         case .updated: catalogueCounts[type, default: ObjectCounts()].updated += 1
-        case .unchanged: catalogueCounts[type, default: ObjectCounts()].unchanged += 1
+        case .unchanged, .superseded: catalogueCounts[type, default: ObjectCounts()].unchanged += 1
+        case .conflict: break
         }
     }
 

@@ -8,11 +8,8 @@ extension ElectionExporter {
     /// consulta_cand rows, one per candidacy.
     func writeCandidatesCSV(to sink: ExportSink, summary: inout ExportSummary) throws {
         let catalogues = try Catalogues(store.connection)
-        let columns = try layout(
-            ExportLayouts.candidateCSV,
-            from: "\"Candidate\" t0 JOIN \"Election\" ex ON ex.\"id\" = t0.\"election\"")
+        let columns = ExportLayouts.candidateCSV
         let csvColumns = try writeHeader(columns, to: sink)
-        let stamp = generationStamp()
         let cursor = try prepare(
             "SELECT \(StoredColumns.list(ElectionColumns.candidate, alias: "t0")) FROM \"Candidate\" t0"
                 + whereClause() + " ORDER BY t0.rowid")
@@ -23,7 +20,7 @@ extension ElectionExporter {
                 throw Self.decodeProblem(error, type: "Candidate", key: "row \(summary.objects + 1)")
             }
             try writeRow(
-                csvColumns, try catalogues.row(for: candidate), stamp, to: sink, type: "Candidate", key: candidate.id)
+                csvColumns, try catalogues.row(for: candidate), to: sink, type: "Candidate", key: candidate.id)
             summary.objects += 1
         }
     }
@@ -36,10 +33,8 @@ extension ElectionExporter {
         let from =
             "\"Candidate\" oc CROSS JOIN \(list) ol ON ol.\"owner\" = oc.\"id\" "
             + "CROSS JOIN \"Good\" t0 ON t0.\"id\" = ol.\"target\""
-        let columns = try layout(
-            ExportLayouts.assetCSV, from: from + " JOIN \"Election\" ex ON ex.\"id\" = oc.\"election\"")
+        let columns = ExportLayouts.assetCSV
         let csvColumns = try writeHeader(columns, to: sink)
-        let stamp = generationStamp()
         let cursor = try prepare(
             "SELECT ol.\"owner\", \(StoredColumns.list(ElectionColumns.good, alias: "t0")) FROM \(from)"
                 + whereClause() + " ORDER BY oc.rowid, ol.\"position\"")
@@ -55,16 +50,15 @@ extension ElectionExporter {
             }
             guard let candidate = try catalogues.candidates.value(owner) else { continue }
             var row = try catalogues.row(for: candidate)
-            if row.election!.code == nil && row.election!.round != 1 {
+            if row.election!.round != 1 {
                 throw ExportError.unrepresentable(
                     type: "Good", key: good.id, column: "candidate",
-                    reason: "belongs to round \(row.election!.round) of an election without CD_ELEICAO, and asset "
-                        + "rows without CD_ELEICAO always name the first round: it would come back on another candidacy"
-                )
+                    reason: "belongs to round \(row.election!.round), and asset rows name no round (they belong to "
+                        + "the first-round candidacy): it would come back on another candidacy")
             }
             row.good = good
             row.goodType = try good.typeID.flatMap(catalogues.goodTypes.value)
-            try writeRow(csvColumns, row, stamp, to: sink, type: "Good", key: good.id)
+            try writeRow(csvColumns, row, to: sink, type: "Good", key: good.id)
             summary.objects += 1
         }
     }
@@ -77,7 +71,6 @@ extension ElectionExporter {
         let members = try CoalitionMembers(connection)
         let columns = ExportLayouts.coalitionCSV
         let csvColumns = try writeHeader(columns, to: sink)
-        let stamp = generationStamp()
         let firstCandidate = try connection.prepare(
             "SELECT \(StoredColumns.list(ElectionColumns.candidate, alias: "c")) FROM \"Candidate\" c "
                 + "WHERE c.\"coalition\" = ?1 ORDER BY c.rowid LIMIT 1")
@@ -91,7 +84,8 @@ extension ElectionExporter {
                 throw Self.decodeProblem(error, type: "Coalition", key: "row \(summary.objects + 1)")
             }
             var base = TSERowObjects(coalition: coalition)
-            firstCandidate.bindInt(coalition.id, at: 1)
+            base.coalitionRow = true
+            firstCandidate.bindText(coalition.id, at: 1)
             if try firstCandidate.step() {
                 var cr = StoredRowReader(firstCandidate)
                 if let candidate = try? CandidateValues(&cr) {
@@ -103,7 +97,7 @@ extension ElectionExporter {
             try members.forEach(coalition.id, catalogues: catalogues) { party in
                 var row = base
                 row.party = party
-                try writeRow(csvColumns, row, stamp, to: sink, type: "Coalition", key: String(coalition.id))
+                try writeRow(csvColumns, row, to: sink, type: "Coalition", key: coalition.id)
                 summary.coalitionRows += 1
             }
             summary.objects += 1
@@ -111,20 +105,6 @@ extension ElectionExporter {
     }
 
     // MARK: - Rows
-
-    /// The layout's columns, without CD_ELEICAO when every selected row belongs to a header-less election (the
-    /// mapper keys those by year, round and description only when the column is absent); a selection that
-    /// mixes both cannot be one file.
-    private func layout(_ columns: [ExportColumn], from: String) throws -> [ExportColumn] {
-        func exists(_ condition: String) throws -> Bool {
-            let s = try prepare("SELECT EXISTS (SELECT 1 FROM \(from)\(whereClause([condition])))")
-            return try s.step() && s.int(at: 0) != 0
-        }
-        let withoutCode = try exists("ex.\"code\" IS NULL")
-        guard withoutCode else { return columns }
-        if try exists("ex.\"code\" IS NOT NULL") { throw ExportError.mixedElectionKeys }
-        return ExportLayouts.withoutElectionCode(columns)
-    }
 
     private func writeHeader(_ columns: [ExportColumn], to sink: ExportSink) throws -> CSVColumns {
         if sink.encoding == .utf8 { try sink.bytes([0xEF, 0xBB, 0xBF]) }
@@ -139,7 +119,7 @@ extension ElectionExporter {
     }
 
     private func writeRow(
-        _ columns: CSVColumns, _ row: TSERowObjects, _ stamp: (date: String, time: String), to sink: ExportSink,
+        _ columns: CSVColumns, _ row: TSERowObjects, to sink: ExportSink,
         type: String, key: String
     ) throws {
         for (i, column) in columns.columns.enumerated() {
@@ -152,25 +132,20 @@ extension ElectionExporter {
                 } else {
                     try sink.ascii(columns.nulls[i])
                 }
-            case .generationDate: try sink.ascii(stamp.date)
-            case .generationTime: try sink.ascii(stamp.time)
+            case .generationDate:
+                try sink.ascii(try row.generation.map { try TSEText.date($0, withTime: false) } ?? "#NULO#")
+            case .generationTime: try sink.ascii(try row.generation.map { try TSEText.time($0) } ?? "#NULO#")
+            case .source(let k):
+                if let text = try TSEColumnWriter.sourceText(k, row) {
+                    try write(text, .csv, to: sink, type: type, key: key, column: column.name)
+                } else {
+                    try sink.ascii(columns.nulls[i])
+                }
             case .unread: try sink.ascii(columns.nulls[i])
             }
             try sink.byte(0x22)
         }
         try sink.byte(0x0A)
-    }
-
-    /// DT_GERACAO and HH_GERACAO in local time, as TSE stamps its files.
-    private func generationStamp() -> (date: String, time: String) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: options.generatedAt)
-        func two(_ v: Int?) -> String { String(format: "%02d", v ?? 0) }
-        return (
-            two(c.day) + "/" + two(c.month) + "/" + String(format: "%04d", c.year ?? 0),
-            two(c.hour) + ":" + two(c.minute) + ":" + two(c.second)
-        )
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import UrnaRecords
+import UrnaSchemas
 import UrnaStore
 
 /// The objects behind one TSE row being written, as the mapper's value types: a candidacy (election,
@@ -12,6 +13,15 @@ struct TSERowObjects {
     var coalition: CoalitionValues?
     var good: GoodValues?
     var goodType: GoodTypeValues?
+    /// Set for coalition rows: the coalition's own generation (its parties and its row in a legend file).
+    var coalitionRow = false
+
+    /// The generation of the row's own object (good, candidacy, coalition or election), when known.
+    var generation: String? {
+        if let good { return good.generatedAt }
+        if coalitionRow { return coalition?.generatedAt }
+        return candidate?.generatedAt ?? coalition?.generatedAt ?? election?.generatedAt
+    }
 }
 
 /// The inverse of `ElectionMapper`, column by column: the TSE text of every `MapperColumn` for the objects
@@ -31,6 +41,8 @@ enum TSEColumnWriter {
     /// Which object a column's value comes from.
     enum Source: Equatable {
         case election, candidate, party, coalition, good, goodType
+        /// DT_GERACAO / HH_GERACAO: the row's object's generation (`TSERowObjects.generation`).
+        case generation
     }
 
     /// A value with no TSE rendering; the caller adds which object and column.
@@ -41,7 +53,10 @@ enum TSEColumnWriter {
     /// Where the mapper takes each column's value to (and so where the writer takes it from).
     static func source(of column: MapperColumn) -> Source {
         switch column {
-        case .ANO_ELEICAO, .NR_TURNO, .CD_ELEICAO, .DS_ELEICAO, .DT_ELEICAO, .NM_TIPO_ELEICAO: .election
+        case .DT_GERACAO, .HH_GERACAO: .generation
+        case .ANO_ELEICAO, .NR_TURNO, .CD_ELEICAO, .DS_ELEICAO, .DT_ELEICAO, .NM_TIPO_ELEICAO, .CD_TIPO_ELEICAO,
+            .TP_ABRANGENCIA:
+            .election
         case .SG_UF, .SG_UE, .NM_UE, .CD_CARGO, .DS_CARGO, .SQ_CANDIDATO, .NR_CANDIDATO, .NM_CANDIDATO,
             .NM_URNA_CANDIDATO, .NM_SOCIAL_CANDIDATO, .NR_CPF_CANDIDATO, .DS_EMAIL, .NR_TITULO_ELEITORAL_CANDIDATO,
             .DS_SITUACAO_CANDIDATURA, .DS_SIT_TOT_TURNO, .DS_NACIONALIDADE, .SG_UF_NASCIMENTO,
@@ -62,14 +77,18 @@ enum TSEColumnWriter {
         let c = row.candidate
         let g = row.good
         switch column {
-        case .ANO_ELEICAO: return e.map { String($0.year) }
+        case .DT_GERACAO: return try row.generation.map { try TSEText.date($0, withTime: false) }
+        case .HH_GERACAO: return try row.generation.map { try TSEText.time($0) }
+        case .ANO_ELEICAO: return (e?.year ?? row.coalition?.year ?? row.party?.year).map { String($0) }
         case .NR_TURNO: return e.map { String($0.round) }
         case .CD_ELEICAO: return e?.code.map { String($0) }
         case .DS_ELEICAO: return nonEmpty(e?.electionDescription)
         case .DT_ELEICAO: return try e?.date.map { try TSEText.date($0, withTime: true) }
         case .NM_TIPO_ELEICAO: return e?.kind
+        case .CD_TIPO_ELEICAO: return e?.kindCode.map { String($0) }
+        case .TP_ABRANGENCIA: return e?.scope
         case .SG_UF: return nonEmpty(c?.state)
-        case .SG_UE: return nonEmpty(c?.unit)
+        case .SG_UE: return nonEmpty(c?.unit ?? row.coalition?.unit)
         case .NM_UE: return nonEmpty(c?.unitName)
         case .CD_CARGO: return c.map { String($0.postCode) }
         case .DS_CARGO: return nonEmpty(c?.post)
@@ -103,16 +122,30 @@ enum TSEColumnWriter {
         case .NR_PARTIDO: return row.party.map { String($0.number) }
         case .SG_PARTIDO: return nonEmpty(row.party?.acronym)
         case .NM_PARTIDO: return nonEmpty(row.party?.name)
-        case .SQ_COLIGACAO: return row.coalition.map { String($0.id) }
+        case .SQ_COLIGACAO: return row.coalition.map { String($0.sequence) }
         case .NM_COLIGACAO: return nonEmpty(row.coalition?.name)
         case .DS_COMPOSICAO_COLIGACAO: return row.coalition?.composition
         case .NR_ORDEM_CANDIDATO: return g.map { String($0.order) }
         case .CD_TIPO_BEM_CANDIDATO: return g?.typeID.map { String($0) }
         case .DS_TIPO_BEM_CANDIDATO: return nonEmpty(row.goodType?.typedescription)
         case .DS_BEM_CANDIDATO: return nonEmpty(g?.goodDescription)
-        case .VR_BEM_CANDIDATO: return g.map { TSEText.assetValue($0.valueCents) }
+        case .VR_BEM_CANDIDATO: return g?.valueCents.map(TSEText.assetValue)
         case .DT_ULTIMA_ATUALIZACAO: return try g?.updatedAt.map { try TSEText.date($0, withTime: false) }
         case .HH_ULTIMA_ATUALIZACAO: return try g?.updatedAt.map { try TSEText.time($0) }
+        }
+    }
+
+    /// The text of source column `k` (`ElectionsV4.sourceColumns`) of the row's candidacy, or nil.
+    static func sourceText(_ k: Int, _ row: TSERowObjects) throws -> String? {
+        guard let c = row.candidate, k < c.sourceValues.count else { return nil }
+        switch c.sourceValues[k] {
+        case .null: return nil
+        case .integer(let i): return String(i)
+        case .text(let t):
+            if ElectionsV4.sourceColumns[k].type == .date { return try TSEText.date(t, withTime: true) }
+            return t
+        case .real(let d): return String(d)
+        case .blob: throw Problem(reason: "holds bytes where a TSE value was expected")
         }
     }
 

@@ -141,8 +141,8 @@ public final class ElectionExporter {
     /// The catalogue lookups every TSE writer shares.
     final class Catalogues {
         let elections: CatalogueLookup<String, ElectionValues>
-        let parties: CatalogueLookup<Int64, PartyValues>
-        let coalitions: CatalogueLookup<Int64, CoalitionValues>
+        let parties: CatalogueLookup<String, PartyValues>
+        let coalitions: CatalogueLookup<String, CoalitionValues>
         let goodTypes: CatalogueLookup<Int64, GoodTypeValues>
         let candidates: CatalogueLookup<String, CandidateValues>
 
@@ -151,10 +151,10 @@ public final class ElectionExporter {
                 c, table: "Election", columns: ElectionColumns.election, bind: { $0.bindText($1, at: 1) },
                 decode: { try ElectionValues(&$0) })
             parties = try CatalogueLookup(
-                c, table: "Party", columns: ElectionColumns.party, bind: { $0.bindInt($1, at: 1) },
+                c, table: "Party", columns: ElectionColumns.party, bind: { $0.bindText($1, at: 1) },
                 decode: { try PartyValues(&$0) })
             coalitions = try CatalogueLookup(
-                c, table: "Coalition", columns: ElectionColumns.coalition, bind: { $0.bindInt($1, at: 1) },
+                c, table: "Coalition", columns: ElectionColumns.coalition, bind: { $0.bindText($1, at: 1) },
                 decode: { try CoalitionValues(&$0) })
             goodTypes = try CatalogueLookup(
                 c, table: "GoodType", columns: ElectionColumns.goodType, bind: { $0.bindInt($1, at: 1) },
@@ -172,7 +172,7 @@ public final class ElectionExporter {
                     reason: "names no stored election, and TSE rows are keyed by their election")
             }
             return TSERowObjects(
-                election: election, candidate: candidate, party: try candidate.partyNumber.flatMap(parties.value),
+                election: election, candidate: candidate, party: try candidate.partyID.flatMap(parties.value),
                 coalition: try candidate.coalitionID.flatMap(coalitions.value))
         }
     }

@@ -35,7 +35,8 @@ public struct ExportOptions: Sendable {
     public var predicate: String?
     /// The output encoding; nil means Latin-1 for XML and CSV, UTF-8 for JSON (the only one JSON allows).
     public var encoding: ExportEncoding?
-    /// What the CSV's DT_GERACAO / HH_GERACAO columns say (TSE's generation stamp).
+    /// When the export ran. DT_GERACAO / HH_GERACAO are not this: every row carries the generation its object
+    /// was read from (so re-importing an export never makes old data look newer), `#NULO#` when unknown.
     public var generatedAt: Date
 
     /// Options for an export in `format`.

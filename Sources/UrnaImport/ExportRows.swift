@@ -1,3 +1,4 @@
+import UrnaSchemas
 import UrnaStore
 
 /// Reads stored rows back into the mapper's value types: the inverse of the `bind(to:)`s in
@@ -12,6 +13,12 @@ struct StoredRowReader {
     }
 
     mutating func skip() { index += 1 }
+
+    /// The next value as stored.
+    mutating func next() -> SQLValue {
+        defer { index += 1 }
+        return statement.value(at: index)
+    }
 
     mutating func text() throws -> String {
         try optionalText() ?? ""
@@ -63,58 +70,77 @@ enum StoredColumns {
 extension ElectionValues {
     /// The election in `ElectionColumns.election` order.
     init(_ r: inout StoredRowReader) throws {
+        let id = try r.text()
+        let generatedAt = try r.optionalText()
         self.init(
-            id: try r.text(), code: try r.optionalInteger(), year: try r.integer(), round: try r.integer(),
-            electionDescription: try r.text(), kind: try r.optionalText(), date: try r.optionalText())
+            id: id, code: try r.optionalInteger(), year: try r.integer(), round: try r.integer(),
+            electionDescription: try r.text(), kind: try r.optionalText(), kindCode: try r.optionalInteger(),
+            scope: try r.optionalText(), date: try r.optionalText(), generatedAt: generatedAt)
     }
 }
 
 extension PartyValues {
-    /// The party in `ElectionColumns.party` order (`id` is the number again).
+    /// The party in `ElectionColumns.party` order.
     init(_ r: inout StoredRowReader) throws {
-        r.skip()
-        self.init(number: try r.integer(), acronym: try r.text(), name: try r.text())
+        let id = try r.text()
+        let generatedAt = try r.optionalText()
+        self.init(
+            id: id, year: try r.integer(), number: try r.integer(), acronym: try r.text(), name: try r.text(),
+            generatedAt: generatedAt)
     }
 }
 
 extension CoalitionValues {
     /// The coalition in `ElectionColumns.coalition` order.
     init(_ r: inout StoredRowReader) throws {
+        let id = try r.text()
+        let generatedAt = try r.optionalText()
         self.init(
-            id: try r.integer(), name: try r.text(), composition: try r.optionalText(), kind: try r.optionalText())
+            id: id, year: try r.integer(), unit: try r.text(), sequence: try r.integer(), name: try r.text(),
+            composition: try r.optionalText(), kind: try r.optionalText(), generatedAt: generatedAt)
     }
 }
 
 extension GoodTypeValues {
     /// The good type in `ElectionColumns.goodType` order.
     init(_ r: inout StoredRowReader) throws {
-        self.init(id: try r.integer(), typedescription: try r.text())
+        let id = try r.integer()
+        let generatedAt = try r.optionalText()
+        self.init(id: id, typedescription: try r.text(), generatedAt: generatedAt)
     }
 }
 
 extension GoodValues {
     /// The good in `ElectionColumns.good` order; its candidacy comes from the list that holds it.
     init(_ r: inout StoredRowReader, candidateID: String) throws {
+        let id = try r.text()
+        let generatedAt = try r.optionalText()
+        r.skip()  // candidacy: the list's owner is the one that counts
         self.init(
-            id: try r.text(), candidateID: candidateID, order: try r.integer(), goodDescription: try r.text(),
-            typeID: try r.optionalInteger(), valueCents: try r.integer(), updatedAt: try r.optionalText())
+            id: id, candidateID: candidateID, order: try r.integer(), goodDescription: try r.text(),
+            typeID: try r.optionalInteger(), valueCents: try r.optionalInteger(), updatedAt: try r.optionalText(),
+            generatedAt: generatedAt)
     }
 }
 
 extension CandidateValues {
     /// The candidacy in `ElectionColumns.candidate` order.
     init(_ r: inout StoredRowReader) throws {
+        let id = try r.text()
+        let generatedAt = try r.optionalText()
         self.init(
-            id: try r.text(), sequence: try r.integer(), electionID: try r.text(), number: try r.optionalInteger(),
-            nickname: try r.text(), name: try r.text(), socialName: try r.optionalText(), post: try r.text(),
-            postCode: try r.integer(), state: try r.text(), unit: try r.text(), unitName: try r.text(),
-            birthdate: try r.optionalText(), sex: try r.text(), colorRace: try r.text(), maritalStatus: try r.text(),
-            nationality: try r.text(), birthState: try r.optionalText(), birthCity: try r.optionalText(),
-            literacy: try r.text(), occupation: try r.text(), partyNumber: try r.optionalInteger(),
-            coalitionID: try r.optionalInteger(), processNumber: try r.text(), protocolNumber: try r.text(),
+            id: id, sequence: try r.integer(), electionID: try r.text(), round: try r.integer(),
+            number: try r.optionalInteger(), nickname: try r.text(), name: try r.text(),
+            socialName: try r.optionalText(), post: try r.text(), postCode: try r.integer(), state: try r.text(),
+            unit: try r.text(), unitName: try r.text(), birthdate: try r.optionalText(), sex: try r.text(),
+            colorRace: try r.text(), maritalStatus: try r.text(), nationality: try r.text(),
+            birthState: try r.optionalText(), birthCity: try r.optionalText(), literacy: try r.text(),
+            occupation: try r.text(), partyID: try r.optionalText(), coalitionID: try r.optionalText(),
+            processNumber: try r.text(), protocolNumber: try r.text(),
             spendingLimitFirstRound: try r.optionalInteger(), spendingLimitSecondRound: try r.optionalInteger(),
             email: try r.optionalText(), cpf: try r.optionalText(), voterId: try r.optionalText(),
-            status: try r.optionalText(), result: try r.optionalText())
+            status: try r.optionalText(), result: try r.optionalText(), generatedAt: generatedAt)
+        sourceValues = (0..<ElectionsV4.sourceColumns.count).map { _ in r.next() }
     }
 }
 

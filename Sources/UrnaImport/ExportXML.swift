@@ -1,3 +1,4 @@
+import UrnaSchemas
 import UrnaStore
 
 /// The XML candidate dump: what `XMLRecordReader` reads back.
@@ -31,7 +32,7 @@ extension ElectionExporter {
         let cursor = try prepare(
             "SELECT \(StoredColumns.list(ElectionColumns.candidate, alias: "t0")) FROM \"Candidate\" t0"
                 + whereClause() + " ORDER BY t0.rowid")
-        var coalitionIDs = Set<Int64>()
+        var coalitionIDs = Set<String>()
         while try cursor.step() {
             var r = StoredRowReader(cursor)
             let candidate: CandidateValues
@@ -41,16 +42,31 @@ extension ElectionExporter {
             let row = try catalogues.row(for: candidate)
             let election = row.election!
             try sink.ascii("  <candidato>\n")
-            for c in ExportLayouts.candidateXML where !(c == .CD_ELEICAO && election.code == nil) {
+            for c in ExportLayouts.candidateXML {
                 try element(c, row, candidateTags, sink, type: "Candidate", key: candidate.id)
+            }
+            for k in ElectionsV4.sourceColumns.indices {
+                let name = ElectionsV4.sourceColumns[k].name
+                let text: String?
+                do { text = try TSEColumnWriter.sourceText(k, row) } catch let p as TSEColumnWriter.Problem {
+                    throw ExportError.unrepresentable(
+                        type: "Candidate", key: candidate.id, column: name, reason: p.reason)
+                }
+                guard let text else {
+                    try sink.ascii("    <\(name)/>\n")
+                    continue
+                }
+                try sink.ascii("    <\(name)>")
+                try write(text, .xml, to: sink, type: "Candidate", key: candidate.id, column: name)
+                try sink.ascii("</\(name)>\n")
             }
             var openedBens = false
             try goods.forEach(candidate.id) { good, goodType in
-                if election.code == nil && election.round != 1 {
+                if election.round != 1 {
                     throw ExportError.unrepresentable(
                         type: "Good", key: good.id, column: "candidate",
-                        reason: "belongs to round \(election.round) of an election without CD_ELEICAO, and asset rows "
-                            + "without CD_ELEICAO always name the first round: it would come back on another candidacy")
+                        reason: "belongs to round \(election.round), and asset rows name no round (they belong to the "
+                            + "first-round candidacy): it would come back on another candidacy")
                 }
                 if !openedBens {
                     try sink.ascii("    <bens>\n")
@@ -60,10 +76,10 @@ extension ElectionExporter {
                 assetRow.good = good
                 assetRow.goodType = goodType
                 try sink.ascii("      <bem>")
-                // A <bem> inherits CD_ELEICAO and SQ_CANDIDATO from its <candidato>, not DS_ELEICAO, which
-                // keys the asset when there is no CD_ELEICAO.
-                if election.code == nil {
-                    try element(.DS_ELEICAO, assetRow, inlineTags, sink, type: "Good", key: good.id)
+                // A <bem> inherits SQ_CANDIDATO from its <candidato>, not the election's year and description
+                // nor the unit, which key the asset.
+                for c in [MapperColumn.ANO_ELEICAO, .DS_ELEICAO, .SG_UE] {
+                    try element(c, assetRow, inlineTags, sink, type: "Good", key: good.id)
                 }
                 for c in ExportLayouts.assetXML {
                     try element(c, assetRow, inlineTags, sink, type: "Good", key: good.id)
@@ -77,10 +93,10 @@ extension ElectionExporter {
             if filter != nil, let id = candidate.coalitionID { coalitionIDs.insert(id) }
         }
         // Unfiltered, every coalition goes out (with or without candidacies); filtered, those of the candidacies.
-        var ids: [Int64] = []
+        var ids: [String] = []
         if filter == nil {
             let all = try connection.prepare("SELECT \"id\" FROM \"Coalition\" ORDER BY \"id\"")
-            while try all.step() { ids.append(all.int(at: 0)) }
+            while try all.step() { if case .text(let id) = all.value(at: 0) { ids.append(id) } }
         } else {
             ids = coalitionIDs.sorted()
         }
@@ -90,7 +106,7 @@ extension ElectionExporter {
 
     /// One `<coligacao>` per party of each coalition, in list order (one without a party for an empty list).
     private func writeCoalitionRecords(
-        _ ids: [Int64], catalogues: Catalogues, tags: XMLTags, to sink: ExportSink, summary: inout ExportSummary
+        _ ids: [String], catalogues: Catalogues, tags: XMLTags, to sink: ExportSink, summary: inout ExportSummary
     ) throws {
         guard !ids.isEmpty else { return }
         let members = try CoalitionMembers(store.connection)
@@ -98,10 +114,11 @@ extension ElectionExporter {
         for id in ids {
             guard let coalition = try catalogues.coalitions.value(id) else { continue }
             try members.forEach(id, catalogues: catalogues) { party in
-                let row = TSERowObjects(party: party, coalition: coalition)
+                var row = TSERowObjects(party: party, coalition: coalition)
+                row.coalitionRow = true
                 try sink.ascii("    <coligacao>")
                 for c in ExportLayouts.coalitionXML {
-                    try element(c, row, tags, sink, type: "Coalition", key: String(id))
+                    try element(c, row, tags, sink, type: "Coalition", key: id)
                 }
                 try sink.ascii("</coligacao>\n")
                 summary.coalitionRows += 1
@@ -134,10 +151,10 @@ final class CoalitionMembers {
 
     /// Calls `body` with each party of coalition `id` (once with nil when it has none, so the coalition itself
     /// is still written).
-    func forEach(_ id: Int64, catalogues: ElectionExporter.Catalogues, _ body: (PartyValues?) throws -> Void) throws {
-        statement.bindInt(id, at: 1)
-        var numbers: [Int64] = []
-        while try statement.step() { numbers.append(statement.int(at: 0)) }
+    func forEach(_ id: String, catalogues: ElectionExporter.Catalogues, _ body: (PartyValues?) throws -> Void) throws {
+        statement.bindText(id, at: 1)
+        var numbers: [String] = []
+        while try statement.step() { if case .text(let t) = statement.value(at: 0) { numbers.append(t) } }
         statement.reset()
         var wrote = false
         for n in numbers {

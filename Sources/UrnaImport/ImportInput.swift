@@ -5,6 +5,8 @@ final class ImportInput {
     enum Reader {
         case tse(TSEFileReader)
         case xml(XMLRecordReader)
+        /// An empty file (or a zip whose data members are all empty): skipped with a warning.
+        case empty
     }
 
     let path: String
@@ -13,6 +15,8 @@ final class ImportInput {
     /// The recognised layout's name (of the first member, for a zip), for the summary. Fixed at open:
     /// the reader itself then belongs to the pipeline's reading thread.
     let layoutName: String
+    /// Why parts of the input are skipped (empty file, empty zip members), for the summary.
+    let warnings: [String]
 
     /// Opens and recognises `path`; throws `ImportError` naming the file (66 missing, 65 unrecognised).
     init(path: String, encoding: TextEncodingChoice) throws {
@@ -24,20 +28,28 @@ final class ImportInput {
                 reader = .xml(xml)
                 size = xml.fileSize
                 layoutName = "XML records"
+                warnings = []
             } else {
                 let tse = try TSEFileReader(path: path, encoding: encoding)
                 reader = .tse(tse)
                 size = tse.fileSize
                 layoutName = tse.layoutName
+                warnings = tse.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
             }
         } catch let error as RecordFileError {
             switch error {
+            case .empty(let file):
+                reader = .empty
+                size = (try? FileByteSource(path: path).size) ?? 0
+                layoutName = "empty (skipped)"
+                warnings = ["\(path): \(file) holds no data (empty file or only empty members); skipped"]
+                return
             case .io(_, let operation, _, let message):
                 throw ImportError.missingFile(path: path, reason: "cannot \(operation): \(message)")
             case .unrecognized(let file, let reason, let missing):
                 throw ImportError.unrecognizedFile(
                     file: file, reason: "not a recognised TSE file: \(reason)", missingColumns: missing)
-            case .empty, .unreadableFirstRow, .zip:
+            case .unreadableFirstRow, .zip:
                 throw ImportError.unrecognizedFile(file: error.file, reason: error.reasonWithoutFile, missingColumns: [])
             }
         } catch {
@@ -56,14 +68,18 @@ final class ImportInput {
 
     /// Whether the input can hold candidacy records (every input but a CSV asset file).
     var mayHoldCandidacies: Bool {
-        if case .tse(let r) = reader, r.kind == .asset { return false }
-        return true
+        switch reader {
+        case .tse(let r): r.kind != .asset
+        case .xml: true
+        case .empty: false
+        }
     }
 
     var bytesRead: Int64 {
         switch reader {
         case .tse(let r): r.bytesRead
         case .xml(let r): min(r.bytesRead, size)
+        case .empty: size
         }
     }
 
@@ -71,6 +87,7 @@ final class ImportInput {
         switch reader {
         case .tse(let r): try r.next()
         case .xml(let r): try r.next()
+        case .empty: nil
         }
     }
 

@@ -62,6 +62,7 @@ struct ImportRun {
                 currentFile = input.path
                 fileReport = ImportSummary.FileReport(path: input.path, layout: input.layoutName, rows: 0, rejected: 0)
                 candidaciesMayFollow = inputs[index...].contains { $0.mayHoldCandidacies }
+                summary.warnings += input.warnings
                 report(.reading, bytesRead: pipeline.bytesRead)
             case .mapped(let mapped, let record):
                 rowsRead += 1
@@ -86,36 +87,124 @@ struct ImportRun {
     private mutating func apply(_ mapped: MappedRecord, record: Record) throws -> Bool {
         switch mapped {
         case .candidacy(let c):
+            try warn(c.warnings)
             catalogue.note(election: c.election)
             if let party = c.party { catalogue.note(party: party) }
             if let coalition = c.coalition { catalogue.note(coalition: coalition) }
-            try writer.write(candidate: c.candidate)
-        case .asset(let a):
-            if let slot = try writer.goodsSlot(candidateID: a.good.candidateID) {
-                try write(a, slot: slot)
-            } else if !candidaciesMayFollow {
-                try reject(record.location(of: "SQ_CANDIDATO"), Self.missingCandidacy(a.good.candidateID), record.rawBytes)
+            let outcome = try writer.write(candidate: c.candidate)
+            if case .conflict(_, let reason) = outcome {
+                try conflict(record.location(of: "NM_CANDIDATO"), reason, record.rawBytes)
                 return false
-            } else {
-                held.append(
-                    HeldAsset(
-                        objects: a, location: record.location(of: "SQ_CANDIDATO"), rawBytes: record.rawBytes,
-                        fileReport: summary.files.count))
             }
+            summary.rows.count(outcome)
+        case .asset(let a):
+            try warn(a.warnings)
+            switch try resolve(a) {
+            case .found(let objects):
+                if let slot = try writer.goodsSlot(candidateID: objects.good.candidateID) {
+                    return try write(objects, slot: slot, record.location(of: "SQ_CANDIDATO"), record.rawBytes)
+                } else if !candidaciesMayFollow {
+                    try reject(
+                        record.location(of: "SQ_CANDIDATO"), Self.missingCandidacy(a.good), record.rawBytes)
+                    return false
+                }
+            case .ambiguous:
+                try conflict(record.location(of: "SQ_CANDIDATO"), Self.ambiguousCandidacy(a.good), record.rawBytes)
+                return false
+            case .none:
+                if !candidaciesMayFollow {
+                    try reject(
+                        record.location(of: "SQ_CANDIDATO"), Self.missingCandidacy(a.good), record.rawBytes)
+                    return false
+                }
+            }
+            held.append(
+                HeldAsset(
+                    objects: a, location: record.location(of: "SQ_CANDIDATO"), rawBytes: record.rawBytes,
+                    fileReport: summary.files.count))
         case .coalitionMember(let m):
+            try warn(m.warnings)
             if let party = m.party { catalogue.note(party: party) }
-            catalogue.note(coalition: m.coalition, member: m.party?.number)
+            catalogue.note(coalition: m.coalition, member: m.party?.id)
+            summary.rows.legend += 1
         }
         return true
     }
 
-    static func missingCandidacy(_ id: String) -> String {
-        "no candidacy \(id) (CD_ELEICAO/SQ_CANDIDATO) in this file set or the database; import its consulta_cand file too"
+    /// The asset with its candidacy settled (layouts without SG_UE find it by election + SQ_CANDIDATO).
+    private enum Resolved {
+        case found(AssetObjects)
+        case none
+        case ambiguous
     }
 
-    private mutating func write(_ a: AssetObjects, slot: ElectionStoreWriter.GoodsSlot) throws {
+    private func resolve(_ a: AssetObjects) throws -> Resolved {
+        guard a.good.needsLookup else { return .found(a) }
+        var good = a.good
+        if let code = good.lookupElectionCode {
+            // Named by CD_ELEICAO alone: its first round, as read in this run or stored.
+            guard let election = try catalogue.electionID(code: code) ?? writer.electionID(code: code) else {
+                return .none
+            }
+            good.lookupElectionCode = nil
+            if let unit = good.lookupUnit {
+                good.candidateID = ElectionMapper.childID(ElectionMapper.childID(election, unit), good.sequence)
+                good.lookupUnit = nil
+            } else {
+                good.lookupElectionID = election
+            }
+        }
+        if good.lookupElectionID != nil {
+            switch try writer.resolve(good) {
+            case .none: return .none
+            case .ambiguous: return .ambiguous
+            case .found(let id):
+                good.candidateID = id
+                good.lookupElectionID = nil
+            }
+        }
+        good.id = ElectionMapper.childID(good.candidateID, good.order)
+        return .found(AssetObjects(good: good, goodType: a.goodType, warnings: []))
+    }
+
+    static func missingCandidacy(_ good: GoodValues) -> String {
+        let id =
+            good.lookupElectionCode.map { "CD_ELEICAO \($0)/\(good.lookupUnit ?? "<any SG_UE>")/\(good.sequence)" }
+            ?? good.lookupElectionID.map { "\($0)/<any SG_UE>/\(good.sequence)" } ?? good.candidateID
+        return "no candidacy \(id) (election/SG_UE/SQ_CANDIDATO) in this file set or the database; import its "
+            + "consulta_cand file too"
+    }
+
+    static func ambiguousCandidacy(_ good: GoodValues) -> String {
+        "conflict: SQ_CANDIDATO \(good.sequence) names several candidacies of election \(good.lookupElectionID ?? "") "
+            + "(one per unit) and this asset layout has no SG_UE to tell them apart; the good was not attached"
+    }
+
+    private mutating func write(
+        _ a: AssetObjects, slot: ElectionStoreWriter.GoodsSlot, _ location: SourceLocation, _ raw: [UInt8]
+    ) throws -> Bool {
         if let type = a.goodType { catalogue.note(goodType: type) }
-        try writer.write(good: a.good, slot: slot)
+        let outcome = try writer.write(good: a.good, slot: slot)
+        if case .conflict(_, let reason) = outcome {
+            try conflict(location, reason, raw)
+            return false
+        }
+        summary.rows.count(outcome)
+        return true
+    }
+
+    /// Field warnings go to the rejects file (the row itself is kept).
+    private mutating func warn(_ warnings: [FieldWarning]) throws {
+        for w in warnings {
+            try rejects.write(location: w.location, reason: "warning: " + w.reason, original: Array(w.original.utf8))
+            summary.fieldsNulled += 1
+        }
+    }
+
+    /// A row whose key names an object it does not match: reported, never merged.
+    private mutating func conflict(_ location: SourceLocation, _ reason: String, _ raw: [UInt8]) throws {
+        try rejects.write(location: location, reason: reason, original: raw)
+        summary.rows.conflicts += 1
     }
 
     // MARK: - After the files
@@ -126,13 +215,20 @@ struct ImportRun {
         let waiting = held
         held = []
         for h in waiting {
-            if let slot = try writer.goodsSlot(candidateID: h.objects.good.candidateID) {
-                try write(h.objects, slot: slot)
-                summary.heldAssets += 1
-            } else {
-                try reject(h.location, Self.missingCandidacy(h.objects.good.candidateID), h.rawBytes)
+            switch try resolve(h.objects) {
+            case .found(let objects):
+                if let slot = try writer.goodsSlot(candidateID: objects.good.candidateID) {
+                    if try write(objects, slot: slot, h.location, h.rawBytes) { summary.heldAssets += 1 }
+                    continue
+                }
+            case .ambiguous:
+                try conflict(h.location, Self.ambiguousCandidacy(h.objects.good), h.rawBytes)
                 if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
+                continue
+            case .none: break
             }
+            try reject(h.location, Self.missingCandidacy(h.objects.good), h.rawBytes)
+            if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
         }
         report(.catalogues)
         try writer.flush(catalogue)

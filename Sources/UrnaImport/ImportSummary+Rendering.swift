@@ -1,4 +1,5 @@
 import UrnaStore
+
 extension ImportSummary {
     /// A small table for people: one line per type, then rejects.
     ///
@@ -21,6 +22,12 @@ extension ImportSummary {
                 t + String(repeating: " ", count: max(1, 10 - t.count)) + cell(String(inserted[t, default: 0]), 10)
                     + cell(String(updated[t, default: 0]), 10) + cell(String(unchanged[t, default: 0]), 10))
         }
+        lines.append(
+            "rows: \(rows.inserted) inserted, \(rows.updated) updated, \(rows.unchanged) unchanged, "
+                + "\(rows.superseded) superseded, \(rows.conflicts) conflicts, \(rows.legend) legend, \(rejected) rejected"
+        )
+        if fieldsNulled > 0 { lines.append("fields nulled: \(fieldsNulled) (warnings in the rejects file)") }
+        for w in warnings { lines.append("warning: \(w)") }
         var tail = "rejected: \(rejected)"
         if let rejectsFile { tail += " (see \(rejectsFile))" }
         lines.append(tail)
@@ -48,7 +55,10 @@ extension ImportSummary {
             "{\"inserted\": \(counts(inserted)), \"updated\": \(counts(updated)), \"unchanged\": \(counts(unchanged)), "
             + "\"rejected\": \(rejected), \"rejectsFile\": \(rejectsFile.map(jsonString) ?? "null"), "
             + "\"files\": [\(files.joined(separator: ", "))], \"headsWithVice\": \(headsWithVice), "
-            + "\"heldAssets\": \(heldAssets), \"elapsedSeconds\": \(seconds)}"
+            + "\"heldAssets\": \(heldAssets), \"rows\": {\"inserted\": \(rows.inserted), \"updated\": \(rows.updated), "
+            + "\"unchanged\": \(rows.unchanged), \"superseded\": \(rows.superseded), \"conflicts\": \(rows.conflicts), "
+            + "\"legend\": \(rows.legend)}, \"fieldsNulled\": \(fieldsNulled), "
+            + "\"warnings\": [\(warnings.map(jsonString).joined(separator: ", "))], \"elapsedSeconds\": \(seconds)}"
     }
 }
 

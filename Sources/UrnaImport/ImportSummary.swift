@@ -43,6 +43,36 @@ public struct ImportSummary: Sendable, Equatable {
     public var heldAssets: Int
     /// Wall-clock seconds the import took.
     public var elapsedSeconds: Double
+    /// What happened to each row read: the counts add up to `rowsRead`.
+    public var rows = RowOutcomes()
+    /// Optional fields left empty because they could not be read (each is a warning in the rejects file).
+    public var fieldsNulled = 0
+    /// Inputs and zip members skipped (empty files), with why.
+    public var warnings: [String] = []
+
+    /// What happened to the rows read, one count per row: candidacy and asset rows were inserted, updated
+    /// (they brought a newer or a missing value), unchanged, superseded (an older generation that added
+    /// nothing) or conflicts (their key names another object); legend rows fed coalitions and parties;
+    /// the rest were rejected.
+    public struct RowOutcomes: Sendable, Equatable {
+        public var inserted = 0
+        public var updated = 0
+        public var unchanged = 0
+        public var superseded = 0
+        public var conflicts = 0
+        /// consulta_legendas / consulta_coligacao rows (merged into coalitions and parties).
+        public var legend = 0
+
+        mutating func count(_ outcome: UpsertStatements.Outcome) {
+            switch outcome {
+            case .inserted: inserted += 1
+            case .updated: updated += 1
+            case .unchanged: unchanged += 1
+            case .superseded: superseded += 1
+            case .conflict: conflicts += 1
+            }
+        }
+    }
 
     /// An empty summary (every type at zero).
     public init() {

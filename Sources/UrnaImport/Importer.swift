@@ -103,7 +103,7 @@ public final class Importer {
 
     /// Opens the store, runs `body`, and closes the store before returning or throwing.
     private func withStore<T>(path: String, _ body: (Store) throws -> T) throws -> T {
-        let store = try Store(path: path, schema: ElectionsV3.schema, pageSize: Importer.pageSize)
+        let store = try Store(path: path, schema: ElectionsV4.schema, pageSize: Importer.pageSize)
         return try body(store)
     }
 
@@ -150,7 +150,8 @@ public final class Importer {
                 tables: ["Candidate", "Good", StorageLayout.listTable(type: "Candidate", property: "goods")],
                 schema: store.schema)
             var run = ImportRun(
-                writer: try ElectionStoreWriter(store: store), rejects: rejects,
+                writer: try ElectionStoreWriter(store: store, keepsPersonalData: options.keepPersonalData),
+                rejects: rejects,
                 maxErrors: options.maxErrors, progress: progress, clock: clock, started: started,
                 bytesTotal: inputs.reduce(0) { $0 + $1.size }, fileCount: inputs.count)
             let pipeline = RecordPipeline(

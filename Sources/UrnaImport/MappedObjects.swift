@@ -1,9 +1,10 @@
 import UrnaRecords
+import UrnaStore
 
 /// What one TSE record means as election objects, before anything is written.
 ///
 /// Values are already cleaned (nulls as nil, dates as the store's ISO text, money in cents); keys are
-/// the ones the `ElectionsV3` comments define.
+/// the ones the `ElectionsV4` comments define.
 public enum MappedRecord: Sendable {
     /// A consulta_cand row: one candidacy, its election, party and coalition.
     case candidacy(CandidacyObjects)
@@ -22,13 +23,18 @@ public final class CandidacyObjects: Sendable {
     public let candidate: CandidateValues
     public let party: PartyValues?
     public let coalition: CoalitionValues?
+    /// Fields nulled because they could not be read.
+    public let warnings: [FieldWarning]
 
-    public init(election: ElectionValues, candidate: CandidateValues, party: PartyValues?, coalition: CoalitionValues?)
-    {
+    public init(
+        election: ElectionValues, candidate: CandidateValues, party: PartyValues?, coalition: CoalitionValues?,
+        warnings: [FieldWarning] = []
+    ) {
         self.election = election
         self.candidate = candidate
         self.party = party
         self.coalition = coalition
+        self.warnings = warnings
     }
 }
 
@@ -36,10 +42,13 @@ public final class CandidacyObjects: Sendable {
 public final class AssetObjects: Sendable {
     public let good: GoodValues
     public let goodType: GoodTypeValues?
+    /// Fields nulled because they could not be read.
+    public let warnings: [FieldWarning]
 
-    public init(good: GoodValues, goodType: GoodTypeValues?) {
+    public init(good: GoodValues, goodType: GoodTypeValues?, warnings: [FieldWarning] = []) {
         self.good = good
         self.goodType = goodType
+        self.warnings = warnings
     }
 }
 
@@ -47,16 +56,30 @@ public final class AssetObjects: Sendable {
 public final class CoalitionMemberObjects: Sendable {
     public let coalition: CoalitionValues
     public let party: PartyValues?
+    /// Fields nulled because they could not be read.
+    public let warnings: [FieldWarning]
 
-    public init(coalition: CoalitionValues, party: PartyValues?) {
+    public init(coalition: CoalitionValues, party: PartyValues?, warnings: [FieldWarning] = []) {
         self.coalition = coalition
         self.party = party
+        self.warnings = warnings
     }
 }
 
-/// An `Election`: `id` is CD_ELEICAO, or `year/round/DESCRIPTION` for header-less originals.
+/// A field the mapper could not read: the row is kept and this field is null. Written to the rejects
+/// file as a warning (file, line, column, reason, original text) and counted as a field nulled.
+public struct FieldWarning: Sendable, Equatable {
+    /// File, line and the column (field number) at fault.
+    public var location: SourceLocation
+    /// What is wrong and what would fix it.
+    public var reason: String
+    /// The field's text as read.
+    public var original: String
+}
+
+/// An `Election`: `id` is `year/round/DESCRIPTION` in every generation (see `ElectionsV4`).
 public struct ElectionValues: Equatable, Sendable {
-    /// CD_ELEICAO, or `year/round/DESCRIPTION` (description upper-cased) for header-less originals.
+    /// `year/round/DESCRIPTION` (DS_ELEICAO upper-cased, accents folded, spaces collapsed).
     public var id: String
     /// CD_ELEICAO, when the layout has it.
     public var code: Int64?
@@ -68,39 +91,60 @@ public struct ElectionValues: Equatable, Sendable {
     public var electionDescription: String
     /// NM_TIPO_ELEICAO.
     public var kind: String?
+    /// CD_TIPO_ELEICAO.
+    public var kindCode: Int64? = nil
+    /// TP_ABRANGENCIA.
+    public var scope: String? = nil
     /// DT_ELEICAO as ISO text, as the store keeps dates.
     public var date: String?
+    /// DT_GERACAO + HH_GERACAO of the row's file, as ISO text.
+    public var generatedAt: String? = nil
 }
 
-/// A `Party`, keyed by its number.
+/// A `Party` as it was in one election year, keyed `<year>/<number>`.
 public struct PartyValues: Equatable, Sendable {
-    /// NR_PARTIDO (also the Party's id).
+    /// `<year>/<NR_PARTIDO>`.
+    public var id: String
+    /// ANO_ELEICAO.
+    public var year: Int64
+    /// NR_PARTIDO.
     public var number: Int64
     /// SG_PARTIDO ("" when unknown).
     public var acronym: String
     /// NM_PARTIDO ("" when unknown).
     public var name: String
+    /// DT_GERACAO + HH_GERACAO.
+    public var generatedAt: String? = nil
 }
 
-/// A `Coalition`, keyed by SQ_COLIGACAO; `composition` is the published text.
+/// A `Coalition`, keyed `<year>/<SG_UE>/<SQ_COLIGACAO>`; `composition` is the published text.
 public struct CoalitionValues: Equatable, Sendable {
+    /// `<year>/<SG_UE>/<SQ_COLIGACAO>`.
+    public var id: String
+    /// ANO_ELEICAO.
+    public var year: Int64
+    /// SG_UE of the coalition's unit.
+    public var unit: String
     /// SQ_COLIGACAO (CODIGO_LEGENDA / SEQUENCIAL_COLIGACAO in originals).
-    public var id: Int64
+    public var sequence: Int64
     /// NM_COLIGACAO ("" when unknown).
     public var name: String
     /// DS_COMPOSICAO_COLIGACAO as published (see `CoalitionComposition`).
     public var composition: String?
     /// TP_AGREMIACAO (COLIGAÇÃO, PARTIDO ISOLADO, FEDERAÇÃO).
     public var kind: String?
+    /// DT_GERACAO + HH_GERACAO.
+    public var generatedAt: String? = nil
 }
 
-/// A `Candidate` (one candidacy); `id` is `<election id>/<SQ_CANDIDATO>`. The vice link is decided
-/// later, once every candidacy is in. Properties are named as `ElectionsV3.candidate`'s; the TSE
+/// A `Candidate` (one candidacy); `id` is `<election id>/<SG_UE>/<SQ_CANDIDATO>`. The vice link is decided
+/// later, once every candidacy is in. Properties are named as `ElectionsV4.candidate`'s; the TSE
 /// column each comes from is in `ElectionMapper`.
 public struct CandidateValues: Equatable, Sendable {
     public var id: String
     public var sequence: Int64
     public var electionID: String
+    public var round: Int64 = 1
     public var number: Int64?
     public var nickname: String
     public var name: String
@@ -119,8 +163,10 @@ public struct CandidateValues: Equatable, Sendable {
     public var birthCity: String?
     public var literacy: String
     public var occupation: String
-    public var partyNumber: Int64?
-    public var coalitionID: Int64?
+    /// `<year>/<NR_PARTIDO>`.
+    public var partyID: String?
+    /// `<year>/<SG_UE>/<SQ_COLIGACAO>`.
+    public var coalitionID: String?
     public var processNumber: String
     public var protocolNumber: String
     public var spendingLimitFirstRound: Int64?
@@ -131,13 +177,18 @@ public struct CandidateValues: Equatable, Sendable {
     public var voterId: String?
     public var status: String?
     public var result: String?
+    /// DT_GERACAO + HH_GERACAO.
+    public var generatedAt: String? = nil
+    /// `ElectionsV4.sourceColumns`, in that order (`.null` when the layout lacks the column).
+    public var sourceValues: [SQLValue] = []
 }
 
 /// A `Good`; `id` is `<candidate id>/<NR_ORDEM_CANDIDATO>`, value in cents.
 public struct GoodValues: Equatable, Sendable {
-    /// `<candidate id>/<order>`.
+    /// `<candidate id>/<order>`; for a layout without SG_UE it is settled when the candidacy is found.
     public var id: String
-    /// The candidacy's id, `<election id>/<SQ_CANDIDATO>`.
+    /// The candidacy's id; for a layout without SG_UE (12-column originals) `<election id>/?/<SQ_CANDIDATO>`
+    /// until the writer finds the one candidacy of that election with that SQ_CANDIDATO.
     public var candidateID: String
     /// NR_ORDEM_CANDIDATO, or 1, 2, 3... per candidacy in files without it.
     public var order: Int64
@@ -145,10 +196,22 @@ public struct GoodValues: Equatable, Sendable {
     public var goodDescription: String
     /// CD_TIPO_BEM_CANDIDATO.
     public var typeID: Int64?
-    /// VR_BEM_CANDIDATO in cents (0 when a null marker).
-    public var valueCents: Int64
+    /// VR_BEM_CANDIDATO in cents (nil when a null marker or unreadable).
+    public var valueCents: Int64?
     /// DT_ULTIMA_ATUALIZACAO + HH_ULTIMA_ATUALIZACAO as ISO text.
     public var updatedAt: String?
+    /// DT_GERACAO + HH_GERACAO.
+    public var generatedAt: String? = nil
+    /// The election to look the candidacy up in, when the layout has no SG_UE (nil otherwise).
+    public var lookupElectionID: String? = nil
+    /// CD_ELEICAO, when the record names its election by nothing else (then the election is looked up).
+    public var lookupElectionCode: Int64? = nil
+    /// SG_UE, when the election must be looked up by `lookupElectionCode`.
+    public var lookupUnit: String? = nil
+    /// Whether the candidacy must be looked up before the good can be written.
+    public var needsLookup: Bool { lookupElectionID != nil || lookupElectionCode != nil }
+    /// SQ_CANDIDATO of the candidacy (for the look-up).
+    public var sequence: Int64 = 0
 }
 
 /// A `GoodType`, keyed by CD_TIPO_BEM_CANDIDATO.
@@ -157,6 +220,8 @@ public struct GoodTypeValues: Equatable, Sendable {
     public var id: Int64
     /// DS_TIPO_BEM_CANDIDATO (the seed's spelling of the property).
     public var typedescription: String
+    /// DT_GERACAO + HH_GERACAO.
+    public var generatedAt: String? = nil
 }
 
 /// Why a record cannot become objects: where (file:line:column) and what would fix it.

@@ -1,9 +1,11 @@
 import UrnaRecords
+import UrnaSchemas
 
 /// The canonical TSE columns the mapper reads, spelled as TSE spells them (`TSELayouts` canonical names).
 // swift-format-ignore: AlwaysUseLowerCamelCase
 enum MapperColumn: Int, CaseIterable {
-    case ANO_ELEICAO, NR_TURNO, CD_ELEICAO, DS_ELEICAO, DT_ELEICAO, NM_TIPO_ELEICAO
+    case DT_GERACAO, HH_GERACAO
+    case ANO_ELEICAO, NR_TURNO, CD_ELEICAO, DS_ELEICAO, DT_ELEICAO, NM_TIPO_ELEICAO, CD_TIPO_ELEICAO, TP_ABRANGENCIA
     case SG_UF, SG_UE, NM_UE, CD_CARGO, DS_CARGO
     case SQ_CANDIDATO, NR_CANDIDATO, NM_CANDIDATO, NM_URNA_CANDIDATO, NM_SOCIAL_CANDIDATO
     case NR_CPF_CANDIDATO, DS_EMAIL, NR_TITULO_ELEITORAL_CANDIDATO
@@ -23,9 +25,15 @@ enum MapperColumn: Int, CaseIterable {
 /// fields are read by position instead of hashing a column name for every field of every row.
 struct MapperColumnPositions {
     private var positions: [Int]
+    /// Positions of `ElectionsV4.sourceColumns` (-1 when the layout lacks one).
+    let sourcePositions: [Int]
+    /// Whether the layout has any of `ElectionsV4.sourceColumns`.
+    let hasSourceColumns: Bool
 
     init(_ columns: ColumnIndex) {
         positions = MapperColumn.allCases.map { columns.position(of: $0.name) ?? -1 }
+        sourcePositions = ElectionsV4.sourceColumns.map { columns.position(of: $0.name) ?? -1 }
+        hasSourceColumns = sourcePositions.contains { $0 >= 0 }
     }
 
     @inline(__always) func has(_ c: MapperColumn) -> Bool { positions[c.rawValue] >= 0 }

@@ -35,7 +35,8 @@ struct RunRowTracker {
         switch outcome {
         case .inserted: counts.inserted += 1
         case .updated(let rowid): markChanged(rowid)
-        case .unchanged(let rowid):
+        case .conflict: return
+        case .unchanged(let rowid), .superseded(let rowid):
             guard rowid <= startMaxRowid, status(rowid) == Self.untouched else { return }
             setStatus(rowid, Self.unchanged)
             counts.unchanged += 1

@@ -1,7 +1,7 @@
 /// TSE dates and timestamps, parsed by bytes into the store's ISO text (`ISODate.format`'s exact form).
 ///
-/// Three forms occur: `dd/MM/yyyy`, `dd/MM/yyyy HH:mm:ss`, and the Oracle style of the 2010 originals,
-/// `22-MAR-52` (English or Portuguese month abbreviations, any case). A two-digit year is put in the
+/// Four forms occur: `dd/MM/yyyy`, `dd/MM/yyyy HH:mm:ss`, `ddMMyyyy` (2004 originals: `26081957`), and the
+/// Oracle style of the 2010 originals, `22-MAR-52` (English or Portuguese month abbreviations, any case). A two-digit year is put in the
 /// latest century that does not place it after `referenceYear` (the election year for a birth date),
 /// so `52` read for the 2010 election is 1952 and `05` is 2005.
 ///
@@ -58,6 +58,17 @@ public enum TSEDate {
     static let defaultReferenceYear = 2029
 
     static func parseBytes(_ b: UnsafeBufferPointer<UInt8>, referenceYear: Int) -> Components? {
+        if b.count == 8, b.allSatisfy({ $0 &- 0x30 <= 9 }) {
+            // ddMMyyyy, as the 2004 originals write birth dates (26081957).
+            func n(_ at: Int, _ length: Int) -> Int { (at..<(at + length)).reduce(0) { $0 * 10 + Int(b[$1] &- 0x30) } }
+            let day = n(0, 2)
+            let month = n(2, 2)
+            let year = n(4, 4)
+            guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), year > 0 else {
+                return nil
+            }
+            return Components(year: year, month: month, day: day)
+        }
         var i = 0
         func number(maxDigits: Int) -> Int? {
             var v = 0

@@ -42,7 +42,8 @@ public enum TSEField {
         return .value(v)
     }
 
-    /// Trims spaces and tabs at both ends and collapses inner runs of spaces to one space.
+    /// Trims spaces, tabs and non-breaking spaces (U+00A0) at both ends and collapses inner runs of them
+    /// to one space.
     ///
     /// Returns the same string (no copy) when there is nothing to change, which is most fields.
     public static func clean(_ raw: String) -> String {
@@ -50,12 +51,13 @@ public enum TSEField {
         return raw.withUTF8 { bytes -> String? in
             let n = bytes.count
             if n == 0 { return nil }
-            if !isBlank(bytes[0]) && !isBlank(bytes[n - 1]) {
+            if !isBlank(bytes[0]) && !isBlank(bytes[n - 1]) && bytes[0] != 0xC2 {
                 var previousBlank = false
                 var needsWork = false
                 for b in bytes {
                     let blank = isBlank(b)
-                    if blank && (previousBlank || b == 0x09) {
+                    // 0xA0 ends a non-breaking space (C2 A0) and a few letters (à is C3 A0): the slow path tells.
+                    if (blank && (previousBlank || b == 0x09)) || b == 0xA0 {
                         needsWork = true
                         break
                     }
@@ -63,22 +65,23 @@ public enum TSEField {
                 }
                 if !needsWork { return nil }
             }
-            var start = 0
-            var end = n
-            while start < end && isBlank(bytes[start]) { start += 1 }
-            while end > start && isBlank(bytes[end - 1]) { end -= 1 }
             var out: [UInt8] = []
-            out.reserveCapacity(end - start)
-            var previousBlank = false
-            for i in start..<end {
+            out.reserveCapacity(n)
+            var pendingBlank = false
+            var i = 0
+            while i < n {
                 let b = bytes[i]
-                if isBlank(b) {
-                    if !previousBlank { out.append(0x20) }
-                    previousBlank = true
-                } else {
-                    out.append(b)
-                    previousBlank = false
+                if isBlank(b) || (b == 0xC2 && i + 1 < n && bytes[i + 1] == 0xA0) {
+                    pendingBlank = !out.isEmpty
+                    i += b == 0xC2 ? 2 : 1
+                    continue
                 }
+                if pendingBlank {
+                    out.append(0x20)
+                    pendingBlank = false
+                }
+                out.append(b)
+                i += 1
             }
             return String(decoding: out, as: UTF8.self)
         } ?? raw

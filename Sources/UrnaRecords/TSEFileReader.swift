@@ -37,6 +37,8 @@ public final class TSEFileReader: Sequence {
     public let dataMembers: [String]
     /// Names of the zip members skipped as not data (PDFs, read-mes, folders).
     public let skippedMembers: [String]
+    /// Names of the data members skipped because they hold no bytes (TSE ships some empty).
+    public let emptyMembers: [String]
     /// The error that ended a `for`-loop iteration early, if one did.
     public private(set) var failure: Error?
 
@@ -62,7 +64,9 @@ public final class TSEFileReader: Sequence {
         self.fileSize = file.size
         if try ZipArchive.looksLikeZip(file) {
             let archive = try ZipArchive(file: file, name: displayName)
-            let data = archive.entries.filter(\.isDataFile)
+            let data = archive.entries.filter { $0.isDataFile && $0.uncompressedSize > 0 }
+            let empty = archive.entries.filter { $0.isDataFile && $0.uncompressedSize == 0 }
+            if data.isEmpty && !empty.isEmpty { throw RecordFileError.empty(file: displayName) }
             guard !data.isEmpty else {
                 throw RecordFileError.zip(
                     file: displayName, reason: "the archive has no data member (.csv or .txt); nothing to import")
@@ -71,6 +75,7 @@ public final class TSEFileReader: Sequence {
             self.isZip = true
             self.dataMembers = data.map(\.name)
             self.skippedMembers = archive.entries.filter { !$0.isDataFile }.map(\.name)
+            self.emptyMembers = empty.map(\.name)
             self.remainingEntries = data
             try openNextMember()
         } else {
@@ -78,6 +83,7 @@ public final class TSEFileReader: Sequence {
             self.isZip = false
             self.dataMembers = []
             self.skippedMembers = []
+            self.emptyMembers = []
             self.remainingEntries = []
             let csv = try CSVReader(source: file, name: displayName, encoding: encoding, options: options)
             stream = try TSERecordStream(csv: csv)

@@ -145,6 +145,11 @@ public enum TSELayouts {
     private static let coalitionTail =
         "SQ_COLIGACAO;NM_COLIGACAO;DS_COMPOSICAO_COLIGACAO;CD_SITUACAO_LEGENDA;DS_SITUACAO"
 
+    /// consulta_coligacao 2018 as generated 08/10/2018: the 2016 columns without the legend's situation.
+    public static let coalition21 = TSELayout(
+        name: "consulta_coligacao 21 columns (2018)", kind: .coalition, hasHeader: true,
+        columnList: [coalitionHead, coalitionColumns].joined(separator: ";"))
+
     /// consulta_coligacao 2016 (generated 18/02/2021).
     public static let coalition23 = TSELayout(
         name: "consulta_coligacao 23 columns (2016)", kind: .coalition, hasHeader: true,
@@ -162,8 +167,8 @@ public enum TSELayouts {
 
     /// Layouts with a header row, matched by the header's column names.
     public static let headerLayouts: [TSELayout] = [
-        candidate58, candidate63, candidate71, candidate75, candidate50, asset19, asset19Names2026, coalition23,
-        coalition28,
+        candidate58, candidate63, candidate71, candidate75, candidate50, asset19, asset19Names2026, coalition21,
+        coalition23, coalition28,
     ]
 
     /// Header-less originals, recognised by their field count (all counts differ).

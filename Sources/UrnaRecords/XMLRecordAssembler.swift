@@ -15,7 +15,7 @@ import CLibXML2
 /// per-node work runs without dynamic exclusivity checks.
 struct XMLRecordAssembler {
     /// Columns a `<bem>` nested in a `<candidato>` takes from it when it has no value of its own.
-    static let inheritedColumns = ["CD_ELEICAO", "ANO_ELEICAO", "SQ_CANDIDATO", "SG_UF", "SG_UE"]
+    static let inheritedColumns = ["CD_ELEICAO", "ANO_ELEICAO", "DS_ELEICAO", "SQ_CANDIDATO", "SG_UF", "SG_UE"]
     /// Past this, a column's text is dropped and its record rejected (libxml2's own cap on one text node).
     static let maximumValueBytes = 10_000_000
     /// Past this, extra columns are dropped and the record rejected.

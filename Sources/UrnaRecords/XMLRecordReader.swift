@@ -12,7 +12,7 @@ private let libxml2Initialized: Void = xmlInitParser()
 /// element of a record that holds only text is a column named like the TSE column; attributes of
 /// `<candidato>`/`<bem>`/`<coligacao>` are columns too. An empty or missing element means nil; text is passed through
 /// untouched (null markers are the mapper's business). A `<bem>` inside a `<candidato>` (directly or in
-/// `<bens>`) is yielded after its candidato and inherits CD_ELEICAO, ANO_ELEICAO, SQ_CANDIDATO, SG_UF and
+/// `<bens>`) is yielded after its candidato and inherits CD_ELEICAO, ANO_ELEICAO, DS_ELEICAO, SQ_CANDIDATO, SG_UF and
 /// SG_UE from it when it has no value of its own. Any other element is ignored and counted in
 /// `unknownElementCounts`, as is a column whose name is in no TSE layout (it is still kept as a column).
 ///

@@ -52,15 +52,22 @@ struct CLIImportMigrateTests {
         let text = String(decoding: raw.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
         var cents = 0
         for line in text.split(separator: "\n").dropFirst() {
-            let f = line.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"\r")) }
+            let f = line.split(separator: ";", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"\r"))
+            }
             guard f.count == 19, f[11] == "130000600702" else { continue }
             let parts = f[16].split(separator: ",")
-            cents += Int(parts[0])! * 100 + (parts.count > 1 ? Int(parts[1].padding(toLength: 2, withPad: "0", startingAt: 0))! : 0)
+            cents +=
+                Int(parts[0])! * 100
+                + (parts.count > 1 ? Int(parts[1].padding(toLength: 2, withPad: "0", startingAt: 0))! : 0)
         }
         #expect(cents > 0)
         var reais = String(cents / 100)
         var grouped = ""
-        while reais.count > 3 { grouped = "." + reais.suffix(3) + grouped; reais = String(reais.dropLast(3)) }
+        while reais.count > 3 {
+            grouped = "." + reais.suffix(3) + grouped
+            reais = String(reais.dropLast(3))
+        }
         let expected = "R$ \(reais)\(grouped),\(String(format: "%02d", cents % 100))"
         #expect(r.stdout.contains("Total: \(expected)"), "expected \(expected)")
         let missing = try CLIRunner.run(["show", "--db", db, "candidate", "999"])
@@ -93,15 +100,20 @@ struct CLIImportMigrateTests {
         #expect(dry.code == 0, "\(dry.stderr)")
         #expect(try Data(contentsOf: db) == before)
         let wal = db.path + "-wal"
-        let walBytes = FileManager.default.fileExists(atPath: wal) ? try Data(contentsOf: URL(fileURLWithPath: wal)).count : 0
+        let walBytes =
+            FileManager.default.fileExists(atPath: wal) ? try Data(contentsOf: URL(fileURLWithPath: wal)).count : 0
         #expect(walBytes == 0)
         _ = try json(dry.stdout)
         let run = try CLIRunner.run(["migrate", "--db", db.path])
         #expect(run.code == 0, "\(run.stderr)")
         let status = try json(try CLIRunner.run(["status", "--db", db.path, "--json"]).stdout)
-        #expect(status["version"] as? Int == 3)
-        let q = try CLIRunner.run(["query", "--db", db.path, "Candidate", "nickname == 'VANESSA PORTUGAL'", "--fields", "vice.nickname,party.acronym,birthState,birthCity", "--csv"])
-        #expect(q.stdout == "vice.nickname,party.acronym,birthState,birthCity\nFIRMINIA RODRIGUES,PSTU,MG,BOA ESPERANÇA\n")
+        #expect(status["version"] as? Int == 4)
+        let q = try CLIRunner.run([
+            "query", "--db", db.path, "Candidate", "nickname == 'VANESSA PORTUGAL'", "--fields",
+            "vice.nickname,party.acronym,birthState,birthCity", "--csv",
+        ])
+        #expect(
+            q.stdout == "vice.nickname,party.acronym,birthState,birthCity\nFIRMINIA RODRIGUES,PSTU,MG,BOA ESPERANÇA\n")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         #expect(files.contains { $0.hasPrefix("v1.sqlite.v1") && $0.hasSuffix(".bak") }, "\(files)")
         let again = try CLIRunner.run(["migrate", "--db", db.path])

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import UrnaRecords
+import UrnaSchemas
 import UrnaStore
 
 @testable import UrnaImport
@@ -28,13 +29,18 @@ import UrnaStore
             case .election, .candidate:
                 #expect(candidateCSV.contains(c), "\(c.name)")
                 #expect(ExportLayouts.candidateXML.contains(c), "\(c.name)")
+            case .generation:
+                #expect(ExportLayouts.candidateCSV.contains(.generationDate), "\(c.name)")
+                #expect(ExportLayouts.candidateCSV.contains(.generationTime), "\(c.name)")
             }
         }
         // The asset file keys its rows as the mapper needs.
         for key in [MapperColumn.CD_ELEICAO, .ANO_ELEICAO, .DS_ELEICAO, .SQ_CANDIDATO] {
             #expect(assetCSV.contains(key))
         }
-        #expect(ExportLayouts.candidateCSV.count == 75)
+        // The 75 columns of the newest layout, then the two only originals have.
+        #expect(ExportLayouts.candidateCSV.count == 77)
+        #expect(ExportLayouts.candidateCSV.suffix(2).map(\.name) == ["SG_COLIGACAO", "NR_IDADE_DATA_ELEICAO"])
         #expect(ExportLayouts.assetCSV.count == 19)
     }
 
@@ -76,7 +82,7 @@ import UrnaStore
                 #expect(back.good == a.good)
                 #expect(back.goodType == a.goodType)
             case .coalitionMember(let m):
-                let row = TSERowObjects(election: Self.election, party: m.party, coalition: m.coalition)
+                let row = TSERowObjects(party: m.party, coalition: m.coalition)
                 guard case .coalitionMember(let back) = try remap(row, kind: .coalition, with: again) else {
                     Issue.record("not a coalition member")
                     continue
@@ -96,6 +102,7 @@ import UrnaStore
             for round: Int64 in [1, 2] {
                 var election = Self.election
                 election.round = round
+                election.id = "2018/\(round)/ELEICOES GERAIS ESTADUAIS 2018"
                 election.date = "2018-10-07T08:30:00.000Z"
                 var candidate = Self.candidate(sequence: Int64(i + 1), electionID: election.id)
                 candidate.birthdate = i % 2 == 0 ? "0999-01-02T00:00:00.000Z" : "2000-02-29T00:00:00.000Z"
@@ -106,21 +113,30 @@ import UrnaStore
                     Issue.record("not a candidacy")
                     continue
                 }
-                #expect(back.candidate == candidate, "limit \(String(describing: limit)), round \(round)")
+                // A negative amount is out of its domain: read back as unknown, with a warning.
+                var expected = candidate
+                if let limit, limit < 0 {
+                    expected.spendingLimitFirstRound = nil
+                    expected.spendingLimitSecondRound = nil
+                    #expect(back.warnings.map(\.location.column).count == 1)
+                }
+                #expect(back.candidate == expected, "limit \(String(describing: limit)), round \(round)")
                 #expect(back.election == election)
             }
         }
         for cents: Int64 in [0, 1, -5, 10, 366_904, 123_456_789_012] {
             for updatedAt in [nil, "2018-09-19T10:12:53.000Z", "2018-09-19T00:00:00.000Z"] {
-                let good = GoodValues(
-                    id: "297/1/7", candidateID: "297/1", order: 7, goodDescription: "", typeID: nil, valueCents: cents,
-                    updatedAt: updatedAt)
-                let row = TSERowObjects(
-                    election: Self.election, candidate: Self.candidate(sequence: 1, electionID: "297"), good: good)
+                let owner = Self.candidate(sequence: 1, electionID: Self.election.id)
+                var good = GoodValues(
+                    id: owner.id + "/7", candidateID: owner.id, order: 7, goodDescription: "", typeID: nil,
+                    valueCents: cents, updatedAt: updatedAt)
+                good.sequence = 1
+                let row = TSERowObjects(election: Self.election, candidate: owner, good: good)
                 guard case .asset(let back) = try remap(row, kind: .asset, with: mapper) else {
                     Issue.record("not an asset")
                     continue
                 }
+                if cents < 0 { good.valueCents = nil }
                 #expect(back.good == good)
                 #expect(back.goodType == nil)
             }
@@ -141,23 +157,29 @@ import UrnaStore
             _ value: T, columns: Int, _ read: (inout StoredRowReader) throws -> T
         ) throws {
             let s = try c.prepare("SELECT " + (1...columns).map { "?\($0)" }.joined(separator: ", "))
-            value.bind(to: s)
+            for (i, v) in value.row.enumerated() { s.bindValue(v, Int32(i + 1)) }
             #expect(try s.step())
             var r = StoredRowReader(s)
             #expect(try read(&r) == value)
             #expect(r.index == columns)
         }
-        var candidate = Self.candidate(sequence: 130_000_614_380, electionID: "297")
+        var candidate = Self.candidate(sequence: 130_000_614_380, electionID: Self.election.id)
         candidate.cpf = "01234567890"
+        candidate.generatedAt = "2019-11-27T10:00:00.000Z"
+        candidate.sourceValues[0] = .integer(2)
+        candidate.sourceValues[15] = .text("03")
         candidate.spendingLimitSecondRound = 5
         candidate.birthdate = "1967-03-27T00:00:00.000Z"
         try roundTrip(candidate, columns: ElectionColumns.candidate.count) { try CandidateValues(&$0) }
         try roundTrip(Self.election, columns: ElectionColumns.election.count) { try ElectionValues(&$0) }
         try roundTrip(
-            PartyValues(number: 27, acronym: "DC", name: "DEMOCRACIA CRISTÃ"), columns: ElectionColumns.party.count
+            PartyValues(id: "2018/27", year: 2018, number: 27, acronym: "DC", name: "DEMOCRACIA CRISTÃ"),
+            columns: ElectionColumns.party.count
         ) { try PartyValues(&$0) }
         try roundTrip(
-            CoalitionValues(id: 900, name: "X", composition: nil, kind: "COLIGAÇÃO"),
+            CoalitionValues(
+                id: "2018/AC/900", year: 2018, unit: "AC", sequence: 900, name: "X", composition: nil, kind: "COLIGAÇÃO"
+            ),
             columns: ElectionColumns.coalition.count
         ) { try CoalitionValues(&$0) }
         try roundTrip(
@@ -165,9 +187,9 @@ import UrnaStore
         ) { try GoodTypeValues(&$0) }
         try roundTrip(
             GoodValues(
-                id: "297/1/1", candidateID: "297/1", order: 1, goodDescription: "d", typeID: 12, valueCents: 366_904,
-                updatedAt: nil), columns: ElectionColumns.good.count
-        ) { try GoodValues(&$0, candidateID: "297/1") }
+                id: candidate.id + "/1", candidateID: candidate.id, order: 1, goodDescription: "d", typeID: 12,
+                valueCents: 366_904, updatedAt: nil), columns: ElectionColumns.good.count
+        ) { try GoodValues(&$0, candidateID: candidate.id) }
     }
 
     // MARK: - Helpers
@@ -180,12 +202,13 @@ import UrnaStore
         case .asset: columns = ExportLayouts.assetCSV
         case .coalition: columns = ExportLayouts.coalitionCSV
         }
-        if kind != .coalition && row.election?.code == nil { columns = ExportLayouts.withoutElectionCode(columns) }
         let values: [String?] = try columns.map { column in
             switch column {
             case .mapper(let c): try TSEColumnWriter.text(c, row) ?? "\(TSEColumnWriter.nullText(c.name))"
-            case .generationDate: "29/11/2024"
-            case .generationTime: "10:00:00"
+            case .generationDate: try TSEColumnWriter.text(.DT_GERACAO, row) ?? "#NULO#"
+            case .generationTime: try TSEColumnWriter.text(.HH_GERACAO, row) ?? "#NULO#"
+            case .source(let k):
+                try TSEColumnWriter.sourceText(k, row) ?? "\(TSEColumnWriter.nullText(column.name))"
             case .unread(let name): "\(TSEColumnWriter.nullText(name))"
             }
         }
@@ -214,26 +237,32 @@ import UrnaStore
     /// An asset's election and candidacy as the asset record names them (the sample has no candidacy file).
     private static func owner(of good: GoodValues, in record: Record) throws -> (ElectionValues, CandidateValues) {
         let parts = good.candidateID.split(separator: "/")
-        let electionID = parts.dropLast().joined(separator: "/")
+        let electionID = parts.dropLast(2).joined(separator: "/")
         let year = Int64(record["ANO_ELEICAO"] ?? "") ?? 0
-        var election = ElectionValues(
-            id: electionID, code: Int64(electionID), year: year, round: 1,
+        let election = ElectionValues(
+            id: electionID, code: Int64(record["CD_ELEICAO"] ?? ""), year: year, round: 1,
             electionDescription: TSEField.text(record["DS_ELEICAO"]) ?? "", kind: nil, date: nil)
-        if election.code == nil { election.round = 1 }
-        return (election, candidate(sequence: Int64(parts.last!)!, electionID: electionID))
+        return (
+            election,
+            candidate(sequence: Int64(parts.last!)!, electionID: electionID, unit: String(parts[parts.count - 2]))
+        )
     }
 
     static let election = ElectionValues(
-        id: "297", code: 297, year: 2018, round: 1, electionDescription: "Eleições Gerais Estaduais 2018",
+        id: "2018/1/ELEICOES GERAIS ESTADUAIS 2018", code: 297, year: 2018, round: 1,
+        electionDescription: "Eleições Gerais Estaduais 2018",
         kind: "ELEIÇÃO ORDINÁRIA", date: "2018-10-07T00:00:00.000Z")
 
-    static func candidate(sequence: Int64, electionID: String) -> CandidateValues {
-        CandidateValues(
-            id: "\(electionID)/\(sequence)", sequence: sequence, electionID: electionID, number: nil, nickname: "",
-            name: "", socialName: nil, post: "", postCode: 0, state: "", unit: "", unitName: "", birthdate: nil,
+    static func candidate(sequence: Int64, electionID: String, unit: String = "AC") -> CandidateValues {
+        var c = CandidateValues(
+            id: "\(electionID)/\(unit)/\(sequence)", sequence: sequence, electionID: electionID,
+            round: Int64(electionID.split(separator: "/")[1]) ?? 1, number: nil, nickname: "",
+            name: "", socialName: nil, post: "", postCode: 0, state: "", unit: unit, unitName: "", birthdate: nil,
             sex: "", colorRace: "", maritalStatus: "", nationality: "", birthState: nil, birthCity: nil, literacy: "",
-            occupation: "", partyNumber: nil, coalitionID: nil, processNumber: "", protocolNumber: "",
+            occupation: "", partyID: nil, coalitionID: nil, processNumber: "", protocolNumber: "",
             spendingLimitFirstRound: nil, spendingLimitSecondRound: nil, email: nil, cpf: nil, voterId: nil,
             status: nil, result: nil)
+        c.sourceValues = [SQLValue](repeating: .null, count: ElectionsV4.sourceColumns.count)
+        return c
     }
 }

@@ -65,7 +65,7 @@ import UrnaStore
             return
         }
         #expect(type == "Candidate")
-        #expect(key == "297/130000614380")
+        #expect(key == "2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000614380")
         #expect(column == "NM_CANDIDATO")
         #expect(scalar == 0x141)
         #expect(error.description.contains("--encoding utf8"))
@@ -92,8 +92,8 @@ import UrnaStore
         #expect(lines[1].contains(";\"#NULO#\";"))
         let header = lines[0].split(separator: ";", omittingEmptySubsequences: false)
         let row = lines[1].split(separator: ";", omittingEmptySubsequences: false)
-        #expect(header.count == 75)
-        #expect(row.count == 75)
+        #expect(header.count == 77)
+        #expect(row.count == 77)
         #expect(row.allSatisfy { $0.hasPrefix("\"") && $0.hasSuffix("\"") })
         let goods = try String(contentsOfFile: folder + "/bens.csv", encoding: .utf8)
         #expect(goods.contains(";\"3669,04\";\"19/09/2018\";\"10:12:53\"\n"))
@@ -112,7 +112,8 @@ import UrnaStore
         #expect(
             error
                 == .unencodable(
-                    type: "Candidate", key: "297/130000614380", column: "NM_URNA_CANDIDATO", scalar: 7,
+                    type: "Candidate", key: "2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000614380",
+                    column: "NM_URNA_CANDIDATO", scalar: 7,
                     hint: "XML 1.0 cannot carry at all: use --format csv or json"))
         // CSV carries it.
         let csv = try ExportTestFiles.exportBytes(db, ExportOptions(format: .csv, encoding: .utf8))
@@ -138,15 +139,21 @@ import UrnaStore
         let candidates = try ExportTestFiles.exportBytes(
             db, ExportOptions(format: .json, predicate: "sequence == 130000613243"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(candidates)) as? [String: Any])
-        #expect(object["id"] as? String == "297/130000613243")
-        #expect(object["election"] as? String == "297")  // a link is the target's key
-        #expect(object["party"] as? Int == 23)
+        #expect(object["id"] as? String == "2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000613243")
+        #expect(object["election"] as? String == "2018/1/ELEICOES GERAIS ESTADUAIS 2018")  // a link is the target's key
+        #expect(object["party"] as? String == "2018/23")  // the party as it was in 2018
         #expect((object["goods"] as? [String])?.count == 11)  // a list is an array of keys
         #expect(object["holder"] == nil)  // inverse links are other objects' links
         let text = String(decoding: candidates, as: UTF8.self)
-        #expect(text.hasPrefix("{\"id\":\"297/130000613243\",\"sequence\":130000613243,\"election\":\"297\","))
+        #expect(
+            text.hasPrefix(
+                "{\"id\":\"2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000613243\",\"sequence\":130000613243,\"election\":\"2018/1/ELEICOES GERAIS ESTADUAIS 2018\","
+            ))
         let good = try ExportTestFiles.exportBytes(
-            db, ExportOptions(format: .json, typeName: "Good", predicate: "id == '297/130000600641/1'"))
+            db,
+            ExportOptions(
+                format: .json, typeName: "Good",
+                predicate: "id == '2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/130000600641/1'"))
         #expect(String(decoding: good, as: UTF8.self).contains("\"value\":2300000.00,"))  // exact money
     }
 

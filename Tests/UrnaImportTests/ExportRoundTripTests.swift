@@ -46,12 +46,12 @@ import UrnaStore
             _ = try ExportTestFiles.export(
                 original, ExportOptions(format: .csv, typeName: type), to: folder + "/\(type).csv")
         }
-        // Rows of elections without CD_ELEICAO leave the column out: the mapper then keys them by year, round
-        // and description, as it did reading the originals.
-        let header = try String(contentsOfFile: folder + "/Candidate.csv", encoding: .isoLatin1).prefix(while: {
-            $0 != "\n"
-        })
-        #expect(!header.contains("\"CD_ELEICAO\""))
+        // Every generation names its election by year, round and description: rows of elections without
+        // CD_ELEICAO write it as its null marker, in the same layout as the others.
+        let csv = try String(contentsOfFile: folder + "/Candidate.csv", encoding: .isoLatin1)
+        let lines = csv.split(separator: "\n")
+        #expect(lines[0].contains("\"CD_ELEICAO\""))
+        #expect(lines[1].split(separator: ";")[6] == "\"-1\"")
         let copy = try ExportTestFiles.database(["Candidate", "Good", "Coalition"].map { folder + "/\($0).csv" })
         let differences = try DatabaseComparison.differences(original, copy)
         #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
@@ -72,7 +72,7 @@ import UrnaStore
         let differences = try DatabaseComparison.differences(original, copy)
         #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
         // PPL (54) is named only by the legend file: it comes back through the <coligacao> records.
-        #expect(try DatabaseComparison.rowCount(copy, "Party", where: "id = 54") == 1)
+        #expect(try DatabaseComparison.rowCount(copy, "Party", where: "id = '2016/54'") == 1)
         #expect(try DatabaseComparison.rowCount(copy, "Party") == 30)
         #expect(
             try DatabaseComparison.rowCount(copy, "Coalition_parties")
@@ -111,26 +111,31 @@ import UrnaStore
         #expect(try DatabaseComparison.rowCount(copy, "Candidate", where: "cpf IS NOT NULL") == 2388)
     }
 
-    /// One database holding elections with and without CD_ELEICAO: XML keys each row on its own.
-    @Test func mixedElectionKeysRoundTripThroughXML() throws {
+    /// One database holding elections with and without CD_ELEICAO (re-released 2018, original 2016): XML and
+    /// CSV both carry every row back.
+    @Test func mixedGenerationsRoundTripThroughXMLAndCSV() throws {
         let original = try ExportTestFiles.database(
             [ExportTestFiles.sample("consulta_cand_2018_MG.csv"), ExportTestFiles.sample("consulta_cand_2016_AC.txt")])
         let folder = try ImportTestSupport.scratchFolder()
         _ = try ExportTestFiles.export(original, ExportOptions(format: .xml), to: folder + "/mixed.xml")
         let copy = try ExportTestFiles.database([folder + "/mixed.xml"])
         let differences = try DatabaseComparison.differences(original, copy)
-        // Party 77 was SOLIDARIEDADE in the 2018 file and SD in the 2016 one. The file keeps the latest acronym, so
-        // the 2018 compositions (SOLIDARIEDADE) no longer name it; the <coligacao> records still list it, and the
-        // importer puts it back in its place in each list.
+        // Party 77 is SOLIDARIEDADE in the 2018 file and SD in the 2016 one: each year keeps its own label, so
+        // the compositions of both years name it.
         #expect(differences.isEmpty, "\(DatabaseComparison.report(differences))")
         #expect(
-            try DatabaseComparison.rowCount(copy, "Coalition_parties", where: "target = 77")
-                == DatabaseComparison.rowCount(original, "Coalition_parties", where: "target = 77"))
-        #expect(try DatabaseComparison.rowCount(copy, "Coalition_parties", where: "target = 77") > 0)
-        #expect(throws: ExportError.mixedElectionKeys) {
-            _ = try ExportTestFiles.export(original, ExportOptions(format: .csv), to: folder + "/mixed.csv")
+            try DatabaseComparison.rowCount(copy, "Party", where: "id = '2018/77' AND acronym = 'SOLIDARIEDADE'") == 1)
+        #expect(try DatabaseComparison.rowCount(copy, "Party", where: "id = '2016/77' AND acronym = 'SD'") == 1)
+        #expect(
+            try DatabaseComparison.rowCount(copy, "Coalition_parties", where: "target LIKE '%/77'")
+                == DatabaseComparison.rowCount(original, "Coalition_parties", where: "target LIKE '%/77'"))
+        for type in ["Candidate", "Coalition"] {
+            _ = try ExportTestFiles.export(
+                original, ExportOptions(format: .csv, typeName: type), to: folder + "/mixed-\(type).csv")
         }
-        #expect(!FileManager.default.fileExists(atPath: folder + "/mixed.csv"), "a failed export leaves no file")
+        let fromCSV = try ExportTestFiles.database(["Candidate", "Coalition"].map { folder + "/mixed-\($0).csv" })
+        let csvDifferences = try DatabaseComparison.differences(original, fromCSV)
+        #expect(csvDifferences.isEmpty, "\(DatabaseComparison.report(csvDifferences))")
     }
 }
 

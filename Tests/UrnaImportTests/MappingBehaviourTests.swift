@@ -87,7 +87,11 @@ import UrnaStore
         _ = try ImportTestSupport.importFiles([file], into: db)
         let c = try Connection(path: db, readOnly: true, create: false)
         let rows = try c.rows("SELECT id, spendingLimitFirstRound, spendingLimitSecondRound FROM Candidate ORDER BY id")
-        #expect(rows == [[.text("297/10"), .integer(10_000), .null], [.text("298/10"), .null, .integer(5_000)]])
+        #expect(
+            rows == [
+                [.text("2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/10"), .integer(10_000), .null],
+                [.text("2018/2/ELEICOES GERAIS ESTADUAIS 2018/MG/10"), .null, .integer(5_000)],
+            ])
     }
 
     @Test func oracleStyleBirthDatesInHeaderlessOriginals() throws {
@@ -143,7 +147,8 @@ import UrnaStore
     /// not name (here 20, listed under another acronym) keeps its place in the list instead of going last.
     @Test func xmlColigacaoRecordsListPartiesInTheirPlace() throws {
         func coligacao(_ party: Int, _ acronym: String) -> String {
-            "<coligacao><SQ_COLIGACAO>99</SQ_COLIGACAO><NM_COLIGACAO>UNIDOS</NM_COLIGACAO>"
+            "<coligacao><ANO_ELEICAO>2018</ANO_ELEICAO><SG_UE>AC</SG_UE><SQ_COLIGACAO>99</SQ_COLIGACAO>"
+                + "<NM_COLIGACAO>UNIDOS</NM_COLIGACAO>"
                 + "<DS_COMPOSICAO_COLIGACAO>AAA / CCC</DS_COMPOSICAO_COLIGACAO><TP_AGREMIACAO>COLIGAÇÃO</TP_AGREMIACAO>"
                 + "<NR_PARTIDO>\(party)</NR_PARTIDO><SG_PARTIDO>\(acronym)</SG_PARTIDO><NM_PARTIDO>P\(party)</NM_PARTIDO>"
                 + "</coligacao>\n"
@@ -152,20 +157,23 @@ import UrnaStore
         let file = try ImportTestSupport.write(
             "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<candidatos>\n<coligacoes>\n"
                 + coligacao(10, "AAA") + coligacao(20, "BBB") + "</coligacoes>\n" + coligacao(30, "CCC")
-                + "<coligacao SQ_COLIGACAO=\"98\" NR_PARTIDO=\"30\" NM_COLIGACAO=\"SÓ\"/>\n</candidatos>\n",
+                + "<coligacao ANO_ELEICAO=\"2018\" SG_UE=\"AC\" SQ_COLIGACAO=\"98\" NR_PARTIDO=\"30\" NM_COLIGACAO=\"SÓ\"/>\n"
+                + "</candidatos>\n",
             named: "coligacoes.xml", in: folder)
         let db = folder + "/urna.sqlite"
         let summary = try ImportTestSupport.importFiles([file], into: db)
         #expect(summary.rejected == 0)
         #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Party") == 3)
-        #expect(try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = 99") == .text("UNIDOS"))
-        #expect(try ImportTestSupport.value(db, "SELECT kind FROM Coalition WHERE id = 99") == .text("COLIGAÇÃO"))
-        #expect(try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = 98") == .text("SÓ"))
+        #expect(
+            try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = '2018/AC/99'") == .text("UNIDOS"))
+        #expect(
+            try ImportTestSupport.value(db, "SELECT kind FROM Coalition WHERE id = '2018/AC/99'") == .text("COLIGAÇÃO"))
+        #expect(try ImportTestSupport.value(db, "SELECT name FROM Coalition WHERE id = '2018/AC/98'") == .text("SÓ"))
         let c = try Connection(path: db, readOnly: true, create: false)
-        let list = try c.rows("SELECT target FROM Coalition_parties WHERE owner = 99 ORDER BY position")
-        #expect(list == [[.integer(10)], [.integer(20)], [.integer(30)]])
-        let single = try c.rows("SELECT target FROM Coalition_parties WHERE owner = 98 ORDER BY position")
-        #expect(single == [[.integer(30)]])
+        let list = try c.rows("SELECT target FROM Coalition_parties WHERE owner = '2018/AC/99' ORDER BY position")
+        #expect(list == [[.text("2018/10")], [.text("2018/20")], [.text("2018/30")]])
+        let single = try c.rows("SELECT target FROM Coalition_parties WHERE owner = '2018/AC/98' ORDER BY position")
+        #expect(single == [[.text("2018/30")]])
     }
 
     @Test func viceSubstitutionLinksTheValidVice() throws {
@@ -174,12 +182,13 @@ import UrnaStore
         _ = try ImportTestSupport.importFiles([ImportTestSupport.fixture("consulta_cand_2018_MG.csv.zip")], into: db)
         #expect(
             try ImportTestSupport.value(db, "SELECT vice FROM Candidate WHERE sequence = 130000624870")
-                == .text("297/130000629811"))
+                == .text(Self.mg2018 + "/MG/130000629811"))
         // The vice sees the head through the `holder` inverse.
         let store = try Store.openExisting(path: db, readOnly: true)
-        let vice = try #require(try store.object(ofType: "Candidate", forPrimaryKey: "297/130000629811"))
+        let vice = try #require(
+            try store.object(ofType: "Candidate", forPrimaryKey: Value.string(Self.mg2018 + "/MG/130000629811")))
         let holders = Array(try vice.linkingObjects("holder"))
-        #expect(holders.map(\.primaryKeyValue) == [.string("297/130000624870")])
+        #expect(holders.map(\.primaryKeyValue) == [Value.string(Self.mg2018 + "/MG/130000624870")])
     }
 
     @Test func assetsReadBeforeTheirCandidaciesAreHeld() throws {
@@ -203,7 +212,10 @@ import UrnaStore
         let summary = try ImportTestSupport.importFiles([file], into: db)
         #expect(summary.heldAssets == 1)
         #expect(summary.rejected == 1)  // SQ 99 never arrives
-        #expect(try ImportTestSupport.value(db, "SELECT owner FROM Candidate_goods") == .text("297/10"))
+        // This dump names its election by CD_ELEICAO alone (no DS_ELEICAO), which then stands in for the description.
+        #expect(
+            try ImportTestSupport.value(db, "SELECT owner FROM Candidate_goods") == .text("2018/1/CD_ELEICAO 297/MG/10")
+        )
         #expect(try ImportTestSupport.integer(db, "SELECT value FROM Good") == 15_000_000)
     }
 
@@ -219,18 +231,42 @@ import UrnaStore
         #expect(try ImportTestSupport.counts(db)["Good"] == 209)
     }
 
-    @Test func partiesTakeTheLatestAcronymAndNameSeen() throws {
-        // Party 15 is PMDB in 2016 and MDB in 2018 (real files); the file read last wins.
+    /// The 2018 state election's identity: year, round and description (upper case, accents folded).
+    static let mg2018 = "2018/1/ELEICOES GERAIS ESTADUAIS 2018"
+
+    @Test func partiesKeepTheLabelOfTheirOwnElectionYearInAnyOrder() throws {
+        // Party 15 is PMDB in 2016 and MDB in 2018 (real files); 19 PTN -> PODE; 51 PEN -> PATRI.
         let ac2016 = ImportTestSupport.fixture("consulta_cand_2016_AC.original-noheader.txt.zip")
         let legends = ImportTestSupport.fixture("consulta_legendas_2016_AC.original-noheader.txt.zip")
         let mg2018 = ImportTestSupport.fixture("consulta_cand_2018_MG.csv.zip")
-        let db = try ImportTestSupport.newDatabasePath()
-        _ = try ImportTestSupport.importFiles([ac2016, legends, mg2018], into: db)
-        #expect(
-            try ImportTestSupport.value(db, "SELECT acronym || ' ' || name FROM Party WHERE id = 15")
-                == .text("MDB MOVIMENTO DEMOCRÁTICO BRASILEIRO"))
-        let older = try ImportTestSupport.importFiles([ac2016], into: db)
-        #expect(try ImportTestSupport.value(db, "SELECT acronym FROM Party WHERE id = 15") == .text("PMDB"))
-        #expect(older.updated["Party", default: 0] > 0)
+        for files in [[ac2016, legends, mg2018], [mg2018, ac2016, legends]] {
+            let db = try ImportTestSupport.newDatabasePath()
+            _ = try ImportTestSupport.importFiles(files, into: db)
+            for (id, label) in [
+                ("2018/15", "MDB MOVIMENTO DEMOCRÁTICO BRASILEIRO"),
+                ("2016/15", "PMDB PARTIDO DO MOVIMENTO DEMOCRÁTICO BRASILEIRO"),
+                ("2018/19", "PODE PODEMOS"), ("2016/19", "PTN PARTIDO TRABALHISTA NACIONAL"),
+                ("2018/51", "PATRI PATRIOTA"), ("2016/51", "PEN PARTIDO ECOLÓGICO NACIONAL"),
+            ] {
+                #expect(
+                    try ImportTestSupport.value(
+                        db, "SELECT acronym || ' ' || name FROM Party WHERE id = ?", [.text(id)])
+                        == .text(label), "\(id)")
+            }
+            // Each candidacy reads its own election's label through its link.
+            let store = try Store.openExisting(path: db, readOnly: true)
+            let mdb = try store.objects("Candidate").filter("party.acronym == 'MDB'").countThrowing()
+            let pmdb = try store.objects("Candidate").filter("party.acronym == 'PMDB'").countThrowing()
+            #expect(mdb > 0 && pmdb > 0)
+            #expect(
+                try ImportTestSupport.integer(
+                    db,
+                    "SELECT count(*) FROM Candidate c JOIN Party p ON p.id = c.party WHERE p.year != "
+                        + "(SELECT year FROM Election e WHERE e.id = c.election)") == 0)
+            // Reading an older year again changes nothing of the newer one.
+            let older = try ImportTestSupport.importFiles([ac2016], into: db)
+            #expect(try ImportTestSupport.value(db, "SELECT acronym FROM Party WHERE id = '2018/15'") == .text("MDB"))
+            #expect(older.updated["Party", default: 0] == 0)
+        }
     }
 }

@@ -58,8 +58,8 @@ import UrnaImport
         #expect(counts["Election"] == 1)
         #expect(try ImportTestSupport.headsWithVice(db) == 79)
         #expect(summary.rejected == 0)
-        // Header-less originals name their election by year, round and description.
-        #expect(try ImportTestSupport.value(db, "SELECT id FROM Election") == .text("2016/1/ELEIÇÕES MUNICIPAIS 2016"))
+        // Every generation names an election by year, round and description (upper case, accents folded).
+        #expect(try ImportTestSupport.value(db, "SELECT id FROM Election") == .text("2016/1/ELEICOES MUNICIPAIS 2016"))
         #expect(try ImportTestSupport.foreignKeyViolations(db) == 0)
     }
 
@@ -84,7 +84,7 @@ import UrnaImport
         let members = try ImportTestSupport.value(
             db,
             "SELECT group_concat(acronym, ' / ') FROM (SELECT p.acronym FROM Coalition_parties l JOIN Party p ON p.id = l.target "
-                + "WHERE l.owner = 10000000129 ORDER BY l.position)")
+                + "JOIN Coalition c ON c.id = l.owner WHERE c.sequence = 10000000129 ORDER BY l.position)")
         #expect(members == .text("PSL / PMB"))
         #expect(try ImportTestSupport.foreignKeyViolations(db) == 0)
     }
@@ -99,8 +99,12 @@ import UrnaImport
         #expect(try ImportTestSupport.headsWithVice(db) == 246)
         #expect(summary.inserted["Candidate"] == 29145)
         // Both rounds of a run-off are kept: 28 + 4 federal, 29057 + 56 state candidacies.
-        #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Candidate WHERE election = '298'") == 56)
-        #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Candidate WHERE election = '296'") == 4)
+        #expect(
+            try ImportTestSupport.integer(
+                db, "SELECT count(*) FROM Candidate c JOIN Election e ON e.id = c.election WHERE e.code = 298") == 56)
+        #expect(
+            try ImportTestSupport.integer(
+                db, "SELECT count(*) FROM Candidate c JOIN Election e ON e.id = c.election WHERE e.code = 296") == 4)
         #expect(try ImportTestSupport.foreignKeyViolations(db) == 0)
     }
 

@@ -66,19 +66,24 @@ import UrnaStore
         let db = folder + "/urna.sqlite"
         let summary = try ImportTestSupport.importFiles([candidates, assets], into: db)
 
-        #expect(try ImportTestSupport.counts(db)["Candidate"] == 2)
-        #expect(try ImportTestSupport.counts(db)["Good"] == 1)
-        #expect(summary.rejected == 6)
+        // A bad date, number or amount costs the field (a warning), not the row; rows without identity go.
+        #expect(try ImportTestSupport.counts(db)["Candidate"] == 4)
+        #expect(try ImportTestSupport.counts(db)["Good"] == 2)
+        #expect(summary.rejected == 3)
+        #expect(summary.fieldsNulled == 3)
+        #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Candidate WHERE birthdate IS NULL") == 1)
+        #expect(try ImportTestSupport.integer(db, "SELECT count(*) FROM Good WHERE value IS NULL") == 1)
         #expect(summary.rejectsFile == db + ".rejects.csv")
         let rejects = try Self.readRejects(db + ".rejects.csv")
         #expect(rejects.first == ["file", "line", "column", "reason", "original"])
         let byLine = Dictionary(grouping: rejects.dropFirst(), by: { "\($0[0]):\($0[1])" })
         let date = try #require(byLine["consulta_cand_bad.csv:3"]?.first)
         #expect(date[2] == "39")  // DT_NASCIMENTO is field 39
-        #expect(date[3].contains("DT_NASCIMENTO is not a date"))
-        #expect(date[4] == badDate)  // the original bytes (ASCII here), quotes and all
+        #expect(date[3].hasPrefix("warning: DT_NASCIMENTO is not a date"))
+        #expect(date[4] == "31/02/1970")  // the field's original text
         let number = try #require(byLine["consulta_cand_bad.csv:4"]?.first)
-        #expect(number[2] == "17" && number[3].contains("NR_CANDIDATO is not a whole number"))
+        #expect(number[2] == "17" && number[3].hasPrefix("warning: NR_CANDIDATO is not a whole number"))
+        #expect(number[4] == "12x4")
         let short = try #require(byLine["consulta_cand_bad.csv:5"]?.first)
         #expect(short[3].contains("expected 58 fields, found 3"))
         #expect(short[4] == shortRow)
@@ -86,12 +91,13 @@ import UrnaStore
         #expect(quote[2] == "19")  // NM_URNA_CANDIDATO, where the stray quote is
         #expect(quote[3].contains("must be doubled"))
         let money = try #require(byLine["bem_candidato_bad.csv:3"]?.first)
-        #expect(money[2] == "17" && money[3].contains("VR_BEM_CANDIDATO is not an amount"))
+        #expect(money[2] == "17" && money[3].hasPrefix("warning: VR_BEM_CANDIDATO is not an amount"))
+        #expect(money[4] == "12,3,4")
         let orphan = try #require(byLine["bem_candidato_bad.csv:4"]?.first)
         #expect(orphan[2] == "12")
         #expect(
-            orphan[3] == "no candidacy 297/777 (CD_ELEICAO/SQ_CANDIDATO) in this file set or the database; "
-                + "import its consulta_cand file too")
+            orphan[3] == "no candidacy 2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/777 (election/SG_UE/SQ_CANDIDATO) in "
+                + "this file set or the database; import its consulta_cand file too")
         // The rejects file keeps original bytes, which may be personal data: owner only.
         let mode = try FileManager.default.attributesOfItem(atPath: db + ".rejects.csv")[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -123,9 +129,10 @@ import UrnaStore
         _ = try ImportTestSupport.importFiles(
             [ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv")], into: db)
         let before = try ImportTestSupport.dump(db)
+        // Rows without identity are rejected (a bad SQ_CANDIDATO, a negative one, no SG_UE).
         let rows =
-            (1...5).map { ["SQ_CANDIDATO": "\(900 + $0)", "DT_NASCIMENTO": $0 == 3 ? "99/99/1999" : "01/01/1970"] }
-            + [["SQ_CANDIDATO": "950", "NR_PARTIDO": "X"], ["SQ_CANDIDATO": "951", "NR_PARTIDO": "Y"]]
+            (1...5).map { ["SQ_CANDIDATO": $0 == 3 ? "9o3" : "\(900 + $0)", "DT_NASCIMENTO": "01/01/1970"] }
+            + [["SQ_CANDIDATO": "-950"], ["SQ_CANDIDATO": "951", "SG_UE": "#NULO#"]]
         let file = try ImportTestSupport.candidateFile(rows, in: folder)
         #expect(throws: ImportError.self) {
             _ = try ImportTestSupport.importFiles([file], into: db, maxErrors: 2)

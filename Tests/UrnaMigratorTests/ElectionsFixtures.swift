@@ -10,6 +10,7 @@ enum ElectionsFixtures {
         case 1: try ElectionsSeed.load(into: store)
         case 2: try loadTicket(into: store, v3: false)
         case 3: try loadTicket(into: store, v3: true)
+        case 4: try loadTicketV4(into: store)
         default: preconditionFailure("no elections fixture for v\(version)")
         }
     }
@@ -107,6 +108,76 @@ enum ElectionsFixtures {
                 "image": "130000084715", "site": "Nenhum site cadastrado.", "goods": goods, "vice": vice,
             ].merging(birthplace("MG", "BOA ESPERANÇA")) { $1 }
             try store.create("Candidate", value: head)
+        }
+    }
+
+    /// The ticket as v4 holds it: keys for every year and generation (election `year/round/DESCRIPTION`,
+    /// candidacy `<election>/<SG_UE>/<SQ>`, party `<year>/<number>`, coalition `<year>/<SG_UE>/<SQ>`), goods
+    /// linked to their candidacy; generations and the new TSE columns empty, as v3 data has none.
+    static func loadTicketV4(into store: Store) throws {
+        let electionID = "2016/1/ELEICOES MUNICIPAIS 2016"
+        let headID = electionID + "//130000084715"
+        try store.write {
+            let party = try store.create(
+                "Party",
+                value: [
+                    "id": "2016/16", "year": 2016, "number": 16, "acronym": "PSTU",
+                    "name": "PARTIDO SOCIALISTA DOS TRABALHADORES UNIFICADO", "president": "JOSÉ MARIA DE ALMEIDA",
+                ])
+            let coalition = try store.create(
+                "Coalition",
+                value: [
+                    "id": "2016//11", "year": 2016, "unit": "", "sequence": 11, "name": "-", "composition": "PSTU",
+                    "kind": "PARTIDO ISOLADO", "parties": [party],
+                ])
+            let election = try store.create(
+                "Election",
+                value: [
+                    "id": electionID, "code": 220, "year": 2016, "round": 1,
+                    "electionDescription": "Eleições Municipais 2016", "kind": "ELEIÇÃO ORDINÁRIA",
+                    "date": ISODate.date(year: 2016, month: 10, day: 2),
+                ])
+            var types: [Int: DynamicObject] = [:]
+            for (id, text) in goodTypeRows {
+                types[id] = try store.create("GoodType", value: ["id": id, "typedescription": text])
+            }
+            let vice: [String: Any] = [
+                "id": electionID + "//130000084717", "sequence": 130_000_084_717 as Int64, "election": election,
+                "round": 1, "number": 16, "nickname": "FIRMINIA RODRIGUES", "name": "FIRMINIA MARIA OLIVEIRA RODRIGUES",
+                "post": "Vice-prefeito", "postCode": 12, "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
+                "birthdate": ISODate.date(year: 1980, month: 9, day: 22), "sex": "Feminino", "colorRace": "PRETA",
+                "maritalStatus": "Solteiro(a)", "nationality": "Brasileira nata", "literacy": "Superior completo",
+                "occupation": "Estudante, Bolsista, Estagiário e Assemelhados", "party": party, "coalition": coalition,
+                "processNumber": "1459-22.2016.6.13.0029", "protocolNumber": "3663572016",
+                "spendingLimitFirstRound": Decimal(0), "spendingLimitSecondRound": Decimal(0),
+                "image": "130000084717", "site": "Nenhum site cadastrado.", "birthState": "MG",
+                "birthCity": "BELO HORIZONTE",
+            ]
+            let head = try store.create(
+                "Candidate",
+                value: [
+                    "id": headID, "sequence": 130_000_084_715 as Int64, "election": election, "round": 1, "number": 16,
+                    "nickname": "VANESSA PORTUGAL", "name": "VANESSA PORTUGAL BARBOSA", "post": "Prefeito",
+                    "postCode": 11, "state": "MG", "unit": "", "unitName": "BELO HORIZONTE",
+                    "birthdate": ISODate.date(year: 1970, month: 4, day: 12), "sex": "Feminino", "colorRace": "BRANCA",
+                    "maritalStatus": "Casado(a)", "nationality": "Brasileira nata", "literacy": "Superior completo",
+                    "occupation": "Professor de Ensino Fundamental", "party": party, "coalition": coalition,
+                    "processNumber": "1458-37.2016.6.13.0029", "protocolNumber": "3663562016",
+                    "spendingLimitFirstRound": Decimal(string: "26697376.47")!,
+                    "spendingLimitSecondRound": Decimal(string: "8009212.94")!, "image": "130000084715",
+                    "site": "Nenhum site cadastrado.", "vice": vice, "birthState": "MG", "birthCity": "BOA ESPERANÇA",
+                ])
+            var goods: [LinkTarget] = []
+            for g in goodRows {
+                let good = try store.create(
+                    "Good",
+                    value: [
+                        "id": "\(headID)/\(g.order)", "candidacy": head, "order": g.order,
+                        "goodDescription": g.description, "type": types[g.type]!, "value": Decimal(string: g.value)!,
+                    ])
+                goods.append(LinkTarget(type: "Good", key: good.primaryKeyValue))
+            }
+            try head.setValue(.list(goods), forKey: "goods")
         }
     }
 }

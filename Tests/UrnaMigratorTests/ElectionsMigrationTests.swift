@@ -6,13 +6,13 @@ import UrnaStore
 
 @Suite struct ElectionsMigrationTests {
     /// Seed 000's ticket, migrated v1 → v3, read back through the store: every value, every link and
-    /// every inverse link after the keys changed.
-    @Test func seedTicketV1ToLatestEveryValue() throws {
+    /// every inverse link after the keys changed. (v3 → v4 is `ElectionsV4MigrationTests`.)
+    @Test func seedTicketV1ToV3EveryValue() throws {
         let dir = try Fixture.directory()
         let path = dir.file("elections.sqlite")
         try ElectionsSeed.createV1File(at: path)
         let migrator = Migrator(family: SchemaFamilies.elections)
-        let report = try migrator.run(try migrator.plan(path: path), backup: .none)
+        let report = try migrator.run(try migrator.plan(path: path, to: 3), backup: .none)
         #expect(report.outcome == .applied)
         #expect(report.versionPath == [1, 2, 3])
 
@@ -119,13 +119,13 @@ import UrnaStore
         try ElectionsSeed.createV1File(at: twice)
         try ElectionsFixtures.file(version: 3, at: fixture)
         let migrator = Migrator(family: SchemaFamilies.elections)
-        _ = try migrator.run(try migrator.plan(path: once), backup: .none)
+        _ = try migrator.run(try migrator.plan(path: once, to: 3), backup: .none)
         let first = try migrator.run(try migrator.plan(path: twice, to: 2), backup: .none)
         #expect(first.toVersion == 2)
         let v2 = dir.file("v2fixture.sqlite")
         try ElectionsFixtures.file(version: 2, at: v2)
         #expect(try Fixture.dump(twice) == Fixture.dump(v2))
-        _ = try migrator.run(try migrator.plan(path: twice), backup: .none)
+        _ = try migrator.run(try migrator.plan(path: twice, to: 3), backup: .none)
         #expect(try Fixture.dump(once) == Fixture.dump(fixture))
         #expect(try Fixture.dump(twice) == Fixture.dump(fixture))
         #expect(try Fixture.master(once) == Fixture.master(fixture))
@@ -156,7 +156,7 @@ import UrnaStore
         try FileManager.default.copyItem(atPath: sample, toPath: copy)
         let migrator = try SchemaFamilies.registry.migrator(forFileAt: copy)
         #expect(migrator.family.name == "elections")
-        let report = try migrator.run(try migrator.plan(path: copy), backup: .none)
+        let report = try migrator.run(try migrator.plan(path: copy, to: 3), backup: .none)
         #expect(report.outcome == .applied)
         let fixture = dir.file("fixture.sqlite")
         try ElectionsFixtures.file(version: 3, at: fixture)

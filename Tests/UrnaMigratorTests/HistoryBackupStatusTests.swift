@@ -12,11 +12,12 @@ import UrnaStore
         let migrator = Migrator(family: SchemaFamilies.elections)
         let report = try migrator.run(try migrator.plan(path: path), backup: .none)
         let history = try migrator.status(path: path).history
-        #expect(history.map(\.fromVersion) == [1, 2])
-        #expect(history.map(\.toVersion) == [2, 3])
+        #expect(history.map(\.fromVersion) == [1, 2, 3])
+        #expect(history.map(\.toVersion) == [2, 3, 4])
         #expect(
             history.map(\.descriptorChecksum) == [
                 SchemaDescriptor.checksum(ElectionsV2.schema), SchemaDescriptor.checksum(ElectionsV3.schema),
+                SchemaDescriptor.checksum(ElectionsV4.schema),
             ])
         #expect(history.map(\.objectsTouched) == report.steps.map(\.objectsTouched))
         #expect(
@@ -24,7 +25,10 @@ import UrnaStore
         let rows = try Connection(path: path).rows(
             "SELECT family, from_version, to_version FROM \"_urna_history\" ORDER BY id")
         #expect(
-            rows == [[.text("elections"), .integer(1), .integer(2)], [.text("elections"), .integer(2), .integer(3)]])
+            rows == [
+                [.text("elections"), .integer(1), .integer(2)], [.text("elections"), .integer(2), .integer(3)],
+                [.text("elections"), .integer(3), .integer(4)],
+            ])
     }
 
     @Test func singleBlockFamilyWritesOneRow() throws {
@@ -85,13 +89,13 @@ import UrnaStore
         let migrator = Migrator(family: SchemaFamilies.elections)
         let status = try migrator.status(path: path)
         #expect(status.fileVersion == 1)
-        #expect(status.latestVersion == 3)
-        #expect(status.pending.map(\.to) == [2, 3])
+        #expect(status.latestVersion == 4)
+        #expect(status.pending.map(\.to) == [2, 3, 4])
         #expect(status.pending.allSatisfy { $0.hasClosure })
         #expect(!status.isCurrent)
         #expect(status.drift.isEmpty)
         #expect(status.history.isEmpty)
-        #expect(status.renderText().contains("Pending steps (2):"))
+        #expect(status.renderText().contains("Pending steps (3):"))
         #expect(try JSONSerialization.jsonObject(with: Data(status.renderJSON().utf8)) is [String: Any])
         _ = try migrator.run(try migrator.plan(path: path), backup: .none)
         let after = try migrator.status(path: path)
@@ -116,8 +120,8 @@ import UrnaStore
         let path = dir.file("elections.sqlite")
         try ElectionsSeed.createV1File(at: path)
         let plan = try Migrator(family: SchemaFamilies.elections).plan(path: path)
-        #expect(plan.versionPath == [1, 2, 3])
-        #expect(plan.steps.map(\.hasClosure) == [true, true])
+        #expect(plan.versionPath == [1, 2, 3, 4])
+        #expect(plan.steps.map(\.hasClosure) == [true, true, true])
         #expect(plan.steps[0].copiedThroughSwift.contains { $0.hasPrefix("Candidate") })
         let text = plan.renderText()
         #expect(text.contains("Step v1 → v2"))

@@ -57,7 +57,7 @@ struct TSELayoutsTests {
             contentsOf: ["NR_FEDERACAO", "NM_FEDERACAO", "SG_FEDERACAO", "DS_COMPOSICAO_FEDERACAO"], at: afterParty)
         columns28.append("NM_TIPO_DESTINACAO_VOTOS")
         #expect(TSELayouts.coalition28.fileColumns == columns28)
-        #expect(TSELayouts.all.map(\.fieldCount) == [58, 63, 71, 75, 50, 19, 19, 23, 28, 46, 44, 43, 12, 18])
+        #expect(TSELayouts.all.map(\.fieldCount) == [58, 63, 71, 75, 50, 19, 19, 21, 23, 28, 46, 44, 43, 12, 18])
     }
 
     @Test(
