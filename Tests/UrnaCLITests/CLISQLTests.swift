@@ -11,15 +11,15 @@ struct CLISQLTests {
         #expect(csv.code == 0)
         #expect(csv.stdout == "n\n2388\n")
         let json = try CLIRunner.run([
-            "sql", "--db", db, "SELECT nickname, sequence FROM Candidate WHERE sequence = :sq AND election = '297'",
+            "sql", "--db", db, "SELECT nickname, sequence FROM Candidate WHERE sequence = :sq AND election IN (SELECT id FROM Election WHERE code = 297)",
             "--param", "sq=130000600702", "--json",
         ])
         #expect(json.code == 0, "\(json.stderr)")
         #expect(json.stdout == "[\n{\"nickname\":\"ROMEU ZEMA\",\"sequence\":130000600702}\n]\n")
         let total = try CLIRunner.run([
             "sql", "--db", db,
-            "SELECT sum(g.value) AS cents FROM Candidate c JOIN Candidate_goods cg ON cg.owner = c.id JOIN Good g ON g.id = cg.target WHERE c.id = :id",
-            "--param", "id=297/130000600702", "--csv",
+            "SELECT sum(g.value) AS cents FROM Candidate c JOIN Candidate_goods cg ON cg.owner = c.id JOIN Good g ON g.id = cg.target WHERE c.sequence = :sq AND c.election IN (SELECT id FROM Election WHERE code = 297)",
+            "--param", "sq=130000600702", "--csv",
         ])
         #expect(total.code == 0, "\(total.stderr)")
         #expect(total.stdout == "cents\n6975286396\n")  // R$ 69,752,863.96
