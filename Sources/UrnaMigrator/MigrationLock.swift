@@ -15,8 +15,16 @@ final class MigrationLock {
         guard stat(path, &st) == 0 else { return nil }
         let name = "urna-migrate-\(st.st_dev)-\(st.st_ino).lock"
         let lockPath = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
-        let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        // The temporary folder is shared: a name planted there (a symlink, a hard link to another file, someone
+        // else's file) is never followed or written; the run then goes without this lock.
+        let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return nil }
+        var own = stat()
+        guard fstat(fd, &own) == 0, (own.st_mode & S_IFMT) == S_IFREG, own.st_uid == geteuid(), own.st_nlink == 1
+        else {
+            close(fd)
+            return nil
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             var buffer = [UInt8](repeating: 0, count: 32)
             let n = pread(fd, &buffer, 31, 0)

@@ -54,6 +54,25 @@ import Testing
         #expect(Hostile.bytes(dir, db) == bytes)
     }
 
+    @Test("A symlink planted at migrate's lock-file name in the temporary folder is never followed or written")
+    func plantedMigrationLockSymlink() throws {
+        let dir = try Hostile.folder()
+        let db = try Hostile.sample("elections-v1-seed.sqlite", into: dir, as: "old.sqlite")
+        var st = stat()
+        #expect(stat(dir.appendingPathComponent(db).path, &st) == 0)
+        let lockName = "urna-migrate-\(st.st_dev)-\(st.st_ino).lock"
+        let lockPath = (NSTemporaryDirectory() as NSString).appendingPathComponent(lockName)
+        let victim = dir.appendingPathComponent("victim.txt")
+        try "precious\n".write(to: victim, atomically: true, encoding: .utf8)
+        unlink(lockPath)
+        #expect(symlink(victim.path, lockPath) == 0)
+        defer { unlink(lockPath) }
+        let r = try Hostile.urna(["migrate", "--db", db, "--no-backup"], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+        #expect(Hostile.fileType(lockPath) == S_IFLNK)
+    }
+
     /// A CSV whose header is consulta_cand's and whose other rows are all bad.
     static func badRows(_ dir: URL, rows: Int, name: String = "bad.csv") throws -> String {
         let cand = try String(
