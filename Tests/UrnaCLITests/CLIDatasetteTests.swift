@@ -98,7 +98,7 @@ struct CLIDatasetteTests {
         }
         for name in ["Candidate", "Party", "Election", "Good"] { #expect(hidden[name] == false, "\(name)") }
         let rows = try #require(
-            try get("/urna/Candidate.json?sequence=130000600702&election=297&_labels=on&_shape=array")
+            try get("/urna/Candidate.json?sequence=130000600702&_labels=on&_shape=array")
                 as? [[String: Any]])
         let zema = try #require(rows.first)
         #expect((zema["party"] as? [String: Any])?["label"] as? String == "NOVO")
