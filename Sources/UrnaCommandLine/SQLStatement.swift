@@ -95,21 +95,7 @@ final class SQLStatement {
 
     /// The current row's values.
     func row() -> [SQLValue] {
-        (0..<sqlite3_column_count(handle)).map { i -> SQLValue in
-            switch sqlite3_column_type(handle, i) {
-            case SQLITE_NULL: return .null
-            case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
-            case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
-            case SQLITE_BLOB:
-                let n = Int(sqlite3_column_bytes(handle, i))
-                guard n > 0, let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
-                return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
-            default:
-                let n = Int(sqlite3_column_bytes(handle, i))
-                guard let p = sqlite3_column_text(handle, i) else { return .text("") }
-                return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
-            }
-        }
+        (0..<sqlite3_column_count(handle)).map { Statement.columnValue(handle, $0) }
     }
 
     private func usedNames() -> [String] {
