@@ -5,21 +5,29 @@ import UrnaStore
 enum AdoptCommand {
     static let spec = CommandSpec(
         name: "adopt", abstract: "Bring a plain SQLite file under a schema family's version, so it can be migrated.",
-        usage: "urna adopt --db PATH --family NAME --version N [--json]",
+        usage: "urna adopt --db PATH --family NAME --version N [--dry-run] [--json]",
         discussion: """
-            The file's tables must match that version's storage contract column by column (names, types, NOT NULL,
-            defaults, keys, foreign keys, indexes; see `urna schema --family NAME --version N`); every difference
-            is listed otherwise (exit 65) and the file is not changed. Adopting records the family, the version and
-            its descriptor in the file; no table or row changes. Other tables of the file are left alone.
+            The file's tables must hold that version's storage contract columns (see `urna schema --family NAME
+            --version N`). When they follow it column by column (types, NOT NULL, defaults, keys, foreign keys,
+            indexes) adopting records the family, the version and its descriptor, and no row changes. When they
+            hold the same columns in another form (a plain rowid table with no _id, nullable or untyped columns,
+            another order, a CHECK or UNIQUE), they are rebuilt into the contract in one transaction, every row
+            kept (_id from the rowid). A missing or extra column, a NULL in a required column, a duplicate key, a
+            value of another type or a broken link is listed, every one (exit 65), and the file is not changed.
+            --dry-run does it all on a private copy and says what adopting would do. Other tables are left alone.
             """,
         options: [
             .value("db", "PATH", "The SQLite file to adopt (it must exist)."),
             .value("family", "NAME", "Schema family whose storage contract the tables follow."),
             .value("version", "N", "The version the tables are at."),
+            .flag("dry-run", "Show what adopting would do (done on a private copy); the file is not touched."),
             .flag("json", "Print the result as JSON."),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
-        examples: ["urna adopt --db legacy.sqlite --family people --version 0"])
+        examples: [
+            "urna adopt --db legacy.sqlite --family people --version 0 --dry-run",
+            "urna adopt --db legacy.sqlite --family people --version 0",
+        ])
 
     static let command = Command(spec: spec) { p in
         let context = CommandContext.current
@@ -39,10 +47,11 @@ enum AdoptCommand {
             throw CLIError(
                 ExitCode.missingInput, "\(path) does not exist: give --db the path of the SQLite file to adopt")
         }
-        try requireWritableDatabase(path, command: "\(context.toolName) adopt")
+        let dryRun = p.has("dry-run")
+        if !dryRun { try requireWritableDatabase(path, command: "\(context.toolName) adopt") }
         let report: AdoptionReport
         do {
-            report = try Migrator(family: family).adopt(path: path, version: version)
+            report = try Migrator(family: family).adopt(path: path, version: version, dryRun: dryRun)
         } catch let e as MigrationError {
             throw CLIError(
                 e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
@@ -50,18 +59,34 @@ enum AdoptCommand {
         if p.has("json") {
             print(
                 JSONText.object([
-                    ("status", JSONText.string("adopted")), ("family", JSONText.string(report.family)),
-                    ("version", String(report.version)),
+                    ("status", JSONText.string(dryRun ? "would-adopt" : "adopted")),
+                    ("family", JSONText.string(report.family)), ("version", String(report.version)),
+                    ("dryRun", dryRun ? "true" : "false"),
                     ("counts", JSONText.object(report.counts.keys.sorted().map { ($0, String(report.counts[$0]!)) })),
+                    ("rebuilt", JSONText.object(report.rebuilt.keys.sorted().map { ($0, String(report.rebuilt[$0]!)) })),
+                    ("created", "[" + report.created.map(JSONText.string).joined(separator: ",") + "]"),
+                    ("changes", "[" + report.changes.map(JSONText.string).joined(separator: ",") + "]"),
                     ("otherTables", "[" + report.otherTables.map(JSONText.string).joined(separator: ",") + "]"),
                 ]))
         } else {
             let counts = report.counts.keys.sorted().map { "\($0) \(report.counts[$0]!)" }.joined(separator: ", ")
-            print("adopted \(path): \(report.family) version \(report.version) (\(counts)); no row was changed")
+            let verb = dryRun ? "would adopt" : "adopted"
+            let rebuilt = report.rebuilt.keys.sorted().map { "\($0) (\(report.rebuilt[$0]!) rows kept)" }
+            let outcome =
+                rebuilt.isEmpty
+                ? "no row \(dryRun ? "would change" : "was changed")"
+                : "\(dryRun ? "would rebuild" : "rebuilt") into the storage contract: " + rebuilt.joined(separator: ", ")
+            print("\(verb) \(path): \(report.family) version \(report.version) (\(counts)); \(outcome)")
+            for change in report.changes { print("  \(change)") }
+            if !report.created.isEmpty {
+                print("\(dryRun ? "would create" : "created") empty: " + report.created.joined(separator: ", "))
+            }
             if !report.otherTables.isEmpty {
                 print("left alone: " + report.otherTables.joined(separator: ", "))
             }
-            if version < family.latestVersion {
+            if dryRun {
+                print("dry run: \(path) was not changed; run again without --dry-run to adopt it")
+            } else if version < family.latestVersion {
                 print("next: \(context.toolName) migrate --db \(path) --dry-run")
             }
         }

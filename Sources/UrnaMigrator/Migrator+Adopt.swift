@@ -1,84 +1,137 @@
 import Foundation
 import UrnaStore
 
-/// What adopting a plain SQLite file recorded.
+/// What adopting a plain SQLite file did (or, for a dry run, would do).
 public struct AdoptionReport: Sendable, Codable, Equatable {
     public let path: String
     public let family: String
     public let version: Int
-    /// Objects per type found in the file (nothing was changed in them).
+    /// Objects per type in the file once adopted.
     public let counts: [String: Int]
     /// Tables of the file outside the family, left as they are.
     public let otherTables: [String]
+    /// Tables rebuilt into the storage contract, with the rows copied into each (empty when the tables already
+    /// followed it and no row changed).
+    public var rebuilt: [String: Int] = [:]
+    /// Contract tables the file lacked, created empty.
+    public var created: [String] = []
+    /// Per rebuilt table, why (its differences from the contract).
+    public var changes: [String] = []
+    /// True when this is a preview made on a private copy: the file itself was not touched.
+    public var dryRun = false
 }
 
 extension Migrator {
-    /// Brings a plain SQLite file (one Urna did not create) under version `version` of the family: when its
-    /// tables match that version's storage contract column by column (types, NOT NULL, defaults, keys,
-    /// foreign keys, indexes), records the family, version and descriptor in `_urna_schema`, an adoption row in
-    /// `_urna_history` and `PRAGMA user_version`; nothing else changes. Otherwise throws `adoptionRefused`
-    /// listing every difference (the file is untouched). Then `migrate` works on it.
+    /// Brings a plain SQLite file (one Urna did not create) under version `version` of the family, recording the
+    /// family, version and descriptor in `_urna_schema`, an adoption row in `_urna_history` and
+    /// `PRAGMA user_version`.
+    ///
+    /// When its tables match that version's storage contract column by column (types, NOT NULL, defaults, keys,
+    /// foreign keys, indexes) no row changes. When they hold the contract's columns in another form (a rowid
+    /// table with no `_id`, nullable or untyped columns, another order, a CHECK or UNIQUE the contract lacks),
+    /// they are rebuilt into the contract in the same transaction, every row kept (`_id` from the rowid), and
+    /// the file's own indexes and triggers put back. A missing or extra column, a NULL in a required column, a
+    /// duplicate key, a value the contract's type does not read or a broken link throws `adoptionRefused`
+    /// listing every one (rows by rowid or key); the file is then untouched. Tables outside the family are left
+    /// alone. `dryRun` does all of it on a private copy and reports what adopting would do.
     ///
     /// ```swift
     /// try Migrator(family: SchemaFamilies.people).adopt(path: "legacy.sqlite", version: 0)
     /// ```
     @discardableResult
-    public func adopt(path: String, version: Int) throws -> AdoptionReport {
+    public func adopt(path: String, version: Int, dryRun: Bool = false) throws -> AdoptionReport {
         let problems = family.problems()
         guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
         guard let schema = family.schema(version: version) else {
             throw MigrationError.unknownVersion(family: family.name, version: version, known: family.versionNumbers)
         }
+        if dryRun {
+            let copy = try PreviewCopy(of: path)
+            var report = try adopt(at: copy.path, displayPath: path, schema: schema)
+            report.dryRun = true
+            return report
+        }
         let lock = try MigrationLock(path: path)
         defer { withExtendedLifetime(lock) {} }
+        return try adopt(at: path, displayPath: path, schema: schema)
+    }
+
+    private func adopt(at path: String, displayPath: String, schema: Schema) throws -> AdoptionReport {
+        let version = schema.version
+        func refused(_ differences: [String]) -> MigrationError {
+            .adoptionRefused(path: displayPath, family: family.name, version: version, differences: differences)
+        }
         let c = try RecordedFile.open(path, readOnly: false)
         do {
+            // A rebuild moves tables aside: other tables' foreign keys, views and triggers keep naming the
+            // family's tables (legacy renaming), and keys are checked once, at the end.
+            try c.execute("PRAGMA foreign_keys = OFF")
+            try c.execute("PRAGMA legacy_alter_table = ON")
             try c.execute("BEGIN IMMEDIATE")
         } catch let e as SQLiteError {
-            if e.isBusy { throw MigrationError.busy(path: path) }
-            throw MigrationError.notAnUrnaFile(path: path, reason: e.message)
+            if e.isBusy { throw MigrationError.busy(path: displayPath) }
+            throw MigrationError.notAnUrnaFile(path: displayPath, reason: e.message)
         }
+        let started = Date()
         do {
             if let recorded = try? Store.recordedSchema(in: c) {
-                throw MigrationError.adoptionRefused(
-                    path: path, family: family.name, version: version,
-                    differences: [
-                        "it is already an Urna file (\(recorded.family) version \(recorded.version)): migrate it instead"
-                    ])
+                throw refused([
+                    "it is already an Urna file (\(recorded.family) version \(recorded.version)): migrate it instead"
+                ])
             }
             if try c.tableExists(StorageLayout.schemaTable) || c.tableExists(StorageLayout.historyTable) {
-                throw MigrationError.adoptionRefused(
-                    path: path, family: family.name, version: version,
-                    differences: [
-                        "it has a \(StorageLayout.schemaTable) or \(StorageLayout.historyTable) table of its own"
-                    ])
+                throw refused(["it has a \(StorageLayout.schemaTable) or \(StorageLayout.historyTable) table of its own"])
             }
             let actual = try DatabaseShape.read(c)
             var expected = try DatabaseShape.expected(for: schema)
             expected.tables[StorageLayout.schemaTable] = nil
             expected.tables[StorageLayout.historyTable] = nil
-            var differences = actual.differences(
-                from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: false)
-            differences += Self.constraintsOutsideContract(actual, expected: expected)
-            guard differences.isEmpty else {
-                throw MigrationError.adoptionRefused(
-                    path: path, family: family.name, version: version, differences: differences)
+            if let leftover = actual.tables.keys.sorted().first(where: { $0.hasPrefix(AdoptionRebuild.stagingPrefix) }) {
+                throw refused(["it has a table \(leftover), a name adopting uses for its own work: rename it"])
+            }
+            let differences =
+                actual.differences(from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: false)
+                + Self.constraintsOutsideContract(actual, expected: expected)
+            let rebuild = AdoptionRebuild(schema: schema, actual: actual, expected: expected, differences: differences)
+            var rebuilt: [String: Int] = [:]
+            if !rebuild.isEmpty {
+                guard rebuild.problems.isEmpty else { throw refused(rebuild.problems) }
+                let misfits = try rebuild.rowsThatDoNotFit(c)
+                guard misfits.isEmpty else { throw refused(misfits) }
+                let userObjects = try rebuild.userObjects(c)
+                rebuilt = try rebuild.copy(c)
+                let values = try rebuild.valuesThatDoNotFit(c)
+                guard values.isEmpty else { throw refused(values) }
+                let lost = try rebuild.finish(c, schema: schema, userObjects: userObjects)
+                guard lost.isEmpty else { throw refused(lost) }
+                let after = try DatabaseShape.read(c)
+                let left = after.differences(
+                    from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: false)
+                guard left.isEmpty else { throw refused(left) }
             }
             try Store.recordSchema(schema, in: c)
             try c.run(
-                "INSERT INTO \"\(StorageLayout.historyTable)\" (family, from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum) VALUES (?, ?, ?, ?, 0, 0, ?)",
+                "INSERT INTO \"\(StorageLayout.historyTable)\" (family, from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum) VALUES (?, ?, ?, ?, ?, 0, ?)",
                 [
                     .text(family.name), .integer(Int64(version)), .integer(Int64(version)),
-                    .text(ISODate.format(Date())), .text(SchemaDescriptor.checksum(schema)),
+                    .text(ISODate.format(Date())), .integer(Int64(Date().timeIntervalSince(started) * 1000)),
+                    .text(SchemaDescriptor.checksum(schema)),
                 ])
             var counts: [String: Int] = [:]
             for t in schema.tableTypes {
                 counts[t.name] = Int(try c.integer("SELECT count(*) FROM \(Identifier.quoted(t.name))"))
             }
             try c.execute("COMMIT")
+            try? c.execute("PRAGMA foreign_keys = ON")
             let others = actual.tables.keys.filter { expected.tables[$0] == nil }.sorted()
-            return AdoptionReport(
-                path: path, family: family.name, version: version, counts: counts, otherTables: others)
+            var report = AdoptionReport(
+                path: displayPath, family: family.name, version: version, counts: counts, otherTables: others)
+            report.created = rebuild.tables.filter { $0.existing == nil }.map(\.name)
+            for t in rebuild.tables where t.existing != nil {
+                report.rebuilt[t.name] = rebuilt[t.name] ?? 0
+                report.changes.append("\(t.name): " + t.reasons.joined(separator: "; "))
+            }
+            return report
         } catch let e as SQLiteError {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
             throw MigrationError.storage(e)

@@ -155,10 +155,50 @@ import Testing
                 == "Ana Souza,José Lima")
 
         let other = dir.appendingPathComponent("other.sqlite").path
-        _ = try Self.sqlite(other, "CREATE TABLE Person (firstName TEXT, lastName TEXT, age INTEGER)")
+        _ = try Self.sqlite(
+            other,
+            "CREATE TABLE Person (firstName TEXT, lastName TEXT, age INTEGER); INSERT INTO Person VALUES ('Ana', NULL, 1)")
         let refused = try CLIRunner.run(["adopt", "--db", other, "--family", "people", "--version", "0"])
         #expect(refused.code == 65, "\(refused.stderr)")
-        #expect(refused.stderr.contains("Person: column _id is missing"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "Person (rowid 1): lastName is NULL; the contract needs a value (lastName TEXT NOT NULL DEFAULT '')"),
+            "\(refused.stderr)")
         #expect(refused.stderr.contains("`urna schema --family people --version 0`"), "\(refused.stderr)")
+    }
+
+    @Test("urna adopt of a PLAIN Person(firstName, lastName, age) table: dry run, rebuild, migrate")
+    func adoptPlainTableThenMigrate() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("people.sqlite").path
+        _ = try Self.sqlite(
+            db,
+            """
+            CREATE TABLE Person (firstName TEXT, lastName TEXT, age INTEGER);
+            INSERT INTO Person VALUES ('Ana', 'Souza', 30), ('José', 'Lima', 41);
+            """)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let preview = try CLIRunner.run(["adopt", "--db", db, "--family", "people", "--version", "0", "--dry-run"])
+        #expect(preview.code == 0, "\(preview.stderr)")
+        #expect(
+            preview.stdout.hasPrefix(
+                "would adopt \(db): people version 0 (Person 2); would rebuild into the storage contract: Person (2 rows kept)\n  Person: column _id is missing"
+            ), "\(preview.stdout)")
+        #expect(preview.stdout.contains("dry run: \(db) was not changed"), "\(preview.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before, "the dry run did not touch the file")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE '_urna%'") == "0")
+
+        let adopt = try CLIRunner.run(["adopt", "--db", db, "--family", "people", "--version", "0", "--json"])
+        #expect(adopt.code == 0, "\(adopt.stderr)")
+        #expect(adopt.stdout.contains("\"rebuilt\":{\"Person\":2}"), "\(adopt.stdout)")
+        let migrate = try CLIRunner.run(["migrate", "--db", db])
+        #expect(migrate.code == 0, "\(migrate.stderr)")
+        let query = try CLIRunner.run(["query", "--db", db, "Person", "--sort", "age", "--fields", "fullName", "--csv"])
+        #expect(query.code == 0, "\(query.stderr)")
+        #expect(query.stdout.split(separator: "\n").dropFirst().joined(separator: ",") == "Ana Souza,José Lima", "\(query.stdout)")
+        #expect(
+            try Self.sqlite(db, "SELECT group_concat(fullName, ',') FROM (SELECT fullName FROM Person ORDER BY _id)")
+                == "Ana Souza,José Lima")
     }
 }

@@ -35,6 +35,14 @@ struct ReadmeExampleCommandsTests {
         try FileManager.default.copyItem(
             at: AnalysisFixtures.sample.appendingPathComponent("elections-v1-seed.sqlite"),
             to: dir.appendingPathComponent("old.sqlite"))
+        // The plain SQLite file (no urna made it) that the adopt examples bring under people version 0.
+        let legacy = try AnalysisFixtures.run(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [
+                "legacy.sqlite",
+                "CREATE TABLE Person (firstName TEXT, lastName TEXT, age INTEGER); INSERT INTO Person VALUES ('Ana', 'Souza', 30), ('José', 'Lima', 41);",
+            ], environment: [:], in: dir)
+        #expect(legacy.code == 0, "\(legacy.stderr)")
         let server = try TSETestServer(in: try CLIRunner.tempDir())
         defer {
             server.stop()
@@ -49,6 +57,9 @@ struct ReadmeExampleCommandsTests {
             let r = try AnalysisFixtures.run(
                 URL(fileURLWithPath: "/bin/bash"), ["-c", line], environment: environment, in: dir)
             #expect(r.code == 0, "\(line)\n\(r.stderr)")
+            if line.hasPrefix("urna query --db legacy.sqlite") {
+                #expect(r.stdout == "fullName\nAna Souza\nJosé Lima\n", "\(line)\n\(r.stdout)")
+            }
         }
     }
 }
