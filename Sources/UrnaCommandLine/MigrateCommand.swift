@@ -8,7 +8,7 @@ enum MigrateCommand {
     static let spec = CommandSpec(
         name: "migrate", abstract: "Upgrade a file to a newer schema version, or preview the upgrade.",
         usage:
-            "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup] [--allow-loss TYPE.PROPERTY ...]",
+            "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup] [--allow-loss TYPE.PROPERTY ...] [--vacuum]",
         discussion: """
             Every step from the file's version to the target runs in one transaction: the file ends wholly upgraded or
             exactly as it was. Before committing, foreign keys, integrity, NOT NULL, uniqueness and the new tables
@@ -18,6 +18,8 @@ enum MigrateCommand {
             the file is not touched. A step without a closure that would drop data (a removed property or type
             holding values, a lossy conversion, a required property added without a default) is refused unless
             --allow-loss names it (TYPE.PROPERTY, or TYPE for a removed type; repeat it for each).
+            --vacuum runs VACUUM after the commit, giving back the pages of the rebuilt tables, and reports the
+            file's size before and after (a dry run vacuums its copy).
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite)."),
@@ -30,6 +32,7 @@ enum MigrateCommand {
             .value(
                 "allow-loss", "TYPE.PROPERTY",
                 "Let the upgrade drop or convert with loss this property's data (repeatable).", repeatable: true),
+            .flag("vacuum", "VACUUM the file after a successful upgrade and report its size before and after."),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
         examples: [
@@ -50,6 +53,7 @@ enum MigrateCommand {
         let context = CommandContext.current
         var options = MigrationOptions()
         options.appVersion = context.ledgerVersion
+        options.vacuum = p.has("vacuum")
         for name in p.values["allow-loss"] ?? [] {
             guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix(".") else {
                 throw UsageError("--allow-loss takes TYPE.PROPERTY (or TYPE for a removed type), not '\(name)'")

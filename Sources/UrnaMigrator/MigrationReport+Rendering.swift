@@ -101,6 +101,17 @@ extension MigrationReport {
             if let g = measuredGrowthBytes { disk += "; measured growth \(SpaceNeed.megabytes(g))" }
             out.append(disk)
         }
+        if let v = vacuum {
+            let before = SpaceNeed.megabytes(v.bytesBefore)
+            if let after = v.bytesAfter {
+                out.append(
+                    String(format: "VACUUM: \(before) → \(SpaceNeed.megabytes(after))\(dryRun ? " (on the copy)" : "") in %.3f s", v.seconds))
+            } else {
+                out.append(
+                    "VACUUM failed (\(v.error ?? "?")); the file stays \(before)"
+                        + (dryRun ? "" : ", the upgrade is committed"))
+            }
+        }
         return out.joined(separator: "\n") + "\n"
     }
 

@@ -43,6 +43,9 @@ public struct MigrationReport: Sendable, Codable {
     public var spaceNeed: SpaceNeed?
     /// How much the file and its journal grew during the run, measured before the commit (the peak).
     public var measuredGrowthBytes: Int64?
+    /// The file's size before and after `VACUUM`, when `MigrationOptions.vacuum` asked for it (a dry run
+    /// vacuums its copy: the size the real run would leave).
+    public var vacuum: VacuumResult?
 
     /// Every type's objects created, deleted and changed by closures, summed over steps.
     public var totalActivity: [TypeActivity] {

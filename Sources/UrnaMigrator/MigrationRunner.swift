@@ -137,6 +137,10 @@ final class MigrationRunner {
             try c.execute("COMMIT")
             try c.execute("PRAGMA foreign_keys = ON")
             clock.mark("commit")
+            if options.vacuum {
+                report.vacuum = vacuum(c, path: path)
+                clock.mark("vacuum")
+            }
             tracker?.committed()
         } catch let e as MigrationError {
             if c.isInTransaction { try? c.execute("ROLLBACK") }

@@ -46,12 +46,17 @@ public struct MigrationOptions: Sendable {
     public var recordsFailedRuns = true
     /// Cancels the run from another thread (also set by the `async` forms when their task is cancelled).
     public var cancellation: MigrationCancellation?
+    /// `VACUUM` the file after a successful run, so the pages of the tables it rebuilt are given back (the report's
+    /// `vacuum` says the sizes; it needs about the file's size again, free, while it runs). A dry run vacuums its
+    /// copy. A failed `VACUUM` leaves the upgrade committed and is reported, not thrown.
+    public var vacuum = false
 
     public init(
         sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
         readAhead: Bool = true, allowances: [MigrationAllowance] = [], appVersion: String? = nil,
-        recordsFailedRuns: Bool = true
+        recordsFailedRuns: Bool = true, vacuum: Bool = false
     ) {
+        self.vacuum = vacuum
         self.appVersion = appVersion
         self.recordsFailedRuns = recordsFailedRuns
         self.sample = sample
