@@ -49,6 +49,17 @@ extension LibraryFamily {
             ])
     }
 
+    /// The advice a squashed library family gives files older than its baseline.
+    public static let olderFilesAdvice = "open it once with library-app 1.x, which upgrades it to version 3, then run this one"
+
+    /// The family as an app ships it after squashing v0-v2 into a v3 baseline: files at v0-v2 are refused with
+    /// `olderFilesAdvice` (versions before the baseline are no longer declared).
+    public static var squashed: SchemaFamily {
+        SchemaFamily(
+            name: "library", versions: family.versions.filter { $0.version >= 3 }, minimumVersion: 3,
+            olderFilesAdvice: olderFilesAdvice)
+    }
+
     /// Writes a v0 file the way an app would fill it: `authors` authors (every third without a birth year),
     /// two books per author with a tag each, one shelf holding the first books.
     public static func fillV0(at path: String, authors: Int = 3) throws {

@@ -95,7 +95,11 @@ enum StatusCommand {
         let family = context.family(named: store.schema.family)
         let latest = family?.latest.version
         // Steps as the family declares them (a squashed or gapped history steps from version to version).
-        let pending = family.map { $0.pendingSteps(from: store.schema.version, to: $0.latestVersion) } ?? []
+        let pending =
+            family.map {
+                $0.isOlderThanSupported(store.schema.version)
+                    ? [] : $0.pendingSteps(from: store.schema.version, to: $0.latestVersion)
+            } ?? []
         let newer = latest.map { store.schema.version > $0 } ?? false
         if p.has("json") {
             print(JSONText.object([
@@ -113,6 +117,11 @@ enum StatusCommand {
             if family == nil {
                 print("pending:  unknown: \(tool) does not know family '\(store.schema.family)' (it knows: \(context.familyNames)); "
                     + "ask the program that made the file")
+            } else if let family, family.isOlderThanSupported(store.schema.version) {
+                print(
+                    "pending:  none here: version \(store.schema.version) is older than \(family.minimumVersion), the oldest \(tool) upgrades; "
+                        + (family.olderFilesAdvice
+                            ?? "upgrade it first with an earlier release of the program that made it"))
             } else if newer {
                 print("pending:  none: the file is newer than every version \(tool) knows; use a newer \(tool)")
             } else if pending.isEmpty {

@@ -16,6 +16,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case newerThanKnown(path: String, family: String, fileVersion: Int, latest: Int)
     /// A version the family does not declare.
     case unknownVersion(family: String, version: Int, known: [Int])
+    /// The file is older than the family's minimum supported version (its history was squashed).
+    case olderThanSupported(path: String, family: String, fileVersion: Int, minimum: Int, advice: String?)
     /// The target is older than the file (downgrades are not supported).
     case downgrade(path: String, fileVersion: Int, target: Int)
     /// The file is already at the target version: nothing to do (not a failure).
@@ -55,7 +57,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .alreadyCurrent: 0
         case .fileNotFound: 66
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
-            .refused, .validationFailed, .planOutdated, .adoptionRefused:
+            .refused, .validationFailed, .planOutdated, .adoptionRefused, .olderThanSupported:
             65
         case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
             .cancelled:
@@ -90,6 +92,12 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .unknownVersion(let f, let v, let known):
             return
                 "\(f) has no version \(v) (it has \(known.map(String.init).joined(separator: ", "))): pick one of those"
+        case .olderThanSupported(let p, let f, let v, let minimum, let advice):
+            return
+                "\(p) is at \(f) version \(v), older than version \(minimum), the oldest this program upgrades (the "
+                + "steps before it were squashed); the file was not changed: "
+                + (advice
+                    ?? "upgrade it to version \(minimum) first with an earlier release of the program that made it, then run this one")
         case .downgrade(let p, let v, let t):
             return
                 "\(p) is at version \(v); migrating to \(t) would be a downgrade, which is not supported: restore a backup instead"

@@ -12,6 +12,9 @@ public struct MigrationStatus: Sendable, Codable {
     public let pending: [PendingStep]
     /// The file is newer than every version this program knows (it will not be touched).
     public let isNewerThanKnown: Bool
+    /// Why the file cannot be upgraded when it is older than the family's minimum supported version (a squashed
+    /// history), with the family's advice; nil otherwise.
+    public var olderThanSupported: String?
     /// Differences between the file's tables and its descriptor (empty when none).
     public let drift: [String]
     /// Steps already applied to the file, oldest first.
@@ -39,7 +42,9 @@ public struct MigrationStatus: Sendable, Codable {
     /// The status for people: version, pending steps, drift, history.
     public func renderText() -> String {
         var out = ["\(path): \(family) version \(fileVersion) (latest known: \(latestVersion))"]
-        if isNewerThanKnown {
+        if let older = olderThanSupported {
+            out.append("Not upgradable here: \(older)")
+        } else if isNewerThanKnown {
             out.append("The file is newer than this program knows: use a newer version of the program that made it.")
         } else if isCurrent {
             out.append("Up to date: nothing to migrate.")

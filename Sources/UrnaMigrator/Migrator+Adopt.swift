@@ -45,6 +45,11 @@ extension Migrator {
         guard let schema = family.schema(version: version) else {
             throw MigrationError.unknownVersion(family: family.name, version: version, known: family.versionNumbers)
         }
+        if family.isOlderThanSupported(version) {
+            throw MigrationError.olderThanSupported(
+                path: path, family: family.name, fileVersion: version, minimum: family.minimumVersion,
+                advice: family.olderFilesAdvice)
+        }
         if dryRun {
             let copy = try PreviewCopy(of: path)
             var report = try adopt(at: copy.path, displayPath: path, schema: schema)

@@ -109,6 +109,11 @@ public struct Migrator {
             throw MigrationError.newerThanKnown(
                 path: displayPath, family: family.name, fileVersion: recorded.version, latest: family.latestVersion)
         }
+        if family.isOlderThanSupported(recorded.version) {
+            throw MigrationError.olderThanSupported(
+                path: displayPath, family: family.name, fileVersion: recorded.version, minimum: family.minimumVersion,
+                advice: family.olderFilesAdvice)
+        }
         guard family.schema(version: recorded.version) != nil else {
             throw MigrationError.unknownVersion(
                 family: family.name, version: recorded.version, known: family.versionNumbers)
@@ -246,13 +251,21 @@ public struct Migrator {
             throw MigrationError.familyMismatch(path: path, file: recorded.family, migrator: family.name)
         }
         let newer = recorded.version > family.latestVersion
-        return MigrationStatus(
+        let older = family.isOlderThanSupported(recorded.version)
+        var status = MigrationStatus(
             path: path, family: family.name, fileVersion: recorded.version, latestVersion: family.latestVersion,
             knownVersions: family.versionNumbers,
-            pending: newer ? [] : family.pendingSteps(from: recorded.version, to: family.latestVersion),
+            pending: newer || older ? [] : family.pendingSteps(from: recorded.version, to: family.latestVersion),
             isNewerThanKnown: newer,
-            drift: try RecordedFile.drift(in: c, recorded: recorded, family: newer ? nil : family),
+            drift: try RecordedFile.drift(in: c, recorded: recorded, family: newer || older ? nil : family),
             history: try RecordedFile.history(in: c, family: family.name))
+        if older {
+            status.olderThanSupported = MigrationError.olderThanSupported(
+                path: path, family: family.name, fileVersion: recorded.version, minimum: family.minimumVersion,
+                advice: family.olderFilesAdvice
+            ).description
+        }
+        return status
     }
 
     /// The schema diff between two versions of the family.

@@ -34,11 +34,33 @@ public struct SchemaFamily: Sendable {
     /// Realm's single-block form; when set, steps must not carry closures of their own.
     public let migrationBlock: MigrationBlock?
 
-    public init(name: String, versions: [SchemaVersion], migrationBlock: MigrationBlock? = nil) {
+    /// The oldest version a file may be at to be upgraded: the baseline of a squashed history (the first declared
+    /// version unless given). Older files are refused with `MigrationError.olderThanSupported` and the advice.
+    public let minimumVersion: Int
+    /// What the owner of a file older than `minimumVersion` should do, said in the refusal (e.g. "open it once
+    /// with library-app 2.x, which upgrades it to version 3").
+    public let olderFilesAdvice: String?
+
+    /// A family; `minimumVersion` and `olderFilesAdvice` declare a squashed (baselined) history:
+    ///
+    /// ```swift
+    /// // v0-v2 were squashed into v3: files at v0-v2 are told to go through app 2.x first.
+    /// SchemaFamily(name: "library", versions: [SchemaVersion(v3), SchemaVersion(v4, step: ...)],
+    ///              minimumVersion: 3, olderFilesAdvice: "open it once with library-app 2.x, which upgrades it to v3")
+    /// ```
+    public init(
+        name: String, versions: [SchemaVersion], migrationBlock: MigrationBlock? = nil, minimumVersion: Int? = nil,
+        olderFilesAdvice: String? = nil
+    ) {
         self.name = name
         self.versions = versions
         self.migrationBlock = migrationBlock
+        self.minimumVersion = minimumVersion ?? versions.first?.version ?? 0
+        self.olderFilesAdvice = olderFilesAdvice
     }
+
+    /// Whether a file at `version` is older than the oldest version the family upgrades.
+    public func isOlderThanSupported(_ version: Int) -> Bool { version < minimumVersion }
 
     /// The newest schema.
     public var latest: Schema {
@@ -62,6 +84,9 @@ public struct SchemaFamily: Sendable {
     public func problems() -> [String] {
         var out: [String] = []
         if versions.isEmpty { out.append("family \(name) has no versions") }
+        if !versions.isEmpty, schema(version: minimumVersion) == nil {
+            out.append("\(name): minimumVersion \(minimumVersion) is not one of its versions")
+        }
         var previous: Int?
         for v in versions {
             if v.schema.family != name {

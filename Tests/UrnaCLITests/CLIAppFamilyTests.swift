@@ -202,3 +202,25 @@ import Testing
                 == "Ana Souza,José Lima")
     }
 }
+
+/// An app that squashed its history: older files get the app's advice from migrate, dry run and status.
+@Suite struct CLISquashedFamilyTests {
+    @Test("a file older than the squashed baseline is refused with the app's advice")
+    func olderFileGetsTheAdvice() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try CLIAppFamilyTests.v0File(dir)
+        let squashed = ["LIBRARY_APP_SQUASHED": "1"]
+        let advice = "open it once with library-app 1.x, which upgrades it to version 3, then run this one"
+        for args in [["migrate", "--db", db], ["migrate", "--db", db, "--dry-run"]] {
+            let r = try AnalysisFixtures.run(CLIAppFamilyTests.app, args, environment: squashed)
+            #expect(r.code == 65, "\(r.stderr)")
+            #expect(r.stderr.contains("is at library version 0, older than version 3, the oldest library-app upgrades"), "\(r.stderr)")
+            #expect(r.stderr.contains(advice) && !r.stderr.contains("has no version"), "\(r.stderr)")
+        }
+        let status = try AnalysisFixtures.run(CLIAppFamilyTests.app, ["status", "--db", db], environment: squashed)
+        #expect(status.code == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("pending:  none here: version 0 is older than 3, the oldest library-app upgrades; \(advice)"), "\(status.stdout)")
+        #expect(try CLIAppFamilyTests.sqlite(db, "PRAGMA user_version") == "0")
+    }
+}
