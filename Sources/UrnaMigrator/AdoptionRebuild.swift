@@ -51,17 +51,23 @@ struct AdoptionRebuild {
         let kinds = Self.valueKinds(schema)
         for (name, createSQL) in Self.tableSQL(for: schema).sorted(by: { $0.key < $1.key }) {
             guard let e = expected.tables[name] else { continue }
-            let reasons = differences.filter { $0.hasPrefix("\(name):") }.map {
+            var reasons = differences.filter { $0.hasPrefix("\(name):") }.map {
                 String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces)
             }
-            guard let a = actual.tables[name] else {
+            // SQLite's names ignore case: a file's "person" is the contract's "Person" (renamed by the rebuild).
+            let found = actual.tables[name] ?? actual.tables.values.first { $0.name.lowercased() == name.lowercased() }
+            guard let a = found else {
                 tables.append(
                     Table(
                         name: name, createSQL: createSQL, existing: nil, sources: [], reasons: ["the file has no such table"],
                         checks: [], oldRowLabel: "''", newRowLabel: "''", primaryKey: []))
                 continue
             }
-            guard !reasons.isEmpty else { continue }
+            if a.name != name {
+                reasons.insert("the table is named \(a.name)", at: 0)
+            } else if reasons.isEmpty {
+                continue
+            }
             let words = Migrator.sqlWords(a.sql)
             let hasRowid = !(words.contains("without") && words.contains("rowid"))
             var byName: [String: DatabaseShape.Column] = [:]

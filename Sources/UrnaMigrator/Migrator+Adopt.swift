@@ -128,7 +128,8 @@ extension Migrator {
             }
             try c.execute("COMMIT")
             try? c.execute("PRAGMA foreign_keys = ON")
-            let others = actual.tables.keys.filter { expected.tables[$0] == nil }.sorted()
+            let adopted = Set(expected.tables.keys.map { $0.lowercased() })
+            let others = actual.tables.keys.filter { !adopted.contains($0.lowercased()) }.sorted()
             var report = AdoptionReport(
                 path: displayPath, family: family.name, version: version, counts: counts, otherTables: others)
             report.created = rebuild.tables.filter { $0.existing == nil }.map(\.name)

@@ -60,6 +60,19 @@ import UrnaStore
         #expect(try Migrator(family: SchemaFamilies.people).status(path: path).drift == [])
     }
 
+    @Test func aTableNamedInAnotherCaseIsTheContractsTable() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("plain.sqlite")
+        try Connection(path: path).execute(
+            "CREATE TABLE person (firstName TEXT, lastName TEXT, age INTEGER); INSERT INTO person VALUES ('Ana', 'Souza', 31)")
+        let report = try Migrator(family: SchemaFamilies.people).adopt(path: path, version: 0)
+        #expect(report.rebuilt == ["Person": 1] && report.otherTables == [] && report.created == [])
+        #expect(report.changes.first?.hasPrefix("Person: the table is named person") == true, "\(report.changes)")
+        let c = try Connection(path: path, readOnly: true, create: false)
+        #expect(try c.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'person'").map { "\($0[0])" } == ["Person"])
+        #expect(try Migrator(family: SchemaFamilies.people).status(path: path).drift == [])
+    }
+
     @Test func rowsThatDoNotFitAreListedAndNothingChanges() throws {
         let dir = try Fixture.directory()
         let path = dir.file("plain.sqlite")
