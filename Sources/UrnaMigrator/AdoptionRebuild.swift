@@ -59,7 +59,8 @@ struct AdoptionRebuild {
             guard let a = found else {
                 tables.append(
                     Table(
-                        name: name, createSQL: createSQL, existing: nil, sources: [], reasons: ["the file has no such table"],
+                        name: name, createSQL: createSQL, existing: nil, sources: [],
+                        reasons: ["the file has no such table"],
                         checks: [], oldRowLabel: "''", newRowLabel: "''", primaryKey: []))
                 continue
             }
@@ -80,7 +81,8 @@ struct AdoptionRebuild {
                     sources.append((c.name, "rowid"))
                 } else {
                     problems.append(
-                        "\(name): column \(c.name) is missing (expected \(c)); add it, or adopt at the version without it")
+                        "\(name): column \(c.name) is missing (expected \(c)); add it, or adopt at the version without it"
+                    )
                 }
             }
             let wanted = Set(e.columns.map { $0.name.lowercased() })
@@ -95,8 +97,10 @@ struct AdoptionRebuild {
             let oldKey: String =
                 hasRowid
                 ? "'rowid ' || rowid"
-                : a.columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
-                    .map { "'\($0.name) ' || quote(\(Identifier.quoted($0.name)))" }.joined(separator: " || ', ' || ")
+                : a.columns.filter { $0.primaryKeyPosition > 0 }.sorted {
+                    $0.primaryKeyPosition < $1.primaryKeyPosition
+                }
+                .map { "'\($0.name) ' || quote(\(Identifier.quoted($0.name)))" }.joined(separator: " || ', ' || ")
             let key = e.columns.filter { $0.primaryKeyPosition > 0 }.sorted {
                 $0.primaryKeyPosition < $1.primaryKeyPosition
             }.map(\.name)
@@ -179,7 +183,9 @@ struct AdoptionRebuild {
                 range == Int64.min...Int64.max
                 ? "typeof(\(q)) <> 'integer'"
                 : "typeof(\(q)) <> 'integer' OR \(q) < \(range.lowerBound) OR \(q) > \(range.upperBound)"
-            need = range == Int64.min...Int64.max ? "an integer" : "an integer from \(range.lowerBound) to \(range.upperBound)"
+            need =
+                range == Int64.min...Int64.max
+                ? "an integer" : "an integer from \(range.lowerBound) to \(range.upperBound)"
         case .real:
             misfit = "typeof(\(q)) NOT IN ('real', 'integer')"
             need = "a number"
@@ -279,7 +285,8 @@ struct AdoptionRebuild {
         for t in tables {
             if let a = t.existing {
                 try c.execute(
-                    "ALTER TABLE \(Identifier.quoted(a.name)) RENAME TO \(Identifier.quoted(Self.stagingPrefix + t.name))")
+                    "ALTER TABLE \(Identifier.quoted(a.name)) RENAME TO \(Identifier.quoted(Self.stagingPrefix + t.name))"
+                )
             }
         }
         for t in tables { try c.execute(t.createSQL) }

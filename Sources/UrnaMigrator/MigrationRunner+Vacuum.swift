@@ -26,7 +26,8 @@ extension MigrationRunner {
             try c.execute("VACUUM")
             settle()
             return VacuumResult(
-                bytesBefore: before, bytesAfter: diskBytes(path), seconds: Date().timeIntervalSince(started), error: nil)
+                bytesBefore: before, bytesAfter: diskBytes(path), seconds: Date().timeIntervalSince(started), error: nil
+            )
         } catch let e as SQLiteError {
             return VacuumResult(
                 bytesBefore: before, bytesAfter: nil, seconds: Date().timeIntervalSince(started), error: e.message)

@@ -41,6 +41,8 @@ struct CLIMigrateVacuumTests {
         }
         #expect(size(db) < size(plain), "vacuumed \(size(db)) bytes, not vacuumed \(size(plain))")
         #expect(try CLIAppFamilyTests.sqlite(db, "PRAGMA freelist_count") == "0")
-        #expect(try CLIAppFamilyTests.sqlite(db, "SELECT fullName FROM Person WHERE _id = 7") == "First 7 LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL")
+        #expect(
+            try CLIAppFamilyTests.sqlite(db, "SELECT fullName FROM Person WHERE _id = 7")
+                == "First 7 LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL")
     }
 }

@@ -131,7 +131,9 @@ struct CLIMigrationKillTests {
         #expect(final.code == 0, "\(final.stderr)")
         #expect(try Self.sql(db, "PRAGMA user_version", tmp: tmp) == "2")
         #expect(try Self.sql(db, "SELECT count(*) FROM Person", tmp: tmp) == "200000")
-        let left = Self.entries(work).filter { $0 != "people.sqlite" && $0 != "people.sqlite-wal" && $0 != "people.sqlite-shm" }
+        let left = Self.entries(work).filter {
+            $0 != "people.sqlite" && $0 != "people.sqlite-wal" && $0 != "people.sqlite-shm"
+        }
         #expect(left == ["people.sqlite.v0.bak"], "after the final run, one backup and nothing else: \(left)")
         try Self.expectWholeBackup(backup, tmp: tmp, "final backup")
         #expect(Self.entries(tmp) == [], "the temporary folder keeps nothing (lock files included)")
@@ -159,7 +161,8 @@ struct CLIMigrationKillTests {
             _ = p.result()
             if !Self.entries(tmp).isEmpty { leftBehind += 1 }
             #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before, "\(context): the file changed")
-            #expect(Self.entries(work).allSatisfy { $0.hasPrefix("people.sqlite") && !$0.contains(".bak") }, "\(context)")
+            #expect(
+                Self.entries(work).allSatisfy { $0.hasPrefix("people.sqlite") && !$0.contains(".bak") }, "\(context)")
         }
         let final = try Self.run(CLIRunner.binary, ["migrate", "--db", db, "--dry-run"], tmp: tmp, timeout: 120)
         #expect(final.code == 0, "\(final.stderr)")

@@ -56,7 +56,10 @@ import UrnaStore
         let report = try Migrator(family: SchemaFamilies.people).adopt(path: path, version: 0)
         #expect(report.rebuilt == ["Person": 1])
         let c = try Connection(path: path, readOnly: true, create: false)
-        #expect(try c.rows("SELECT typeof(age), age, lastName FROM Person").map { $0.map { "\($0)" } } == [["integer", "40", "Souza"]])
+        #expect(
+            try c.rows("SELECT typeof(age), age, lastName FROM Person").map { $0.map { "\($0)" } } == [
+                ["integer", "40", "Souza"]
+            ])
         #expect(try Migrator(family: SchemaFamilies.people).status(path: path).drift == [])
     }
 
@@ -64,12 +67,15 @@ import UrnaStore
         let dir = try Fixture.directory()
         let path = dir.file("plain.sqlite")
         try Connection(path: path).execute(
-            "CREATE TABLE person (firstName TEXT, lastName TEXT, age INTEGER); INSERT INTO person VALUES ('Ana', 'Souza', 31)")
+            "CREATE TABLE person (firstName TEXT, lastName TEXT, age INTEGER); INSERT INTO person VALUES ('Ana', 'Souza', 31)"
+        )
         let report = try Migrator(family: SchemaFamilies.people).adopt(path: path, version: 0)
         #expect(report.rebuilt == ["Person": 1] && report.otherTables == [] && report.created == [])
         #expect(report.changes.first?.hasPrefix("Person: the table is named person") == true, "\(report.changes)")
         let c = try Connection(path: path, readOnly: true, create: false)
-        #expect(try c.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'person'").map { "\($0[0])" } == ["Person"])
+        #expect(
+            try c.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'person'").map { "\($0[0])" }
+                == ["Person"])
         #expect(try Migrator(family: SchemaFamilies.people).status(path: path).drift == [])
     }
 
@@ -102,7 +108,8 @@ import UrnaStore
         let dir = try Fixture.directory()
         let path = dir.file("plain.sqlite")
         try Connection(path: path).execute(
-            "CREATE TABLE Person (firstName TEXT, nickname TEXT, age INTEGER); INSERT INTO Person VALUES ('Ana', 'Aninha', 3)")
+            "CREATE TABLE Person (firstName TEXT, nickname TEXT, age INTEGER); INSERT INTO Person VALUES ('Ana', 'Aninha', 3)"
+        )
         let differences = try refusal { try Migrator(family: SchemaFamilies.people).adopt(path: path, version: 0) }
         #expect(
             differences == [
@@ -118,7 +125,8 @@ import UrnaStore
             family: "shop", version: 0,
             types: [
                 ObjectSchema("Shelf", [Property("code", .string, primaryKey: true)]),
-                ObjectSchema("Item", [Property("name", .string, default: ""), Property("shelf", .link("Shelf"), optional: true)]),
+                ObjectSchema(
+                    "Item", [Property("name", .string, default: ""), Property("shelf", .link("Shelf"), optional: true)]),
             ])
         let family = SchemaFamily(name: "shop", versions: [SchemaVersion(schema)])
         try Connection(path: path).execute(

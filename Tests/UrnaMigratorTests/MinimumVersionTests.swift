@@ -55,10 +55,13 @@ import UrnaStore
         } catch let e as MigrationError {
             #expect(
                 e.description(programName: "people-app").hasSuffix(
-                    "upgrade it to version 1 first with an earlier release of the program that made it, then run this one"),
+                    "upgrade it to version 1 first with an earlier release of the program that made it, then run this one"
+                ),
                 "\(e)")
         }
-        #expect(throws: MigrationError.self) { try Migrator(family: people).adopt(path: dir.file("x.sqlite"), version: 0) }
+        #expect(throws: MigrationError.self) {
+            try Migrator(family: people).adopt(path: dir.file("x.sqlite"), version: 0)
+        }
         let wrong = SchemaFamily(name: "people", versions: People.family.versions, minimumVersion: 7)
         #expect(wrong.problems() == ["people: minimumVersion 7 is not one of its versions"])
     }
