@@ -22,7 +22,7 @@ enum JSONText {
         }
     }
 
-    static func output(_ o: Projection.Output) -> String {
+    static func output(_ o: FieldProjection.Output) -> String {
         switch o {
         case .value(let v): value(v)
         case .values(let vs): "[" + vs.map(value).joined(separator: ",") + "]"
@@ -53,7 +53,7 @@ enum CSVText {
         }
     }
 
-    static func output(_ o: Projection.Output) -> String {
+    static func output(_ o: FieldProjection.Output) -> String {
         switch o {
         case .value(let v): plain(v)
         case .values(let vs): vs.map(plain).joined(separator: "|")

@@ -66,10 +66,10 @@ enum QueryCommand {
             print(try results.count)
             return ExitCode.ok
         }
-        let projection: Projection
+        let projection: FieldProjection
         if let f = p.value("fields") {
             do {
-                projection = try Projection(type: type, spec: f, schema: store.schema)
+                projection = try FieldProjection(type: type, spec: f, schema: store.schema)
             } catch StoreError.unknownProperty(let owner, let property) {
                 var msg = "--fields: \(owner) has no property '\(property)'"
                 let names = store.schema[type: owner]?.properties.map(\.name) ?? []
@@ -80,13 +80,13 @@ enum QueryCommand {
             }
         } else {
             let fields =
-                (type.primaryKey == nil ? [Projection.Field(name: "_id", keyPath: "_id")] : [])
+                (type.primaryKey == nil ? [FieldProjection.Field(name: "_id", keyPath: "_id")] : [])
                 + type.properties.filter { p in
                     if p.ignored { return false }
                     if case .linkingObjects = p.type { return false }
                     return true
-                }.map { Projection.Field(name: $0.name, keyPath: $0.name) }
-            projection = try Projection(type: type, fields: fields.filter { $0.name != "_id" }, schema: store.schema)
+                }.map { FieldProjection.Field(name: $0.name, keyPath: $0.name) }
+            projection = try FieldProjection(type: type, fields: fields.filter { $0.name != "_id" }, schema: store.schema)
         }
         var out = ""
         if p.has("json") {

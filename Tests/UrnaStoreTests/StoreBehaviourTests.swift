@@ -166,7 +166,7 @@ struct StoreBehaviourTests {
         let store = try Store.inMemory(schema: SeedSchemas.elections())
         try SeedSchemas.loadVanessaPortugal(into: store)
         let type = try #require(store.schema[type: "Candidate"])
-        let p = try Projection(
+        let p = try FieldProjection(
             type: type, spec: "nickname,sigla=party.acronym,goods.value,goods.@count", schema: store.schema)
         let v = try #require(try store.objects("Candidate").filter("id == 21").first)
         let out = try p.apply(to: v)
@@ -177,7 +177,7 @@ struct StoreBehaviourTests {
             out[2].1 == .values([.double(100_000), .double(150_000), .double(10_000), .double(1_000), .double(14_000)]))
         #expect(out[3].1 == .value(.int(5)))
         #expect(throws: StoreError.unknownProperty(type: "Party", property: "acronim")) {
-            try Projection(type: type, spec: "party.acronim", schema: store.schema)
+            try FieldProjection(type: type, spec: "party.acronim", schema: store.schema)
         }
     }
 

@@ -151,9 +151,9 @@ public final class DynamicObject {
     }
 
     /// Follows a key path (`party.acronym`, `goods.@count`) and returns the value at its end; a path
-    /// through a list gives the members' keys as `.list` (use `Projection.resolve` for their values).
+    /// through a list gives the members' keys as `.list` (use `FieldProjection.resolve` for their values).
     public func value(atKeyPath path: String) throws -> Value {
-        switch try Projection.resolve(path, on: self) {
+        switch try FieldProjection.resolve(path, on: self) {
         case .value(let v): return v
         case .values(let vs):
             return .list(vs.compactMap { if case .link(let t) = $0 { t } else { nil } })

@@ -156,6 +156,36 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
         return TypedResults(try r.sorted(byKeyPath: keyPath, ascending: ascending))
     }
 
+    /// The first member of each distinct combination of values, in list order (see `Results.distinct(by:)`).
+    public func distinct(by keyPaths: [String]) throws -> TypedResults<Element> {
+        guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
+        return TypedResults(try r.distinct(by: keyPaths))
+    }
+
+    /// See `Results.sum(ofProperty:)`.
+    public func sum(ofProperty name: String) throws -> Value {
+        guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
+        return try r.sum(ofProperty: name)
+    }
+
+    /// See `Results.min(ofProperty:)`.
+    public func min(ofProperty name: String) throws -> Value? {
+        guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
+        return try r.min(ofProperty: name)
+    }
+
+    /// See `Results.max(ofProperty:)`.
+    public func max(ofProperty name: String) throws -> Value? {
+        guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
+        return try r.max(ofProperty: name)
+    }
+
+    /// See `Results.average(ofProperty:)`.
+    public func average(ofProperty name: String) throws -> Double? {
+        guard let r = managedResults else { throw StoreError.unmanagedObject(type: Element.typeName) }
+        return try r.average(ofProperty: name)
+    }
+
     public func makeIterator() -> IndexingIterator<[Element]> {
         if let r = managedResults { return r.map { Element.bound($0) }.makeIterator() }
         return items.makeIterator()

@@ -19,6 +19,8 @@ public struct TypedResults<Element: Object>: Sequence {
     }
     /// Whether the results can no longer be used (see `Results.isInvalidated`).
     public var isInvalidated: Bool { results.isInvalidated }
+    /// See `Results.distinct(by:)`.
+    public func distinct(by keyPaths: [String]) throws -> TypedResults { TypedResults(try results.distinct(by: keyPaths)) }
     public func limit(_ n: Int) -> TypedResults { TypedResults(results.limit(n)) }
     /// The number of matching objects; throws when SQLite fails (see `Results.count`).
     public var count: Int { get throws { try results.count } }

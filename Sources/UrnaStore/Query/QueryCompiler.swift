@@ -50,6 +50,41 @@ public struct QueryCompiler: Sendable {
         return (f.sql, f.bindings)
     }
 
+    /// The SQL expressions `Results.distinct(by:)` partitions on, one per key path; the same key paths
+    /// as sorting accepts (to-one links, embedded objects), never a list or a whole link.
+    public func distinctTerms(_ keyPaths: [String], on type: String, alias: String = "t0") throws -> [String] {
+        try keyPaths.map { try toOneTerm($0, on: type, alias: alias, purpose: "make results distinct by").sql }
+    }
+
+    /// One value per object for a key path through to-one links (`party.number`) and the property it ends
+    /// at (nil when it ends inside an embedded object); throws for lists, whole links and unknown names.
+    func toOneTerm(_ keyPath: String, on type: String, alias: String, purpose: String) throws
+        -> (sql: String, property: Property?)
+    {
+        let root = try tableType(type)
+        try checkAlias(alias)
+        var aliases = AliasSource(avoiding: alias)
+        let path = PredicateKeyPath(stringLiteral: keyPath)
+        let resolved: ResolvedPath
+        do {
+            resolved = try resolve(path, from: root, alias: alias, aliases: &aliases)
+        } catch let e as QueryPredicateError {
+            throw QueryPredicateError(at: 0, "cannot \(purpose) '\(keyPath)': \(e.message)")
+        }
+        if resolved.needsQuantifier {
+            throw QueryPredicateError(
+                at: 0, "cannot \(purpose) '\(keyPath)': it goes through a list, so it has many values")
+        }
+        let property: Property?
+        switch resolved.end {
+        case .link, .embeddedObject:
+            throw QueryPredicateError(at: 0, "cannot \(purpose) '\(keyPath)': name one of its properties")
+        case .property(let p): property = p
+        default: property = nil
+        }
+        return (scalarSQL(resolved).sql, property)
+    }
+
     /// ORDER BY terms (without the keywords) for `sorts`, ending with the key column so the order is stable.
     ///
     /// Key paths may go through to-one links, into embedded objects, or end in `@count` / `@sum`...;

@@ -33,13 +33,27 @@ extension Results {
         return d
     }
 
+    /// The property a name or to-one key path (`party.number`) ends at, and its SQL over `t0`.
     private func numericProperty(_ name: String, allowDates: Bool = false) throws -> Property {
-        guard let p = type[property: name], p.isStored else {
-            throw StoreError.unknownProperty(type: type.name, property: name)
+        try numericTerm(name, allowDates: allowDates).property
+    }
+
+    private func numericTerm(_ name: String, allowDates: Bool = false) throws -> (sql: String, property: Property) {
+        let sql: String
+        let p: Property
+        if name.contains(".") {
+            let term = try store.compiler.toOneTerm(name, on: type.name, alias: "t0", purpose: "aggregate")
+            guard let found = term.property else { throw StoreError.unknownProperty(type: type.name, property: name) }
+            (sql, p) = (term.sql, found)
+        } else {
+            guard let found = type[property: name], found.isStored else {
+                throw StoreError.unknownProperty(type: type.name, property: name)
+            }
+            (sql, p) = ("t0.\(Identifier.quoted(name))", found)
         }
         switch p.type {
-        case .int8, .int16, .int32, .int64, .float, .double, .decimal: return p
-        case .date where allowDates: return p
+        case .int8, .int16, .int32, .int64, .float, .double, .decimal: return (sql, p)
+        case .date where allowDates: return (sql, p)
         default:
             throw StoreError.typeMismatch(
                 type: type.name, property: name, expected: allowDates ? "a number or a date" : "a number",
@@ -48,7 +62,7 @@ extension Results {
     }
 
     private func aggregate(_ function: String, _ name: String) throws -> SQLValue {
-        let (sql, bindings) = try selectSQL(columns: "t0.\(Identifier.quoted(name)) AS v")
+        let (sql, bindings) = try selectSQL(columns: "\(try numericTerm(name, allowDates: true).sql) AS v")
         return try store.reading { try $0.scalar("SELECT \(function)(v) FROM (\(sql))", bindings) } ?? .null
     }
 }

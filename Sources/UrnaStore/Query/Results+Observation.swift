@@ -110,7 +110,7 @@ extension Results {
     func copy() -> Results {
         Results(
             store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: limitCount,
-            owner: owner)
+            owner: owner, distinct: distinctKeyPaths)
     }
 }
 

@@ -29,6 +29,8 @@ public final class Results: Sequence {
     let predicate: QueryPredicate?
     public let sortDescriptors: [SortKey]
     let limitCount: Int?
+    /// Key paths of `distinct(by:)`: only the first object (in the results' order) of each combination.
+    let distinctKeyPaths: [String]
     private var cachedKeys: [SQLValue]?
     private var cachedGeneration = -1
 
@@ -37,9 +39,10 @@ public final class Results: Sequence {
 
     init(
         store: Store, type: ObjectSchema, scope: Scope, predicate: QueryPredicate? = nil, sorts: [SortKey] = [],
-        limit: Int? = nil, owner: (type: ObjectSchema, key: SQLValue)? = nil
+        limit: Int? = nil, owner: (type: ObjectSchema, key: SQLValue)? = nil, distinct: [String] = []
     ) {
         self.owner = owner
+        self.distinctKeyPaths = distinct
         self.store = store
         self.type = type
         self.scope = scope
@@ -65,7 +68,7 @@ public final class Results: Sequence {
         let combined: QueryPredicate = predicate.map { .and([$0, p]) } ?? p
         return Results(
             store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount,
-            owner: owner)
+            owner: owner, distinct: distinctKeyPaths)
     }
 
     /// Sorted by one key path (through to-one links allowed); throws `QueryPredicateError` now, as `filter`
@@ -79,7 +82,16 @@ public final class Results: Sequence {
         _ = try store.compiler.orderBy(descriptors, on: type.name, alias: "t0")  // report errors now, not on first touch
         return Results(
             store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount,
-            owner: owner)
+            owner: owner, distinct: distinctKeyPaths)
+    }
+
+    /// The first object of each distinct combination of values of `keyPaths`, in these results' order
+    /// (Realm's `distinct(by:)`); throws now when a key path names no property or goes through a list.
+    public func distinct(by keyPaths: [String]) throws -> Results {
+        _ = try store.compiler.distinctTerms(keyPaths, on: type.name, alias: "t0")  // report errors now
+        return Results(
+            store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: limitCount,
+            owner: owner, distinct: distinctKeyPaths + keyPaths)
     }
 
     /// At most `n` objects.
@@ -87,7 +99,7 @@ public final class Results: Sequence {
         Results(
             store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors,
             limit: Swift.max(0, n),
-            owner: owner)
+            owner: owner, distinct: distinctKeyPaths)
     }
 
     /// Whether these results can no longer be used: the object whose list (or inverse links) they are was
@@ -259,15 +271,26 @@ public final class Results: Sequence {
             conditions.append("(\(sql))")
             bindings += b
         }
+        let order: String
+        if !sortDescriptors.isEmpty {
+            order = try store.compiler.orderBy(sortDescriptors, on: type.name, alias: "t0")
+        } else if !defaultOrder.isEmpty {
+            order = defaultOrder
+        } else {
+            order = key
+        }
+        if !distinctKeyPaths.isEmpty {
+            // The first row of each partition, in the results' own order (the subquery has its own t0).
+            let terms = try store.compiler.distinctTerms(distinctKeyPaths, on: type.name, alias: "t0")
+            var inner = "SELECT \(key) AS k, row_number() OVER (PARTITION BY \(terms.joined(separator: ", "))"
+            inner += " ORDER BY \(order)) AS rn FROM \(from)"
+            if !conditions.isEmpty { inner += " WHERE " + conditions.joined(separator: " AND ") }
+            conditions.append("\(key) IN (SELECT k FROM (\(inner)) WHERE rn = 1)")
+            bindings += bindings
+        }
         var sql = "SELECT \(columns) FROM \(from)"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        if !sortDescriptors.isEmpty {
-            sql += " ORDER BY " + (try store.compiler.orderBy(sortDescriptors, on: type.name, alias: "t0"))
-        } else if !defaultOrder.isEmpty {
-            sql += " ORDER BY \(defaultOrder)"
-        } else {
-            sql += " ORDER BY \(key)"
-        }
+        sql += " ORDER BY \(order)"
         if let limitCount { sql += " LIMIT \(limitCount)" }
         return (sql, bindings)
     }
