@@ -128,7 +128,7 @@ enum SQLCommand {
         switch v {
         case .null: ""
         case .integer(let i): String(i)
-        case .real(let d): String(d)
+        case .real(let d): real(d)
         case .text(let s): s
         case .blob(let b): Data(b).base64EncodedString()
         }
@@ -138,10 +138,18 @@ enum SQLCommand {
         switch v {
         case .null: "null"
         case .integer(let i): String(i)
-        case .real(let d): d.isFinite ? String(d) : "null"
+        case .real(let d): d.isFinite ? real(d) : "null"
         case .text(let s): JSONText.string(s)
         case .blob(let b): JSONText.string(Data(b).base64EncodedString())
         }
+    }
+
+    /// A real as SQLite's own shell prints it: 15 significant digits, so a sum of reais reads
+    /// 69752863.96 and not 69752863.960000008 (binary noise beyond what a double holds exactly).
+    static func real(_ d: Double) -> String {
+        guard d.isFinite else { return String(d) }
+        let text = String(format: "%.15g", d)
+        return text.contains(where: { $0 == "." || $0 == "e" }) ? text : text + ".0"
     }
 
     static func isNumber(_ v: SQLValue) -> Bool {

@@ -115,6 +115,8 @@ extension Migrator {
                 guard left.isEmpty else { throw refused(left) }
             }
             try Store.recordSchema(schema, in: c)
+            // The version's own views, from code (a view of that name the file already has is left as it is).
+            for v in schema.views where !(try c.tableExists(v.name)) { try c.execute(v.createSQL) }
             try c.run(
                 "INSERT INTO \"\(StorageLayout.historyTable)\" (family, from_version, to_version, applied_at, duration_ms, objects_touched, descriptor_checksum) VALUES (?, ?, ?, ?, ?, 0, ?)",
                 [

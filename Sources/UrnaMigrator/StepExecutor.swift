@@ -285,6 +285,11 @@ final class StepExecutor {
                 case .text(let sql) = row[3]
             else { continue }
             if type == "index" && (ours.contains(name) || table.hasPrefix("_urna")) { continue }
+            // The family's own views are not the user's: dropped here, created from code again at the end.
+            if type == "view" && step.from[view: name] != nil {
+                try exec("DROP VIEW \(Identifier.quoted(name))")
+                continue
+            }
             // Recreated at the end of the step: SQL the file recorded must be one CREATE of its own kind.
             try SchemaObjectSQL.check(sql, type: type, name: name, table: table)
             userObjects.append((type, name, table, sql))
@@ -295,6 +300,10 @@ final class StepExecutor {
     }
 
     func restoreUserObjects() throws {
+        // The new version's views first (from code, never from the file): a user's view may read them.
+        for v in step.to.views where try count("SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(v.name)]) == 0 {
+            try exec(v.createSQL)
+        }
         for kind in ["index", "view", "trigger"] {
             for o in userObjects where o.type == kind {
                 let exists =

@@ -107,7 +107,14 @@ struct CLIImportMigrateTests {
         let run = try CLIRunner.run(["migrate", "--db", db.path])
         #expect(run.code == 0, "\(run.stderr)")
         let status = try json(try CLIRunner.run(["status", "--db", db.path, "--json"]).stdout)
-        #expect(status["version"] as? Int == 4)
+        #expect(status["version"] as? Int == 5)
+        // v5's views came with the migration, from code: one row per good and per candidacy.
+        let views = try CLIRunner.run([
+            "sql", "--db", db.path,
+            "SELECT (SELECT count(*) FROM goods) = (SELECT count(*) FROM Good) AND (SELECT count(*) FROM candidacies) = (SELECT count(*) FROM Candidate) AND (SELECT count(*) FROM Good) > 0 AS same",
+            "--csv",
+        ])
+        #expect(views.stdout == "same\n1\n", "\(views.stderr)")
         let q = try CLIRunner.run([
             "query", "--db", db.path, "Candidate", "nickname == 'VANESSA PORTUGAL'", "--fields",
             "vice.nickname,party.acronym,birthState,birthCity", "--csv",

@@ -23,6 +23,25 @@ struct CLISQLTests {
         ])
         #expect(total.code == 0, "\(total.stderr)")
         #expect(total.stdout == "cents\n6975286396\n")  // R$ 69,752,863.96
+        // The same through the v5 views, in reais: the real prints as SQLite's shell does (15 digits).
+        let reais = try CLIRunner.run([
+            "sql", "--db", db, "SELECT sum(VR_BEM_CANDIDATO) FROM goods WHERE SQ_CANDIDATO = '130000600702'", "--csv",
+        ])
+        #expect(reais.code == 0, "\(reais.stderr)")
+        #expect(reais.stdout == "sum(VR_BEM_CANDIDATO)\n69752863.96\n")
+        let exact = try CLIRunner.run([
+            "sql", "--db", db,
+            "SELECT sum(VR_BEM_CANDIDATO_CENTAVOS) AS cents, count(*) AS n FROM goods WHERE SQ_CANDIDATO = '130000600702'",
+            "--csv",
+        ])
+        #expect(exact.stdout == "cents,n\n6975286396,\(try goodsOfZema(db))\n", "\(exact.stderr)")
+        let ticket = try CLIRunner.run([
+            "sql", "--db", db,
+            "SELECT NM_URNA_CANDIDATO, SG_PARTIDO, DS_CARGO, IDADE_DATA_ELEICAO FROM candidacies WHERE SQ_CANDIDATO = '130000600702' AND CD_ELEICAO = 297",
+            "--csv",
+        ])
+        #expect(ticket.code == 0, "\(ticket.stderr)")
+        #expect(ticket.stdout.hasPrefix("NM_URNA_CANDIDATO,SG_PARTIDO,DS_CARGO,IDADE_DATA_ELEICAO\nROMEU ZEMA,NOVO,"))
         let table = try CLIRunner.run([
             "sql", "--db", db,
             "SELECT p.acronym, count(*) AS n FROM Candidate c JOIN Party p ON p.id = c.party GROUP BY p.acronym ORDER BY n DESC, p.acronym LIMIT 3",
@@ -35,6 +54,15 @@ struct CLISQLTests {
         let bars = lines.enumerated().filter { $0.offset != 1 }.map { $0.element.prefix { $0 != "|" }.count }
         #expect(Set(bars).count == 1, "columns are aligned: \(lines)")
         #expect(table.stderr == "3 rows\n")
+    }
+
+    /// Zema's goods counted on the tables (not the view), to check the view lists each good once.
+    func goodsOfZema(_ db: String) throws -> String {
+        let r = try CLIRunner.run([
+            "sql", "--db", db,
+            "SELECT count(*) FROM Good g JOIN Candidate c ON c.id = g.candidacy WHERE c.sequence = 130000600702", "--csv",
+        ])
+        return String(r.stdout.split(separator: "\n").last ?? "")
     }
 
     @Test("The file is read-only unless --write; write statements, several statements and bad SQL exit 64")

@@ -83,11 +83,13 @@ public enum StorageLayout {
             """
     }
 
-    /// Every statement that creates the tables and indexes of `schema` (not the metadata tables).
+    /// Every statement that creates the tables, indexes and views of `schema` (not the metadata tables).
     public static func createSQL(for schema: Schema) -> [String] {
         var out: [String] = []
         for t in schema.tableTypes { out.append(createTableSQL(t, in: schema)) }
         for t in schema.tableTypes { out += indexSQL(for: t, in: schema) }
+        // A schema decoded from a file knows its views by checksum only (no SQL): those come from code.
+        out += schema.views.filter { !$0.sql.isEmpty }.map(\.createSQL)
         return out
     }
 

@@ -28,6 +28,14 @@ extension Schema {
                 out += Self.differences(code: p, file: f, in: code.name)
             }
         }
+        for v in recorded.views where self[view: v.name] == nil { out.append("view \(v.name): only in the file") }
+        for v in views {
+            guard let f = recorded[view: v.name] else {
+                out.append("view \(v.name): only in the code")
+                continue
+            }
+            if v.checksum != f.checksum { out.append("view \(v.name): its SQL differs (checksum \(f.checksum) in the file, \(v.checksum) in the code)") }
+        }
         return out
     }
 

@@ -15,21 +15,28 @@ public struct Schema: Sendable, Hashable, Codable {
     public var family: String
     public var version: Int
     public var types: [ObjectSchema]
+    /// Views this version owns (see `SchemaView`): created with the tables, recreated by the migrator.
+    public var views: [SchemaView]
 
     /// Builds and validates a schema; throws `SchemaError` naming the first problem found.
-    public init(family: String, version: Int, types: [ObjectSchema]) throws {
+    public init(family: String, version: Int, types: [ObjectSchema], views: [SchemaView] = []) throws {
         self.family = family
         self.version = version
         self.types = types
+        self.views = views
         try validate()
     }
 
     /// Builds a schema without validating it (for decoding; call `validate()` after).
-    public init(unchecked family: String, version: Int, types: [ObjectSchema]) {
+    public init(unchecked family: String, version: Int, types: [ObjectSchema], views: [SchemaView] = []) {
         self.family = family
         self.version = version
         self.types = types
+        self.views = views
     }
+
+    /// The view with this name.
+    public subscript(view name: String) -> SchemaView? { views.first { $0.name == name } }
 
     /// The type with this name.
     public subscript(type name: String) -> ObjectSchema? { types.first { $0.name == name } }
@@ -49,6 +56,12 @@ public struct Schema: Sendable, Hashable, Codable {
             if folded.hasPrefix("_urna") || folded.hasPrefix("sqlite_") { errors.append(.reservedName(t.name)) }
         }
         // Tables and indexes the layout derives from properties must not collide with a type's table.
+        for v in views {
+            let folded = v.name.lowercased()
+            if !Identifier.isValid(v.name) { errors.append(.invalidName(v.name)) }
+            if !seenTypes.insert(folded).inserted { errors.append(.duplicateType(v.name)) }
+            if folded.hasPrefix("_urna") || folded.hasPrefix("sqlite_") { errors.append(.reservedName(v.name)) }
+        }
         for t in types where !t.embedded {
             for p in t.properties {
                 var derived: [String] = []

@@ -48,13 +48,14 @@ public enum SchemaDescriptor {
 }
 
 extension Schema {
-    enum CodingKeys: String, CodingKey { case family, version, types }
+    enum CodingKeys: String, CodingKey { case family, version, types, views }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             unchecked: try c.decode(String.self, forKey: .family), version: try c.decode(Int.self, forKey: .version),
-            types: try c.decode([ObjectSchema].self, forKey: .types))
+            types: try c.decode([ObjectSchema].self, forKey: .types),
+            views: try c.decodeIfPresent([SchemaView].self, forKey: .views) ?? [])
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -62,5 +63,7 @@ extension Schema {
         try c.encode(family, forKey: .family)
         try c.encode(version, forKey: .version)
         try c.encode(types, forKey: .types)
+        // Only a schema with views records the key: the descriptors (and checksums) of earlier versions stay as they were.
+        if !views.isEmpty { try c.encode(views, forKey: .views) }
     }
 }
