@@ -9,6 +9,8 @@ URNA := .build/release/urna
 
 # Test tools only (never linked into urna nor needed to run it): Datasette, for the datasette-metadata test.
 TEST_VENV := .build/test-venv
+# Test tools only: zsh and fish check that `urna completion zsh|fish` scripts parse (`-n`).
+TEST_DEB_PACKAGES := zsh fish
 
 .PHONY: deps test-deps build run test bench fuzz format clean
 
@@ -42,6 +44,13 @@ run: build
 
 # Best effort: without network or PyPI the Datasette test reports itself skipped, and the rest still runs.
 test-deps:
+	@missing=""; for p in $(TEST_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing (for tests only):$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; } \
+	    || echo "warning: could not install$$missing; the completion syntax checks for them will be skipped"; \
+	fi
 	@if [ ! -x $(TEST_VENV)/bin/datasette ]; then \
 	  echo "installing Datasette into $(TEST_VENV) (for tests only)"; \
 	  mkdir -p .build && python3 -m venv $(TEST_VENV) && $(TEST_VENV)/bin/pip install -q datasette \

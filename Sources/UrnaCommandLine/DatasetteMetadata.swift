@@ -84,6 +84,15 @@ struct DatasetteMetadata {
             if !columns.isEmpty { pairs.append(("columns", JSONText.object(columns))) }
             tables.append((t.name, JSONText.object(pairs)))
         }
+        // The family's views (Datasette lists them apart, and their descriptions come from the descriptor).
+        for v in schema.views {
+            let columns = v.columns.map { c in
+                (c.name, JSONText.string(c.unit.map { "\(c.columnDescription) (\($0))" } ?? c.columnDescription))
+            }
+            var pairs: [(String, String)] = [("description", JSONText.string(v.viewDescription))]
+            if !columns.isEmpty { pairs.append(("columns", JSONText.object(columns))) }
+            tables.append((v.name, JSONText.object(pairs)))
+        }
         let database = JSONText.object([
             ("description", JSONText.string("Urna file: \(schema.family) family, schema version \(schema.version)")),
             ("tables", JSONText.object(tables)),
@@ -97,17 +106,20 @@ struct DatasetteMetadata {
     }
 
     static let tableDescriptions: [String: String] = [
-        "Election": "One election (CD_ELEICAO): each round of a run-off is an election of its own",
-        "Candidate": "One candidacy: one election + SQ_CANDIDATO (a second round is another row)",
-        "Party": "A party, by its number (NR_PARTIDO); acronym and name as last seen",
-        "Coalition": "A coalition or federation (SQ_COLIGACAO)",
-        "Good": "One declared good (bem_candidato) of one candidacy; its candidacy is in Candidate_goods",
+        "Election":
+            "One election: year, round and description (ANO_ELEICAO/NR_TURNO/DS_ELEICAO), CD_ELEICAO beside it; each round is an election of its own",
+        "Candidate":
+            "One candidacy: one election + SG_UE + SQ_CANDIDATO (a second round is another row); the view candidacies names its columns as TSE does",
+        "Party": "A party in one year (year/NR_PARTIDO), with the acronym and name it had that year",
+        "Coalition": "A coalition or federation in one year and unit (year/SG_UE/SQ_COLIGACAO)",
+        "Good":
+            "One declared good (bem_candidato) of one candidacy (its candidacy column links it); the view goods gives its value in reais",
         "GoodType": "A kind of good (CD_TIPO_BEM_CANDIDATO)",
     ]
 
     /// Where the elections family's columns come from in TSE's files.
     static let tseColumns: [String: String] = [
-        "Election.id": "CD_ELEICAO", "Election.code": "CD_ELEICAO", "Election.year": "ANO_ELEICAO",
+        "Election.code": "CD_ELEICAO", "Election.year": "ANO_ELEICAO",
         "Election.round": "NR_TURNO", "Election.electionDescription": "DS_ELEICAO", "Election.kind": "NM_TIPO_ELEICAO",
         "Election.date": "DT_ELEICAO", "Candidate.sequence": "SQ_CANDIDATO", "Candidate.number": "NR_CANDIDATO",
         "Candidate.nickname": "NM_URNA_CANDIDATO", "Candidate.name": "NM_CANDIDATO",
@@ -123,9 +135,9 @@ struct DatasetteMetadata {
         "Candidate.email": "DS_EMAIL", "Candidate.cpf": "NR_CPF_CANDIDATO",
         "Candidate.voterId": "NR_TITULO_ELEITORAL_CANDIDATO",
         "Candidate.status": "DS_SITUACAO_CANDIDATURA", "Candidate.result": "DS_SIT_TOT_TURNO",
-        "Party.id": "NR_PARTIDO", "Party.number": "NR_PARTIDO", "Party.acronym": "SG_PARTIDO",
+        "Party.number": "NR_PARTIDO", "Party.acronym": "SG_PARTIDO",
         "Party.name": "NM_PARTIDO",
-        "Coalition.id": "SQ_COLIGACAO", "Coalition.name": "NM_COLIGACAO",
+        "Coalition.sequence": "SQ_COLIGACAO", "Coalition.name": "NM_COLIGACAO",
         "Coalition.composition": "DS_COMPOSICAO_COLIGACAO",
         "Coalition.kind": "TP_AGREMIACAO", "Good.order": "NR_ORDEM_CANDIDATO",
         "Good.goodDescription": "DS_BEM_CANDIDATO",

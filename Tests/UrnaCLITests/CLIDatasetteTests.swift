@@ -27,6 +27,12 @@ struct CLIDatasetteTests {
         #expect(tables["Election"]?["label_column"] as? String == "electionDescription")
         let goodColumns = try #require(tables["Good"]?["columns"] as? [String: String])
         #expect(goodColumns["value"]?.contains("TSE VR_BEM_CANDIDATO; money in cents") == true)
+        // The family's views, described from the descriptor, with units.
+        let goodsView = try #require(tables["goods"]?["columns"] as? [String: String])
+        #expect(goodsView["VR_BEM_CANDIDATO"] == "declared value (R$)")
+        #expect(goodsView["VR_BEM_CANDIDATO_CENTAVOS"] == "declared value, exact (centavos)")
+        #expect((tables["candidacies"]?["description"] as? String)?.hasPrefix("One row per candidacy") == true)
+        #expect(tables["coalition_members"] != nil)
         // Written beside the file by import too.
         let i = try CLIRunner.run([
             "import", "--db", db, "--quiet", "--datasette-metadata",
