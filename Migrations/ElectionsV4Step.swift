@@ -6,7 +6,8 @@ extension ElectionsV4 {
     /// v3 → v4 (the latest, `ElectionsV4`). Identities that hold in every year and generation: elections
     /// re-keyed `year/round/DESCRIPTION` (two v3 elections that are one, an original's and a re-release's,
     /// become one); candidacies `<election>/<SG_UE>/<SQ_CANDIDATO>` with their round; parties split per
-    /// election year (`<year>/<number>`, each keeping the label v3 had); coalitions `<year>/<SG_UE>/<SQ>`;
+    /// election year (`<year>/<number>`, each keeping the label v3 had unless a single-party coalition of that
+    /// year published another acronym); coalitions `<year>/<SG_UE>/<SQ>`;
     /// goods re-keyed by their candidacy, which they now also link. Generations and the new TSE columns
     /// start empty (v3 did not keep them).
     public static let step = MigrationStep(
@@ -39,6 +40,9 @@ extension ElectionsV4 {
         }
         // Old key of a candidacy v3 held twice -> the id of the one kept.
         var twins: [Value: String] = [:]
+        // v3 kept one label per party number (the last one seen), so a file of several years labels every
+        // year's party as the newest. A coalition of a single party says that party's acronym in its year.
+        var singlePartyCoalitions: [MigrationObject] = []
         try migration.enumerateObjects(ofType: "Candidate") { old, new in
             guard case .link(let e) = old["election"],
                 let oldElection = try migration.oldObject(ofType: "Election", forPrimaryKey: e.key)
@@ -100,6 +104,7 @@ extension ElectionsV4 {
                             "parties": .list(members),
                         ])
                     new["coalition"] = created.link
+                    if members.count == 1 { singlePartyCoalitions.append(created) }
                 }
             }
         }
@@ -129,6 +134,25 @@ extension ElectionsV4 {
             new["candidacy"] = .link(LinkTarget(type: "Candidate", key: .string(ownerID)))
         }
         for p in placeholders { try migration.delete(p) }
+        try relabelParties(from: singlePartyCoalitions, migration: migration)
+    }
+
+    /// Gives each year's party the acronym its single-party coalitions published that year
+    /// (DS_COMPOSICAO_COLIGACAO "PMDB" in 2016 where v3 kept 2018's "MDB" for number 15). The name v3 kept
+    /// belongs to the other label, so it is cleared rather than left beside the wrong acronym.
+    static func relabelParties(from coalitions: [MigrationObject], migration: Migration) throws {
+        var relabelled: Set<Value> = []
+        for coalition in coalitions {
+            guard case .list(let members) = coalition["parties"], members.count == 1,
+                let composition = coalition["composition"].stringValue?.trimmingCharacters(in: .whitespaces),
+                !composition.isEmpty, !composition.contains("/"), !composition.contains(","),
+                let party = try migration.newObject(ofType: "Party", forPrimaryKey: members[0].key),
+                party["acronym"].stringValue != composition, !relabelled.contains(members[0].key)
+            else { continue }
+            party["acronym"] = .string(composition)
+            party["name"] = .string("")
+            relabelled.insert(members[0].key)
+        }
     }
 
     /// The v4 party of `old` (a v3 party) in `year`, created with v3's label the first time it is needed.

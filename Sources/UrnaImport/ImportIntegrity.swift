@@ -9,8 +9,9 @@ import UrnaStore
 #endif
 
 /// Checks an import makes of the file it writes, the way `urna migrate` checks a step: triggers that
-/// would run inside the import are refused before anything is written, and the file must pass
-/// `PRAGMA foreign_key_check` and match its descriptor's shape before the transaction commits.
+/// would run inside the import are refused before anything is written, and the file must match its
+/// descriptor's shape (and, when allowed triggers ran, pass `PRAGMA foreign_key_check`) before the
+/// transaction commits.
 ///
 /// The import writes with foreign keys off (enforcing them row by row costs a quarter of the insert
 /// time), so without the last check a trigger in the file (`AFTER INSERT ON Candidate BEGIN DELETE FROM
@@ -57,9 +58,24 @@ enum ImportIntegrity {
     /// Most broken links (child table → parent table) named in a message.
     static let reportedViolations = 5
 
-    /// Throws (so the caller rolls back) when the file, as the import leaves it, breaks a foreign key or no
-    /// longer has the tables and columns of `schema`.
-    static func verifyBeforeCommit(_ connection: Connection, schema: Schema, path: String) throws {
+    /// Throws (so the caller rolls back) when the file, as the import leaves it, breaks a foreign key
+    /// (checked when `checkLinks`: triggers ran) or no longer has the tables and columns of `schema`.
+    static func verifyBeforeCommit(_ connection: Connection, schema: Schema, path: String, checkLinks: Bool) throws {
+        if checkLinks { try verifyLinks(connection, path: path) }
+        let differences = try DatabaseShape.read(connection).differences(
+            from: try DatabaseShape.expected(for: schema), allowExtraIndexes: true)
+        if !differences.isEmpty {
+            throw ImportError.database(
+                path: path,
+                reason:
+                    "after the import the file does not match its schema (\(differences.prefix(5).joined(separator: "; "))): "
+                    + "the import was rolled back and the database is as it was",
+                exitCode: 65)
+        }
+    }
+
+    /// Throws when `PRAGMA foreign_key_check` finds rows pointing at rows that do not exist.
+    static func verifyLinks(_ connection: Connection, path: String) throws {
         var byLink: [String: Int] = [:]
         var total = 0
         let statement = try connection.prepare("PRAGMA foreign_key_check")
@@ -77,16 +93,6 @@ enum ImportIntegrity {
                     + "(\(violations.joined(separator: "; "))\(byLink.count > violations.count ? "; ..." : "")): the import was "
                     + "rolled back and the database is as it was. A trigger or an edit of the file deleted them: "
                     + "see sqlite3 \(path) 'PRAGMA foreign_key_check'",
-                exitCode: 65)
-        }
-        let differences = try DatabaseShape.read(connection).differences(
-            from: try DatabaseShape.expected(for: schema), allowExtraIndexes: true)
-        if !differences.isEmpty {
-            throw ImportError.database(
-                path: path,
-                reason:
-                    "after the import the file does not match its schema (\(differences.prefix(5).joined(separator: "; "))): "
-                    + "the import was rolled back and the database is as it was",
                 exitCode: 65)
         }
     }

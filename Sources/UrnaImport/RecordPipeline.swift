@@ -211,14 +211,14 @@ final class RecordPipeline: @unchecked Sendable {
     }
 }
 
-/// Where an asset row goes when a run of them is put in candidacy order: the first 16 bytes of the
-/// candidacy id (zero-padded, big-endian, so integer order is the ids' byte order, SQLite's order for
-/// the keys), then arrival. Ids longer than 16 bytes that share those bytes keep their arrival order
-/// among themselves, which is all that matters: a candidacy's goods stay in file order, and rows of
-/// one candidacy end up next to each other.
+/// Where an asset row goes when a run of them is put in candidacy order: the candidacy id in byte order
+/// (SQLite's order for text keys), then arrival, so a candidacy's goods stay in file order and sit next to
+/// each other. The first 16 bytes (zero-padded, big-endian) are compared as integers first; elections v4
+/// ids share long prefixes (`2018/1/ELEICAO GERAL FEDERAL 2018/MG/...`), so ties compare the whole id.
 struct AssetOrderKey: Comparable {
     var high: UInt64
     var low: UInt64
+    var id: String
     var index: Int32
 
     init(candidateID: String, index: Int) {
@@ -232,10 +232,15 @@ struct AssetOrderKey: Comparable {
         }
         self.high = high
         self.low = low
+        self.id = candidateID
         self.index = Int32(truncatingIfNeeded: index)
     }
 
     static func < (a: AssetOrderKey, b: AssetOrderKey) -> Bool {
-        (a.high, a.low, a.index) < (b.high, b.low, b.index)
+        if (a.high, a.low) != (b.high, b.low) { return (a.high, a.low) < (b.high, b.low) }
+        if a.id != b.id { return a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+        return a.index < b.index
     }
+
+    static func == (a: AssetOrderKey, b: AssetOrderKey) -> Bool { a.id == b.id && a.index == b.index }
 }

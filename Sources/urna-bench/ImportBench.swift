@@ -52,6 +52,13 @@ enum ImportBench {
                     String(format: "%.1f", ours.last!.peakMB),
                 ]))
         }
+        // The workload must load as the distinct candidacies and goods it was built as: a workload that
+        // collapses into updates or conflicts would measure something else.
+        let stored = try storedCounts(urnaDB)
+        let complete = stored.candidates == files.candidateRows && stored.goods == files.assetRows
+        print(
+            "stored: \(stored.candidates) candidacies, \(stored.goods) goods"
+                + (complete ? " (every workload row)" : " -- WORKLOAD CHECK FAILED: the timing below does not count"))
         let peerSeconds = BenchHarness.median(peers.map(\.seconds))
         let ourSeconds = BenchHarness.median(ours.map(\.seconds))
         let peak = ours.map(\.peakMB).max() ?? 0
@@ -73,6 +80,25 @@ enum ImportBench {
                 format:
                     "ratio urna/sqlite3 (medians): %.2fx (target <= 1.0x: %@); peak memory %.1f MB (target < 200 MB: %@)",
                 ratio, ratio <= 1.0 ? "met" : "NOT met", peak, peak < 200 ? "met" : "NOT met"))
+    }
+
+    /// Candidate and Good rows in an imported file, read by the sqlite3 shell.
+    static func storedCounts(_ db: String) throws -> (candidates: Int, goods: Int) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [
+            "sqlite3", "-readonly", db, "SELECT (SELECT count(*) FROM Candidate) || ' ' || (SELECT count(*) FROM Good)",
+        ]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let n = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap {
+            Int($0)
+        }
+        guard p.terminationStatus == 0, n.count == 2 else { throw BenchError("could not count the rows of \(db)") }
+        return (n[0], n[1])
     }
 
     /// Imports `files` into a fresh `db` and prints when each phase began and how long it lasted.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Builds the import benchmark's workload from real TSE files, as TSE ships them (Latin-1, `;`, quoted):
-/// the 2018 national consulta_cand file copied under new election codes (so every copy is a distinct
+/// the 2018 national consulta_cand file copied under new election codes and descriptions (so every copy is a distinct
 /// set of candidacies, vice pairs included) up to `candidates` rows, and the 2018 MG bem_candidato file
 /// copied, with election codes and order numbers moved so every asset belongs to one generated candidacy,
 /// up to `assets` rows.
@@ -13,15 +13,19 @@ enum ImportWorkload {
         let assetRows: Int
     }
 
-    static func build(in dir: URL, candidates: Int, assets: Int, candidateSource: [UInt8], assetSource: [UInt8]) throws -> Files {
+    static func build(in dir: URL, candidates: Int, assets: Int, candidateSource: [UInt8], assetSource: [UInt8]) throws
+        -> Files
+    {
         let cand = lines(candidateSource)
         let bens = lines(assetSource)
         guard cand.count > 1, bens.count > 1 else { throw BenchError("the sample files are empty") }
-        let candHeader = fields(cand[0]), bensHeader = fields(bens[0])
+        let candHeader = fields(cand[0])
+        let bensHeader = fields(bens[0])
         guard let candElection = candHeader.firstIndex(of: "CD_ELEICAO"),
+            let candDescription = candHeader.firstIndex(of: "DS_ELEICAO"),
             let bensElection = bensHeader.firstIndex(of: "CD_ELEICAO"),
             let bensOrder = bensHeader.firstIndex(of: "NR_ORDEM_CANDIDATO")
-        else { throw BenchError("the sample files lack CD_ELEICAO / NR_ORDEM_CANDIDATO") }
+        else { throw BenchError("the sample files lack CD_ELEICAO / DS_ELEICAO / NR_ORDEM_CANDIDATO") }
         let candPath = dir.appendingPathComponent("consulta_cand_workload.csv").path
         let bensPath = dir.appendingPathComponent("bem_candidato_workload.csv").path
         let candRows = cand.count - 1
@@ -32,7 +36,10 @@ enum ImportWorkload {
         copyLoop: for copy in 0..<copies {
             for line in cand.dropFirst() {
                 if written == candidates { break copyLoop }
-                out.append(contentsOf: rewrite(line, field: candElection) { $0 + 1000 * Int64(copy) } + [10])
+                // An election is year + round + description (elections v4), so each copy is named apart too.
+                var l = rewrite(line, field: candElection) { $0 + 1000 * Int64(copy) }
+                if copy > 0 { l = append(" COPY \(copy)", to: l, field: candDescription) }
+                out.append(contentsOf: l + [10])
                 written += 1
             }
         }
@@ -42,7 +49,8 @@ enum ImportWorkload {
         var assetsWritten = 0
         var round = 0
         while assetsWritten < assets {
-            let electionCopy = round % copies, orderShift = Int64(round / copies) * 100_000
+            let electionCopy = round % copies
+            let orderShift = Int64(round / copies) * 100_000
             for line in bens.dropFirst() {
                 if assetsWritten == assets { break }
                 var l = rewrite(line, field: bensElection) { $0 + 1000 * Int64(electionCopy) }
@@ -91,22 +99,48 @@ enum ImportWorkload {
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
     }
 
-    /// Replaces the numeric value of one quoted field (0-based) with `transform(value)`.
-    static func rewrite(_ line: [UInt8], field: Int, _ transform: (Int64) -> Int64) -> [UInt8] {
-        var index = 0, i = 0, start = -1, end = -1
+    /// The bytes of one field (0-based) of a `;` line, inside its quotes.
+    static func fieldRange(_ line: [UInt8], field: Int) -> Range<Int>? {
+        var index = 0
+        var i = 0
+        var start = -1
+        var end = -1
         var inQuotes = false
         while i < line.count {
             let b = line[i]
             if b == 34 { inQuotes.toggle() }
-            if b == 59 && !inQuotes { index += 1; if index == field + 1 { end = i; break } }
+            if b == 59 && !inQuotes {
+                index += 1
+                if index == field + 1 {
+                    end = i
+                    break
+                }
+            }
             if index == field && start < 0 && b != 59 { start = i }
             i += 1
         }
         if end < 0 { end = line.count }
-        guard start >= 0 else { return line }
-        var s = start, e = end
-        if line[s] == 34 { s += 1; e -= 1 }
-        guard s <= e, let v = Int64(String(decoding: line[s..<e], as: UTF8.self)) else { return line }
-        return Array(line[..<s]) + Array(String(transform(v)).utf8) + Array(line[e...])
+        guard start >= 0 else { return nil }
+        var s = start
+        var e = end
+        if line[s] == 34 {
+            s += 1
+            e -= 1
+        }
+        return s <= e ? s..<e : nil
+    }
+
+    /// Replaces the numeric value of one quoted field (0-based) with `transform(value)`.
+    static func rewrite(_ line: [UInt8], field: Int, _ transform: (Int64) -> Int64) -> [UInt8] {
+        guard let r = fieldRange(line, field: field), let v = Int64(String(decoding: line[r], as: UTF8.self)) else {
+            return line
+        }
+        return Array(line[..<r.lowerBound]) + Array(String(transform(v)).utf8) + Array(line[r.upperBound...])
+    }
+
+    /// Appends ASCII `suffix` to one field's text (its bytes are kept as they are, Latin-1 included).
+    static func append(_ suffix: String, to line: [UInt8], field: Int) -> [UInt8] {
+        guard let r = fieldRange(line, field: field) else { return line }
+        return Array(line[..<r.upperBound]) + Array(suffix.utf8) + Array(line[r.upperBound...])
     }
 }

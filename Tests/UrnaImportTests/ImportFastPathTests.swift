@@ -145,6 +145,14 @@ import UrnaStore
         #expect(order.filter { ids[$0] == "297/130000613212" } == [0, 3])
     }
 
+    @Test func assetOrderComparesWholeIdsPastALongSharedPrefix() {
+        // Elections v4 candidacy ids share far more than 16 bytes within one election.
+        let prefix = "2018/1/ELEICAO GERAL FEDERAL 2018/MG/"
+        let ids = [prefix + "130000613212", prefix + "130000600702", prefix + "130000613212", prefix + "13000060070"]
+        let keys = ids.enumerated().map { AssetOrderKey(candidateID: $0.element, index: $0.offset) }.sorted()
+        #expect(keys.map { Int($0.index) } == [3, 1, 0, 2])
+    }
+
     @Test func assetsInCandidacyOrderGiveTheSameListsAndRejectsAtOnceWhenNoCandidacyCanFollow() throws {
         let folder = try ImportTestSupport.scratchFolder()
         let cand = ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv")

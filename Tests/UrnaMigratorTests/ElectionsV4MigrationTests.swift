@@ -61,6 +61,63 @@ import UrnaStore
         }
     }
 
+    /// v3 kept one label per party number (the last seen): a file holding 2016 and 2018 labels 2016's
+    /// number 15 "MDB". The step gives each year the acronym its single-party coalitions published (and
+    /// clears the name, which belonged to the other label); a year with no such coalition keeps v3's label.
+    @Test func partiesTakeTheirYearsLabelFromSinglePartyCoalitions() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("elections.sqlite")
+        let v3 = try Store(path: path, schema: Elections.family.schema(version: 3)!)
+        try v3.write {
+            let mdb = try v3.create(
+                "Party", value: ["id": 15, "number": 15, "acronym": "MDB", "name": "MOVIMENTO DEMOCRÁTICO BRASILEIRO"])
+            let pt = try v3.create(
+                "Party", value: ["id": 13, "number": 13, "acronym": "PT", "name": "PARTIDO DOS TRABALHADORES"])
+            let alone2016 = try v3.create(
+                "Coalition",
+                value: ["id": 1, "name": "PMDB", "composition": "PMDB", "kind": "PARTIDO ISOLADO", "parties": [mdb]])
+            let alone2018 = try v3.create(
+                "Coalition",
+                value: ["id": 2, "name": "MDB", "composition": "MDB", "kind": "PARTIDO ISOLADO", "parties": [mdb]])
+            let together2020 = try v3.create(
+                "Coalition",
+                value: [
+                    "id": 3, "name": "JUNTOS", "composition": "MDB / PT", "kind": "COLIGAÇÃO", "parties": [mdb, pt],
+                ])
+            var elections: [Int: DynamicObject] = [:]
+            for (code, year) in [(220, 2016), (297, 2018), (426, 2020)] {
+                elections[year] = try v3.create(
+                    "Election",
+                    value: [
+                        "id": "\(code)", "code": code, "year": year, "round": 1,
+                        "electionDescription": "ELEICOES \(year)",
+                    ])
+            }
+            for (sq, year, coalition) in [(1, 2016, alone2016), (2, 2018, alone2018), (3, 2020, together2020)] {
+                try v3.create(
+                    "Candidate",
+                    value: [
+                        "id": "\(sq)", "sequence": sq, "election": elections[year]!, "number": 15, "name": "C\(sq)",
+                        "unit": "U", "party": mdb, "coalition": coalition,
+                    ])
+            }
+        }
+        let migrator = Migrator(family: SchemaFamilies.elections)
+        _ = try migrator.run(try migrator.plan(path: path, to: 4), backup: .none)
+        let store = try Store(path: path, schema: ElectionsV4.schema)
+        let p2016 = try #require(try store.object(ofType: "Party", forPrimaryKey: "2016/15"))
+        #expect(p2016["acronym"] == .string("PMDB"))
+        #expect(p2016["name"] == .string(""))
+        let p2018 = try #require(try store.object(ofType: "Party", forPrimaryKey: "2018/15"))
+        #expect(p2018["acronym"] == .string("MDB"))
+        #expect(p2018["name"] == .string("MOVIMENTO DEMOCRÁTICO BRASILEIRO"))
+        // Only a multi-party coalition in 2020: v3's label stays.
+        let p2020 = try #require(try store.object(ofType: "Party", forPrimaryKey: "2020/15"))
+        #expect(p2020["acronym"] == .string("MDB"))
+        let pt2020 = try #require(try store.object(ofType: "Party", forPrimaryKey: "2020/13"))
+        #expect(pt2020["acronym"] == .string("PT"))
+    }
+
     /// v1 → latest in one run equals v1 → v3, then v3 → v4.
     @Test func allAtOnceEqualsStepByStep() throws {
         let dir = try Fixture.directory()
