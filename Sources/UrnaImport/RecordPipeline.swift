@@ -238,7 +238,8 @@ struct AssetOrderKey: Comparable {
 
     static func < (a: AssetOrderKey, b: AssetOrderKey) -> Bool {
         if (a.high, a.low) != (b.high, b.low) { return (a.high, a.low) < (b.high, b.low) }
-        if a.id != b.id { return a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+        // String's own comparison: a memcmp for ASCII ids (accent-folded keys are), scalar order otherwise.
+        if a.id != b.id { return a.id < b.id }
         return a.index < b.index
     }
 

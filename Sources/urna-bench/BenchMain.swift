@@ -81,6 +81,14 @@ enum BenchChildren {
             // An import's phases with the seconds each took (reading + writing, held assets, catalogues and
             // index builds, vice links, commit), for finding where its time goes: DB FILE...
             case "child-import-phases": try ImportBench.phases(db: args[0], files: Array(args.dropFirst()))
+            // The import workload's two files, kept for profilers: DIR CANDIDATES ASSETS.
+            case "child-import-workload":
+                let files = try ImportWorkload.build(
+                    in: URL(fileURLWithPath: args[0]), candidates: Int(args[1])!, assets: Int(args[2])!,
+                    candidateSource: try ImportBench.readZipMember("SampleData/consulta_cand_2018_BRASIL.zip"),
+                    assetSource: [UInt8](
+                        try Data(contentsOf: URL(fileURLWithPath: "SampleData/bem_candidato_2018_MG.csv"))))
+                print(files.candidates, files.assets)
             default:
                 print("unknown child \(name)")
                 return 64

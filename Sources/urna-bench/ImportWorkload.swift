@@ -24,6 +24,7 @@ enum ImportWorkload {
         guard let candElection = candHeader.firstIndex(of: "CD_ELEICAO"),
             let candDescription = candHeader.firstIndex(of: "DS_ELEICAO"),
             let bensElection = bensHeader.firstIndex(of: "CD_ELEICAO"),
+            let bensDescription = bensHeader.firstIndex(of: "DS_ELEICAO"),
             let bensOrder = bensHeader.firstIndex(of: "NR_ORDEM_CANDIDATO")
         else { throw BenchError("the sample files lack CD_ELEICAO / DS_ELEICAO / NR_ORDEM_CANDIDATO") }
         let candPath = dir.appendingPathComponent("consulta_cand_workload.csv").path
@@ -48,12 +49,15 @@ enum ImportWorkload {
         out.append(contentsOf: bens[0] + [10])
         var assetsWritten = 0
         var round = 0
+        // Goods go only to copies written whole, so every good has its candidacy.
+        let wholeCopies = max(1, written / candRows)
         while assetsWritten < assets {
-            let electionCopy = round % copies
-            let orderShift = Int64(round / copies) * 100_000
+            let electionCopy = round % wholeCopies
+            let orderShift = Int64(round / wholeCopies) * 100_000
             for line in bens.dropFirst() {
                 if assetsWritten == assets { break }
                 var l = rewrite(line, field: bensElection) { $0 + 1000 * Int64(electionCopy) }
+                if electionCopy > 0 { l = append(" COPY \(electionCopy)", to: l, field: bensDescription) }
                 l = rewrite(l, field: bensOrder) { $0 + orderShift }
                 out.append(contentsOf: l + [10])
                 assetsWritten += 1

@@ -5,13 +5,17 @@ import UrnaStore
 /// 1,000,000 Person objects added in one write through the store, against raw SQLite prepared-statement
 /// inserts of the same rows into the same table, in the same run.
 enum StoreBench {
-    static let schema = try! Schema(family: "people", version: 2, types: [
-        ObjectSchema("Person", [
-            Property("fullName", .string, default: ""),
-            Property("email", .string, default: ""),
-            Property("age", .int64, default: 0),
+    static let schema = try! Schema(
+        family: "people", version: 2,
+        types: [
+            ObjectSchema(
+                "Person",
+                [
+                    Property("fullName", .string, default: ""),
+                    Property("email", .string, default: ""),
+                    Property("age", .int64, default: 0),
+                ])
         ])
-    ])
 
     static func person(_ i: Int) -> (String, String, Int64) {
         ("Person Number \(i)", "person\(i)@example.org", Int64(18 + i % 80))
@@ -28,11 +32,21 @@ enum StoreBench {
         let storeInsert = Double(store.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? store.seconds
         print(BenchHarness.row(["what", "insert time (s)", "rows/s", "peak memory (MB)"]))
         print(BenchHarness.row(["---", "---", "---", "---"]))
-        print(BenchHarness.row(["raw SQLite prepared INSERT (peer)", String(format: "%.3f", rawInsert), String(format: "%.0f", Double(rows) / rawInsert), String(format: "%.1f", raw.peakMB)]))
-        print(BenchHarness.row(["urna Store.add (one write)", String(format: "%.3f", storeInsert), String(format: "%.0f", Double(rows) / storeInsert), String(format: "%.1f", store.peakMB)]))
+        print(
+            BenchHarness.row([
+                "raw SQLite prepared INSERT (peer)", String(format: "%.3f", rawInsert),
+                String(format: "%.0f", Double(rows) / rawInsert), String(format: "%.1f", raw.peakMB),
+            ]))
+        print(
+            BenchHarness.row([
+                "urna Store.add (one write)", String(format: "%.3f", storeInsert),
+                String(format: "%.0f", Double(rows) / storeInsert), String(format: "%.1f", store.peakMB),
+            ]))
         let ratio = storeInsert / rawInsert
-        print(String(format: "ratio store/raw: %.2fx (target <= 1.5x: %@); peak memory %.1f MB (target < 200 MB: %@)",
-                     ratio, ratio <= 1.5 ? "met" : "NOT met", store.peakMB, store.peakMB < 200 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "ratio store/raw: %.2fx (target <= 1.5x: %@); peak memory %.1f MB (target < 200 MB: %@)",
+                ratio, ratio <= 1.5 ? "met" : "NOT met", store.peakMB, store.peakMB < 200 ? "met" : "NOT met"))
     }
 
     /// The peer: the same table the store makes, filled by one prepared statement.
