@@ -39,11 +39,14 @@ enum ImportIntegrity {
         return out
     }
 
-    /// Refuses to import into a file whose triggers would run on the import's writes, unless `allowed`.
-    static func refuseTriggers(on connection: Connection, schema: Schema, path: String, allowed: Bool) throws {
-        guard !allowed else { return }
+    /// Refuses to import into a file whose triggers would run on the import's writes, unless `allowed`;
+    /// returns the triggers that will run (none unless allowed).
+    @discardableResult
+    static func refuseTriggers(
+        on connection: Connection, schema: Schema, path: String, allowed: Bool
+    ) throws -> [(name: String, table: String)] {
         let found = try triggers(on: connection, schema: schema)
-        guard !found.isEmpty else { return }
+        guard !allowed, !found.isEmpty else { return found }
         let list = found.map { "\($0.name) (on \($0.table))" }.joined(separator: ", ")
         throw ImportError.database(
             path: path,

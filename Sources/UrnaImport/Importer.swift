@@ -142,12 +142,12 @@ public final class Importer {
         defer { if enforcedForeignKeys { try? connection.execute("PRAGMA foreign_keys = ON") } }
         try store.beginWrite()
         do {
-            try ImportIntegrity.refuseTriggers(
-                on: connection, schema: store.schema, path: connection.path, allowed: options.allowTriggers)
-            // The import's own rows are linked by construction; only a trigger (allowed above) can break
+            // The import's own rows are linked by construction; only a trigger (allowed here) can break
             // links inside this transaction, so only then is the whole file's foreign_key_check worth its
-            // scan of every table (seconds on a million goods).
-            let triggersRun = try !ImportIntegrity.triggers(on: connection, schema: store.schema).isEmpty
+            // scan of every table.
+            let triggersRun = try !ImportIntegrity.refuseTriggers(
+                on: connection, schema: store.schema, path: connection.path, allowed: options.allowTriggers
+            ).isEmpty
             var bulk = BulkLoad()
             try bulk.prepare(
                 connection,

@@ -211,37 +211,17 @@ final class RecordPipeline: @unchecked Sendable {
     }
 }
 
-/// Where an asset row goes when a run of them is put in candidacy order: the candidacy id in byte order
-/// (SQLite's order for text keys), then arrival, so a candidacy's goods stay in file order and sit next to
-/// each other. The first 16 bytes (zero-padded, big-endian) are compared as integers first; elections v4
-/// ids share long prefixes (`2018/1/ELEICAO GERAL FEDERAL 2018/MG/...`), so ties compare the whole id.
+/// Where an asset row goes when a run of them is put in candidacy order: the candidacy id (String's
+/// comparison, a memcmp for the ASCII, accent-folded ids: SQLite's order for the text keys), then arrival,
+/// so a candidacy's goods stay in file order and sit next to each other.
 struct AssetOrderKey: Comparable {
-    var high: UInt64
-    var low: UInt64
     var id: String
     var index: Int32
 
     init(candidateID: String, index: Int) {
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        var n = 0
-        for b in candidateID.utf8 {
-            if n == 16 { break }
-            if n < 8 { high |= UInt64(b) << (56 - 8 * n) } else { low |= UInt64(b) << (56 - 8 * (n - 8)) }
-            n += 1
-        }
-        self.high = high
-        self.low = low
         self.id = candidateID
         self.index = Int32(truncatingIfNeeded: index)
     }
 
-    static func < (a: AssetOrderKey, b: AssetOrderKey) -> Bool {
-        if (a.high, a.low) != (b.high, b.low) { return (a.high, a.low) < (b.high, b.low) }
-        // String's own comparison: a memcmp for ASCII ids (accent-folded keys are), scalar order otherwise.
-        if a.id != b.id { return a.id < b.id }
-        return a.index < b.index
-    }
-
-    static func == (a: AssetOrderKey, b: AssetOrderKey) -> Bool { a.id == b.id && a.index == b.index }
+    static func < (a: AssetOrderKey, b: AssetOrderKey) -> Bool { (a.id, a.index) < (b.id, b.index) }
 }

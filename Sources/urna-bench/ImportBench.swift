@@ -108,16 +108,7 @@ enum ImportBench {
     static func rejectedRows(_ rejects: String, file: String) throws -> Int {
         guard let data = FileManager.default.contents(atPath: rejects) else { return 0 }
         let prefix = Array(((file as NSString).lastPathComponent + ",").utf8)
-        var count = 0
-        var lineStart = true
-        var i = 0
-        let bytes = [UInt8](data)
-        while i < bytes.count {
-            if lineStart, bytes.count - i >= prefix.count, Array(bytes[i..<(i + prefix.count)]) == prefix { count += 1 }
-            lineStart = bytes[i] == 10
-            i += 1
-        }
-        return count
+        return data.split(separator: 10, omittingEmptySubsequences: true).count { $0.starts(with: prefix) }
     }
 
     /// Imports `files` into a fresh `db` and prints when each phase began and how long it lasted.
