@@ -1,7 +1,7 @@
 # Urna: `make run` and `make test` are all a fresh machine needs (they install what is missing).
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
-DEB_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev libcurl4-openssl-dev sqlite3 pkg-config
+DEB_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev libcurl4-openssl-dev libpq-dev sqlite3 pkg-config
 # Benchmark peers only (never linked into urna): xmllint for the XML reader's own speed.
 BENCH_PACKAGES := libxml2-utils
 DB ?= urna.sqlite
@@ -9,8 +9,9 @@ URNA := .build/release/urna
 
 # Test tools only (never linked into urna nor needed to run it): Datasette, for the datasette-metadata test.
 TEST_VENV := .build/test-venv
-# Test tools only: zsh and fish check that `urna completion zsh|fish` scripts parse (`-n`).
-TEST_DEB_PACKAGES := zsh fish
+# Test tools only: zsh and fish check that `urna completion zsh|fish` scripts parse (`-n`); postgresql is the
+# server the PostgreSQL backend tests start (a throwaway cluster on 127.0.0.1).
+TEST_DEB_PACKAGES := zsh fish postgresql
 
 .PHONY: deps test-deps build run test bench fuzz format clean
 
@@ -59,7 +60,9 @@ test-deps:
 
 test: deps test-deps
 	swift build --build-tests
-	swift test --skip-build 2>&1 | tee .build/test-output.txt; exit $${PIPESTATUS[0]}
+	@# With the server installed, a PostgreSQL test that cannot start one fails instead of reporting itself skipped.
+	if dpkg -s postgresql >/dev/null 2>&1; then export URNA_REQUIRE_POSTGRES=1; fi; \
+	  swift test --skip-build 2>&1 | tee .build/test-output.txt; exit $${PIPESTATUS[0]}
 
 bench: deps
 	@for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get install -y -qq $$p || { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$p; }; }; done

@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "UrnaRecords", targets: ["UrnaRecords"]),
         .library(name: "UrnaImport", targets: ["UrnaImport"]),
         .library(name: "UrnaCommandLine", targets: ["UrnaCommandLine"]),
+        .library(name: "UrnaPostgres", targets: ["UrnaPostgres"]),
         .executable(name: "urna", targets: ["urna"]),
     ],
     targets: [
@@ -21,6 +22,8 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         // Schema, objects, queries, transactions and the SQLite storage contract.
         .target(name: "UrnaStore", dependencies: ["CSQLite"]),
         // Descriptors -> plan -> run or dry run.
@@ -33,18 +36,23 @@ let package = Package(
         .target(name: "UrnaImport", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaRecords"]),
         // HTTP downloads of TSE's open-data files (libcurl): resumable, cached, verified.
         .target(name: "UrnaDownload", dependencies: ["CCurl", "UrnaRecords"]),
+        // The PostgreSQL backend (libpq): the storage contract on PostgreSQL, COPY both ways between stores.
+        .target(name: "UrnaPostgres", dependencies: ["CPostgreSQL", "UrnaStore"]),
         // Every urna command, for any families: `urna` itself and an app's own executable.
-        .target(name: "UrnaCommandLine", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "UrnaDownload", "CSQLite"]),
+        .target(name: "UrnaCommandLine", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "UrnaDownload", "UrnaPostgres", "CSQLite"]),
         .executableTarget(name: "urna", dependencies: ["UrnaCommandLine", "UrnaSchemas"]),
         // An app's own family and executable (UrnaCommandLine.main(families:)), for tests and the benchmark.
         .target(name: "LibraryFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/LibraryFamily"),
         .executableTarget(name: "library-app", dependencies: ["UrnaCommandLine", "LibraryFamily"], path: "Examples/library-app"),
         .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite"]),
+        // A throwaway PostgreSQL server on 127.0.0.1 for the backend tests (skipped, with the reason, without one).
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
         .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "UrnaCLITests", dependencies: [], exclude: ["tse_http_server.py"]),
+        .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport"], exclude: ["tse_http_server.py"]),
         // Issue 12's attacks (hostile paths, files, archives, signals) against the built binary.
         .testTarget(name: "UrnaHostileTests", dependencies: ["UrnaStore", "CSQLite", "CZlib"]),
     ]

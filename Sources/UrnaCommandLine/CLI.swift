@@ -1,4 +1,5 @@
 import Foundation
+import UrnaPostgres
 import UrnaStore
 
 /// Exit codes, as README documents them.
@@ -35,7 +36,7 @@ enum CLI {
             InitCommand.command, StatusCommand.command, QueryCommand.command, SQLCommand.command,
             SchemaCommand.command, ImportCommand.command, ShowCommand.command, MigrateCommand.command,
             ExportCommand.command, AdoptCommand.command, RestoreCommand.command, DownloadCommand.command,
-            DatasetteMetadataCommand.command, CompletionCommand.command,
+            DatasetteMetadataCommand.command, CopyCommand.command, CompletionCommand.command,
         ]
     }
 
@@ -102,6 +103,12 @@ enum CLI {
         do {
             let parsed = try ArgumentParser.parse(rest, spec: command.spec)
             if command.spec.options.contains(where: { $0.name == "db" }) {
+                let location = databasePath(parsed)
+                if PostgresURL.isPostgres(location) {
+                    database = PostgresURL.redacted(location)
+                    if command.spec.name == "sql" { return try SQLCommand.runOnPostgres(parsed, location: location) }
+                    return try PostgresStaging.run(command, parsed, location: location)
+                }
                 database = databasePath(parsed)
                 try InputChecks.checkDatabase(databasePath(parsed))
             }

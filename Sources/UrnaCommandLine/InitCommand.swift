@@ -1,6 +1,7 @@
 import Foundation
 import UrnaImport
 import UrnaMigrator
+import UrnaPostgres
 import UrnaSchemas
 import UrnaStore
 
@@ -32,7 +33,7 @@ enum InitCommand {
         }
         // An elections file is made to be bulk-loaded: it gets the page size the importer gives its own files.
         _ = try Store(path: path, schema: schema, pageSize: name == "elections" ? Importer.pageSize : nil)
-        print("created \(path): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))")
+        print("created \(DatabaseName.of(path)): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))")
         return ExitCode.ok
     }
 }
@@ -111,7 +112,7 @@ enum StatusCommand {
                 ("counts", JSONText.object(counts.keys.sorted().map { ($0, String(counts[$0]!)) })),
             ]))
         } else {
-            print("file:     \(path)")
+            print("\(PostgresURL.isPostgres(DatabaseName.of(path)) ? "database" : "file:    "): \(DatabaseName.of(path))")
             print("family:   \(store.schema.family)" + (family == nil ? " (family unknown to \(tool))" : ""))
             print("version:  \(store.schema.version)" + (latest.map { " (latest \($0))" } ?? ""))
             if family == nil {
@@ -127,7 +128,7 @@ enum StatusCommand {
             } else if pending.isEmpty {
                 print("pending:  none")
             } else {
-                print("pending:  " + pending.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ") + "  (run: \(tool) migrate --db \(path) --dry-run)")
+                print("pending:  " + pending.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ") + "  (run: \(tool) migrate --db \(DatabaseName.of(path)) --dry-run)")
             }
             print("objects:")
             for t in store.schema.tableTypes { print("  " + t.name.padding(toLength: 14, withPad: " ", startingAt: 0) + String(counts[t.name] ?? 0)) }

@@ -65,7 +65,7 @@ enum MigrateCommand {
             do {
                 let report = try context.registry.dryRun(
                     path: path, to: try p.int("to"), sample: sample, options: options)
-                print(p.has("json") ? report.renderJSON() : report.renderText())
+                print(DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path))
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
             } catch let e as MigrationError {
                 if case .alreadyCurrent(_, let family, let version) = e {
@@ -74,7 +74,7 @@ enum MigrateCommand {
                             ? JSONText.object([
                                 ("status", JSONText.string("nothing to do")), ("version", String(version)),
                             ])
-                            : "nothing to do: \(path) is already at \(family) version \(version)")
+                            : "nothing to do: \(DatabaseName.of(path)) is already at \(family) version \(version)")
                     return ExitCode.ok
                 }
                 throw CLIError(e.exitCode, e.description(programName: context.toolName))
@@ -110,7 +110,7 @@ enum MigrateCommand {
                 print(
                     p.has("json")
                         ? JSONText.object([("status", JSONText.string("nothing to do")), ("version", String(target))])
-                        : "nothing to do: \(path) is already at \(family.name) version \(target)")
+                        : "nothing to do: \(DatabaseName.of(path)) is already at \(family.name) version \(target)")
                 return ExitCode.ok
             }
             throw CLIError(e.exitCode, e.description(programName: context.toolName))
@@ -131,7 +131,7 @@ enum MigrateCommand {
             throw CLIError(
                 e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
         }
-        print(p.has("json") ? report.renderJSON() : report.renderText())
+        print(DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path))
         return ExitCode.ok
     }
 

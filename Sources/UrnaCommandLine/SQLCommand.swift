@@ -34,10 +34,10 @@ enum SQLCommand {
 
     enum Format { case table, csv, json }
 
-    static let command = Command(spec: spec) { p in
+    /// The output format and the `--param` pairs of a command line.
+    static func options(_ p: ParsedArguments) throws -> (Format, [(name: String, value: String)]) {
         let chosen = [("table", Format.table), ("csv", .csv), ("json", .json)].filter { p.has($0.0) }
         guard chosen.count <= 1 else { throw UsageError("choose one of --table, --csv and --json") }
-        let format = chosen.first?.1 ?? .table
         let parameters = try (p.values["param"] ?? []).map { pair -> (name: String, value: String) in
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
                 throw UsageError("--param takes NAME=VALUE, not '\(pair)'")
@@ -46,6 +46,11 @@ enum SQLCommand {
             if let first = name.first, ":@$".contains(first) { name.removeFirst() }
             return (name, String(pair[pair.index(after: eq)...]))
         }
+        return (chosen.first?.1 ?? .table, parameters)
+    }
+
+    static let command = Command(spec: spec) { p in
+        let (format, parameters) = try options(p)
         let path = databasePath(p)
         let write = p.has("write")
         if write { try requireWritableDatabase(path, command: "urna sql --write") }
@@ -78,7 +83,11 @@ enum SQLCommand {
 
     /// Streams the rows to stdout; returns how many there were.
     static func printRows(of statement: SQLStatement, as format: Format) throws -> Int {
-        let names = statement.columnNames
+        try printRows(names: statement.columnNames, next: { try statement.step() ? statement.row() : nil }, as: format)
+    }
+
+    /// Streams rows from `next` (nil at the end) to stdout; returns how many there were.
+    static func printRows(names: [String], next: () throws -> [SQLValue]?, as format: Format) throws -> Int {
         var count = 0
         var buffer = ""
         func emit(_ s: String) {
@@ -93,25 +102,24 @@ enum SQLCommand {
         switch format {
         case .csv:
             if !names.isEmpty { emit(names.map(CSVText.field).joined(separator: ",")) }
-            while try statement.step() {
+            while let row = try next() {
                 count += 1
-                emit(statement.row().map { CSVText.field(plain($0)) }.joined(separator: ","))
+                emit(row.map { CSVText.field(plain($0)) }.joined(separator: ","))
             }
         case .json:
             buffer = "["
-            while try statement.step() {
+            while let row = try next() {
                 buffer += count == 0 ? "\n" : ",\n"
                 count += 1
-                let pairs = zip(names, statement.row()).map { ($0, json($1)) }
+                let pairs = zip(names, row).map { ($0, json($1)) }
                 buffer += JSONText.object(pairs)
                 if buffer.utf8.count > 1 << 16 { flush() }
             }
             emit(count == 0 ? "]" : "\n]")
         case .table:
             var table: TableText?
-            while try statement.step() {
+            while let row = try next() {
                 count += 1
-                let row = statement.row()
                 if table == nil {
                     table = TableText(header: names, rightAligned: row.map(isNumber)) { emit($0) }
                 }

@@ -1,0 +1,116 @@
+import Foundation
+import UrnaImport
+import UrnaPostgres
+import UrnaStore
+
+/// `urna copy`: an object graph from an SQLite file into a PostgreSQL database, or back.
+enum CopyCommand {
+    static let spec = CommandSpec(
+        name: "copy", abstract: "Copy a database between an SQLite file and PostgreSQL, in one transaction.",
+        usage: "urna copy --from FILE|URL --to URL|FILE [--replace]",
+        discussion: """
+            Copies every table of the family (objects, links, lists), _urna_schema and _urna_history, with each
+            value converted by its property's type: exact money as numeric, dates as timestamptz, embedded
+            objects as jsonb (README: storage contract). One side is an SQLite file, the other a
+            postgresql://USER@HOST:PORT/DB URL (PG* environment variables fill in what the URL leaves out).
+            Into PostgreSQL: one transaction; a database that already holds Urna data is refused unless
+            --replace, and a table urna does not own is never touched. Into a file: the file must not exist; it
+            appears complete or not at all.
+            """,
+        options: [
+            .value("from", "FILE|URL", "Where the data is."),
+            .value("to", "URL|FILE", "Where it goes."),
+            .flag("replace", "Replace the Urna data a PostgreSQL database already holds."),
+        ],
+        positionals: [], minPositionals: 0, maxPositionals: 0,
+        examples: [
+            "urna copy --from urna.sqlite --to postgresql://urna@127.0.0.1:5432/tse",
+            "urna copy --from postgresql://urna@127.0.0.1:5432/tse --to tse-copy.sqlite",
+        ])
+
+    static let command = Command(spec: spec) { p in
+        guard let from = p.value("from"), let to = p.value("to") else {
+            throw UsageError("--from and --to are both required")
+        }
+        switch (PostgresURL.isPostgres(from), PostgresURL.isPostgres(to)) {
+        case (false, true): return try fileToPostgres(from, to, replace: p.has("replace"))
+        case (true, false):
+            if p.has("replace") { throw UsageError("--replace is for PostgreSQL targets: a file target must not exist") }
+            return try postgresToFile(from, to)
+        case (false, false):
+            throw UsageError("both are SQLite files: copy the file itself (sqlite3 FROM \".backup TO\")")
+        case (true, true):
+            throw UsageError("both are PostgreSQL databases: use pg_dump | psql, or copy through a file")
+        }
+    }
+
+    static func fileToPostgres(_ file: String, _ url: String, replace: Bool) throws -> Int32 {
+        try InputChecks.checkDatabase(file)
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw CLIError(ExitCode.missingInput, "\(file) does not exist: give --from the path of an Urna file")
+        }
+        try HotJournal.recoverIfNeeded(file)
+        let sqlite = try Connection(path: file, readOnly: true, create: false)
+        try sqlite.execute("BEGIN")  // one snapshot, whatever writes the file meanwhile
+        guard let schema = try Store.recordedSchema(in: sqlite) else {
+            throw CLIError(ExitCode.badData, "\(file) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
+        }
+        let pg = try PostgresConnection(url)
+        try pg.execute("SET lock_timeout = \(PostgresStaging.lockTimeoutMilliseconds)")
+        try pg.execute("BEGIN")
+        var committed = false
+        defer { if !committed { try? pg.execute("ROLLBACK") } }
+        try pg.execute("SELECT pg_advisory_xact_lock(\(PostgresStaging.advisoryLockKey))")
+        let old = try PostgresTransfer.recordedSchema(in: pg)
+        if let old {
+            guard replace else {
+                throw CLIError(
+                    ExitCode.failure,
+                    "\(pg.displayName) already holds Urna data (\(old.family) version \(old.version)); nothing was "
+                        + "changed: add --replace to replace it with \(file)'s")
+            }
+            let names = PostgresLayout.tableNames(for: old).map(Identifier.quoted).joined(separator: ", ")
+            try pg.execute("LOCK TABLE \(names) IN EXCLUSIVE MODE")
+        }
+        let counts = try PostgresTransfer.push(from: sqlite, to: pg, replacing: old)
+        try pg.execute("COMMIT")
+        committed = true
+        print(summary(from: file, to: pg.displayName, schema: schema, counts: counts))
+        return ExitCode.ok
+    }
+
+    static func postgresToFile(_ url: String, _ file: String) throws -> Int32 {
+        if FileManager.default.fileExists(atPath: file) {
+            throw CLIError(ExitCode.failure, "\(file) already exists; copy never replaces a file: give --to a new path")
+        }
+        try requireWritableDatabase(file, command: "\(CommandContext.current.toolName) copy")
+        let pg = try PostgresConnection(url)
+        try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { try? pg.execute("ROLLBACK") }
+        // Written under a temporary name in the same folder, then linked into place: never half a file.
+        let temporary = file + ".urna-copy-\(getpid()).tmp"
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + s) } }
+        guard
+            let recorded = try PostgresTransfer.recordedSchema(in: pg)
+        else {
+            throw CLIError(
+                ExitCode.missingInput, "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table)")
+        }
+        var counts: PostgresTransfer.Counts = []
+        let schema = try PostgresTransfer.pull(
+            from: pg, to: temporary, pageSize: recorded.family == "elections" ? Importer.pageSize : nil,
+            resolve: PostgresStaging.codeSchema, progress: { counts.append(($0, $1)) }) ?? recorded
+        guard link(temporary, file) == 0 else {
+            throw CLIError(
+                ExitCode.failure, "cannot create \(file): \(String(cString: strerror(errno))); nothing was written")
+        }
+        print(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
+        return ExitCode.ok
+    }
+
+    static func summary(from: String, to: String, schema: Schema, counts: PostgresTransfer.Counts) -> String {
+        let rows = counts.reduce(0) { $0 + $1.rows }
+        let detail = counts.map { "\($0.table) \($0.rows)" }.joined(separator: ", ")
+        return "copied \(from) to \(to): \(schema.family) version \(schema.version), \(rows) rows (\(detail))"
+    }
+}

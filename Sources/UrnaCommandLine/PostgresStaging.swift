@@ -1,0 +1,179 @@
+import Foundation
+import UrnaImport
+import UrnaPostgres
+import UrnaStore
+
+/// `--db postgresql://...` for the commands that work on an object graph (init, status, query, show, export,
+/// import, migrate): the command runs unchanged on a private SQLite working copy of the database's Urna tables,
+/// made inside one PostgreSQL transaction, and a command that writes puts the result back in that same
+/// transaction. So every rule (identity, precedence, upserts, migrations and their checks) is the one the
+/// SQLite files have, and every write is all-or-nothing on the server: a failure, a signal or a kill rolls the
+/// transaction back and the database is as it was.
+///
+/// Writers take an advisory lock (two urna runs never interleave) and lock Urna's tables against other
+/// writers for the run (readers go on reading the previous state); `lock_timeout` turns a long wait into a
+/// clear message. Readers work on a REPEATABLE READ snapshot. The cost is a full copy each way per command:
+/// fine for one election's files, slow for every election since 1994 (README: Limitations).
+enum PostgresStaging {
+    /// The advisory lock key every urna writer takes: 'urna' in ASCII.
+    static let advisoryLockKey: Int64 = 0x7572_6E61
+    /// How long to wait for another writer's locks before giving up (URNA_PG_LOCK_TIMEOUT overrides, in ms).
+    static var lockTimeoutMilliseconds: Int {
+        ProcessInfo.processInfo.environment["URNA_PG_LOCK_TIMEOUT"].flatMap(Int.init) ?? 30_000
+    }
+
+    enum Mode {
+        case read
+        case write
+    }
+
+    /// Whether this command line writes, or why it cannot run on PostgreSQL.
+    static func mode(of command: String, _ p: ParsedArguments) throws -> Mode {
+        switch command {
+        case "status", "query", "show", "export", "schema": return .read
+        case "migrate":
+            if p.has("vacuum") {
+                throw UsageError(
+                    "--vacuum compacts SQLite files; on PostgreSQL run VACUUM (or let autovacuum do it)")
+            }
+            return p.has("dry-run") ? .read : .write
+        case "init": return .write
+        case "import":
+            if p.has("datasette-metadata") {
+                throw UsageError("--datasette-metadata describes SQLite files for Datasette; it has no meaning on PostgreSQL")
+            }
+            return .write
+        case "restore":
+            throw UsageError(
+                "PostgreSQL databases have no migration backup file: each migrate run is one transaction "
+                    + "(a failure changes nothing); restore from your own pg_dump")
+        case "adopt":
+            throw UsageError(
+                "adopt works on SQLite files: adopt the file there, then `urna copy --from FILE --to URL`")
+        default:
+            throw UsageError("\(command) works on SQLite files only")
+        }
+    }
+
+    /// Runs `command` against the PostgreSQL database at `location`.
+    static func run(_ command: Command, _ parsed: ParsedArguments, location: String) throws -> Int32 {
+        let name = command.spec.name
+        let mode = try mode(of: name, parsed)
+        let pg = try PostgresConnection(location)
+        try pg.execute("SET lock_timeout = \(lockTimeoutMilliseconds)")
+        switch mode {
+        case .read: try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        case .write: try pg.execute("BEGIN")
+        }
+        var committed = false
+        defer { if !committed { try? pg.execute("ROLLBACK") } }
+        let old: Schema?
+        do {
+            if mode == .write { try pg.execute("SELECT pg_advisory_xact_lock(\(advisoryLockKey))") }
+            old = try PostgresTransfer.recordedSchema(in: pg)
+            if mode == .write, let old {
+                let names = PostgresLayout.tableNames(for: old).map(Identifier.quoted).joined(separator: ", ")
+                try pg.execute("LOCK TABLE \(names) IN EXCLUSIVE MODE")
+            }
+        } catch let e as PostgresError where e.isLockTimeout {
+            throw CLIError(
+                ExitCode.failure,
+                "\(pg.displayName) is being written by another urna run or session (waited "
+                    + "\(lockTimeoutMilliseconds / 1000) s: \(e.message)); nothing was changed: try again when it "
+                    + "finishes, or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
+        }
+        if old == nil, mode == .read || name == "migrate" {
+            throw CLIError(
+                ExitCode.missingInput,
+                "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
+                    + "`\(CommandContext.current.toolName) init --db URL --family NAME` or "
+                    + "`\(CommandContext.current.toolName) import --db URL FILES`")
+        }
+        if old != nil, name == "init" {
+            throw CLIError(
+                ExitCode.failure,
+                "\(pg.displayName) already holds Urna data (\(old!.family) version \(old!.version)); init never "
+                    + "replaces data: use another database")
+        }
+        let workDir = try privateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: workDir) }
+        let staged = workDir + "/database.sqlite"
+        if old != nil {
+            try PostgresTransfer.pull(
+                from: pg, to: staged, pageSize: old?.family == "elections" ? Importer.pageSize : nil,
+                resolve: codeSchema)
+        }
+        var args = parsed
+        args.values["db"] = [staged]
+        if name == "import", args.value("rejects") == nil {
+            // The default (<db>.rejects.csv) would sit in the private folder and vanish with it.
+            args.values["rejects"] = [FileManager.default.currentDirectoryPath + "/urna-postgres.rejects.csv"]
+        }
+        if name == "migrate", args.value("backup") == nil {
+            // The transaction is the safety net: a failed run leaves the database untouched.
+            args.flags.insert("no-backup")
+        }
+        DatabaseName.stage(staged, as: pg.displayName)
+        defer { DatabaseName.unstage() }
+        let code = try command.run(args)
+        guard mode == .write, code == ExitCode.ok else { return code }
+        let sqlite = try Connection(path: staged, create: false)
+        let counts = try PostgresTransfer.push(from: sqlite, to: pg, replacing: old)
+        try pg.execute("COMMIT")
+        committed = true
+        if !parsed.has("quiet") && !parsed.has("json") {
+            let rows = counts.reduce(0) { $0 + $1.rows }
+            CLI.printError("stored in \(pg.displayName): \(rows) rows in \(counts.count) tables, in one transaction")
+        }
+        return code
+    }
+
+    /// The code's own schema when it equals the recorded one (it carries the views' SQL).
+    static func codeSchema(_ recorded: Schema) -> Schema {
+        guard let code = CommandContext.current.family(named: recorded.family)?.schema(version: recorded.version),
+            SchemaDescriptor.encode(code) == SchemaDescriptor.encode(recorded)
+        else { return recorded }
+        return code
+    }
+
+    /// A new folder only this user can read, in the temporary directory.
+    static func privateDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "urna-postgres-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CLIError(ExitCode.failure, "cannot create a private folder in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+        }
+        return String(cString: made)
+    }
+}
+
+/// What messages call the database: the PostgreSQL URL (password hidden) while a command runs on its
+/// private working copy, the path otherwise.
+enum DatabaseName {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var staged: (path: String, name: String)?
+
+    static func of(_ path: String) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let staged, staged.path == path { return staged.name }
+        return path
+    }
+
+    /// `text` with the working copy's path replaced by the database's name.
+    static func named(_ text: String, _ path: String) -> String {
+        let name = of(path)
+        return name == path ? text : text.replacingOccurrences(of: path, with: name)
+    }
+
+    static func stage(_ path: String, as name: String) {
+        lock.lock()
+        staged = (path, name)
+        lock.unlock()
+    }
+
+    static func unstage() {
+        lock.lock()
+        staged = nil
+        lock.unlock()
+    }
+}

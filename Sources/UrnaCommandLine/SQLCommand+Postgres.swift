@@ -1,0 +1,124 @@
+import Foundation
+import UrnaPostgres
+import UrnaStore
+
+extension SQLCommand {
+    /// `urna sql --db postgresql://...`: the statement is PostgreSQL's dialect and runs on the server, in a
+    /// READ ONLY transaction unless --write (then in one transaction that commits only if it succeeds).
+    static func runOnPostgres(_ p: ParsedArguments, location: String) throws -> Int32 {
+        let (format, parameters) = try options(p)
+        let write = p.has("write")
+        let (sql, values) = try PostgresParameters.rewrite(p.positionals[0], parameters)
+        let pg = try PostgresConnection(location)
+        try pg.execute("SET lock_timeout = \(PostgresStaging.lockTimeoutMilliseconds)")
+        try pg.execute(write ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let result: PostgresRows
+        do {
+            result = try pg.query(sql, values)
+        } catch let e as PostgresError where e.sqlState == "25006" {
+            try? pg.execute("ROLLBACK")
+            throw UsageError(
+                "this statement would change the database, and urna sql is read-only: add --write to run it "
+                    + "(in one transaction)")
+        } catch {
+            try? pg.execute("ROLLBACK")
+            throw error
+        }
+        try pg.execute("COMMIT")
+        var index = 0
+        let rows = try printRows(
+            names: result.columns,
+            next: {
+                guard index < result.rows.count else { return nil }
+                defer { index += 1 }
+                return zip(result.rows[index], result.types).map { PostgresParameters.value($0, type: $1) }
+            }, as: format)
+        if write {
+            CLI.printError("\(result.affected) row\(result.affected == 1 ? "" : "s") changed")
+        } else if format == .table {
+            CLI.printError("\(rows) row\(rows == 1 ? "" : "s")")
+        }
+        return ExitCode.ok
+    }
+}
+
+/// `:name` parameters (as urna sql takes them on SQLite) turned into PostgreSQL's `$n`.
+enum PostgresParameters {
+    /// The SQL with `:name` replaced by `$1`, `$2`, ... outside quotes and comments (a `::cast` is left
+    /// alone), and the values in that order. Every parameter must be given and every given one used.
+    static func rewrite(_ sql: String, _ given: [(name: String, value: String)]) throws -> (String, [String?]) {
+        let b = Array(sql.utf8)
+        var out: [UInt8] = []
+        var order: [String] = []
+        var i = 0
+        func isNameByte(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || (c >= 48 && c <= 57) }
+        while i < b.count {
+            let c = b[i]
+            if c == 39 || c == 34 {  // 'text' or "identifier": copied through, doubled quotes included
+                let quote = c
+                out.append(c)
+                i += 1
+                while i < b.count {
+                    out.append(b[i])
+                    if b[i] == quote {
+                        if i + 1 < b.count, b[i + 1] == quote {
+                            out.append(b[i + 1])
+                            i += 2
+                            continue
+                        }
+                        i += 1
+                        break
+                    }
+                    i += 1
+                }
+                continue
+            }
+            if c == 45, i + 1 < b.count, b[i + 1] == 45 {  // -- comment to the end of the line
+                while i < b.count, b[i] != 10 {
+                    out.append(b[i])
+                    i += 1
+                }
+                continue
+            }
+            if c == 58, i + 1 < b.count, b[i + 1] == 58 {  // ::type
+                out += [58, 58]
+                i += 2
+                continue
+            }
+            if c == 58, i + 1 < b.count, isNameByte(b[i + 1]), !(b[i + 1] >= 48 && b[i + 1] <= 57) {
+                var j = i + 1
+                while j < b.count, isNameByte(b[j]) { j += 1 }
+                let name = String(decoding: b[(i + 1)..<j], as: UTF8.self)
+                if !order.contains(name) { order.append(name) }
+                out += Array("$\(order.firstIndex(of: name)! + 1)".utf8)
+                i = j
+                continue
+            }
+            out.append(c)
+            i += 1
+        }
+        var values: [String?] = []
+        for name in order {
+            guard let v = given.last(where: { $0.name == name }) else {
+                throw UsageError("the SQL uses :\(name) but no --param \(name)=VALUE is given")
+            }
+            values.append(v.value)
+        }
+        if let unused = given.first(where: { !order.contains($0.name) }) {
+            throw UsageError("--param \(unused.name) is given but the SQL does not use :\(unused.name)")
+        }
+        return (String(decoding: out, as: UTF8.self), values)
+    }
+
+    /// A PostgreSQL text value as urna sql prints it: whole numbers and floats as numbers, numeric as its
+    /// exact text, booleans as 1/0 like SQLite.
+    static func value(_ text: String?, type: UInt32) -> SQLValue {
+        guard let text else { return .null }
+        switch type {
+        case 20, 21, 23: return Int64(text).map(SQLValue.integer) ?? .text(text)
+        case 700, 701: return Double(text).map(SQLValue.real) ?? .text(text)
+        case 16: return .integer(text == "t" ? 1 : 0)
+        default: return .text(text)
+        }
+    }
+}

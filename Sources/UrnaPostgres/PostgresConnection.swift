@@ -1,0 +1,321 @@
+import CPostgreSQL
+import Foundation
+
+/// A failure reported by libpq or the server: the message, the SQLSTATE when the server sent one, and the
+/// database it happened on (password hidden).
+public struct PostgresError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public let sqlState: String?
+    public let database: String
+
+    public init(_ message: String, sqlState: String? = nil, database: String) {
+        self.message = message
+        self.sqlState = sqlState
+        self.database = database
+    }
+
+    /// lock_timeout (55P03) or a deadlock (40P01): another session holds what this one needs.
+    public var isLockTimeout: Bool { sqlState == "55P03" || sqlState == "40P01" }
+
+    public var description: String {
+        "PostgreSQL at \(database): \(message)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
+    }
+}
+
+/// One libpq connection. Not shared between threads: each command or copy opens its own.
+public final class PostgresConnection {
+    let handle: OpaquePointer
+    /// The URL or conninfo with any password replaced by `***`, for messages.
+    public let displayName: String
+
+    /// Connects with a `postgresql://` URL or a conninfo string; unset parts come from the `PG*` environment
+    /// variables, as for psql.
+    public init(_ conninfo: String) throws {
+        displayName = PostgresURL.redacted(conninfo)
+        guard let h = PQconnectdb(conninfo) else {
+            throw PostgresError("libpq could not allocate a connection", database: displayName)
+        }
+        handle = h
+        guard PQstatus(h) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(h)).trimmingCharacters(in: .whitespacesAndNewlines)
+            // Every stored property is set, so deinit runs on this throw and finishes the handle.
+            throw PostgresError("cannot connect: \(message)", database: displayName)
+        }
+        urna_pg_silence_notices(h)
+        // Exact values on the way out (floats in shortest exact form) and a fixed text form for dates.
+        try execute("SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'")
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// The server's major version number (15 for PostgreSQL 15.x).
+    public var serverMajorVersion: Int { Int(PQserverVersion(handle)) / 10000 }
+
+    /// Runs one or more statements without parameters.
+    public func execute(_ sql: String) throws {
+        let r = PQexec(handle, sql)
+        defer { PQclear(r) }
+        try check(r, sql: sql)
+    }
+
+    /// Runs a statement with text parameters ($1, $2, ...) and returns every row as text (nil for NULL).
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgresRows {
+        var cStrings: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for p in cStrings { free(p) } }
+        let r: OpaquePointer? = cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) {
+                PQexecParams(handle, sql, Int32(parameters.count), nil, parameters.isEmpty ? nil : $0, nil, nil, 0)
+            }
+        }
+        defer { PQclear(r) }
+        try check(r, sql: sql)
+        let rows = Int(PQntuples(r)), columns = Int(PQnfields(r))
+        var out = PostgresRows(
+            columns: (0..<columns).map { String(cString: PQfname(r, Int32($0))) },
+            types: (0..<columns).map { UInt32(PQftype(r, Int32($0))) },
+            affected: Int(String(cString: PQcmdTuples(r))) ?? 0)
+        out.rows.reserveCapacity(rows)
+        for i in 0..<rows {
+            var row: [String?] = []
+            row.reserveCapacity(columns)
+            for j in 0..<columns {
+                if PQgetisnull(r, Int32(i), Int32(j)) != 0 {
+                    row.append(nil)
+                } else {
+                    row.append(String(cString: PQgetvalue(r, Int32(i), Int32(j))))
+                }
+            }
+            out.rows.append(row)
+        }
+        return out
+    }
+
+    /// The first column of the first row, or nil.
+    public func scalar(_ sql: String, _ parameters: [String?] = []) throws -> String? {
+        try query(sql, parameters).rows.first?.first ?? nil
+    }
+
+    /// Runs `COPY ... FROM STDIN` and lets `body` write the data through the writer (text format lines).
+    /// Returns the number of rows the server stored.
+    @discardableResult
+    public func copyIn(_ sql: String, _ body: (CopyInWriter) throws -> Void) throws -> Int {
+        let r = PQexec(handle, sql)
+        let status = PQresultStatus(r)
+        if status != PGRES_COPY_IN {
+            defer { PQclear(r) }
+            try check(r, sql: sql)
+            throw PostgresError("\(sql) did not start a COPY", database: displayName)
+        }
+        PQclear(r)
+        let writer = CopyInWriter(connection: self)
+        do {
+            try body(writer)
+            try writer.flush()
+        } catch {
+            _ = PQputCopyEnd(handle, "urna stopped the copy")
+            drainResults()
+            throw error
+        }
+        guard PQputCopyEnd(handle, nil) == 1 else { throw lastError(sql: sql) }
+        var stored = 0
+        var failure: PostgresError?
+        while let res = PQgetResult(handle) {
+            if PQresultStatus(res) == PGRES_COMMAND_OK {
+                stored = Int(String(cString: PQcmdTuples(res))) ?? 0
+            } else if failure == nil {
+                failure = resultError(res, sql: sql)
+            }
+            PQclear(res)
+        }
+        if let failure { throw failure }
+        return stored
+    }
+
+    /// Runs `COPY ... TO STDOUT` (text format) and hands each row's fields to `row` (nil for NULL).
+    public func copyOut(_ sql: String, _ row: ([String?]) throws -> Void) throws {
+        let r = PQexec(handle, sql)
+        let status = PQresultStatus(r)
+        if status != PGRES_COPY_OUT {
+            defer { PQclear(r) }
+            try check(r, sql: sql)
+            throw PostgresError("\(sql) did not start a COPY", database: displayName)
+        }
+        PQclear(r)
+        var pending: Error?
+        while true {
+            var buffer: UnsafeMutablePointer<CChar>?
+            let n = PQgetCopyData(handle, &buffer, 0)
+            if n == -1 { break }
+            if n == -2 { throw lastError(sql: sql) }
+            guard let buffer else { continue }
+            defer { PQfreemem(buffer) }
+            if pending != nil { continue }  // read to the end so the connection stays usable
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(n))
+            do { try row(CopyText.decodeLine(bytes)) } catch { pending = error }
+        }
+        var failure: PostgresError?
+        while let res = PQgetResult(handle) {
+            if PQresultStatus(res) != PGRES_COMMAND_OK, failure == nil { failure = resultError(res, sql: sql) }
+            PQclear(res)
+        }
+        if let pending { throw pending }
+        if let failure { throw failure }
+    }
+
+    func putCopyData(_ bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count > 0 else { return }
+        let ok = bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
+        guard ok == 1 else { throw lastError(sql: "COPY") }
+    }
+
+    private func drainResults() {
+        while let res = PQgetResult(handle) { PQclear(res) }
+    }
+
+    private func check(_ r: OpaquePointer?, sql: String) throws {
+        guard let r else { throw lastError(sql: sql) }
+        switch PQresultStatus(r) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        default: throw resultError(r, sql: sql)
+        }
+    }
+
+    private func resultError(_ r: OpaquePointer, sql: String) -> PostgresError {
+        func field(_ code: Int32) -> String? {
+            guard let p = PQresultErrorField(r, code) else { return nil }
+            return String(cString: p)
+        }
+        var message = field(Int32(urna_pg_diag_message_primary)) ?? String(cString: PQresultErrorMessage(r))
+        if let detail = field(Int32(urna_pg_diag_message_detail)) { message += " (\(detail))" }
+        if let hint = field(Int32(urna_pg_diag_message_hint)) { message += "; hint: \(hint)" }
+        return PostgresError(
+            message.trimmingCharacters(in: .whitespacesAndNewlines), sqlState: field(Int32(urna_pg_diag_sqlstate)),
+            database: displayName)
+    }
+
+    private func lastError(sql: String) -> PostgresError {
+        PostgresError(
+            String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines),
+            database: displayName)
+    }
+}
+
+/// The rows of a query, as text.
+public struct PostgresRows: Sendable {
+    public let columns: [String]
+    /// Each column's type OID (20 bigint, 23 integer, 701 double precision, 1700 numeric, 25 text, ...).
+    public let types: [UInt32]
+    /// Rows an INSERT, UPDATE or DELETE changed.
+    public let affected: Int
+    public var rows: [[String?]] = []
+}
+
+/// Buffers COPY text and sends it to the server in large chunks.
+public final class CopyInWriter {
+    let connection: PostgresConnection
+    var buffer: [UInt8] = []
+    public private(set) var rows = 0
+
+    init(connection: PostgresConnection) {
+        self.connection = connection
+        buffer.reserveCapacity(1 << 17)
+    }
+
+    /// Appends one row (nil fields are NULL), escaped for COPY's text format.
+    public func write(_ fields: [String?]) throws {
+        CopyText.encodeLine(fields, into: &buffer)
+        rows += 1
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    func flush() throws {
+        try buffer.withUnsafeBytes { try connection.putCopyData($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// COPY's text format: tab-separated fields, `\N` for NULL, backslash escapes for tab, newline, CR and backslash.
+public enum CopyText {
+    public static func encodeLine(_ fields: [String?], into out: inout [UInt8]) {
+        for (i, f) in fields.enumerated() {
+            if i > 0 { out.append(9) }
+            guard let f else {
+                out.append(92)
+                out.append(78)
+                continue
+            }
+            for b in f.utf8 {
+                switch b {
+                case 92: out += [92, 92]
+                case 9: out += [92, 116]
+                case 10: out += [92, 110]
+                case 13: out += [92, 114]
+                default: out.append(b)
+                }
+            }
+        }
+        out.append(10)
+    }
+
+    /// One line as the server sends it (with its newline) back into fields.
+    public static func decodeLine(_ bytes: UnsafeRawBufferPointer) -> [String?] {
+        var end = bytes.count
+        if end > 0, bytes[end - 1] == 10 { end -= 1 }
+        var fields: [String?] = []
+        var current: [UInt8] = []
+        var isNull = false
+        var i = 0
+        func finish() {
+            fields.append(isNull ? nil : String(decoding: current, as: UTF8.self))
+            current.removeAll(keepingCapacity: true)
+            isNull = false
+        }
+        while i < end {
+            let b = bytes[i]
+            if b == 9 {
+                finish()
+            } else if b == 92, i + 1 < end {
+                i += 1
+                switch bytes[i] {
+                case 78: isNull = true
+                case 116: current.append(9)
+                case 110: current.append(10)
+                case 114: current.append(13)
+                case 98: current.append(8)
+                case 102: current.append(12)
+                case 118: current.append(11)
+                default: current.append(bytes[i])
+                }
+            } else {
+                current.append(b)
+            }
+            i += 1
+        }
+        finish()
+        return fields
+    }
+}
+
+/// `postgresql://` locations: recognising them and hiding their passwords.
+public enum PostgresURL {
+    /// Whether a `--db` value names a PostgreSQL database rather than a file.
+    public static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// The location with any password (`user:secret@` or `password=`) replaced by `***`.
+    public static func redacted(_ location: String) -> String {
+        if isPostgres(location), let schemeEnd = location.range(of: "://") {
+            let rest = location[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                return String(location[..<schemeEnd.upperBound]) + authority[..<colon] + ":***" + rest[at...]
+            }
+            return location.replacingOccurrences(
+                of: #"password=[^&]*"#, with: "password=***", options: .regularExpression)
+        }
+        return location.replacingOccurrences(of: #"password=\S*"#, with: "password=***", options: .regularExpression)
+    }
+}

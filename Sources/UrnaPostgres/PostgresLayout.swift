@@ -1,0 +1,295 @@
+import Foundation
+import UrnaStore
+
+/// How one stored column is typed on PostgreSQL, and how its SQLite value maps to and from it.
+public enum PostgresColumnKind: Equatable, Sendable {
+    case boolean
+    case integer(String)  // smallint, integer or bigint
+    case real(String)  // real or double precision
+    case text
+    case timestamp  // timestamptz; SQLite holds ISO-8601 UTC text with milliseconds
+    case bytea
+    case uuid
+    case numeric(scale: Int)  // exact; SQLite holds the value × 10^scale as an integer
+    case json  // jsonb; SQLite holds the embedded object's JSON text
+
+    public var sqlType: String {
+        switch self {
+        case .boolean: "boolean"
+        case .integer(let t), .real(let t): t
+        case .text: "text"
+        case .timestamp: "timestamptz"
+        case .bytea: "bytea"
+        case .uuid: "uuid"
+        case .numeric(let s): "numeric(38, \(s))"
+        case .json: "jsonb"
+        }
+    }
+
+    /// The kind of a property (links take their target's key kind).
+    public static func of(_ p: Property, in schema: Schema) -> PostgresColumnKind {
+        switch p.type {
+        case .bool: .boolean
+        case .int8, .int16: .integer("smallint")
+        case .int32: .integer("integer")
+        case .int64: .integer("bigint")
+        case .float: .real("real")
+        case .double: .real("double precision")
+        case .string: .text
+        case .date: .timestamp
+        case .data: .bytea
+        case .uuid: .uuid
+        case .decimal(let s): .numeric(scale: s)
+        case .embedded: .json
+        case .link(let target): keyKind(of: target, in: schema)
+        case .list, .linkingObjects: .text  // never a column
+        }
+    }
+
+    /// The kind of a type's identity column.
+    public static func keyKind(of type: String, in schema: Schema) -> PostgresColumnKind {
+        guard let pk = schema[type: type]?.primaryKey else { return .integer("bigint") }
+        return of(pk, in: schema)
+    }
+
+    /// The SQLite declared type a metadata column of this PostgreSQL type gets back (`_urna_history` may hold
+    /// columns added by later urna versions).
+    static func sqliteType(ofPostgresType t: String) -> String {
+        switch t {
+        case "bigint", "integer", "smallint", "boolean": "INTEGER"
+        case "double precision", "real": "REAL"
+        case "bytea": "BLOB"
+        default: "TEXT"
+        }
+    }
+
+    // MARK: SQLite value -> PostgreSQL text
+
+    /// The text PostgreSQL reads for a stored SQLite value, or nil for NULL; throws when the value cannot
+    /// be this kind (a text in a number column), naming the column.
+    public func postgresText(_ v: SQLValue, column: String) throws -> String? {
+        func bad() -> PostgresTransferError {
+            .badValue(column: column, value: String(describing: v).prefix(40).description, expected: sqlType)
+        }
+        switch (self, v) {
+        case (_, .null): return nil
+        case (.boolean, .integer(let i)): return i != 0 ? "t" : "f"
+        case (.integer, .integer(let i)): return String(i)
+        case (.real, .real(let d)):
+            if d.isNaN { return "NaN" }
+            if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
+            return "\(d)"
+        case (.real, .integer(let i)): return String(i)
+        case (.text, .text(let s)), (.json, .text(let s)), (.uuid, .text(let s)), (.timestamp, .text(let s)):
+            return s
+        case (.text, .integer(let i)): return String(i)
+        case (.text, .real(let d)): return "\(d)"
+        case (.bytea, .blob(let b)):
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            var out: [UInt8] = [92, 120]  // \x
+            out.reserveCapacity(2 + b.count * 2)
+            for byte in b {
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 15)])
+            }
+            return String(decoding: out, as: UTF8.self)
+        case (.numeric(let scale), .integer(let i)): return PostgresColumnKind.decimalText(i, scale: scale)
+        default: throw bad()
+        }
+    }
+
+    /// `12345` at scale 2 -> `123.45`; exact for every Int64.
+    static func decimalText(_ value: Int64, scale: Int) -> String {
+        guard scale > 0 else { return String(value) }
+        let negative = value < 0
+        var digits = String(value.magnitude)
+        if digits.count <= scale { digits = String(repeating: "0", count: scale - digits.count + 1) + digits }
+        let point = digits.index(digits.endIndex, offsetBy: -scale)
+        return (negative ? "-" : "") + digits[..<point] + "." + digits[point...]
+    }
+
+    // MARK: PostgreSQL -> SQLite value
+
+    /// The SELECT expression whose text `sqliteValue` turns back into the stored SQLite value.
+    public func selectExpression(_ quotedColumn: String) -> String {
+        switch self {
+        case .boolean: "\(quotedColumn)::int"
+        case .timestamp: "to_char(\(quotedColumn) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+        case .uuid, .json: "\(quotedColumn)::text"
+        // float4 printed as float4 would not read back as the same Double: widen it exactly first.
+        case .real("real"): "\(quotedColumn)::double precision"
+        case .numeric(let s): "round(\(quotedColumn) * 1\(String(repeating: "0", count: s)))::bigint"
+        default: quotedColumn
+        }
+    }
+
+    /// The SQLite value for the text `selectExpression` produced.
+    public func sqliteValue(_ text: String?, column: String) throws -> SQLValue {
+        guard let text else { return .null }
+        switch self {
+        case .boolean, .integer, .numeric:
+            guard let i = Int64(text) else {
+                throw PostgresTransferError.badValue(column: column, value: text, expected: "a whole number")
+            }
+            return .integer(i)
+        case .real:
+            guard let d = Double(text) else {
+                throw PostgresTransferError.badValue(column: column, value: text, expected: "a number")
+            }
+            return .real(d)
+        case .bytea:
+            let b = Array(text.utf8)
+            guard b.count >= 2, b[0] == 92, b[1] == 120, b.count % 2 == 0 else {
+                throw PostgresTransferError.badValue(column: column, value: text, expected: "bytea in hex form")
+            }
+            func nibble(_ c: UInt8) -> UInt8? {
+                switch c {
+                case 48...57: c - 48
+                case 97...102: c - 87
+                case 65...70: c - 55
+                default: nil
+                }
+            }
+            var out: [UInt8] = []
+            out.reserveCapacity((b.count - 2) / 2)
+            var i = 2
+            while i < b.count {
+                guard let hi = nibble(b[i]), let lo = nibble(b[i + 1]) else {
+                    throw PostgresTransferError.badValue(column: column, value: text, expected: "bytea in hex form")
+                }
+                out.append(hi << 4 | lo)
+                i += 2
+            }
+            return .blob(out)
+        case .text, .timestamp, .uuid, .json: return .text(text)
+        }
+    }
+
+    /// A literal of this kind for a column DEFAULT, from the SQLite default value.
+    func defaultLiteral(_ v: SQLValue, column: String) throws -> String {
+        guard let text = try postgresText(v, column: column) else { return "NULL" }
+        return "'" + text.replacingOccurrences(of: "'", with: "''") + "'::" + sqlType
+    }
+}
+
+/// Why a copy between SQLite and PostgreSQL stopped.
+public enum PostgresTransferError: Error, CustomStringConvertible, Sendable {
+    case badValue(column: String, value: String, expected: String)
+    case notUrna(String)
+    case occupied(String)
+
+    public var description: String {
+        switch self {
+        case .badValue(let column, let value, let expected):
+            "\(column) holds '\(value)', which is not \(expected); nothing was copied"
+        case .notUrna(let m), .occupied(let m): m
+        }
+    }
+}
+
+/// One table as it is copied: its name, its columns with their kinds, and the DDL that creates it on PostgreSQL.
+public struct PostgresTable: Sendable {
+    public let name: String
+    public let columns: [(name: String, kind: PostgresColumnKind)]
+    /// CREATE TABLE with columns, NOT NULL, defaults and the primary key, but no foreign keys.
+    public let createSQL: String
+    /// Foreign keys and indexes, added once the rows are in.
+    public let constraintSQL: [String]
+    /// The hidden `_id` identity whose sequence must follow the copied rows.
+    public let identityColumn: String?
+}
+
+/// The storage contract on PostgreSQL: the same tables, columns, keys and indexes as on SQLite
+/// (`StorageLayout`), with PostgreSQL's types.
+public enum PostgresLayout {
+    static func q(_ name: String) -> String { Identifier.quoted(name) }
+
+    /// The tables of `schema` (types, then lists), in an order that creates referenced tables first.
+    public static func tables(for schema: Schema) throws -> [PostgresTable] {
+        var out: [PostgresTable] = []
+        var lists: [PostgresTable] = []
+        for t in schema.tableTypes {
+            var columns: [(name: String, kind: PostgresColumnKind)] = []
+            var defs: [String] = []
+            var constraints: [String] = []
+            var identity: String?
+            if t.primaryKey == nil {
+                columns.append((ObjectSchema.rowIdColumn, .integer("bigint")))
+                defs.append("\(q(ObjectSchema.rowIdColumn)) bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+                identity = ObjectSchema.rowIdColumn
+            }
+            for p in t.storedProperties {
+                let kind = PostgresColumnKind.of(p, in: schema)
+                columns.append((p.name, kind))
+                var d = "\(q(p.name)) \(kind.sqlType)"
+                if p.primaryKey {
+                    d += " PRIMARY KEY"
+                } else if !p.optional {
+                    let sqliteDefault = ValueCodec.encode(p.effectiveDefault, as: p.type, schema: schema)
+                    d += " NOT NULL DEFAULT " + (try kind.defaultLiteral(sqliteDefault, column: "\(t.name).\(p.name)"))
+                }
+                defs.append(d)
+                if case .link(let target) = p.type, let tt = schema[type: target] {
+                    constraints.append(
+                        "ALTER TABLE \(q(t.name)) ADD CONSTRAINT \(q(constraintName(t.name, p.name, "fkey"))) FOREIGN KEY (\(q(p.name))) REFERENCES \(q(target))(\(q(tt.keyColumn))) ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"
+                    )
+                }
+                var wantsIndex = p.indexed && !p.primaryKey
+                if case .link = p.type { wantsIndex = true }
+                if wantsIndex {
+                    constraints.append(
+                        "CREATE INDEX \(q(StorageLayout.indexName(type: t.name, property: p.name))) ON \(q(t.name))(\(q(p.name)))")
+                }
+            }
+            out.append(
+                PostgresTable(
+                    name: t.name, columns: columns,
+                    createSQL: "CREATE TABLE \(q(t.name)) (\n  " + defs.joined(separator: ",\n  ") + "\n)",
+                    constraintSQL: constraints, identityColumn: identity))
+            for p in t.properties where !p.ignored {
+                guard case .list(let target) = p.type else { continue }
+                let table = StorageLayout.listTable(type: t.name, property: p.name)
+                let ownerKind = PostgresColumnKind.keyKind(of: t.name, in: schema)
+                let targetKind = PostgresColumnKind.keyKind(of: target, in: schema)
+                let targetKey = schema[type: target]?.keyColumn ?? ObjectSchema.rowIdColumn
+                lists.append(
+                    PostgresTable(
+                        name: table, columns: [("owner", ownerKind), ("position", .integer("bigint")), ("target", targetKind)],
+                        createSQL: """
+                            CREATE TABLE \(q(table)) (
+                              "owner" \(ownerKind.sqlType) NOT NULL,
+                              "position" bigint NOT NULL,
+                              "target" \(targetKind.sqlType) NOT NULL,
+                              PRIMARY KEY ("owner", "position")
+                            )
+                            """,
+                        constraintSQL: [
+                            "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "owner", "fkey"))) FOREIGN KEY (\"owner\") REFERENCES \(q(t.name))(\(q(t.keyColumn))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
+                            "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "target", "fkey"))) FOREIGN KEY (\"target\") REFERENCES \(q(target))(\(q(targetKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
+                            "CREATE INDEX \(q(table + "_target_idx")) ON \(q(table))(\"target\")",
+                        ], identityColumn: nil))
+            }
+        }
+        return out + lists
+    }
+
+    /// `<table>_<column>_<suffix>`, kept within PostgreSQL's 63-byte names (a hash keeps shortened ones apart).
+    static func constraintName(_ table: String, _ column: String, _ suffix: String) -> String {
+        let full = "\(table)_\(column)_\(suffix)"
+        guard full.utf8.count > 63 else { return full }
+        var h: UInt32 = 2_166_136_261
+        for b in full.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return String(full.prefix(50)) + "_" + String(h, radix: 16)
+    }
+
+    /// Every table name the schema stores (types and lists), for DROP and LOCK.
+    public static func tableNames(for schema: Schema) -> [String] {
+        var names = schema.tableTypes.map(\.name)
+        for t in schema.tableTypes {
+            for p in t.properties where !p.ignored {
+                if case .list = p.type { names.append(StorageLayout.listTable(type: t.name, property: p.name)) }
+            }
+        }
+        return names
+    }
+}

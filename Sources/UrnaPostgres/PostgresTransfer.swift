@@ -1,0 +1,213 @@
+import Foundation
+import UrnaStore
+
+/// Copies an Urna object graph between an SQLite file and a PostgreSQL database, table by table through
+/// `COPY`, with every value converted by its property's type (exact money as numeric, dates as timestamptz,
+/// embedded objects as jsonb). Both directions run inside one transaction on each side: a failure leaves
+/// nothing behind.
+public enum PostgresTransfer {
+    static func q(_ name: String) -> String { Identifier.quoted(name) }
+    static let metadataTables = [StorageLayout.schemaTable, StorageLayout.historyTable]
+
+    /// Whether `name` exists as a table (or view) in the connection's search path.
+    public static func relationExists(_ name: String, in pg: PostgresConnection) throws -> Bool {
+        try pg.scalar("SELECT to_regclass($1) IS NOT NULL", [q(name)]) == "t"
+    }
+
+    /// The schema a PostgreSQL database records in `_urna_schema`, or nil when it holds no Urna data.
+    public static func recordedSchema(in pg: PostgresConnection) throws -> Schema? {
+        guard try relationExists(StorageLayout.schemaTable, in: pg) else { return nil }
+        guard let json = try pg.scalar("SELECT descriptor FROM \(q(StorageLayout.schemaTable)) WHERE id = 1") else {
+            return nil
+        }
+        return try SchemaDescriptor.decode(json)
+    }
+
+    /// Rows copied per table.
+    public typealias Counts = [(table: String, rows: Int)]
+
+    // MARK: SQLite -> PostgreSQL
+
+    /// Copies the Urna file open on `sqlite` into `pg`, inside the caller's PostgreSQL transaction. The tables
+    /// of `replacing` (what the database held before, nil when it held no Urna data) are emptied, or dropped
+    /// and created again when the schema changed. A table of the new schema that exists without being Urna's
+    /// is never touched: the copy stops with its name.
+    @discardableResult
+    public static func push(
+        from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?,
+        progress: ((String, Int) -> Void)? = nil
+    ) throws -> Counts {
+        guard let schema = try Store.recordedSchema(in: sqlite) else {
+            throw PostgresTransferError.notUrna("\(sqlite.path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
+        }
+        let tables = try PostgresLayout.tables(for: schema)
+        let sameShape = old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false
+        let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
+        for t in tables where !oldNames.contains(t.name) {
+            if try relationExists(t.name, in: pg) {
+                throw PostgresTransferError.occupied(
+                    "\(pg.displayName) already has a table \(t.name) that no Urna schema recorded there owns; "
+                        + "nothing was changed: rename it, or use another database")
+            }
+        }
+        if sameShape {
+            if !oldNames.isEmpty { try pg.execute("TRUNCATE " + oldNames.sorted().map(q).joined(separator: ", ")) }
+        } else if !oldNames.isEmpty {
+            // RESTRICT (the default): a view or key of someone else's that depends on these tables stops the run.
+            try pg.execute("DROP TABLE IF EXISTS " + oldNames.sorted().map(q).joined(separator: ", "))
+        }
+        if !sameShape { for t in tables { try pg.execute(t.createSQL) } }
+        var counts: Counts = []
+        for t in tables {
+            let n = try copyRows(of: t, from: sqlite, to: pg)
+            counts.append((t.name, n))
+            progress?(t.name, n)
+        }
+        if !sameShape { for t in tables { for sql in t.constraintSQL { try pg.execute(sql) } } }
+        for t in tables {
+            guard let id = t.identityColumn else { continue }
+            try pg.execute(
+                "SELECT setval(pg_get_serial_sequence('\(q(t.name))', '\(id)'), COALESCE(max(\(q(id))), 0) + 1, false) FROM \(q(t.name))"
+            )
+        }
+        try pushMetadata(from: sqlite, to: pg)
+        return counts
+    }
+
+    static func copyRows(of t: PostgresTable, from sqlite: Connection, to pg: PostgresConnection) throws -> Int {
+        let columns = t.columns.map { q($0.name) }.joined(separator: ", ")
+        let select = try sqlite.prepare("SELECT \(columns) FROM \(q(t.name))")
+        var sent = 0
+        try pg.copyIn("COPY \(q(t.name)) (\(columns)) FROM STDIN") { w in
+            var fields = [String?](repeating: nil, count: t.columns.count)
+            while try select.step() {
+                for (i, c) in t.columns.enumerated() {
+                    fields[i] = try c.kind.postgresText(select.value(at: i), column: "\(t.name).\(c.name)")
+                }
+                try w.write(fields)
+                sent += 1
+            }
+        }
+        return sent
+    }
+
+    /// `_urna_schema` and `_urna_history`, with whatever columns the file's urna gave them, as plain columns.
+    static func pushMetadata(from sqlite: Connection, to pg: PostgresConnection) throws {
+        try pg.execute("DROP TABLE IF EXISTS " + metadataTables.map(q).joined(separator: ", "))
+        for table in metadataTables where try sqlite.tableExists(table) {
+            let info = try sqlite.rows("PRAGMA table_info(\(q(table)))")
+            var defs: [String] = []
+            var columns: [(name: String, kind: PostgresColumnKind)] = []
+            for row in info {
+                guard case .text(let name) = row[1] else { continue }
+                let declared = { if case .text(let s) = row[2] { s.uppercased() } else { "" } }()
+                let kind: PostgresColumnKind =
+                    switch declared {
+                    case "INTEGER": .integer("bigint")
+                    case "REAL": .real("double precision")
+                    case "BLOB": .bytea
+                    default: .text
+                    }
+                var d = "\(q(name)) \(kind.sqlType)"
+                if case .integer(1) = row[3] { d += " NOT NULL" }
+                if case .integer(let pk) = row[5], pk > 0 { d += " PRIMARY KEY" }
+                defs.append(d)
+                columns.append((name, kind))
+            }
+            try pg.execute("CREATE TABLE \(q(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
+            _ = try copyRows(
+                of: PostgresTable(name: table, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
+                from: sqlite, to: pg)
+        }
+    }
+
+    // MARK: PostgreSQL -> SQLite
+
+    /// Creates a new Urna file at `path` (which must not exist) from the Urna data in `pg`, read in the
+    /// caller's PostgreSQL transaction. `resolve` may swap the recorded schema for the code's equal schema,
+    /// which carries its views' SQL (a descriptor records views by checksum only). Returns the schema, or nil
+    /// (and creates nothing) when `pg` holds no Urna data.
+    @discardableResult
+    public static func pull(
+        from pg: PostgresConnection, to path: String, pageSize: Int? = nil, resolve: (Schema) -> Schema = { $0 },
+        progress: ((String, Int) -> Void)? = nil
+    ) throws -> Schema? {
+        guard let recorded = try recordedSchema(in: pg) else { return nil }
+        let schema = resolve(recorded)
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw PostgresTransferError.occupied("\(path) already exists; the copy never replaces a file")
+        }
+        do {
+            let c = try Connection(path: path)
+            if let pageSize { try c.execute("PRAGMA page_size = \(pageSize)") }
+            try c.execute("PRAGMA journal_mode = WAL")
+            try c.execute("BEGIN")
+            try c.execute(StorageLayout.metadataSQL)
+            for sql in StorageLayout.createSQL(for: schema) { try c.execute(sql) }
+            for t in try PostgresLayout.tables(for: schema) {
+                let n = try pullRows(of: t, from: pg, to: c)
+                progress?(t.name, n)
+            }
+            try pullMetadata(from: pg, to: c)
+            try c.setUserVersion(schema.version)
+            try c.execute("COMMIT")
+            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw error
+        }
+        return schema
+    }
+
+    static func pullRows(of t: PostgresTable, from pg: PostgresConnection, to c: Connection) throws -> Int {
+        let expressions = t.columns.map { $0.kind.selectExpression(q($0.name)) }.joined(separator: ", ")
+        let insert = try c.prepare(
+            "INSERT INTO \(q(t.name)) (\(t.columns.map { q($0.name) }.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: t.columns.count).joined(separator: ", ") + ")")
+        var n = 0
+        try pg.copyOut("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { fields in
+            guard fields.count == t.columns.count else {
+                throw PostgresTransferError.badValue(
+                    column: t.name, value: "\(fields.count) fields", expected: "\(t.columns.count) fields")
+            }
+            insert.reset()
+            for (i, c) in t.columns.enumerated() {
+                try insert.bind(c.kind.sqliteValue(fields[i], column: "\(t.name).\(c.name)"), at: Int32(i + 1))
+            }
+            try insert.runToCompletion()
+            n += 1
+        }
+        return n
+    }
+
+    /// The metadata rows, adding any `_urna_history` column a newer urna recorded there.
+    static func pullMetadata(from pg: PostgresConnection, to c: Connection) throws {
+        for table in metadataTables where try relationExists(table, in: pg) {
+            let pgColumns = try pg.query(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 "
+                    + "AND table_schema = current_schema() ORDER BY ordinal_position", [table])
+            let have = Set(
+                try c.rows("PRAGMA table_info(\(q(table)))").compactMap { r -> String? in
+                    if case .text(let s) = r[1] { s } else { nil }
+                })
+            var columns: [(name: String, kind: PostgresColumnKind)] = []
+            for row in pgColumns.rows {
+                guard let name = row[0], let type = row[1] else { continue }
+                let sqliteType = PostgresColumnKind.sqliteType(ofPostgresType: type)
+                if !have.contains(name) { try c.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(name)) \(sqliteType)") }
+                let kind: PostgresColumnKind =
+                    switch sqliteType {
+                    case "INTEGER": .integer("bigint")
+                    case "REAL": .real("double precision")
+                    case "BLOB": .bytea
+                    default: .text
+                    }
+                columns.append((name, kind))
+            }
+            if table == StorageLayout.schemaTable { try c.execute("DELETE FROM \(q(table))") }
+            _ = try pullRows(
+                of: PostgresTable(name: table, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
+                from: pg, to: c)
+        }
+    }
+}

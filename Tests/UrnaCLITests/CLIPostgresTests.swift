@@ -1,0 +1,186 @@
+import Foundation
+import PostgresTestSupport
+import Testing
+
+/// A real PostgreSQL server (a throwaway cluster on 127.0.0.1), or the test reports itself skipped with the
+/// reason; `make test` sets URNA_REQUIRE_POSTGRES=1 when it installed the server, and then a missing server
+/// fails the test instead.
+func postgresClusterOrSkip() throws -> PostgresTestCluster {
+    do {
+        return try PostgresTestCluster.shared()
+    } catch let e as PostgresTestCluster.Unavailable {
+        if ProcessInfo.processInfo.environment["URNA_REQUIRE_POSTGRES"] == "1" { throw e }
+        try Test.cancel(Comment(rawValue: "skipped: no PostgreSQL server: \(e.reason)"))
+    }
+}
+
+@Suite("--db postgresql:// and urna copy, against a real PostgreSQL server", .serialized)
+struct CLIPostgresTests {
+    let sample = AnalysisFixtures.sample
+
+    @Test("import of the MG 2018 pair: 2388 candidacies, 9 vice links, 8583 goods; psql sees keys and exact money")
+    func importIntoPostgres() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "mg")
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLIRunner.run(
+            [
+                "import", "--db", url, sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
+                sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
+            ], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("in one transaction"), "\(r.stderr)")
+        let candidates = try CLIRunner.run(["query", "--db", url, "Candidate", "--count"])
+        #expect(candidates.stdout == "2388\n", "\(candidates.stderr)")
+        let vices = try CLIRunner.run(["query", "--db", url, "Candidate", "vice != nil", "--count"])
+        #expect(vices.stdout == "9\n", "\(vices.stderr)")
+        let goods = try CLIRunner.run(["query", "--db", url, "Good", "--count"])
+        #expect(goods.stdout == "8583\n", "\(goods.stderr)")
+        // What psql sees: the tables, their foreign keys, money as numeric with the exact sum.
+        let tables = try pg.psql(
+            "SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables WHERE table_schema = 'public'",
+            url: url)
+        #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines)
+            == "Candidate,Candidate_goods,Coalition,Coalition_parties,Election,Good,GoodType,Party,_urna_history,_urna_schema")
+        let foreignKeys = try pg.psql(
+            "SELECT count(*) FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY'", url: url)
+        #expect(Int(foreignKeys.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 8, "\(foreignKeys)")
+        let valueType = try pg.psql(
+            "SELECT data_type FROM information_schema.columns WHERE table_name = 'Good' AND column_name = 'value'", url: url)
+        #expect(valueType.trimmingCharacters(in: .whitespacesAndNewlines) == "numeric")
+        let zema = try pg.psql(
+            """
+            SELECT sum(g.value) FROM "Candidate" c JOIN "Candidate_goods" cg ON cg.owner = c.id
+            JOIN "Good" g ON g.id = cg.target JOIN "Election" e ON e.id = c.election
+            WHERE c.sequence = 130000600702 AND e.code = 297
+            """, url: url)
+        #expect(zema.trimmingCharacters(in: .whitespacesAndNewlines) == "69752863.96")
+        // urna sql runs PostgreSQL's SQL on the server, read-only unless --write, with :name parameters.
+        let sql = try CLIRunner.run([
+            "sql", "--db", url, "SELECT sum(value)::text AS reais, count(*) AS n FROM \"Good\" WHERE value > :min",
+            "--param", "min=1000000", "--csv",
+        ])
+        #expect(sql.code == 0, "\(sql.stderr)")
+        let expected = try pg.psql(
+            "SELECT sum(value)::text || ',' || count(*) FROM \"Good\" WHERE value > 1000000", url: url)
+        #expect(sql.stdout == "reais,n\n" + expected.trimmingCharacters(in: .whitespacesAndNewlines) + "\n")
+        let write = try CLIRunner.run(["sql", "--db", url, "DELETE FROM \"Good\""])
+        #expect(write.code == 64, "\(write.stderr)")
+        #expect(write.stderr.contains("--write"))
+        #expect(try CLIRunner.run(["query", "--db", url, "Good", "--count"]).stdout == "8583\n")
+        // The same import again changes nothing: the identity and upsert rules are the SQLite ones.
+        let again = try CLIRunner.run(
+            [
+                "import", "--db", url, sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
+                sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
+            ], in: dir)
+        #expect(again.code == 0, "\(again.stderr)")
+        #expect(try CLIRunner.run(["query", "--db", url, "Candidate", "--count"]).stdout == "2388\n")
+        #expect(try CLIRunner.run(["query", "--db", url, "Good", "--count"]).stdout == "8583\n")
+        let status = try CLIRunner.run(["status", "--db", url])
+        #expect(status.stdout.contains("database: \(url)"), "\(status.stdout)")
+        #expect(!status.stdout.contains("urna-postgres-"), "the working copy's path leaked: \(status.stdout)")
+    }
+
+    @Test("migrate --dry-run on a people v0 database leaves it as it was; the real run gives v2 with every fullName")
+    func migratePeople() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "people")
+        let created = try CLIRunner.run(["init", "--db", url, "--family", "people", "--version", "0"])
+        #expect(created.code == 0, "\(created.stderr)")
+        _ = try pg.psql(
+            """
+            INSERT INTO "Person"("firstName", "lastName", age)
+            SELECT 'First' || i, 'Last' || i, i FROM generate_series(1, 30) AS i
+            """, url: url)
+        let before = try pg.psql("SELECT * FROM \"Person\" ORDER BY _id", url: url)
+        let dry = try CLIRunner.run(["migrate", "--db", url, "--dry-run"])
+        #expect(dry.code == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("people v0 → v2"), "\(dry.stdout)")
+        #expect(try pg.psql("SELECT * FROM \"Person\" ORDER BY _id", url: url) == before)
+        #expect(try pg.psql("SELECT version FROM _urna_schema", url: url) == "0\n")
+        let real = try CLIRunner.run(["migrate", "--db", url])
+        #expect(real.code == 0, "\(real.stderr)")
+        #expect(try pg.psql("SELECT version FROM _urna_schema", url: url) == "2\n")
+        let names = try pg.psql("SELECT count(*) FROM \"Person\" WHERE \"fullName\" = 'First' || age || ' Last' || age", url: url)
+        #expect(names == "30\n")
+        let history = try pg.psql("SELECT from_version || '->' || to_version FROM _urna_history", url: url)
+        #expect(history == "0->2\n")
+        // Rows added by psql after the upgrade get fresh identities (the sequence follows the copied rows).
+        _ = try pg.psql("INSERT INTO \"Person\"(\"fullName\") VALUES ('Grace Hopper')", url: url)
+        #expect(try pg.psql("SELECT _id FROM \"Person\" WHERE \"fullName\" = 'Grace Hopper'", url: url) == "31\n")
+        let again = try CLIRunner.run(["migrate", "--db", url])
+        #expect(again.code == 0)
+        #expect(again.stdout.contains("nothing to do: \(url)"), "\(again.stdout)")
+    }
+
+    @Test("a second writer waits for the first and then gives up with a clear message; nothing changes")
+    func writersAreKeptApart() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "locks")
+        #expect(try CLIRunner.run(["init", "--db", url, "--family", "people", "--version", "0"]).code == 0)
+        // Another session holds urna's advisory lock for a few seconds.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: pg.binDirectory + "/psql")
+        holder.arguments = [url, "-X", "-q", "-c", "BEGIN; SELECT pg_advisory_xact_lock(1970433633); SELECT pg_sleep(4); COMMIT"]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer { holder.waitUntilExit() }
+        Thread.sleep(forTimeInterval: 0.8)
+        let blocked = try AnalysisFixtures.run(
+            CLIRunner.binary, ["migrate", "--db", url], environment: ["URNA_PG_LOCK_TIMEOUT": "500"])
+        #expect(blocked.code == 1, "\(blocked.stdout) \(blocked.stderr)")
+        #expect(blocked.stderr.contains("being written by another urna run"), "\(blocked.stderr)")
+        #expect(try pg.psql("SELECT version FROM _urna_schema", url: url) == "0\n")
+    }
+
+    @Test("urna copy: SQLite -> PostgreSQL -> SQLite keeps every object (the JSON exports are equal)")
+    func copyRoundTrip() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "copy")
+        let (dir, db) = try AnalysisFixtures.mgDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let up = try CLIRunner.run(["copy", "--from", db, "--to", url])
+        #expect(up.code == 0, "\(up.stderr)")
+        #expect(up.stdout.contains("Candidate 2388"), "\(up.stdout)")
+        let refused = try CLIRunner.run(["copy", "--from", db, "--to", url])
+        #expect(refused.code == 1)
+        #expect(refused.stderr.contains("--replace"), "\(refused.stderr)")
+        let back = dir.appendingPathComponent("back.sqlite").path
+        let down = try CLIRunner.run(["copy", "--from", url, "--to", back])
+        #expect(down.code == 0, "\(down.stderr)")
+        let occupied = try CLIRunner.run(["copy", "--from", url, "--to", back])
+        #expect(occupied.code == 1, "a copy never replaces a file")
+        for type in ["Candidate", "Good", "Party", "Coalition", "Election"] {
+            let a = try CLIRunner.run(["export", "--db", db, "--format", "json", "--type", type, "--quiet"])
+            let b = try CLIRunner.run(["export", "--db", back, "--format", "json", "--type", type, "--quiet"])
+            #expect(a.code == 0 && b.code == 0, "\(a.stderr) \(b.stderr)")
+            #expect(a.stdout == b.stdout, "\(type) differs after the round trip")
+            #expect(a.stdout.count > 100)
+        }
+        // The copied file is a whole Urna file: its views answer as the original's do.
+        let q = "SELECT sum(VR_BEM_CANDIDATO_CENTAVOS) FROM goods"
+        #expect(
+            try CLIRunner.run(["sql", "--db", back, q, "--csv"]).stdout
+                == CLIRunner.run(["sql", "--db", db, q, "--csv"]).stdout)
+        let replaced = try CLIRunner.run(["copy", "--from", back, "--to", url, "--replace"])
+        #expect(replaced.code == 0, "\(replaced.stderr)")
+        #expect(try CLIRunner.run(["query", "--db", url, "Good", "--count"]).stdout == "8583\n")
+    }
+
+    @Test("commands that only make sense for files say so on PostgreSQL")
+    func fileOnlyCommands() throws {
+        let url = "postgresql://urna@127.0.0.1:1/none"
+        let restore = try CLIRunner.run(["restore", "--db", url])
+        #expect(restore.code == 64)
+        #expect(restore.stderr.contains("pg_dump"), "\(restore.stderr)")
+        let vacuum = try CLIRunner.run(["migrate", "--db", url, "--vacuum"])
+        #expect(vacuum.code == 64)
+        let unreachable = try CLIRunner.run(["status", "--db", "postgresql://urna:secret@127.0.0.1:1/none"])
+        #expect(unreachable.code == 1)
+        #expect(unreachable.stderr.contains("cannot connect"), "\(unreachable.stderr)")
+        #expect(!unreachable.stderr.contains("secret"), "the password must never be printed")
+    }
+}
