@@ -29,7 +29,7 @@ struct Command: Sendable {
 
 enum CLI {
     /// The release this build is: the latest version in CHANGELOG.md (a test keeps the two equal).
-    static let version = "0.4.0"
+    static let version = "0.5.0"
 
     static var commands: [Command] {
         [

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// Every example in README's "Command line" section runs against SampleData and exits 0.
@@ -51,14 +52,31 @@ struct ReadmeExampleCommandsTests {
         let binaryFolder = CLIRunner.binary.deletingLastPathComponent().path
         var environment = AnalysisFixtures.loopbackEnvironment
         environment["PATH"] = binaryFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        // The PostgreSQL examples run against a throwaway cluster (skipped, and said so, without a server).
+        let exampleServer = "postgresql://urna@127.0.0.1:5432/tse"
+        var postgresURL: String?
+        if examples.contains(where: { $0.contains(exampleServer) }) {
+            do {
+                postgresURL = try PostgresTestCluster.shared().createDatabase(prefix: "readme")
+            } catch {
+                if ProcessInfo.processInfo.environment["URNA_REQUIRE_POSTGRES"] == "1" { throw error }
+                print("README examples: the PostgreSQL ones are skipped: \(error)")
+            }
+        }
         for example in examples {
-            // The only change: downloads go to the local test server instead of TSE's.
-            let line = example.hasPrefix("urna download ") ? example + " --base-url \(server.baseURL)" : example
+            if example.contains(exampleServer), postgresURL == nil { continue }
+            // The only changes: downloads go to the local test server instead of TSE's, and the PostgreSQL
+            // examples to the test cluster.
+            var line = example.hasPrefix("urna download ") ? example + " --base-url \(server.baseURL)" : example
+            if let postgresURL { line = line.replacingOccurrences(of: exampleServer, with: postgresURL) }
             let r = try AnalysisFixtures.run(
                 URL(fileURLWithPath: "/bin/bash"), ["-c", line], environment: environment, in: dir)
             #expect(r.code == 0, "\(line)\n\(r.stderr)")
             if line.hasPrefix("urna query --db legacy.sqlite") {
                 #expect(r.stdout == "fullName\nAna Souza\nJosé Lima\n", "\(line)\n\(r.stdout)")
+            }
+            if postgresURL != nil, line.hasPrefix("urna query --db postgresql:"), line.contains("vice != nil") {
+                #expect(r.stdout == "9\n", "\(line)\n\(r.stdout)")
             }
         }
     }
