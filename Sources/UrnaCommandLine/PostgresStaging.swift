@@ -4,7 +4,7 @@ import UrnaPostgres
 import UrnaStore
 
 /// `--db postgresql://...` for the commands that work on an object graph (init, status, query, show, export,
-/// import, migrate): the command runs unchanged on a private SQLite working copy of the database's Urna tables,
+/// import, migrate, adopt): the command runs unchanged on a private SQLite working copy of the database's Urna tables,
 /// made inside one PostgreSQL transaction, and a command that writes puts the result back in that same
 /// transaction. So every rule (identity, precedence, upserts, migrations and their checks) is the one the
 /// SQLite files have, and every write is all-or-nothing on the server: a failure, a signal or a kill rolls the
@@ -47,9 +47,7 @@ enum PostgresStaging {
             throw UsageError(
                 "PostgreSQL databases have no migration backup file: each migrate run is one transaction "
                     + "(a failure changes nothing); restore from your own pg_dump")
-        case "adopt":
-            throw UsageError(
-                "adopt works on SQLite files: adopt the file there, then `urna copy --from FILE --to URL`")
+        case "adopt": return p.has("dry-run") ? .read : .write
         default:
             throw UsageError("\(command) works on SQLite files only")
         }
@@ -68,12 +66,21 @@ enum PostgresStaging {
         var committed = false
         defer { if !committed { try? pg.execute("ROLLBACK") } }
         let old: Schema?
+        // adopt on a database without Urna data: the plain tables named as the family version's types.
+        var adopted: Schema?
         do {
             if mode == .write { try pg.execute("SELECT pg_advisory_xact_lock(\(advisoryLockKey))") }
             old = try PostgresTransfer.recordedSchema(in: pg)
-            if mode == .write, let old {
-                let names = PostgresLayout.tableNames(for: old).map(Identifier.quoted).joined(separator: ", ")
-                try pg.execute("LOCK TABLE \(names) IN EXCLUSIVE MODE")
+            if old == nil, name == "adopt", let family = parsed.value("family").flatMap(CommandContext.current.family(named:)),
+                let version = try? parsed.int("version"), let schema = family.schema(version: version)
+            {
+                adopted = schema
+            }
+            if mode == .write, let locked = old ?? adopted {
+                let names = try PostgresLayout.tableNames(for: locked).filter { try PostgresTransfer.relationExists($0, in: pg) }
+                if !names.isEmpty {
+                    try pg.execute("LOCK TABLE \(names.map(Identifier.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE")
+                }
             }
         } catch let e as PostgresError where e.isLockTimeout {
             throw CLIError(
@@ -82,7 +89,7 @@ enum PostgresStaging {
                     + "\(lockTimeoutMilliseconds / 1000) s: \(e.message)); nothing was changed: try again when it "
                     + "finishes, or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
         }
-        if old == nil, mode == .read || name == "migrate" {
+        if old == nil, adopted == nil, mode == .read || name == "migrate" {
             throw CLIError(
                 ExitCode.missingInput,
                 "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
@@ -98,7 +105,9 @@ enum PostgresStaging {
         let workDir = try privateDirectory()
         defer { try? FileManager.default.removeItem(atPath: workDir) }
         let staged = workDir + "/database.sqlite"
-        if old != nil {
+        if let adopted {
+            try PostgresTransfer.pullPlainTables(PostgresLayout.tableNames(for: adopted), from: pg, to: staged)
+        } else if old != nil {
             try PostgresTransfer.pull(
                 from: pg, to: staged, pageSize: old?.family == "elections" ? Importer.pageSize : nil,
                 resolve: codeSchema)
@@ -118,7 +127,7 @@ enum PostgresStaging {
         let code = try command.run(args)
         guard mode == .write, code == ExitCode.ok else { return code }
         let sqlite = try Connection(path: staged, create: false)
-        let counts = try PostgresTransfer.push(from: sqlite, to: pg, replacing: old)
+        let counts = try PostgresTransfer.push(from: sqlite, to: pg, replacing: old ?? adopted, recreate: adopted != nil)
         try pg.execute("COMMIT")
         committed = true
         if !parsed.has("quiet") && !parsed.has("json") {

@@ -42,8 +42,9 @@ public final class PostgresConnection {
             throw PostgresError("cannot connect: \(message)", database: displayName)
         }
         urna_pg_silence_notices(h)
-        // Exact values on the way out (floats in shortest exact form) and a fixed text form for dates.
-        try execute("SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'")
+        // Exact values on the way out (floats in shortest exact form), a fixed text form for dates, in UTC.
+        try execute(
+            "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'")
     }
 
     deinit { PQfinish(handle) }

@@ -31,17 +31,18 @@ public enum PostgresTransfer {
     /// Copies the Urna file open on `sqlite` into `pg`, inside the caller's PostgreSQL transaction. The tables
     /// of `replacing` (what the database held before, nil when it held no Urna data) are emptied, or dropped
     /// and created again when the schema changed. A table of the new schema that exists without being Urna's
-    /// is never touched: the copy stops with its name.
+    /// is never touched: the copy stops with its name. `recreate` drops and creates the tables even when the
+    /// schema is the same (adopt: the old tables are plain ones of that schema's names).
     @discardableResult
     public static func push(
-        from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?,
+        from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?, recreate: Bool = false,
         progress: ((String, Int) -> Void)? = nil
     ) throws -> Counts {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
             throw PostgresTransferError.notUrna("\(sqlite.path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
         let tables = try PostgresLayout.tables(for: schema)
-        let sameShape = old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false
+        let sameShape = !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
         for t in tables where !oldNames.contains(t.name) {
             if try relationExists(t.name, in: pg) {
@@ -119,6 +120,56 @@ public enum PostgresTransfer {
                 of: PostgresTable(name: table, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
                 from: sqlite, to: pg)
         }
+    }
+
+    // MARK: Plain tables (adopt)
+
+    /// Copies the named tables of `pg` that exist there (tables no urna made: no `_urna_schema` needed) into a
+    /// new SQLite file at `path` as plain tables, each column with the SQLite type that holds its values the
+    /// way the storage contract does (whole numbers and booleans INTEGER, floats REAL, bytea BLOB, dates
+    /// ISO-8601 UTC text, numeric as text, the rest text); NOT NULL is kept. Returns the tables copied.
+    @discardableResult
+    public static func pullPlainTables(_ names: [String], from pg: PostgresConnection, to path: String) throws -> [String] {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw PostgresTransferError.occupied("\(path) already exists; the copy never replaces a file")
+        }
+        var copied: [String] = []
+        do {
+            let c = try Connection(path: path)
+            try c.execute("BEGIN")
+            for name in names where try relationExists(name, in: pg) {
+                let info = try pg.query(
+                    "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 "
+                        + "AND table_schema = current_schema() ORDER BY ordinal_position", [name])
+                var defs: [String] = []
+                var columns: [(name: String, kind: PostgresColumnKind)] = []
+                for row in info.rows {
+                    guard let column = row[0], let type = row[1] else { continue }
+                    let (sqliteType, kind): (String, PostgresColumnKind) =
+                        switch type {
+                        case "bigint", "integer", "smallint": ("INTEGER", .integer(type))
+                        case "boolean": ("INTEGER", .boolean)
+                        case "real", "double precision": ("REAL", .real("double precision"))
+                        case "bytea": ("BLOB", .bytea)
+                        case "timestamp with time zone", "timestamp without time zone", "date": ("TEXT", .timestamp)
+                        default: ("TEXT", .text)
+                        }
+                    defs.append(q(column) + " " + sqliteType + (row[2] == "NO" ? " NOT NULL" : ""))
+                    columns.append((column, kind))  // numeric and the rest arrive as their exact text
+
+                }
+                try c.execute("CREATE TABLE \(q(name)) (" + defs.joined(separator: ", ") + ")")
+                _ = try pullRows(
+                    of: PostgresTable(name: name, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
+                    from: pg, to: c)
+                copied.append(name)
+            }
+            try c.execute("COMMIT")
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw error
+        }
+        return copied
     }
 
     // MARK: PostgreSQL -> SQLite

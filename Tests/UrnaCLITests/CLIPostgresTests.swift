@@ -115,6 +115,30 @@ struct CLIPostgresTests {
         #expect(again.stdout.contains("nothing to do: \(url)"), "\(again.stdout)")
     }
 
+    @Test("adopt brings psql's own plain tables under people v0 (dry run first), then migrate upgrades them")
+    func adoptPlainTables() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "adopt")
+        _ = try pg.psql(
+            """
+            CREATE TABLE "Person" ("firstName" varchar(40), "lastName" text, age integer);
+            INSERT INTO "Person" VALUES ('Ana', 'Souza', 30), ('José', 'Lima', 41);
+            CREATE TABLE notes (body text); INSERT INTO notes VALUES ('kept');
+            """, url: url)
+        let dry = try CLIRunner.run(["adopt", "--db", url, "--family", "people", "--version", "0", "--dry-run"])
+        #expect(dry.code == 0, "\(dry.stdout) \(dry.stderr)")
+        #expect(try pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_name = '_urna_schema'", url: url) == "0\n")
+        let adopt = try CLIRunner.run(["adopt", "--db", url, "--family", "people", "--version", "0"])
+        #expect(adopt.code == 0, "\(adopt.stdout) \(adopt.stderr)")
+        #expect(try pg.psql("SELECT version FROM _urna_schema", url: url) == "0\n")
+        #expect(try pg.psql("SELECT _id, \"firstName\", \"lastName\", age FROM \"Person\" ORDER BY _id", url: url)
+            == "1|Ana|Souza|30\n2|José|Lima|41\n")
+        #expect(try pg.psql("SELECT body FROM notes", url: url) == "kept\n", "a table of nobody's family stays")
+        let migrate = try CLIRunner.run(["migrate", "--db", url])
+        #expect(migrate.code == 0, "\(migrate.stderr)")
+        #expect(try pg.psql("SELECT \"fullName\" FROM \"Person\" ORDER BY age", url: url) == "Ana Souza\nJosé Lima\n")
+    }
+
     @Test("a second writer waits for the first and then gives up with a clear message; nothing changes")
     func writersAreKeptApart() throws {
         let pg = try postgresClusterOrSkip()
