@@ -2,8 +2,8 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 DEB_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev libcurl4-openssl-dev libpq-dev sqlite3 pkg-config
-# Benchmark peers only (never linked into urna): xmllint for the XML reader's own speed.
-BENCH_PACKAGES := libxml2-utils
+# Benchmark peers only (never linked into urna): xmllint for the XML reader's own speed, PostgreSQL (psql \\copy) for the backend's.
+BENCH_PACKAGES := libxml2-utils postgresql
 DB ?= urna.sqlite
 URNA := .build/release/urna
 

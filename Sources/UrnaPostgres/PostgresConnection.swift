@@ -230,6 +230,34 @@ public final class CopyInWriter {
         if buffer.count >= 1 << 16 { try flush() }
     }
 
+    /// Appends one field of the current row from bytes (escaped for COPY's text format); `first` for the
+    /// row's first field. End the row with `endRow()`.
+    @inline(__always) public func field(_ bytes: UnsafeRawBufferPointer, first: Bool) {
+        CopyText.appendField(bytes, first: first, to: &buffer)  // one exclusive access per field, not per byte
+    }
+
+    /// Appends a whole number field.
+    @inline(__always) public func field(_ value: Int64, first: Bool) {
+        CopyText.appendField(value, first: first, to: &buffer)
+    }
+
+    /// Appends a field as text (nil: NULL).
+    public func field(_ text: String?, first: Bool) {
+        guard var text else {
+            if !first { buffer.append(9) }
+            buffer += [92, 78]
+            return
+        }
+        text.withUTF8 { field(UnsafeRawBufferPointer($0), first: first) }
+    }
+
+    /// Ends the current row.
+    public func endRow() throws {
+        buffer.append(10)
+        rows += 1
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
     func flush() throws {
         try buffer.withUnsafeBytes { try connection.putCopyData($0) }
         buffer.removeAll(keepingCapacity: true)
@@ -257,6 +285,40 @@ public enum CopyText {
             }
         }
         out.append(10)
+    }
+
+    @inline(__always) static func appendField(_ bytes: UnsafeRawBufferPointer, first: Bool, to out: inout [UInt8]) {
+        if !first { out.append(9) }
+        for b in bytes {
+            switch b {
+            case 92:
+                out.append(92)
+                out.append(92)
+            case 9:
+                out.append(92)
+                out.append(116)
+            case 10:
+                out.append(92)
+                out.append(110)
+            case 13:
+                out.append(92)
+                out.append(114)
+            default: out.append(b)
+            }
+        }
+    }
+
+    @inline(__always) static func appendField(_ value: Int64, first: Bool, to out: inout [UInt8]) {
+        if !first { out.append(9) }
+        if value < 0 { out.append(45) }
+        var v = value.magnitude
+        var divisor: UInt64 = 1
+        while v / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(48 + (v / divisor) % 10))
+            v %= divisor
+            divisor /= 10
+        }
     }
 
     /// One line as the server sends it (with its newline) back into fields.

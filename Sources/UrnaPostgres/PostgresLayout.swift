@@ -195,6 +195,19 @@ public struct PostgresTable: Sendable {
     public let createSQL: String
     /// Foreign keys and indexes, added once the rows are in.
     public let constraintSQL: [String]
+    /// Drops those foreign keys and indexes (before refilling a table that has them: checking each copied row
+    /// against its keys one by one is many times slower than adding the keys afterwards).
+    public var dropConstraintSQL: [String] {
+        constraintSQL.compactMap { sql -> String? in
+            if let r = sql.range(of: " ADD CONSTRAINT "), let end = sql[r.upperBound...].range(of: " FOREIGN KEY") {
+                return String(sql[..<r.lowerBound]) + " DROP CONSTRAINT IF EXISTS " + sql[r.upperBound..<end.lowerBound]
+            }
+            if sql.hasPrefix("CREATE INDEX "), let on = sql.range(of: " ON ") {
+                return "DROP INDEX IF EXISTS " + sql[sql.index(sql.startIndex, offsetBy: 13)..<on.lowerBound]
+            }
+            return nil
+        }
+    }
     /// The hidden `_id` identity whose sequence must follow the copied rows.
     public let identityColumn: String?
 }

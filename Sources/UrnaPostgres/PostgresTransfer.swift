@@ -52,7 +52,9 @@ public enum PostgresTransfer {
             }
         }
         if sameShape {
+            // Emptied, not dropped: a view, grant or index of someone else's on these tables stays.
             if !oldNames.isEmpty { try pg.execute("TRUNCATE " + oldNames.sorted().map(q).joined(separator: ", ")) }
+            for t in tables { for sql in t.dropConstraintSQL { try pg.execute(sql) } }
         } else if !oldNames.isEmpty {
             // RESTRICT (the default): a view or key of someone else's that depends on these tables stops the run.
             try pg.execute("DROP TABLE IF EXISTS " + oldNames.sorted().map(q).joined(separator: ", "))
@@ -64,7 +66,7 @@ public enum PostgresTransfer {
             counts.append((t.name, n))
             progress?(t.name, n)
         }
-        if !sameShape { for t in tables { for sql in t.constraintSQL { try pg.execute(sql) } } }
+        for t in tables { for sql in t.constraintSQL { try pg.execute(sql) } }
         for t in tables {
             guard let id = t.identityColumn else { continue }
             try pg.execute(
@@ -80,12 +82,20 @@ public enum PostgresTransfer {
         let select = try sqlite.prepare("SELECT \(columns) FROM \(q(t.name))")
         var sent = 0
         try pg.copyIn("COPY \(q(t.name)) (\(columns)) FROM STDIN") { w in
-            var fields = [String?](repeating: nil, count: t.columns.count)
             while try select.step() {
                 for (i, c) in t.columns.enumerated() {
-                    fields[i] = try c.kind.postgresText(select.value(at: i), column: "\(t.name).\(c.name)")
+                    // The common cases straight from SQLite's bytes; the rest through the value conversion.
+                    switch (c.kind, select.storageClass(at: i)) {
+                    case (.text, 3), (.json, 3), (.uuid, 3), (.timestamp, 3):
+                        select.withText(at: i) { w.field($0, first: i == 0) }
+                    case (.integer, 1):
+                        w.field(select.int(at: i), first: i == 0)
+                    default:
+                        w.field(
+                            try c.kind.postgresText(select.value(at: i), column: "\(t.name).\(c.name)"), first: i == 0)
+                    }
                 }
-                try w.write(fields)
+                try w.endRow()
                 sent += 1
             }
         }

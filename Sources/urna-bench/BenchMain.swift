@@ -2,7 +2,7 @@ import Foundation
 
 enum BenchMain {
     static func run(_ args: [String]) -> Int32 {
-        var sections = Set(["store", "typed", "migrate", "import", "xml"])
+        var sections = Set(["store", "typed", "migrate", "import", "xml", "postgres"])
         var rows = 1_000_000
         var candidates = 500_000
         var assets = 1_000_000
@@ -28,7 +28,7 @@ enum BenchMain {
             case "--help":
                 print(
                     """
-                    urna-bench [--only store,typed,migrate,import,xml] [--rows N] [--candidates N] [--assets N] [--rounds N]
+                    urna-bench [--only store,typed,migrate,import,xml,postgres] [--rows N] [--candidates N] [--assets N] [--rounds N]
                     Prints urna's time against a real peer on the same data, as a ratio. The migration, import and
                     XML parts run both sides --rounds times (default 3), taking turns, and compare the medians.
                     """)
@@ -58,6 +58,11 @@ enum BenchMain {
                 let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                     .appendingPathComponent("urna").path
                 try XMLBench.run(urna: urna, candidates: candidates, assets: assets, rounds: rounds)
+            }
+            if sections.contains("postgres") {
+                let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                    .appendingPathComponent("urna").path
+                try PostgresBench.run(candidates: candidates, assets: assets, rows: rows, urna: urna, rounds: rounds)
             }
         } catch {
             print("benchmark failed: \(error)")

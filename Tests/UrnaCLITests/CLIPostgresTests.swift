@@ -69,6 +69,8 @@ struct CLIPostgresTests {
         #expect(write.code == 64, "\(write.stderr)")
         #expect(write.stderr.contains("--write"))
         #expect(try CLIRunner.run(["query", "--db", url, "Good", "--count"]).stdout == "8583\n")
+        // Someone's own view on urna's tables survives the next import (the tables are refilled, not dropped).
+        _ = try pg.psql("CREATE VIEW my_candidates AS SELECT nickname FROM \"Candidate\"", url: url)
         // The same import again changes nothing: the identity and upsert rules are the SQLite ones.
         let again = try CLIRunner.run(
             [
@@ -78,6 +80,10 @@ struct CLIPostgresTests {
         #expect(again.code == 0, "\(again.stderr)")
         #expect(try CLIRunner.run(["query", "--db", url, "Candidate", "--count"]).stdout == "2388\n")
         #expect(try CLIRunner.run(["query", "--db", url, "Good", "--count"]).stdout == "8583\n")
+        #expect(try pg.psql("SELECT count(*) FROM my_candidates", url: url) == "2388\n")
+        let keys = try pg.psql(
+            "SELECT count(*) FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY'", url: url)
+        #expect(keys == foreignKeys, "the refill puts every foreign key back")
         let status = try CLIRunner.run(["status", "--db", url])
         #expect(status.stdout.contains("database: \(url)"), "\(status.stdout)")
         #expect(!status.stdout.contains("urna-postgres-"), "the working copy's path leaked: \(status.stdout)")

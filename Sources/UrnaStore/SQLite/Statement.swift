@@ -118,6 +118,14 @@ public final class Statement {
     }
 
     @inline(__always) public func int(at i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
+    /// The column's storage class in the current row: 1 integer, 2 real, 3 text, 4 blob, 5 null.
+    @inline(__always) public func storageClass(at i: Int) -> Int32 { sqlite3_column_type(handle, Int32(i)) }
+    /// The UTF-8 bytes of a text column in the current row, valid only inside `body` (no String is made).
+    @inline(__always) public func withText<R>(at i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let p = sqlite3_column_text(handle, Int32(i))
+        let n = Int(sqlite3_column_bytes(handle, Int32(i)))
+        return try body(UnsafeRawBufferPointer(start: p, count: n))
+    }
     @inline(__always) public func isNull(at i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
 
     static func value(of v: OpaquePointer) -> SQLValue {
