@@ -15,8 +15,7 @@ import UrnaStore
 /// clear message. Readers work on a REPEATABLE READ snapshot. The cost is a full copy each way per command:
 /// fine for one election's files, slow for every election since 1994 (README: Limitations).
 enum PostgresStaging {
-    /// The advisory lock key every urna writer takes: 'urna' in ASCII.
-    static let advisoryLockKey: Int64 = 0x7572_6E61
+    static let advisoryLockKey = PostgresWorkingCopy.advisoryLockKey
     /// How long to wait for another writer's locks before giving up (URNA_PG_LOCK_TIMEOUT overrides, in ms).
     static var lockTimeoutMilliseconds: Int {
         ProcessInfo.processInfo.environment["URNA_PG_LOCK_TIMEOUT"].flatMap(Int.init) ?? 30_000
@@ -57,63 +56,44 @@ enum PostgresStaging {
     static func run(_ command: Command, _ parsed: ParsedArguments, location: String) throws -> Int32 {
         let name = command.spec.name
         let mode = try mode(of: name, parsed)
-        let pg = try PostgresConnection(location)
-        try pg.execute("SET lock_timeout = \(lockTimeoutMilliseconds)")
-        switch mode {
-        case .read: try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        case .write: try pg.execute("BEGIN")
-        }
-        var committed = false
-        defer { if !committed { try? pg.execute("ROLLBACK") } }
-        let old: Schema?
         // adopt on a database without Urna data: the plain tables named as the family version's types.
-        var adopted: Schema?
-        do {
-            if mode == .write { try pg.execute("SELECT pg_advisory_xact_lock(\(advisoryLockKey))") }
-            old = try PostgresTransfer.recordedSchema(in: pg)
-            if old == nil, name == "adopt", let family = parsed.value("family").flatMap(CommandContext.current.family(named:)),
-                let version = try? parsed.int("version"), let schema = family.schema(version: version)
-            {
-                adopted = schema
-            }
-            if mode == .write, let locked = old ?? adopted {
-                let names = try PostgresLayout.tableNames(for: locked).filter { try PostgresTransfer.relationExists($0, in: pg) }
-                if !names.isEmpty {
-                    try pg.execute("LOCK TABLE \(names.map(Identifier.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE")
-                }
-            }
-        } catch let e as PostgresError where e.isLockTimeout {
-            throw CLIError(
-                ExitCode.failure,
-                "\(pg.displayName) is being written by another urna run or session (waited "
-                    + "\(lockTimeoutMilliseconds / 1000) s: \(e.message)); nothing was changed: try again when it "
-                    + "finishes, or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
+        var adoptable: Schema?
+        if name == "adopt", let family = parsed.value("family").flatMap(CommandContext.current.family(named:)),
+            let version = try? parsed.int("version")
+        {
+            adoptable = family.schema(version: version)
         }
+        let copy: PostgresWorkingCopy
+        do {
+            copy = try PostgresWorkingCopy(
+                url: location, writing: mode == .write, lockTimeoutMilliseconds: lockTimeoutMilliseconds,
+                lockTables: adoptable)
+        } catch let e as PostgresWorkingCopy.LockTimeout {
+            throw CLIError(ExitCode.failure, "\(e); or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
+        }
+        let old = copy.recorded
+        let adopted = old == nil ? adoptable : nil
+        let display = copy.connection.displayName
         if old == nil, adopted == nil, mode == .read || name == "migrate" {
             throw CLIError(
                 ExitCode.missingInput,
-                "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
+                "\(display) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
                     + "`\(CommandContext.current.toolName) init --db URL --family NAME` or "
                     + "`\(CommandContext.current.toolName) import --db URL FILES`")
         }
-        if old != nil, name == "init" {
+        if let old, name == "init" {
             throw CLIError(
                 ExitCode.failure,
-                "\(pg.displayName) already holds Urna data (\(old!.family) version \(old!.version)); init never "
+                "\(display) already holds Urna data (\(old.family) version \(old.version)); init never "
                     + "replaces data: use another database")
         }
-        let workDir = try privateDirectory()
-        defer { try? FileManager.default.removeItem(atPath: workDir) }
-        let staged = workDir + "/database.sqlite"
         if let adopted {
-            try PostgresTransfer.pullPlainTables(PostgresLayout.tableNames(for: adopted), from: pg, to: staged)
-        } else if old != nil {
-            try PostgresTransfer.pull(
-                from: pg, to: staged, pageSize: old?.family == "elections" ? Importer.pageSize : nil,
-                resolve: codeSchema)
+            try copy.materializePlainTables(named: PostgresLayout.tableNames(for: adopted))
+        } else {
+            try copy.materialize(pageSize: old?.family == "elections" ? Importer.pageSize : nil, resolve: codeSchema)
         }
         var args = parsed
-        args.values["db"] = [staged]
+        args.values["db"] = [copy.path]
         if name == "import", args.value("rejects") == nil {
             // The default (<db>.rejects.csv) would sit in the private folder and vanish with it.
             args.values["rejects"] = [FileManager.default.currentDirectoryPath + "/urna-postgres.rejects.csv"]
@@ -122,17 +102,14 @@ enum PostgresStaging {
             // The transaction is the safety net: a failed run leaves the database untouched.
             args.flags.insert("no-backup")
         }
-        DatabaseName.stage(staged, as: pg.displayName)
+        DatabaseName.stage(copy.path, as: display)
         defer { DatabaseName.unstage() }
         let code = try command.run(args)
         guard mode == .write, code == ExitCode.ok else { return code }
-        let sqlite = try Connection(path: staged, create: false)
-        let counts = try PostgresTransfer.push(from: sqlite, to: pg, replacing: old ?? adopted, recreate: adopted != nil)
-        try pg.execute("COMMIT")
-        committed = true
+        let counts = try copy.commit(replacing: adopted)
         if !parsed.has("quiet") && !parsed.has("json") {
             let rows = counts.reduce(0) { $0 + $1.rows }
-            CLI.printError("stored in \(pg.displayName): \(rows) rows in \(counts.count) tables, in one transaction")
+            CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")
         }
         return code
     }
@@ -143,15 +120,6 @@ enum PostgresStaging {
             SchemaDescriptor.encode(code) == SchemaDescriptor.encode(recorded)
         else { return recorded }
         return code
-    }
-
-    /// A new folder only this user can read, in the temporary directory.
-    static func privateDirectory() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "urna-postgres-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw CLIError(ExitCode.failure, "cannot create a private folder in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
-        }
-        return String(cString: made)
     }
 }
 

@@ -203,6 +203,34 @@ struct PostgresTransferTests {
         }
     }
 
+    @Test("An app's Store on PostgreSQL: withStore writes in one transaction, a throwing body changes nothing")
+    func appStoreThroughWorkingCopy() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "app")
+        try PostgresWorkingCopy.withStore(url: url, schema: Self.schema, writing: true) { store in
+            try store.write { for name in ["x", "y"] { try store.create("Tag", value: ["name": name]) } }
+        }
+        #expect(try pg.psql("SELECT string_agg(name, ',' ORDER BY name) FROM \"Tag\"", url: url) == "x,y\n")
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try PostgresWorkingCopy.withStore(url: url, schema: Self.schema, writing: true) { store in
+                try store.write { try store.create("Tag", value: ["name": "z"]) }
+                throw Boom()
+            }
+        }
+        #expect(try pg.psql("SELECT count(*) FROM \"Tag\"", url: url) == "2\n")
+        let names = try PostgresWorkingCopy.withStore(url: url, schema: Self.schema, writing: false) { store in
+            try store.objects("Tag").sorted(byKeyPath: "name").map { try $0.value(atKeyPath: "name") }
+        }
+        #expect(names == [.string("x"), .string("y")])
+        // A second writer waits for the first one's locks, then gives up with LockTimeout.
+        let first = try PostgresWorkingCopy(url: url, writing: true)
+        #expect(throws: PostgresWorkingCopy.LockTimeout.self) {
+            _ = try PostgresWorkingCopy(url: url, writing: true, lockTimeoutMilliseconds: 200)
+        }
+        try first.rollback()
+    }
+
     @Test("COPY text escaping reads back what it wrote; passwords never reach messages")
     func copyTextAndRedaction() {
         var buffer: [UInt8] = []

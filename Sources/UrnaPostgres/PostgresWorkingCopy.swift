@@ -1,0 +1,143 @@
+import Foundation
+import UrnaStore
+
+/// A PostgreSQL database used through the SQLite store: a private working copy of its Urna tables, made
+/// inside one server transaction, and, for a writer, put back in that same transaction by `commit()`.
+///
+/// So everything the store, the importer and the migrator do holds unchanged (the same rules, checks and
+/// errors), and a write is all-or-nothing on the server: without `commit()` (an error, a signal, a killed
+/// process) the transaction is rolled back and the database is as it was. A writer takes urna's advisory lock
+/// (two urna writers never interleave) and locks Urna's tables against other writers until it ends; readers
+/// read a REPEATABLE READ snapshot. The price is a full copy each way: right for one state's elections, slow
+/// for very large databases.
+///
+/// ```swift
+/// let copy = try PostgresWorkingCopy(url: "postgresql://app@127.0.0.1/library", writing: true)
+/// try copy.materialize()
+/// do {
+///     let store = try Store(path: copy.path, schema: LibrarySchema.latest)
+///     try store.write { try store.create("Book", value: ["title": "Dom Casmurro"]) }
+/// }  // the store is closed before the commit
+/// try copy.commit()
+/// ```
+/// `withStore(url:schema:writing:_:)` does those steps in one call.
+public final class PostgresWorkingCopy {
+    /// The advisory lock key every urna writer takes: 'urna' in ASCII.
+    public static let advisoryLockKey: Int64 = 0x7572_6E61
+
+    public let connection: PostgresConnection
+    public let writing: Bool
+    /// What the database recorded when the transaction began (nil: no Urna data there).
+    public let recorded: Schema?
+    /// The working copy's path (a file in a folder only this user can read, removed when this object goes).
+    public let path: String
+    private let folder: String
+    private var finished = false
+
+    /// Why the lock could not be had in time.
+    public struct LockTimeout: Error, CustomStringConvertible, Sendable {
+        public let database: String
+        public let milliseconds: Int
+        public let message: String
+        public var description: String {
+            "\(database) is being written by another urna run or session (waited \(milliseconds / 1000) s: "
+                + "\(message)); nothing was changed: try again when it finishes"
+        }
+    }
+
+    /// Connects, begins the transaction and, for a writer, takes the locks. `lockTables` (default: the recorded
+    /// schema's) are locked against other writers; tables that do not exist are left out.
+    public init(url: String, writing: Bool, lockTimeoutMilliseconds: Int = 30_000, lockTables: Schema? = nil) throws {
+        let pg = try PostgresConnection(url)
+        connection = pg
+        self.writing = writing
+        try pg.execute("SET lock_timeout = \(lockTimeoutMilliseconds)")
+        try pg.execute(writing ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do {
+            if writing { try pg.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))") }
+            recorded = try PostgresTransfer.recordedSchema(in: pg)
+            if writing, let locked = recorded ?? lockTables {
+                let names = try PostgresLayout.tableNames(for: locked).filter {
+                    try PostgresTransfer.relationExists($0, in: pg)
+                }
+                if !names.isEmpty {
+                    try pg.execute("LOCK TABLE \(names.map(Identifier.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE")
+                }
+            }
+        } catch let e as PostgresError where e.isLockTimeout {
+            try? pg.execute("ROLLBACK")
+            throw LockTimeout(database: pg.displayName, milliseconds: lockTimeoutMilliseconds, message: e.message)
+        } catch {
+            try? pg.execute("ROLLBACK")
+            throw error
+        }
+        var template = Array((NSTemporaryDirectory() + "urna-postgres-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            try? pg.execute("ROLLBACK")
+            throw PostgresTransferError.occupied(
+                "cannot create a private folder in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+        }
+        folder = String(cString: made)
+        path = folder + "/database.sqlite"
+    }
+
+    deinit {
+        if !finished { try? connection.execute("ROLLBACK") }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Copies the database's Urna tables into the working copy (nothing when it holds no Urna data: the
+    /// path then names no file yet, and a store created there becomes the database's content on commit).
+    /// `resolve` may swap the recorded schema for the code's equal one, which carries its views' SQL.
+    public func materialize(pageSize: Int? = nil, resolve: (Schema) -> Schema = { $0 }) throws {
+        guard recorded != nil else { return }
+        try PostgresTransfer.pull(from: connection, to: path, pageSize: pageSize, resolve: resolve)
+    }
+
+    /// Copies plain tables (no Urna data needed: psql's own `CREATE TABLE "Person" ...`) into the working copy,
+    /// for adopting them; `commit(replacing:)` then drops them on the server and writes the adopted ones.
+    public func materializePlainTables(named names: [String]) throws {
+        try PostgresTransfer.pullPlainTables(names, from: connection, to: path)
+    }
+
+    /// Puts the working copy back into the database and commits: Urna's tables are refilled (or dropped and
+    /// created again when the schema changed, or when `replacing` names plain tables being adopted).
+    @discardableResult
+    public func commit(replacing plainTables: Schema? = nil) throws -> PostgresTransfer.Counts {
+        precondition(writing, "commit() needs a working copy opened with writing: true")
+        precondition(!finished, "commit() was already called")
+        let sqlite = try Connection(path: path, create: false)
+        let counts = try PostgresTransfer.push(
+            from: sqlite, to: connection, replacing: recorded ?? plainTables, recreate: plainTables != nil && recorded == nil)
+        try connection.execute("COMMIT")
+        finished = true
+        return counts
+    }
+
+    /// Ends the transaction without writing anything.
+    public func rollback() throws {
+        guard !finished else { return }
+        finished = true
+        try connection.execute("ROLLBACK")
+    }
+
+    /// Opens a `Store` with `schema` on a working copy of the database at `url` (created with `schema` when the
+    /// database holds no Urna data), runs `body`, and for a writer puts the result back in one transaction.
+    /// The store must not outlive `body`.
+    public static func withStore<T>(
+        url: String, schema: Schema, writing: Bool, lockTimeoutMilliseconds: Int = 30_000,
+        _ body: (Store) throws -> T
+    ) throws -> T {
+        let copy = try PostgresWorkingCopy(url: url, writing: writing, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        try copy.materialize(resolve: { recorded in
+            SchemaDescriptor.encode(recorded) == SchemaDescriptor.encode(schema) ? schema : recorded
+        })
+        let result: T
+        do {
+            let store = try Store(path: copy.path, schema: schema)
+            result = try body(store)
+        }
+        if writing { try copy.commit() } else { try copy.rollback() }
+        return result
+    }
+}
