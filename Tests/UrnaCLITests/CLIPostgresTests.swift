@@ -175,6 +175,22 @@ struct CLIPostgresTests {
         let up = try CLIRunner.run(["copy", "--from", db, "--to", url])
         #expect(up.code == 0, "\(up.stderr)")
         #expect(up.stdout.contains("Candidate 2388"), "\(up.stdout)")
+        // The query suite answers the same on both backends ([c] and [d] folding, links, lists, aggregates).
+        let queries: [[String]] = [
+            ["Candidate", "name CONTAINS[cd] 'jose'", "--sort", "sequence", "--fields", "sequence,name"],
+            ["Candidate", "nickname BEGINSWITH[c] 'zé' OR nickname ==[cd] 'ROMEU ZEMA'", "--fields", "nickname", "--sort", "sequence"],
+            ["Candidate", "party.acronym IN {'NOVO', 'PT'} AND postCode == 6", "--count"],
+            ["Candidate", "goods.@count > 10", "--sort", "sequence", "--limit", "20", "--fields", "sequence,nickname"],
+            ["Good", "value > 1000000 AND candidacy.state == 'MG'", "--sort", "value", "--desc", "--limit", "15", "--csv"],
+            ["Party", "acronym LIKE[c] 'p*'", "--sort", "acronym", "--json"],
+        ]
+        for q in queries {
+            let a = try CLIRunner.run(["query", "--db", db] + q)
+            let b = try CLIRunner.run(["query", "--db", url] + q)
+            #expect(a.code == 0 && b.code == 0, "\(q): \(a.stderr) \(b.stderr)")
+            #expect(a.stdout == b.stdout, "\(q) answers differently on PostgreSQL")
+            #expect(!a.stdout.isEmpty && a.stdout != "0\n", "\(q) matched nothing, so it compares nothing")
+        }
         let refused = try CLIRunner.run(["copy", "--from", db, "--to", url])
         #expect(refused.code == 1)
         #expect(refused.stderr.contains("--replace"), "\(refused.stderr)")
