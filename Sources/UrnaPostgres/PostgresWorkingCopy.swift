@@ -29,7 +29,8 @@ public final class PostgresWorkingCopy {
     public let writing: Bool
     /// What the database recorded when the transaction began (nil: no Urna data there).
     public let recorded: Schema?
-    /// The working copy's path (a file in a folder only this user can read, removed when this object goes).
+    /// The working copy's path (a file in a folder only this user can read, removed when this object goes;
+    /// the folder of a killed process is removed by the next working copy made in the temporary directory).
     public let path: String
     private let folder: String
     private var finished = false
@@ -71,14 +72,30 @@ public final class PostgresWorkingCopy {
             try? pg.execute("ROLLBACK")
             throw error
         }
-        var template = Array((NSTemporaryDirectory() + "urna-postgres-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
+        Self.removeStaleFolders()
+        let made = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "\(Self.folderPrefix)\(getpid())-\(UUID().uuidString)")
+        guard mkdir(made, 0o700) == 0 else {
+            let why = String(cString: strerror(errno))
             try? pg.execute("ROLLBACK")
-            throw PostgresTransferError.occupied(
-                "cannot create a private folder in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+            throw PostgresTransferError.occupied("cannot create a private folder \(made): \(why)")
         }
-        folder = String(cString: made)
+        folder = made
         path = folder + "/database.sqlite"
+    }
+
+    static let folderPrefix = "urna-postgres-"
+
+    /// Removes the working-copy folders of urna processes that no longer run (killed before their cleanup).
+    static func removeStaleFolders() {
+        let base = NSTemporaryDirectory()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
+        for name in names where name.hasPrefix(folderPrefix) {
+            let rest = name.dropFirst(folderPrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
+            if kill(pid, 0) == 0 || errno == EPERM { continue }  // still running (perhaps as another user)
+            try? FileManager.default.removeItem(atPath: (base as NSString).appendingPathComponent(name))
+        }
     }
 
     deinit {

@@ -145,6 +145,46 @@ struct CLIPostgresTests {
         #expect(try pg.psql("SELECT \"fullName\" FROM \"Person\" ORDER BY age", url: url) == "Ana Souza\nJosé Lima\n")
     }
 
+    @Test("SIGKILL at any moment of an import into PostgreSQL leaves the database as it was")
+    func killedImportChangesNothing() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "kill")
+        let first = try CLIRunner.run(["import", "--db", url, "--quiet", sample.appendingPathComponent("consulta_cand_2016_AC.txt").path])
+        #expect(first.code == 0, "\(first.stderr)")
+        let before = try pg.psql("SELECT count(*) FROM \"Candidate\"", url: url)
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var killed: [Int32] = []
+        for delay in [0.1, 0.3, 0.5, 0.7, 0.9, 1.2] {
+            let p = Process()
+            p.executableURL = CLIRunner.binary
+            p.arguments = [
+                "import", "--db", url, "--quiet", "--rejects", dir.appendingPathComponent("r.csv").path,
+                sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
+                sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
+            ]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            guard p.terminationReason == .uncaughtSignal else { break }  // it finished first: later delays would too
+            killed.append(p.processIdentifier)
+            #expect(try pg.psql("SELECT count(*) FROM \"Candidate\"", url: url) == before, "killed after \(delay) s")
+        }
+        #expect(killed.count >= 3, "the import finished before most kills, so they tested little")
+        // The next run is not blocked by the dead ones' locks, and removes their working copies.
+        let next = try CLIRunner.run(["import", "--db", url, "--quiet", "--rejects", dir.appendingPathComponent("r.csv").path,
+            sample.appendingPathComponent("consulta_cand_2018_MG.csv").path, sample.appendingPathComponent("bem_candidato_2018_MG.csv").path])
+        #expect(next.code == 0, "\(next.stderr)")
+        #expect(try CLIRunner.run(["query", "--db", url, "Candidate", "state == 'MG'", "--count"]).stdout == "2388\n")
+        let leftovers = (try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())).filter { name in
+            killed.contains { name.hasPrefix("urna-postgres-\($0)-") }
+        }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
     @Test("a second writer waits for the first and then gives up with a clear message; nothing changes")
     func writersAreKeptApart() throws {
         let pg = try postgresClusterOrSkip()
