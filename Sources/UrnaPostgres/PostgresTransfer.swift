@@ -42,6 +42,8 @@ public enum PostgresTransfer {
             throw PostgresTransferError.notUrna("\(sqlite.path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
         let tables = try PostgresLayout.tables(for: schema)
+        // Index builds and key checks after the load sort in memory instead of spilling (this transaction only).
+        try pg.execute("SET LOCAL maintenance_work_mem = '256MB'")
         let sameShape = !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
         for t in tables where !oldNames.contains(t.name) {
@@ -66,6 +68,7 @@ public enum PostgresTransfer {
             counts.append((t.name, n))
             progress?(t.name, n)
         }
+        if !sameShape { for t in tables { if let pk = t.primaryKeySQL { try pg.execute(pk) } } }
         for t in tables { for sql in t.constraintSQL { try pg.execute(sql) } }
         for t in tables {
             guard let id = t.identityColumn else { continue }

@@ -196,6 +196,7 @@ struct PostgresTransferTests {
             let conn = try PostgresConnection(url)
             try conn.execute("BEGIN")
             for t in try PostgresLayout.tables(for: version.schema) { try conn.execute(t.createSQL) }
+            for t in try PostgresLayout.tables(for: version.schema) { try conn.execute(try #require(t.primaryKeySQL)) }
             for t in try PostgresLayout.tables(for: version.schema) { for s in t.constraintSQL { try conn.execute(s) } }
             try conn.execute("COMMIT")
             let n = try pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", url: url)
