@@ -101,14 +101,7 @@ public final class PostgresConnection {
     /// Returns the number of rows the server stored.
     @discardableResult
     public func copyIn(_ sql: String, _ body: (CopyInWriter) throws -> Void) throws -> Int {
-        let r = PQexec(handle, sql)
-        let status = PQresultStatus(r)
-        if status != PGRES_COPY_IN {
-            defer { PQclear(r) }
-            try check(r, sql: sql)
-            throw PostgresError("\(sql) did not start a COPY", database: displayName)
-        }
-        PQclear(r)
+        try startCopy(sql, expecting: PGRES_COPY_IN)
         let writer = CopyInWriter(connection: self)
         do {
             try body(writer)
@@ -135,14 +128,7 @@ public final class PostgresConnection {
 
     /// Runs `COPY ... TO STDOUT` (text format) and hands each row's fields to `row` (nil for NULL).
     public func copyOut(_ sql: String, _ row: ([String?]) throws -> Void) throws {
-        let r = PQexec(handle, sql)
-        let status = PQresultStatus(r)
-        if status != PGRES_COPY_OUT {
-            defer { PQclear(r) }
-            try check(r, sql: sql)
-            throw PostgresError("\(sql) did not start a COPY", database: displayName)
-        }
-        PQclear(r)
+        try startCopy(sql, expecting: PGRES_COPY_OUT)
         var pending: Error?
         while true {
             var buffer: UnsafeMutablePointer<CChar>?
@@ -162,6 +148,16 @@ public final class PostgresConnection {
         }
         if let pending { throw pending }
         if let failure { throw failure }
+    }
+
+    /// Sends a COPY statement and checks the server entered the expected copy mode.
+    private func startCopy(_ sql: String, expecting mode: ExecStatusType) throws {
+        let r = PQexec(handle, sql)
+        defer { PQclear(r) }
+        guard PQresultStatus(r) == mode else {
+            try check(r, sql: sql)
+            throw PostgresError("\(sql) did not start a COPY", database: displayName)
+        }
     }
 
     func putCopyData(_ bytes: UnsafeRawBufferPointer) throws {

@@ -63,6 +63,16 @@ public enum PostgresColumnKind: Equatable, Sendable {
         }
     }
 
+    /// The kind a plain column of this SQLite declared type is copied as (metadata tables).
+    static func ofSQLiteType(_ declared: String) -> PostgresColumnKind {
+        switch declared.uppercased() {
+        case "INTEGER": .integer("bigint")
+        case "REAL": .real("double precision")
+        case "BLOB": .bytea
+        default: .text
+        }
+    }
+
     // MARK: SQLite value -> PostgreSQL text
 
     /// The text PostgreSQL reads for a stored SQLite value, or nil for NULL; throws when the value cannot

@@ -114,14 +114,7 @@ public enum PostgresTransfer {
             var columns: [(name: String, kind: PostgresColumnKind)] = []
             for row in info {
                 guard case .text(let name) = row[1] else { continue }
-                let declared = { if case .text(let s) = row[2] { s.uppercased() } else { "" } }()
-                let kind: PostgresColumnKind =
-                    switch declared {
-                    case "INTEGER": .integer("bigint")
-                    case "REAL": .real("double precision")
-                    case "BLOB": .bytea
-                    default: .text
-                    }
+                let kind = PostgresColumnKind.ofSQLiteType({ if case .text(let s) = row[2] { s } else { "" } }())
                 var d = "\(q(name)) \(kind.sqlType)"
                 if case .integer(1) = row[3] { d += " NOT NULL" }
                 if case .integer(let pk) = row[5], pk > 0 { d += " PRIMARY KEY" }
@@ -259,14 +252,7 @@ public enum PostgresTransfer {
                 guard let name = row[0], let type = row[1] else { continue }
                 let sqliteType = PostgresColumnKind.sqliteType(ofPostgresType: type)
                 if !have.contains(name) { try c.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(name)) \(sqliteType)") }
-                let kind: PostgresColumnKind =
-                    switch sqliteType {
-                    case "INTEGER": .integer("bigint")
-                    case "REAL": .real("double precision")
-                    case "BLOB": .bytea
-                    default: .text
-                    }
-                columns.append((name, kind))
+                columns.append((name, PostgresColumnKind.ofSQLiteType(sqliteType)))
             }
             if table == StorageLayout.schemaTable { try c.execute("DELETE FROM \(q(table))") }
             _ = try pullRows(

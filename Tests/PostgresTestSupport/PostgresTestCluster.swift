@@ -91,6 +91,17 @@ public final class PostgresTestCluster: @unchecked Sendable {
         }
     }
 
+    /// The shared cluster, or nil with the reason when none can run; under URNA_REQUIRE_POSTGRES=1 (set by
+    /// `make test` when it installed the server) a missing server is an error instead, so it fails the test.
+    public static func sharedIfAvailable() throws -> (cluster: PostgresTestCluster?, reason: String) {
+        do {
+            return (try shared(), "")
+        } catch let e as Unavailable {
+            if ProcessInfo.processInfo.environment["URNA_REQUIRE_POSTGRES"] == "1" { throw e }
+            return (nil, "skipped: no PostgreSQL server: \(e.reason)")
+        }
+    }
+
     private static func stopSharedAtExit() {
         // No lock here: a test that exits from inside shared() must not deadlock.
         state.cluster?.stop()

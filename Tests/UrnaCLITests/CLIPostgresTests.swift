@@ -6,12 +6,9 @@ import Testing
 /// reason; `make test` sets URNA_REQUIRE_POSTGRES=1 when it installed the server, and then a missing server
 /// fails the test instead.
 func postgresClusterOrSkip() throws -> PostgresTestCluster {
-    do {
-        return try PostgresTestCluster.shared()
-    } catch let e as PostgresTestCluster.Unavailable {
-        if ProcessInfo.processInfo.environment["URNA_REQUIRE_POSTGRES"] == "1" { throw e }
-        try Test.cancel(Comment(rawValue: "skipped: no PostgreSQL server: \(e.reason)"))
-    }
+    let (cluster, reason) = try PostgresTestCluster.sharedIfAvailable()
+    guard let cluster else { try Test.cancel(Comment(rawValue: reason)) }
+    return cluster
 }
 
 @Suite("--db postgresql:// and urna copy, against a real PostgreSQL server", .serialized)

@@ -56,11 +56,11 @@ struct ReadmeExampleCommandsTests {
         let exampleServer = "postgresql://urna@127.0.0.1:5432/tse"
         var postgresURL: String?
         if examples.contains(where: { $0.contains(exampleServer) }) {
-            do {
-                postgresURL = try PostgresTestCluster.shared().createDatabase(prefix: "readme")
-            } catch {
-                if ProcessInfo.processInfo.environment["URNA_REQUIRE_POSTGRES"] == "1" { throw error }
-                print("README examples: the PostgreSQL ones are skipped: \(error)")
+            let (cluster, reason) = try PostgresTestCluster.sharedIfAvailable()
+            if let cluster {
+                postgresURL = try cluster.createDatabase(prefix: "readme")
+            } else {
+                print("README examples: the PostgreSQL ones are \(reason)")
             }
         }
         for example in examples {

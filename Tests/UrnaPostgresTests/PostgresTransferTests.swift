@@ -8,12 +8,9 @@ import UrnaStore
 /// A real PostgreSQL server, or the test reports itself skipped with the reason (a failure under
 /// URNA_REQUIRE_POSTGRES=1, which `make test` sets when it installed the server).
 func postgresClusterOrSkip() throws -> PostgresTestCluster {
-    do {
-        return try PostgresTestCluster.shared()
-    } catch let e as PostgresTestCluster.Unavailable {
-        if ProcessInfo.processInfo.environment["URNA_REQUIRE_POSTGRES"] == "1" { throw e }
-        try Test.cancel(Comment(rawValue: "skipped: no PostgreSQL server: \(e.reason)"))
-    }
+    let (cluster, reason) = try PostgresTestCluster.sharedIfAvailable()
+    guard let cluster else { try Test.cancel(Comment(rawValue: reason)) }
+    return cluster
 }
 
 @Suite("The storage contract on PostgreSQL: every property type, both directions, all-or-nothing", .serialized)
