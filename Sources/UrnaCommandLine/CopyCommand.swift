@@ -1,5 +1,6 @@
 import Foundation
 import UrnaImport
+import UrnaMigrator
 import UrnaPostgres
 import UrnaStore
 
@@ -88,8 +89,8 @@ enum CopyCommand {
         try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { try? pg.execute("ROLLBACK") }
         // Written under a temporary name in the same folder, then linked into place: never half a file.
-        removeStaleTemporaries(of: file)
-        let temporary = file + ".urna-copy-\(getpid()).tmp"
+        FileCopy.removeStaleTemporaries(near: file)  // of copies killed before they could clean up
+        let temporary = FileCopy.temporaryName(for: file)
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + s) } }
         guard
             let recorded = try PostgresTransfer.recordedSchema(in: pg)
@@ -107,20 +108,6 @@ enum CopyCommand {
         }
         print(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
         return ExitCode.ok
-    }
-
-    /// Removes `FILE.urna-copy-<pid>.tmp` (and sidecars) of copies killed before they could clean up.
-    static func removeStaleTemporaries(of file: String) {
-        let folder = (file as NSString).deletingLastPathComponent
-        let dir = folder.isEmpty ? "." : folder
-        let prefix = (file as NSString).lastPathComponent + ".urna-copy-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            guard let dot = rest.firstIndex(of: "."), let pid = Int32(rest[..<dot]), pid != getpid() else { continue }
-            if kill(pid, 0) == 0 || errno == EPERM { continue }
-            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
-        }
     }
 
     static func summary(from: String, to: String, schema: Schema, counts: PostgresTransfer.Counts) -> String {

@@ -6,12 +6,12 @@ import UrnaStore
 /// taken through SQLite's online backup API (one read transaction for the whole copy, so a writer committing
 /// meanwhile never tears them). Both are written under a temporary name that carries this process's id,
 /// synced, then renamed into place; leftovers of a killed process are removed by the next run.
-enum FileCopy {
+public enum FileCopy {
     /// The files that make up a database on disk besides the main file.
     static let sidecars = ["-wal", "-journal"]
 
     /// The name a copy is written under before it is complete: `<final>.tmp-<pid>`.
-    static func temporaryName(for path: String) -> String { "\(path).tmp-\(getpid())" }
+    public static func temporaryName(for path: String) -> String { "\(path).tmp-\(getpid())" }
 
     /// Copies the database at `sourcePath` into `path` as one consistent snapshot. With `replacing`, a file
     /// already at `path` is replaced (atomically, by rename) once the copy is complete; without, the copy
@@ -174,7 +174,7 @@ enum FileCopy {
     }
 
     /// Removes `<path>.tmp-<pid>` copies (and their sidecars) left by processes that no longer run.
-    static func removeStaleTemporaries(near path: String) {
+    public static func removeStaleTemporaries(near path: String) {
         let folder = (path as NSString).deletingLastPathComponent
         let dir = folder.isEmpty ? "." : folder
         let prefix = (path as NSString).lastPathComponent + ".tmp-"
