@@ -2,7 +2,7 @@ import Foundation
 
 enum BenchMain {
     static func run(_ args: [String]) -> Int32 {
-        var sections = Set(["store", "typed", "migrate", "import", "xml", "postgres"])
+        var sections = Set(["store", "typed", "list", "migrate", "import", "xml", "postgres"])
         var rows = 1_000_000
         var candidates = 500_000
         var assets = 1_000_000
@@ -28,7 +28,7 @@ enum BenchMain {
             case "--help":
                 print(
                     """
-                    urna-bench [--only store,typed,migrate,import,xml,postgres] [--rows N] [--candidates N] [--assets N] [--rounds N]
+                    urna-bench [--only store,typed,list,migrate,import,xml,postgres] [--rows N] [--candidates N] [--assets N] [--rounds N]
                     Prints urna's time against a real peer on the same data, as a ratio. The migration, import and
                     XML parts run both sides --rounds times (default 3), taking turns, and compare the medians.
                     """)
@@ -45,6 +45,7 @@ enum BenchMain {
             )
             if sections.contains("store") { try StoreBench.run(rows: rows) }
             if sections.contains("typed") { try TypedIterationBench.run(rows: 100_000, rounds: rounds) }
+            if sections.contains("list") { try ListBench.run(rounds: rounds) }
             if sections.contains("migrate") {
                 print("\n## Migration: \(rows) Person objects, people v0 -> v2 through the closures")
                 try runMigrationBench(rows: rows, rounds: rounds, directory: try BenchHarness.temporaryDirectory().path)
