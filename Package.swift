@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "LibraryFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/LibraryFamily"),
         .executableTarget(name: "library-app", dependencies: ["UrnaCommandLine", "LibraryFamily"], path: "Examples/library-app"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
-        .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite", "PostgresTestSupport"]),
+        .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite", "PostgresTestSupport", "LibraryFamily"]),
         // A throwaway PostgreSQL server on 127.0.0.1 for the backend tests (skipped, with the reason, without one).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "PostgresTestSupport"]),

@@ -2,7 +2,7 @@ import Foundation
 
 enum BenchMain {
     static func run(_ args: [String]) -> Int32 {
-        var sections = Set(["store", "typed", "list", "migrate", "import", "xml", "postgres"])
+        var sections = Set(["store", "typed", "list", "migrate", "chain", "import", "xml", "postgres"])
         var rows = 1_000_000
         var candidates = 500_000
         var assets = 1_000_000
@@ -28,7 +28,7 @@ enum BenchMain {
             case "--help":
                 print(
                     """
-                    urna-bench [--only store,typed,list,migrate,import,xml,postgres] [--rows N] [--candidates N] [--assets N] [--rounds N]
+                    urna-bench [--only store,typed,list,migrate,chain,import,xml,postgres] [--rows N] [--candidates N] [--assets N] [--rounds N]
                     Prints urna's time against a real peer on the same data, as a ratio. The migration, import and
                     XML parts run both sides --rounds times (default 3), taking turns, and compare the medians.
                     """)
@@ -50,6 +50,7 @@ enum BenchMain {
                 print("\n## Migration: \(rows) Person objects, people v0 -> v2 through the closures")
                 try runMigrationBench(rows: rows, rounds: rounds, directory: try BenchHarness.temporaryDirectory().path)
             }
+            if sections.contains("chain") { try LibraryChainBench.run(books: rows, rounds: rounds) }
             if sections.contains("import") {
                 let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                     .appendingPathComponent("urna").path
@@ -84,6 +85,8 @@ enum BenchChildren {
             case "child-migrate-build": try MigrationBench.buildPeopleV0(at: args[0], rows: Int(args[1])!)
             case "child-migrate-migrator": try MigrationBench.migrateOnly(at: args[0])
             case "child-migrate-sql": try MigrationBench.handWrittenV0ToV2(at: args[0])
+            case "child-chain-migrator": try LibraryChainBench.childMigrator(args[0])
+            case "child-chain-sql": try LibraryChainBench.childSQL(args[0])
             // An import's phases with the seconds each took (reading + writing, held assets, catalogues and
             // index builds, vice links, commit), for finding where its time goes: DB FILE...
             case "child-import-phases": try ImportBench.phases(db: args[0], files: Array(args.dropFirst()))

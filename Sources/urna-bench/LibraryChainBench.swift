@@ -1,0 +1,123 @@
+import Foundation
+import LibraryFamily
+import UrnaMigrator
+import UrnaStore
+
+/// Issue 14's chain: the app's library family v0 -> v4 in one run (a rename, a key change with its links
+/// rewritten, a lossy conversion by closure, a type split), against the same change written by hand as one
+/// fused SQL transaction, on the same file, in the same run.
+enum LibraryChainBench {
+    static func run(books: Int, rounds: Int) throws {
+        let dir = try BenchHarness.temporaryDirectory()
+        let pristine = dir.appendingPathComponent("library-v0.sqlite").path
+        for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: pristine + s) }
+        try build(at: pristine, books: books)
+        print("\n## Migration chain: library v0 -> v4 (rename, string keys + links, cents, split), \(books) books, \(books / 10) authors")
+        print(BenchHarness.row(["round", "hand-written fused SQL (s)", "urna migrator, 4 steps (s)", "ratio"]))
+        print(BenchHarness.row(["---", "---", "---", "---"]))
+        var ours: [Double] = [], peers: [Double] = []
+        var same = true
+        for round in 1...rounds {
+            var results: [String] = []
+            for (i, side) in ["child-chain-sql", "child-chain-migrator"].enumerated() {
+                let path = dir.appendingPathComponent("library-\(i).sqlite").path
+                for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) }
+                try FileManager.default.copyItem(atPath: pristine, toPath: path)
+                let m = try BenchHarness.measureChild([side, path])
+                if i == 0 { peers.append(m.seconds) } else { ours.append(m.seconds) }
+                results.append(try summary(path))
+            }
+            same = same && results[0] == results[1]
+            print(
+                BenchHarness.row([
+                    "\(round)", String(format: "%.2f", peers.last!), String(format: "%.2f", ours.last!),
+                    String(format: "%.2fx", ours.last! / peers.last!),
+                ]))
+        }
+        let ratio = BenchHarness.median(ours) / BenchHarness.median(peers)
+        print("both sides give the same authors, biographies, keys and prices: " + (same ? "yes" : "NO -- the timing does not count"))
+        print(String(format: "ratio migrator/hand-written SQL (medians): %.2fx (target <= 1.5x: %@)", ratio, ratio <= 1.5 ? "met" : "NOT met"))
+    }
+
+    /// A v0 file: books/10 authors (nine in ten with a birth year), 50 tags, one tag per book, 1,000 shelves.
+    static func build(at path: String, books: Int) throws {
+        do { _ = try Store(path: path, schema: LibraryFamily.v0) }
+        let c = try Connection(path: path, create: false)
+        try c.execute("BEGIN")
+        let authors = max(books / 10, 1)
+        let a = try c.prepare("INSERT INTO Author(id, fullName, born) VALUES (?, ?, ?)")
+        for i in 0..<authors {
+            a.reset()
+            a.bindInt(Int64(i), at: 1)
+            a.bindText("Author \(i)", at: 2)
+            if i % 10 == 9 { a.bindNull(at: 3) } else { a.bindInt(Int64(1900 + i % 100), at: 3) }
+            try a.runToCompletion()
+        }
+        for t in 0..<50 { try c.run("INSERT INTO Tag(name) VALUES (?)", [.text("tag\(t)")]) }
+        let b = try c.prepare("INSERT INTO Book(id, title, author, price) VALUES (?, ?, ?, ?)")
+        let bt = try c.prepare("INSERT INTO Book_tags(owner, position, target) VALUES (?, 0, ?)")
+        for i in 0..<books {
+            b.reset()
+            b.bindInt(Int64(i), at: 1)
+            b.bindText("Book \(i)", at: 2)
+            b.bindInt(Int64(i % authors), at: 3)
+            b.bindDouble(Double(i % 10_000) / 100 + 0.001, at: 4)
+            try b.runToCompletion()
+            bt.reset()
+            bt.bindInt(Int64(i), at: 1)
+            bt.bindText("tag\(i % 50)", at: 2)
+            try bt.runToCompletion()
+        }
+        for s in 0..<1000 {
+            try c.run("INSERT INTO Shelf(name) VALUES (?)", [.text("shelf \(s)")])
+            for p in 0..<10 {
+                try c.run(
+                    "INSERT INTO Shelf_books(owner, position, target) VALUES (?, ?, ?)",
+                    [.text("shelf \(s)"), .integer(Int64(p)), .integer(Int64((s * 10 + p) % books))])
+            }
+        }
+        try c.execute("COMMIT")
+    }
+
+    /// What both sides must agree on.
+    static func summary(_ path: String) throws -> String {
+        let c = try Connection(path: path, readOnly: true, create: false)
+        let q = [
+            "SELECT count(*) || ',' || coalesce(min(id), '') || ',' || coalesce(max(name), '') FROM Author",
+            "SELECT count(*) || ',' || coalesce(sum(born), 0) FROM Biography",
+            "SELECT count(*) || ',' || sum(price) || ',' || count(DISTINCT author) FROM Book",
+            "SELECT count(*) FROM Book b JOIN Author a ON a.id = b.author",
+            "SELECT version FROM _urna_schema",
+        ]
+        return try q.map { try c.scalar($0)?.description ?? "" }.joined(separator: "|")
+    }
+
+    /// The migrator's side: the whole chain in one run, no backup (the peer keeps none either).
+    static func childMigrator(_ path: String) throws {
+        let migrator = Migrator(family: LibraryFamily.family)
+        _ = try migrator.run(try migrator.plan(path: path), backup: .none)
+    }
+
+    /// The same change by hand: each table rebuilt once, in one transaction.
+    static func childSQL(_ path: String) throws {
+        let v4 = LibraryFamily.v4
+        let c = try Connection(path: path, create: false)
+        try c.execute("PRAGMA foreign_keys = OFF")
+        try c.execute("BEGIN IMMEDIATE")
+        try c.execute(StorageLayout.createTableSQL(v4[type: "Author"]!, in: v4, tableName: "Author_new"))
+        try c.execute(#"INSERT INTO "Author_new"("id", "name") SELECT 'A' || "id", "fullName" FROM "Author""#)
+        try c.execute(StorageLayout.createTableSQL(v4[type: "Biography"]!, in: v4))
+        try c.execute(#"INSERT INTO "Biography"("id", "born") SELECT 'A' || "id", "born" FROM "Author" WHERE "born" IS NOT NULL"#)
+        try c.execute(StorageLayout.createTableSQL(v4[type: "Book"]!, in: v4, tableName: "Book_new"))
+        try c.execute(
+            #"INSERT INTO "Book_new"("id", "title", "author", "price") SELECT "id", "title", 'A' || "author", CAST(round("price" * 100) AS INTEGER) FROM "Book""#
+        )
+        try c.execute(#"DROP TABLE "Book""#)
+        try c.execute(#"DROP TABLE "Author""#)
+        try c.execute(#"ALTER TABLE "Author_new" RENAME TO "Author""#)
+        try c.execute(#"ALTER TABLE "Book_new" RENAME TO "Book""#)
+        try c.execute(#"CREATE INDEX "Book_author_idx" ON "Book"("author")"#)
+        try Store.recordSchema(v4, in: c)
+        try c.execute("COMMIT")
+    }
+}
