@@ -54,12 +54,36 @@ enum PostgresParameters {
         func isNameByte(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || (c >= 48 && c <= 57) }
         while i < b.count {
             let c = b[i]
+            if c == 36, let tagEnd = dollarTagEnd(b, from: i) {  // $$...$$ or $tag$...$tag$: copied through
+                let tag = Array(b[i...tagEnd])
+                var j = tagEnd + 1
+                while j < b.count, !(b[j] == 36 && j + tag.count <= b.count && Array(b[j..<(j + tag.count)]) == tag) { j += 1 }
+                let end = min(j + tag.count, b.count)
+                out += b[i..<end]
+                i = end
+                continue
+            }
+            if c == 47, i + 1 < b.count, b[i + 1] == 42 {  // /* comment */
+                var j = i + 2
+                while j + 1 < b.count, !(b[j] == 42 && b[j + 1] == 47) { j += 1 }
+                let end = min(j + 2, b.count)
+                out += b[i..<end]
+                i = end
+                continue
+            }
             if c == 39 || c == 34 {  // 'text' or "identifier": copied through, doubled quotes included
                 let quote = c
+                // E'...' strings take backslash escapes: \' does not end them.
+                let escapes = c == 39 && i > 0 && (b[i - 1] == 69 || b[i - 1] == 101) && (i < 2 || !isNameByte(b[i - 2]))
                 out.append(c)
                 i += 1
                 while i < b.count {
                     out.append(b[i])
+                    if escapes, b[i] == 92, i + 1 < b.count {
+                        out.append(b[i + 1])
+                        i += 2
+                        continue
+                    }
                     if b[i] == quote {
                         if i + 1 < b.count, b[i + 1] == quote {
                             out.append(b[i + 1])
@@ -108,6 +132,18 @@ enum PostgresParameters {
             throw UsageError("--param \(unused.name) is given but the SQL does not use :\(unused.name)")
         }
         return (String(decoding: out, as: UTF8.self), values)
+    }
+
+    /// Where the opening `$tag$` of a dollar-quoted string starting at `start` ends, or nil (`$1` is not one).
+    static func dollarTagEnd(_ b: [UInt8], from start: Int) -> Int? {
+        if start > 0, b[start - 1] == 95 || (b[start - 1] | 0x20) >= 97 && (b[start - 1] | 0x20) <= 122 || (b[start - 1] >= 48 && b[start - 1] <= 57) {
+            return nil  // part of an identifier (a$b$)
+        }
+        var j = start + 1
+        while j < b.count, b[j] == 95 || ((b[j] | 0x20) >= 97 && (b[j] | 0x20) <= 122) || (j > start + 1 && b[j] >= 48 && b[j] <= 57) {
+            j += 1
+        }
+        return j < b.count && b[j] == 36 ? j : nil
     }
 
     /// A PostgreSQL text value as urna sql prints it: whole numbers and floats as numbers, numeric as its

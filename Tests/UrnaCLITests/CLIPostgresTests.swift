@@ -253,6 +253,22 @@ struct CLIPostgresTests {
         #expect(try CLIRunner.run(["query", "--db", url, "Good", "--count"]).stdout == "8583\n")
     }
 
+    @Test("urna sql on PostgreSQL binds :name only outside strings, dollar quotes, comments and ::casts")
+    func parametersOnPostgres() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "params")
+        let r = try CLIRunner.run([
+            "sql", "--db", url,
+            "SELECT $$:x$$ AS a, E'it\\'s :y' AS b, 'q'':u' AS d, :z::int + 1 AS c /* :w */ -- :v",
+            "--param", "z=5", "--csv",
+        ])
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout == "a,b,d,c\n:x,it's :y,q':u,6\n", "\(r.stdout)")
+        let missing = try CLIRunner.run(["sql", "--db", url, "SELECT :k"])
+        #expect(missing.code == 64)
+        #expect(missing.stderr.contains("--param k"), "\(missing.stderr)")
+    }
+
     @Test("commands that only make sense for files say so on PostgreSQL")
     func fileOnlyCommands() throws {
         let url = "postgresql://urna@127.0.0.1:1/none"
