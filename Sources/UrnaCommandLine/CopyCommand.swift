@@ -86,7 +86,8 @@ enum CopyCommand {
         }
         try requireWritableDatabase(file, command: "\(CommandContext.current.toolName) copy")
         let pg = try PostgresConnection(url)
-        try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try pg.execute("SET lock_timeout = \(PostgresStaging.lockTimeoutMilliseconds)")
+        try PostgresTransfer.beginSnapshot(pg)
         defer { try? pg.execute("ROLLBACK") }
         // Written under a temporary name in the same folder, then linked into place: never half a file.
         FileCopy.removeStaleTemporaries(near: file)  // of copies killed before they could clean up

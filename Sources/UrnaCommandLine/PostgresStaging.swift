@@ -104,7 +104,18 @@ enum PostgresStaging {
         }
         DatabaseName.stage(copy.path, as: display)
         defer { DatabaseName.unstage() }
-        let code = try command.run(args)
+        let code: Int32
+        do {
+            code = try command.run(args)
+        } catch let e as UsageError {
+            throw e
+        } catch let e as CLIError {
+            throw CLIError(e.code, DatabaseName.named(e.message, copy.path))
+        } catch {
+            // Messages name the database, never the private working copy.
+            let (c, message) = CLI.classify(error, database: display)
+            throw CLIError(c, DatabaseName.named(message, copy.path))
+        }
         guard mode == .write, code == ExitCode.ok else { return code }
         let counts = try copy.commit(replacing: adopted)
         if !parsed.has("quiet") && !parsed.has("json") {

@@ -11,7 +11,8 @@ extension SQLCommand {
         let (sql, values) = try PostgresParameters.rewrite(p.positionals[0], parameters)
         let pg = try PostgresConnection(location)
         try pg.execute("SET lock_timeout = \(PostgresStaging.lockTimeoutMilliseconds)")
-        try pg.execute(write ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // A reader's snapshot comes after any urna write in progress has committed (never a half-refilled table).
+        if write { try pg.execute("BEGIN") } else { try PostgresTransfer.beginSnapshot(pg) }
         let result: PostgresRows
         do {
             result = try pg.query(sql, values)

@@ -44,7 +44,9 @@ public final class PostgresConnection {
         urna_pg_silence_notices(h)
         // Exact values on the way out (floats in shortest exact form), a fixed text form for dates, in UTC.
         try execute(
-            "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'")
+            "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'; "
+                // Literals urna writes double their quotes only: backslashes must never escape.
+                + "SET standard_conforming_strings = on")
     }
 
     deinit { PQfinish(handle) }
@@ -363,18 +365,49 @@ public enum PostgresURL {
         location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
     }
 
-    /// The location with any password (`user:secret@` or `password=`) replaced by `***`.
+    /// The location with its password replaced by `***` wherever it appears (`user:secret@`, `?password=`,
+    /// conninfo `password=...`), also when libpq cannot parse the location.
     public static func redacted(_ location: String) -> String {
+        var out = redactedByShape(location)
+        var error: UnsafeMutablePointer<CChar>?
+        if let options = PQconninfoParse(location, &error) {
+            defer { PQconninfoFree(options) }
+            var o = options
+            while let keyword = o.pointee.keyword {
+                if String(cString: keyword) == "password", let v = o.pointee.val {
+                    let password = String(cString: v)
+                    if !password.isEmpty {
+                        out = out.replacingOccurrences(of: password, with: "***")
+                        if let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
+                            out = out.replacingOccurrences(of: encoded, with: "***")
+                        }
+                    }
+                }
+                o = o.advanced(by: 1)
+            }
+        }
+        if let error { PQfreemem(error) }
+        return out
+    }
+
+    static func redactedByShape(_ location: String) -> String {
         if isPostgres(location), let schemeEnd = location.range(of: "://") {
             let rest = location[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            // The authority ends at the last '@' before any '?' (a password may hold an unescaped '/').
+            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
+            let lastAt = rest[..<queryStart].lastIndex(of: "@")
+            let authorityEnd =
+                lastAt.map { at in rest[at...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex }
+                ?? (rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex)
             let authority = rest[..<authorityEnd]
+            var masked = location
             if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                return String(location[..<schemeEnd.upperBound]) + authority[..<colon] + ":***" + rest[at...]
+                masked = String(location[..<schemeEnd.upperBound]) + authority[..<colon] + ":***" + rest[at...]
             }
-            return location.replacingOccurrences(
+            return masked.replacingOccurrences(
                 of: #"password=[^&]*"#, with: "password=***", options: .regularExpression)
         }
-        return location.replacingOccurrences(of: #"password=\S*"#, with: "password=***", options: .regularExpression)
+        return location.replacingOccurrences(
+            of: #"password\s*=\s*('([^'\\]|\\.)*'|\S*)"#, with: "password=***", options: .regularExpression)
     }
 }

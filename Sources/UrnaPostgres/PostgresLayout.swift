@@ -120,11 +120,19 @@ public enum PostgresColumnKind: Equatable, Sendable {
 
     // MARK: PostgreSQL -> SQLite value
 
+    static let unrepresentable = "urna-unrepresentable:"
+
     /// The SELECT expression whose text `sqliteValue` turns back into the stored SQLite value.
     public func selectExpression(_ quotedColumn: String) -> String {
         switch self {
         case .boolean: "\(quotedColumn)::int"
-        case .timestamp: "to_char(\(quotedColumn) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+        // A date urna cannot store as it is (infinity, BC, finer than milliseconds) comes out marked, and
+        // sqliteValue refuses it: never silently rounded, moved to AD or emptied.
+        case .timestamp:
+            "CASE WHEN \(quotedColumn) IS NULL THEN NULL WHEN isfinite(\(quotedColumn)) AND \(quotedColumn) >= '0001-01-01T00:00:00Z' "
+                + "AND date_trunc('milliseconds', \(quotedColumn)) = \(quotedColumn) "
+                + "THEN to_char(\(quotedColumn) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') "
+                + "ELSE '\(Self.unrepresentable)' || \(quotedColumn)::text END"
         case .uuid, .json: "\(quotedColumn)::text"
         // float4 printed as float4 would not read back as the same Double: widen it exactly first.
         case .real("real"): "\(quotedColumn)::double precision"
@@ -171,7 +179,14 @@ public enum PostgresColumnKind: Equatable, Sendable {
                 i += 2
             }
             return .blob(out)
-        case .text, .timestamp, .uuid, .json: return .text(text)
+        case .timestamp:
+            guard !text.hasPrefix(Self.unrepresentable), ISODate.parse(text) != nil else {
+                throw PostgresTransferError.badValue(
+                    column: column, value: String(text.dropFirst(text.hasPrefix(Self.unrepresentable) ? Self.unrepresentable.count : 0)),
+                    expected: "a date urna can store (finite, from year 1, in whole milliseconds)")
+            }
+            return .text(text)
+        case .text, .uuid, .json: return .text(text)
         }
     }
 

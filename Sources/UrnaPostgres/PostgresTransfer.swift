@@ -23,6 +23,22 @@ public enum PostgresTransfer {
         return try SchemaDescriptor.decode(json)
     }
 
+    /// Begins a REPEATABLE READ READ ONLY transaction whose snapshot comes after any running urna write has
+    /// committed: LOCK (which takes no snapshot) on _urna_schema waits for a writer holding it. Returns false
+    /// (with the transaction begun) when the database has no _urna_schema.
+    @discardableResult
+    public static func beginSnapshot(_ pg: PostgresConnection) throws -> Bool {
+        try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do {
+            try pg.execute("LOCK TABLE \(q(StorageLayout.schemaTable)) IN ACCESS SHARE MODE")
+            return true
+        } catch let e as PostgresError where e.sqlState == "42P01" {  // no such table: no Urna data
+            try pg.execute("ROLLBACK")
+            try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            return false
+        }
+    }
+
     /// Rows copied per table.
     public typealias Counts = [(table: String, rows: Int)]
 
@@ -42,6 +58,12 @@ public enum PostgresTransfer {
             throw PostgresTransferError.notUrna("\(sqlite.path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
         let tables = try PostgresLayout.tables(for: schema)
+        // First of all: readers take _urna_schema before anything else (see beginSnapshot), so holding it here
+        // makes them wait for this commit instead of meeting tables half refilled (or deadlocking with them).
+        if try relationExists(StorageLayout.schemaTable, in: pg) {
+            try pg.execute("LOCK TABLE \(q(StorageLayout.schemaTable)) IN ACCESS EXCLUSIVE MODE")
+        }
+        if let old, !recreate { try refuseServerOnlyColumns(of: old, in: pg) }
         // Index builds and key checks after the load sort in memory instead of spilling (this transaction only).
         try pg.execute("SET LOCAL maintenance_work_mem = '256MB'")
         let sameShape = !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
@@ -106,8 +128,25 @@ public enum PostgresTransfer {
     }
 
     /// `_urna_schema` and `_urna_history`, with whatever columns the file's urna gave them, as plain columns.
+    /// Refuses when a table urna refills holds a column its schema does not have (added with psql): its
+    /// values would be lost by the refill.
+    static func refuseServerOnlyColumns(of schema: Schema, in pg: PostgresConnection) throws {
+        for t in try PostgresLayout.tables(for: schema) {
+            let expected = Set(t.columns.map(\.name))
+            let rows = try pg.query(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() ORDER BY ordinal_position",
+                [t.name])
+            if let extra = rows.rows.compactMap({ $0.first ?? nil }).first(where: { !expected.contains($0) }) {
+                throw PostgresTransferError.occupied(
+                    "\(pg.displayName): \(t.name) has a column \(extra) that \(schema.family) version \(schema.version) does not have; "
+                        + "writing would lose its values, so nothing was changed: move it to a table of your own (or drop it)")
+            }
+        }
+    }
+
+    /// Refills the metadata tables in place (a reader waiting on _urna_schema finds the same table after the
+    /// commit), adding any column the file's urna gave them.
     static func pushMetadata(from sqlite: Connection, to pg: PostgresConnection) throws {
-        try pg.execute("DROP TABLE IF EXISTS " + metadataTables.map(q).joined(separator: ", "))
         for table in metadataTables where try sqlite.tableExists(table) {
             let info = try sqlite.rows("PRAGMA table_info(\(q(table)))")
             var defs: [String] = []
@@ -121,7 +160,19 @@ public enum PostgresTransfer {
                 defs.append(d)
                 columns.append((name, kind))
             }
-            try pg.execute("CREATE TABLE \(q(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
+            if try relationExists(table, in: pg) {
+                let have = Set(
+                    try pg.query(
+                        "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema()",
+                        [table]
+                    ).rows.compactMap { $0.first ?? nil })
+                for (c, kind) in columns where !have.contains(c) {
+                    try pg.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(c)) \(kind.sqlType)")
+                }
+                try pg.execute("DELETE FROM \(q(table))")
+            } else {
+                try pg.execute("CREATE TABLE \(q(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
+            }
             _ = try copyRows(
                 of: PostgresTable(name: table, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
                 from: sqlite, to: pg)

@@ -53,8 +53,8 @@ public final class PostgresWorkingCopy {
         connection = pg
         self.writing = writing
         try pg.execute("SET lock_timeout = \(lockTimeoutMilliseconds)")
-        try pg.execute(writing ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
+            if writing { try pg.execute("BEGIN") } else { try PostgresTransfer.beginSnapshot(pg) }
             if writing { try pg.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))") }
             recorded = try PostgresTransfer.recordedSchema(in: pg)
             if writing, let locked = recorded ?? lockTables {

@@ -269,6 +269,28 @@ struct CLIPostgresTests {
         #expect(missing.stderr.contains("--param k"), "\(missing.stderr)")
     }
 
+    @Test("nothing of the server's is lost by a write: an added column is refused by name, an unstorable date stops the read")
+    func serverSideDataIsNeverDropped() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "keep")
+        let ac = sample.appendingPathComponent("consulta_cand_2016_AC.txt").path
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try CLIRunner.run(["import", "--db", url, "--quiet", ac], in: dir).code == 0)
+        _ = try pg.psql("ALTER TABLE \"Party\" ADD COLUMN note text; UPDATE \"Party\" SET note = 'checked by desk'", url: url)
+        let refused = try CLIRunner.run(["import", "--db", url, "--quiet", ac], in: dir)
+        #expect(refused.code != 0)
+        #expect(refused.stderr.contains("Party has a column note"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("urna-postgres-"), "\(refused.stderr)")
+        #expect(try pg.psql("SELECT count(note) FROM \"Party\"", url: url) != "0\n")
+        _ = try pg.psql("ALTER TABLE \"Party\" DROP COLUMN note", url: url)
+        _ = try pg.psql("UPDATE \"Candidate\" SET birthdate = 'infinity' WHERE id = (SELECT min(id) FROM \"Candidate\")", url: url)
+        let read = try CLIRunner.run(["query", "--db", url, "Candidate", "--count"])
+        #expect(read.code != 0)
+        #expect(read.stderr.contains("infinity") && read.stderr.contains("birthdate"), "\(read.stderr)")
+        #expect(try pg.psql("SELECT count(*) FROM \"Candidate\" WHERE birthdate = 'infinity'", url: url) == "1\n")
+    }
+
     @Test("commands that only make sense for files say so on PostgreSQL")
     func fileOnlyCommands() throws {
         let url = "postgresql://urna@127.0.0.1:1/none"
@@ -281,5 +303,13 @@ struct CLIPostgresTests {
         #expect(unreachable.code == 1)
         #expect(unreachable.stderr.contains("cannot connect"), "\(unreachable.stderr)")
         #expect(!unreachable.stderr.contains("secret"), "the password must never be printed")
+        for location in [
+            "postgresql://urna:secret1@127.0.0.1:1/none?password=secret2",
+            "postgresql://urna:sec/ret@127.0.0.1:1/none",
+        ] {
+            let r = try CLIRunner.run(["status", "--db", location])
+            #expect(r.code == 1)
+            #expect(!r.stderr.contains("secret") && !r.stderr.contains("sec/ret") && !r.stderr.contains("ret@"), "\(r.stderr)")
+        }
     }
 }

@@ -185,6 +185,29 @@ struct PostgresTransferTests {
         #expect(try pg.psql("SELECT name FROM \"Tag\"", url: url) == "mine\n")
     }
 
+    @Test("A default from a file's descriptor is only ever a literal, even where the server reads backslash escapes")
+    func defaultsAreNeverExecuted() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "inject")
+        let name = String(url.split(separator: "/").last!)
+        _ = try pg.psql("ALTER DATABASE \(name) SET standard_conforming_strings = off", url: url)
+        let hostile = #"x\'); CREATE TABLE pwned (a int); --"#
+        let schema = try Schema(
+            family: "hostile", version: 1, types: [ObjectSchema("Note", [Property("text", .string, default: .string(hostile))])])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("h.sqlite").path
+        _ = try Store(path: file, schema: schema)
+        let conn = try PostgresConnection(url)
+        try conn.execute("BEGIN")
+        try PostgresTransfer.push(from: try Connection(path: file), to: conn, replacing: nil)
+        try conn.execute("COMMIT")
+        #expect(try pg.psql("SELECT to_regclass('pwned') IS NULL", url: url) == "t\n")
+        _ = try pg.psql("INSERT INTO \"Note\" DEFAULT VALUES", url: url)
+        #expect(try pg.psql("SELECT text FROM \"Note\"", url: url) == hostile + "\n")
+    }
+
     @Test("The elections schema (every version) maps to PostgreSQL DDL the server accepts")
     func electionsLayoutIsValidDDL() throws {
         let pg = try postgresClusterOrSkip()
