@@ -56,27 +56,15 @@ enum CopyCommand {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
             throw CLIError(ExitCode.badData, "\(file) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
-        let pg = try PostgresConnection(url)
-        try pg.execute("SET lock_timeout = \(PostgresStaging.lockTimeoutMilliseconds)")
-        try pg.execute("BEGIN")
-        var committed = false
-        defer { if !committed { try? pg.execute("ROLLBACK") } }
-        try pg.execute("SELECT pg_advisory_xact_lock(\(PostgresStaging.advisoryLockKey))")
-        let old = try PostgresTransfer.recordedSchema(in: pg)
-        if let old {
-            guard replace else {
-                throw CLIError(
-                    ExitCode.failure,
-                    "\(pg.displayName) already holds Urna data (\(old.family) version \(old.version)); nothing was "
-                        + "changed: add --replace to replace it with \(file)'s")
-            }
-            let names = PostgresLayout.tableNames(for: old).map(Identifier.quoted).joined(separator: ", ")
-            try pg.execute("LOCK TABLE \(names) IN EXCLUSIVE MODE")
+        let target = try PostgresStaging.openWorkingCopy(url, writing: true)
+        if let old = target.recorded, !replace {
+            throw CLIError(
+                ExitCode.failure,
+                "\(target.connection.displayName) already holds Urna data (\(old.family) version \(old.version)); "
+                    + "nothing was changed: add --replace to replace it with \(file)'s")
         }
-        let counts = try PostgresTransfer.push(from: sqlite, to: pg, replacing: old)
-        try pg.execute("COMMIT")
-        committed = true
-        print(summary(from: file, to: pg.displayName, schema: schema, counts: counts))
+        let counts = try target.commit(from: sqlite)
+        print(summary(from: file, to: target.connection.displayName, schema: schema, counts: counts))
         return ExitCode.ok
     }
 

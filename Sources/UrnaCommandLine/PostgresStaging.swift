@@ -11,11 +11,10 @@ import UrnaStore
 /// transaction back and the database is as it was.
 ///
 /// Writers take an advisory lock (two urna runs never interleave) and lock Urna's tables against other
-/// writers for the run (readers go on reading the previous state); `lock_timeout` turns a long wait into a
-/// clear message. Readers work on a REPEATABLE READ snapshot. The cost is a full copy each way per command:
+/// writers for the run; `lock_timeout` turns a long wait into a clear message. Readers work on a REPEATABLE
+/// READ snapshot of the last commit (they wait while a writer refills the tables: `PostgresWorkingCopy`). The cost is a full copy each way per command:
 /// fine for one election's files, slow for every election since 1994 (README: Limitations).
 enum PostgresStaging {
-    static let advisoryLockKey = PostgresWorkingCopy.advisoryLockKey
     /// How long to wait for another writer's locks before giving up (URNA_PG_LOCK_TIMEOUT overrides, in ms).
     static var lockTimeoutMilliseconds: Int {
         ProcessInfo.processInfo.environment["URNA_PG_LOCK_TIMEOUT"].flatMap(Int.init) ?? 30_000
@@ -29,7 +28,7 @@ enum PostgresStaging {
     /// Whether this command line writes, or why it cannot run on PostgreSQL.
     static func mode(of command: String, _ p: ParsedArguments) throws -> Mode {
         switch command {
-        case "status", "query", "show", "export", "schema": return .read
+        case "status", "query", "show", "export": return .read
         case "migrate":
             if p.has("vacuum") {
                 throw UsageError(
@@ -63,14 +62,7 @@ enum PostgresStaging {
         {
             adoptable = family.schema(version: version)
         }
-        let copy: PostgresWorkingCopy
-        do {
-            copy = try PostgresWorkingCopy(
-                url: location, writing: mode == .write, lockTimeoutMilliseconds: lockTimeoutMilliseconds,
-                lockTables: adoptable)
-        } catch let e as PostgresWorkingCopy.LockTimeout {
-            throw CLIError(ExitCode.failure, "\(e); or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
-        }
+        let copy = try openWorkingCopy(location, writing: mode == .write, lockTables: adoptable)
         let old = copy.recorded
         let adopted = old == nil ? adoptable : nil
         let display = copy.connection.displayName
@@ -123,6 +115,16 @@ enum PostgresStaging {
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")
         }
         return code
+    }
+
+    /// A working copy of the database at `location`, with urna's lock wait; a timeout says how to wait longer.
+    static func openWorkingCopy(_ location: String, writing: Bool, lockTables: Schema? = nil) throws -> PostgresWorkingCopy {
+        do {
+            return try PostgresWorkingCopy(
+                url: location, writing: writing, lockTimeoutMilliseconds: lockTimeoutMilliseconds, lockTables: lockTables)
+        } catch let e as PostgresWorkingCopy.LockTimeout {
+            throw CLIError(ExitCode.failure, "\(e); or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
+        }
     }
 
     /// The code's own schema when it equals the recorded one (it carries the views' SQL).

@@ -52,7 +52,6 @@ enum PostgresParameters {
         var out: [UInt8] = []
         var order: [String] = []
         var i = 0
-        func isNameByte(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || (c >= 48 && c <= 57) }
         while i < b.count {
             let c = b[i]
             if c == 36, let tagEnd = dollarTagEnd(b, from: i) {  // $$...$$ or $tag$...$tag$: copied through
@@ -110,7 +109,7 @@ enum PostgresParameters {
                 i += 2
                 continue
             }
-            if c == 58, i + 1 < b.count, isNameByte(b[i + 1]), !(b[i + 1] >= 48 && b[i + 1] <= 57) {
+            if c == 58, i + 1 < b.count, isNameByte(b[i + 1]), !isDigit(b[i + 1]) {
                 var j = i + 1
                 while j < b.count, isNameByte(b[j]) { j += 1 }
                 let name = String(decoding: b[(i + 1)..<j], as: UTF8.self)
@@ -135,15 +134,15 @@ enum PostgresParameters {
         return (String(decoding: out, as: UTF8.self), values)
     }
 
+    /// A letter, digit or `_` (identifier bytes).
+    static func isNameByte(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || isDigit(c) }
+    static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+
     /// Where the opening `$tag$` of a dollar-quoted string starting at `start` ends, or nil (`$1` is not one).
     static func dollarTagEnd(_ b: [UInt8], from start: Int) -> Int? {
-        if start > 0, b[start - 1] == 95 || (b[start - 1] | 0x20) >= 97 && (b[start - 1] | 0x20) <= 122 || (b[start - 1] >= 48 && b[start - 1] <= 57) {
-            return nil  // part of an identifier (a$b$)
-        }
+        if start > 0, isNameByte(b[start - 1]) { return nil }  // part of an identifier (a$b$)
         var j = start + 1
-        while j < b.count, b[j] == 95 || ((b[j] | 0x20) >= 97 && (b[j] | 0x20) <= 122) || (j > start + 1 && b[j] >= 48 && b[j] <= 57) {
-            j += 1
-        }
+        while j < b.count, isNameByte(b[j]), !(j == start + 1 && isDigit(b[j])) { j += 1 }
         return j < b.count && b[j] == 36 ? j : nil
     }
 

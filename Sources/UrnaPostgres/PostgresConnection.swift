@@ -51,9 +51,6 @@ public final class PostgresConnection {
 
     deinit { PQfinish(handle) }
 
-    /// The server's major version number (15 for PostgreSQL 15.x).
-    public var serverMajorVersion: Int { Int(PQserverVersion(handle)) / 10000 }
-
     /// Runs one or more statements without parameters.
     public func execute(_ sql: String) throws {
         let r = PQexec(handle, sql)
@@ -214,18 +211,10 @@ public struct PostgresRows: Sendable {
 public final class CopyInWriter {
     let connection: PostgresConnection
     var buffer: [UInt8] = []
-    public private(set) var rows = 0
 
     init(connection: PostgresConnection) {
         self.connection = connection
         buffer.reserveCapacity(1 << 17)
-    }
-
-    /// Appends one row (nil fields are NULL), escaped for COPY's text format.
-    public func write(_ fields: [String?]) throws {
-        CopyText.encodeLine(fields, into: &buffer)
-        rows += 1
-        if buffer.count >= 1 << 16 { try flush() }
     }
 
     /// Appends one field of the current row from bytes (escaped for COPY's text format); `first` for the
@@ -241,18 +230,12 @@ public final class CopyInWriter {
 
     /// Appends a field as text (nil: NULL).
     public func field(_ text: String?, first: Bool) {
-        guard var text else {
-            if !first { buffer.append(9) }
-            buffer += [92, 78]
-            return
-        }
-        text.withUTF8 { field(UnsafeRawBufferPointer($0), first: first) }
+        CopyText.appendField(text, first: first, to: &buffer)
     }
 
     /// Ends the current row.
     public func endRow() throws {
         buffer.append(10)
-        rows += 1
         if buffer.count >= 1 << 16 { try flush() }
     }
 
@@ -264,25 +247,21 @@ public final class CopyInWriter {
 
 /// COPY's text format: tab-separated fields, `\N` for NULL, backslash escapes for tab, newline, CR and backslash.
 public enum CopyText {
+    /// One whole row, as `CopyInWriter` writes it field by field.
     public static func encodeLine(_ fields: [String?], into out: inout [UInt8]) {
-        for (i, f) in fields.enumerated() {
-            if i > 0 { out.append(9) }
-            guard let f else {
-                out.append(92)
-                out.append(78)
-                continue
-            }
-            for b in f.utf8 {
-                switch b {
-                case 92: out += [92, 92]
-                case 9: out += [92, 116]
-                case 10: out += [92, 110]
-                case 13: out += [92, 114]
-                default: out.append(b)
-                }
-            }
-        }
+        for (i, f) in fields.enumerated() { appendField(f, first: i == 0, to: &out) }
         out.append(10)
+    }
+
+    /// A text field (nil: `\N`).
+    static func appendField(_ text: String?, first: Bool, to out: inout [UInt8]) {
+        guard var text else {
+            if !first { out.append(9) }
+            out.append(92)
+            out.append(78)
+            return
+        }
+        text.withUTF8 { appendField(UnsafeRawBufferPointer($0), first: first, to: &out) }
     }
 
     @inline(__always) static func appendField(_ bytes: UnsafeRawBufferPointer, first: Bool, to out: inout [UInt8]) {

@@ -52,14 +52,17 @@ public enum PostgresColumnKind: Equatable, Sendable {
         return of(pk, in: schema)
     }
 
-    /// The SQLite declared type a metadata column of this PostgreSQL type gets back (`_urna_history` may hold
-    /// columns added by later urna versions).
-    static func sqliteType(ofPostgresType t: String) -> String {
-        switch t {
-        case "bigint", "integer", "smallint", "boolean": "INTEGER"
-        case "double precision", "real": "REAL"
-        case "bytea": "BLOB"
-        default: "TEXT"
+    /// How a column of this PostgreSQL type (information_schema's `data_type`) is copied into SQLite: its
+    /// declared type there and the kind that converts its values (plain tables being adopted, and columns a
+    /// later urna added to `_urna_history`). Values of other types arrive as their exact text.
+    static func forServerColumn(type: String) -> (sqliteType: String, kind: PostgresColumnKind) {
+        switch type {
+        case "bigint", "integer", "smallint": ("INTEGER", .integer(type))
+        case "boolean": ("INTEGER", .boolean)
+        case "real", "double precision": ("REAL", .real("double precision"))
+        case "bytea": ("BLOB", .bytea)
+        case "timestamp with time zone", "timestamp without time zone", "date": ("TEXT", .timestamp)
+        default: ("TEXT", .text)
         }
     }
 
@@ -212,6 +215,12 @@ public enum PostgresTransferError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// A foreign key or index added once a table's rows are in, and the statement that drops it again.
+public struct PostgresConstraint: Sendable {
+    public let createSQL: String
+    public let dropSQL: String
+}
+
 /// One table as it is copied: its name, its columns with their kinds, and the DDL that creates it on PostgreSQL.
 public struct PostgresTable: Sendable {
     public let name: String
@@ -220,24 +229,20 @@ public struct PostgresTable: Sendable {
     /// nil for tables copied as plain columns.
     public var primaryKeySQL: String? = nil
     /// CREATE TABLE with columns, NOT NULL and defaults; the primary key and foreign keys come after the rows.
-    public let createSQL: String
-    /// Foreign keys and indexes, added once the rows are in.
-    public let constraintSQL: [String]
-    /// Drops those foreign keys and indexes (before refilling a table that has them: checking each copied row
-    /// against its keys one by one is many times slower than adding the keys afterwards).
-    public var dropConstraintSQL: [String] {
-        constraintSQL.compactMap { sql -> String? in
-            if let r = sql.range(of: " ADD CONSTRAINT "), let end = sql[r.upperBound...].range(of: " FOREIGN KEY") {
-                return String(sql[..<r.lowerBound]) + " DROP CONSTRAINT IF EXISTS " + sql[r.upperBound..<end.lowerBound]
-            }
-            if sql.hasPrefix("CREATE INDEX "), let on = sql.range(of: " ON ") {
-                return "DROP INDEX IF EXISTS " + sql[sql.index(sql.startIndex, offsetBy: 13)..<on.lowerBound]
-            }
-            return nil
-        }
-    }
+    public var createSQL: String = ""
+    /// Foreign keys and indexes, added once the rows are in (and dropped before refilling a table that has
+    /// them: checking each copied row against its keys one by one is many times slower).
+    public var constraints: [PostgresConstraint] = []
     /// The hidden `_id` identity whose sequence must follow the copied rows.
-    public let identityColumn: String?
+    public var identityColumn: String? = nil
+
+    public var constraintSQL: [String] { constraints.map(\.createSQL) }
+    public var dropConstraintSQL: [String] { constraints.map(\.dropSQL) }
+
+    /// A table copied column by column as it is (metadata, plain tables being adopted): no DDL of its own.
+    static func plain(_ name: String, _ columns: [(name: String, kind: PostgresColumnKind)]) -> PostgresTable {
+        PostgresTable(name: name, columns: columns)
+    }
 }
 
 /// The storage contract on PostgreSQL: the same tables, columns, keys and indexes as on SQLite
@@ -252,7 +257,7 @@ public enum PostgresLayout {
         for t in schema.tableTypes {
             var columns: [(name: String, kind: PostgresColumnKind)] = []
             var defs: [String] = []
-            var constraints: [String] = []
+            var constraints: [PostgresConstraint] = []
             var identity: String?
             if t.primaryKey == nil {
                 columns.append((ObjectSchema.rowIdColumn, .integer("bigint")))
@@ -272,22 +277,20 @@ public enum PostgresLayout {
                 defs.append(d)
                 if case .link(let target) = p.type, let tt = schema[type: target] {
                     constraints.append(
-                        "ALTER TABLE \(q(t.name)) ADD CONSTRAINT \(q(constraintName(t.name, p.name, "fkey"))) FOREIGN KEY (\(q(p.name))) REFERENCES \(q(target))(\(q(tt.keyColumn))) ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"
-                    )
+                        foreignKey(t.name, p.name, references: target, tt.keyColumn, onDelete: "SET NULL"))
                 }
                 var wantsIndex = p.indexed && !p.primaryKey
                 if case .link = p.type { wantsIndex = true }
                 if wantsIndex {
-                    constraints.append(
-                        "CREATE INDEX \(q(StorageLayout.indexName(type: t.name, property: p.name))) ON \(q(t.name))(\(q(p.name)))")
+                    constraints.append(index(StorageLayout.indexName(type: t.name, property: p.name), on: t.name, p.name))
                 }
             }
             out.append(
                 PostgresTable(
                     name: t.name, columns: columns,
-                    primaryKeySQL: "ALTER TABLE \(q(t.name)) ADD CONSTRAINT \(q(constraintName(t.name, "", "pkey").replacingOccurrences(of: "__", with: "_"))) PRIMARY KEY (\(q(t.keyColumn)))",
+                    primaryKeySQL: "ALTER TABLE \(q(t.name)) ADD CONSTRAINT \(q(constraintName(t.name, "pkey"))) PRIMARY KEY (\(q(t.keyColumn)))",
                     createSQL: "CREATE TABLE \(q(t.name)) (\n  " + defs.joined(separator: ",\n  ") + "\n)",
-                    constraintSQL: constraints, identityColumn: identity))
+                    constraints: constraints, identityColumn: identity))
             for p in t.properties where !p.ignored {
                 guard case .list(let target) = p.type else { continue }
                 let table = StorageLayout.listTable(type: t.name, property: p.name)
@@ -297,7 +300,7 @@ public enum PostgresLayout {
                 lists.append(
                     PostgresTable(
                         name: table, columns: [("owner", ownerKind), ("position", .integer("bigint")), ("target", targetKind)],
-                        primaryKeySQL: "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "", "pkey").replacingOccurrences(of: "__", with: "_"))) PRIMARY KEY (\"owner\", \"position\")",
+                        primaryKeySQL: "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "pkey"))) PRIMARY KEY (\"owner\", \"position\")",
                         createSQL: """
                             CREATE TABLE \(q(table)) (
                               "owner" \(ownerKind.sqlType) NOT NULL,
@@ -305,19 +308,37 @@ public enum PostgresLayout {
                               "target" \(targetKind.sqlType) NOT NULL
                             )
                             """,
-                        constraintSQL: [
-                            "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "owner", "fkey"))) FOREIGN KEY (\"owner\") REFERENCES \(q(t.name))(\(q(t.keyColumn))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
-                            "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "target", "fkey"))) FOREIGN KEY (\"target\") REFERENCES \(q(target))(\(q(targetKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
-                            "CREATE INDEX \(q(table + "_target_idx")) ON \(q(table))(\"target\")",
-                        ], identityColumn: nil))
+                        constraints: [
+                            foreignKey(table, "owner", references: t.name, t.keyColumn, onDelete: "CASCADE"),
+                            foreignKey(table, "target", references: target, targetKey, onDelete: "CASCADE"),
+                            index(table + "_target_idx", on: table, "target"),
+                        ]))
             }
         }
         return out + lists
     }
 
-    /// `<table>_<column>_<suffix>`, kept within PostgreSQL's 63-byte names (a hash keeps shortened ones apart).
-    static func constraintName(_ table: String, _ column: String, _ suffix: String) -> String {
-        let full = "\(table)_\(column)_\(suffix)"
+    /// A deferred foreign key `<table>_<column>_fkey` on `column`.
+    static func foreignKey(
+        _ table: String, _ column: String, references target: String, _ targetKey: String, onDelete: String
+    ) -> PostgresConstraint {
+        let name = q(constraintName(table, column, "fkey"))
+        return PostgresConstraint(
+            createSQL:
+                "ALTER TABLE \(q(table)) ADD CONSTRAINT \(name) FOREIGN KEY (\(q(column))) REFERENCES \(q(target))(\(q(targetKey))) ON DELETE \(onDelete) DEFERRABLE INITIALLY DEFERRED",
+            dropSQL: "ALTER TABLE \(q(table)) DROP CONSTRAINT IF EXISTS \(name)")
+    }
+
+    /// An index on one column, named as on SQLite.
+    static func index(_ name: String, on table: String, _ column: String) -> PostgresConstraint {
+        PostgresConstraint(
+            createSQL: "CREATE INDEX \(q(name)) ON \(q(table))(\(q(column)))", dropSQL: "DROP INDEX IF EXISTS \(q(name))")
+    }
+
+    /// The parts joined by `_` (`Book_author_fkey`, `Book_pkey`), kept within PostgreSQL's 63-byte names (a
+    /// hash keeps shortened ones apart).
+    static func constraintName(_ parts: String...) -> String {
+        let full = parts.joined(separator: "_")
         guard full.utf8.count > 63 else { return full }
         var h: UInt32 = 2_166_136_261
         for b in full.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }

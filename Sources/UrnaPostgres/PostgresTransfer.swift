@@ -105,8 +105,8 @@ public enum PostgresTransfer {
     static func copyRows(of t: PostgresTable, from sqlite: Connection, to pg: PostgresConnection) throws -> Int {
         let columns = t.columns.map { q($0.name) }.joined(separator: ", ")
         let select = try sqlite.prepare("SELECT \(columns) FROM \(q(t.name))")
-        var sent = 0
-        try pg.copyIn("COPY \(q(t.name)) (\(columns)) FROM STDIN") { w in
+        // The count is the server's own: the rows COPY stored.
+        return try pg.copyIn("COPY \(q(t.name)) (\(columns)) FROM STDIN") { w in
             while try select.step() {
                 for (i, c) in t.columns.enumerated() {
                     // The common cases straight from SQLite's bytes; the rest through the value conversion.
@@ -121,22 +121,27 @@ public enum PostgresTransfer {
                     }
                 }
                 try w.endRow()
-                sent += 1
             }
         }
-        return sent
     }
 
-    /// `_urna_schema` and `_urna_history`, with whatever columns the file's urna gave them, as plain columns.
+    /// A table's columns on the server, in order: name, information_schema's `data_type`, and whether NULL is allowed.
+    static func serverColumns(_ table: String, in pg: PostgresConnection) throws -> [(name: String, type: String, nullable: Bool)] {
+        try pg.query(
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 "
+                + "AND table_schema = current_schema() ORDER BY ordinal_position", [table]
+        ).rows.compactMap { row in
+            guard let name = row[0], let type = row[1] else { return nil }
+            return (name, type, row[2] != "NO")
+        }
+    }
+
     /// Refuses when a table urna refills holds a column its schema does not have (added with psql): its
     /// values would be lost by the refill.
     static func refuseServerOnlyColumns(of schema: Schema, in pg: PostgresConnection) throws {
         for t in try PostgresLayout.tables(for: schema) {
             let expected = Set(t.columns.map(\.name))
-            let rows = try pg.query(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() ORDER BY ordinal_position",
-                [t.name])
-            if let extra = rows.rows.compactMap({ $0.first ?? nil }).first(where: { !expected.contains($0) }) {
+            if let extra = try serverColumns(t.name, in: pg).map(\.name).first(where: { !expected.contains($0) }) {
                 throw PostgresTransferError.occupied(
                     "\(pg.displayName): \(t.name) has a column \(extra) that \(schema.family) version \(schema.version) does not have; "
                         + "writing would lose its values, so nothing was changed: move it to a table of your own (or drop it)")
@@ -161,11 +166,7 @@ public enum PostgresTransfer {
                 columns.append((name, kind))
             }
             if try relationExists(table, in: pg) {
-                let have = Set(
-                    try pg.query(
-                        "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema()",
-                        [table]
-                    ).rows.compactMap { $0.first ?? nil })
+                let have = Set(try serverColumns(table, in: pg).map(\.name))
                 for (c, kind) in columns where !have.contains(c) {
                     try pg.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(c)) \(kind.sqlType)")
                 }
@@ -173,9 +174,7 @@ public enum PostgresTransfer {
             } else {
                 try pg.execute("CREATE TABLE \(q(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
             }
-            _ = try copyRows(
-                of: PostgresTable(name: table, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
-                from: sqlite, to: pg)
+            _ = try copyRows(of: .plain(table, columns), from: sqlite, to: pg)
         }
     }
 
@@ -195,30 +194,15 @@ public enum PostgresTransfer {
             let c = try Connection(path: path)
             try c.execute("BEGIN")
             for name in names where try relationExists(name, in: pg) {
-                let info = try pg.query(
-                    "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 "
-                        + "AND table_schema = current_schema() ORDER BY ordinal_position", [name])
                 var defs: [String] = []
                 var columns: [(name: String, kind: PostgresColumnKind)] = []
-                for row in info.rows {
-                    guard let column = row[0], let type = row[1] else { continue }
-                    let (sqliteType, kind): (String, PostgresColumnKind) =
-                        switch type {
-                        case "bigint", "integer", "smallint": ("INTEGER", .integer(type))
-                        case "boolean": ("INTEGER", .boolean)
-                        case "real", "double precision": ("REAL", .real("double precision"))
-                        case "bytea": ("BLOB", .bytea)
-                        case "timestamp with time zone", "timestamp without time zone", "date": ("TEXT", .timestamp)
-                        default: ("TEXT", .text)
-                        }
-                    defs.append(q(column) + " " + sqliteType + (row[2] == "NO" ? " NOT NULL" : ""))
-                    columns.append((column, kind))  // numeric and the rest arrive as their exact text
-
+                for column in try serverColumns(name, in: pg) {
+                    let (sqliteType, kind) = PostgresColumnKind.forServerColumn(type: column.type)
+                    defs.append(q(column.name) + " " + sqliteType + (column.nullable ? "" : " NOT NULL"))
+                    columns.append((column.name, kind))
                 }
                 try c.execute("CREATE TABLE \(q(name)) (" + defs.joined(separator: ", ") + ")")
-                _ = try pullRows(
-                    of: PostgresTable(name: name, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
-                    from: pg, to: c)
+                _ = try pullRows(of: .plain(name, columns), from: pg, to: c)
                 copied.append(name)
             }
             try c.execute("COMMIT")
@@ -291,24 +275,20 @@ public enum PostgresTransfer {
     /// The metadata rows, adding any `_urna_history` column a newer urna recorded there.
     static func pullMetadata(from pg: PostgresConnection, to c: Connection) throws {
         for table in metadataTables where try relationExists(table, in: pg) {
-            let pgColumns = try pg.query(
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 "
-                    + "AND table_schema = current_schema() ORDER BY ordinal_position", [table])
             let have = Set(
                 try c.rows("PRAGMA table_info(\(q(table)))").compactMap { r -> String? in
                     if case .text(let s) = r[1] { s } else { nil }
                 })
             var columns: [(name: String, kind: PostgresColumnKind)] = []
-            for row in pgColumns.rows {
-                guard let name = row[0], let type = row[1] else { continue }
-                let sqliteType = PostgresColumnKind.sqliteType(ofPostgresType: type)
-                if !have.contains(name) { try c.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(name)) \(sqliteType)") }
-                columns.append((name, PostgresColumnKind.ofSQLiteType(sqliteType)))
+            for column in try serverColumns(table, in: pg) {
+                let (sqliteType, kind) = PostgresColumnKind.forServerColumn(type: column.type)
+                if !have.contains(column.name) {
+                    try c.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(column.name)) \(sqliteType)")
+                }
+                columns.append((column.name, kind))
             }
             if table == StorageLayout.schemaTable { try c.execute("DELETE FROM \(q(table))") }
-            _ = try pullRows(
-                of: PostgresTable(name: table, columns: columns, createSQL: "", constraintSQL: [], identityColumn: nil),
-                from: pg, to: c)
+            _ = try pullRows(of: .plain(table, columns), from: pg, to: c)
         }
     }
 }

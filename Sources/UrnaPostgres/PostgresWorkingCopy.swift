@@ -8,7 +8,7 @@ import UrnaStore
 /// errors), and a write is all-or-nothing on the server: without `commit()` (an error, a signal, a killed
 /// process) the transaction is rolled back and the database is as it was. A writer takes urna's advisory lock
 /// (two urna writers never interleave) and locks Urna's tables against other writers until it ends; readers
-/// read a REPEATABLE READ snapshot. The price is a full copy each way: right for one state's elections, slow
+/// read a REPEATABLE READ snapshot of the last commit, taken after a writer's refill (`beginSnapshot`). The price is a full copy each way: right for one state's elections, slow
 /// for very large databases.
 ///
 /// ```swift
@@ -121,9 +121,14 @@ public final class PostgresWorkingCopy {
     /// created again when the schema changed, or when `replacing` names plain tables being adopted).
     @discardableResult
     public func commit(replacing plainTables: Schema? = nil) throws -> PostgresTransfer.Counts {
+        try commit(from: try Connection(path: path, create: false), replacing: plainTables)
+    }
+
+    /// `commit(replacing:)` from another Urna file than the working copy (`urna copy` of a file to the server).
+    @discardableResult
+    public func commit(from sqlite: Connection, replacing plainTables: Schema? = nil) throws -> PostgresTransfer.Counts {
         precondition(writing, "commit() needs a working copy opened with writing: true")
         precondition(!finished, "commit() was already called")
-        let sqlite = try Connection(path: path, create: false)
         let counts = try PostgresTransfer.push(
             from: sqlite, to: connection, replacing: recorded ?? plainTables, recreate: plainTables != nil && recorded == nil)
         try connection.execute("COMMIT")

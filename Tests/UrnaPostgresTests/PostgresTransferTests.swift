@@ -71,6 +71,13 @@ struct PostgresTransferTests {
         )
     }
 
+    /// A new folder for a test's files (the test removes it).
+    static func temporaryFolder() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
     static func rows(_ c: Connection, _ table: String) throws -> [[SQLValue]] {
         try c.rows("SELECT * FROM \(Identifier.quoted(table))").sorted { "\($0)" < "\($1)" }
     }
@@ -79,8 +86,7 @@ struct PostgresTransferTests {
     func everyTypeRoundTrips() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "kinds")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let original = dir.appendingPathComponent("kinds.sqlite").path
         try Self.makeFile(original)
@@ -140,8 +146,7 @@ struct PostgresTransferTests {
     func failedPushChangesNothing() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "atomic")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let good = dir.appendingPathComponent("good.sqlite").path
         try Self.makeFile(good)
@@ -169,8 +174,7 @@ struct PostgresTransferTests {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "foreign")
         _ = try pg.psql("CREATE TABLE \"Tag\" (name text); INSERT INTO \"Tag\" VALUES ('mine')", url: url)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("kinds.sqlite").path
         try Self.makeFile(file)
@@ -194,8 +198,7 @@ struct PostgresTransferTests {
         let hostile = #"x\'); CREATE TABLE pwned (a int); --"#
         let schema = try Schema(
             family: "hostile", version: 1, types: [ObjectSchema("Note", [Property("text", .string, default: .string(hostile))])])
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("h.sqlite").path
         _ = try Store(path: file, schema: schema)
