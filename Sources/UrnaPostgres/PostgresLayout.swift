@@ -26,6 +26,17 @@ public enum PostgresColumnKind: Equatable, Sendable {
         }
     }
 
+    /// The type in a column definition: `sqlType`, with text columns collated "C". SQLite compares text
+    /// byte by byte (BINARY), and so does PostgreSQL's "C" collation on UTF-8: `ORDER BY`, `<` and `GROUP BY`
+    /// in `urna sql` agree with the file whatever the database's default collation, and the keys' indexes are
+    /// built by plain byte comparison (about twice as fast as ICU's en-US on a million keys).
+    public var columnType: String {
+        switch self {
+        case .text: #"text COLLATE "C""#
+        default: sqlType
+        }
+    }
+
     /// The kind of a property (links take their target's key kind).
     public static func of(_ p: Property, in schema: Schema) -> PostgresColumnKind {
         switch p.type {
@@ -267,7 +278,7 @@ public enum PostgresLayout {
             for p in t.storedProperties {
                 let kind = PostgresColumnKind.of(p, in: schema)
                 columns.append((p.name, kind))
-                var d = "\(q(p.name)) \(kind.sqlType)"
+                var d = "\(q(p.name)) \(kind.columnType)"
                 if p.primaryKey {
                     d += " NOT NULL"
                 } else if !p.optional {
@@ -303,9 +314,9 @@ public enum PostgresLayout {
                         primaryKeySQL: "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "pkey"))) PRIMARY KEY (\"owner\", \"position\")",
                         createSQL: """
                             CREATE TABLE \(q(table)) (
-                              "owner" \(ownerKind.sqlType) NOT NULL,
+                              "owner" \(ownerKind.columnType) NOT NULL,
                               "position" bigint NOT NULL,
-                              "target" \(targetKind.sqlType) NOT NULL
+                              "target" \(targetKind.columnType) NOT NULL
                             )
                             """,
                         constraints: [

@@ -159,7 +159,7 @@ public enum PostgresTransfer {
             for row in info {
                 guard case .text(let name) = row[1] else { continue }
                 let kind = PostgresColumnKind.ofSQLiteType({ if case .text(let s) = row[2] { s } else { "" } }())
-                var d = "\(q(name)) \(kind.sqlType)"
+                var d = "\(q(name)) \(kind.columnType)"
                 if case .integer(1) = row[3] { d += " NOT NULL" }
                 if case .integer(let pk) = row[5], pk > 0 { d += " PRIMARY KEY" }
                 defs.append(d)
@@ -168,7 +168,7 @@ public enum PostgresTransfer {
             if try relationExists(table, in: pg) {
                 let have = Set(try serverColumns(table, in: pg).map(\.name))
                 for (c, kind) in columns where !have.contains(c) {
-                    try pg.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(c)) \(kind.sqlType)")
+                    try pg.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(c)) \(kind.columnType)")
                 }
                 try pg.execute("DELETE FROM \(q(table))")
             } else {

@@ -255,6 +255,43 @@ struct PostgresTransferTests {
         try first.rollback()
     }
 
+    @Test("Text sorts and compares as on SQLite (byte order) even where the database's default collation is ICU en-US")
+    func textCollatesAsSQLite() throws {
+        let pg = try postgresClusterOrSkip()
+        // A database whose default collation puts "a" before "B" (SQLite's byte order puts "B" first).
+        let base = try pg.createDatabase(prefix: "icu")
+        let name = String(base.split(separator: "/").last!)
+        let url = base.replacingOccurrences(of: name, with: name + "_en")
+        do {
+            _ = try pg.psql(
+                "CREATE DATABASE \"\(name)_en\" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
+                url: pg.url(database: "postgres"))
+        } catch {
+            try Test.cancel(Comment(rawValue: "skipped: this PostgreSQL cannot create an ICU database: \(error)"))
+        }
+        #expect(try pg.psql("SELECT string_agg(k, ',' ORDER BY k) FROM (VALUES ('b'), ('B'), ('a')) v(k)", url: url) == "a,b,B\n")
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("kinds.sqlite").path
+        try Self.makeFile(path)
+        let source = try Connection(path: path)
+        try source.execute("INSERT INTO \"Tag\"(name) VALUES ('B'), ('É'), ('e'), ('Z')")
+        let conn = try PostgresConnection(url)
+        try conn.execute("BEGIN")
+        try PostgresTransfer.push(from: source, to: conn, replacing: nil)
+        try conn.execute("COMMIT")
+        let sqliteOrder = try source.rows("SELECT name FROM \"Tag\" ORDER BY name").map { "\($0[0])" }
+        let serverOrder = try pg.psql("SELECT name FROM \"Tag\" ORDER BY name", url: url)
+            .split(separator: "\n").map { "\(SQLValue.text(String($0)))" }
+        #expect(serverOrder == sqliteOrder)
+        #expect(serverOrder.first == "\(SQLValue.text("B"))")
+        #expect(try pg.psql("SELECT count(*) FROM \"Tag\" WHERE name < 'a'", url: url) == "2\n")  // B, Z
+        let collations = try pg.psql(
+            "SELECT DISTINCT coalesce(collation_name, '-') FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' AND table_name IN ('Tag', 'Thing', 'Thing_tags')",
+            url: url)
+        #expect(collations == "C\n")
+    }
+
     @Test("COPY text escaping reads back what it wrote; passwords never reach messages")
     func copyTextAndRedaction() {
         var buffer: [UInt8] = []
