@@ -1,4 +1,5 @@
 import Foundation
+import UrnaPostgres
 import UrnaStore
 
 #if canImport(Glibc)
@@ -19,6 +20,17 @@ enum Interruption {
     /// How long the normal error path gets before the watcher ends the process itself.
     static let grace: Duration = .seconds(3)
     static let message = "interrupted: nothing was changed"
+
+    /// What an interrupted command says: "nothing was changed", unless a COMMIT already went to PostgreSQL.
+    static var outcome: String {
+        switch PostgresInterrupt.commitState {
+        case .none: message
+        case .inFlight:
+            "interrupted while PostgreSQL was committing the change: it may or may not have been committed "
+                + "(check with urna status --db URL, or query it)"
+        case .committed: "interrupted after the change was committed to PostgreSQL: it is kept"
+        }
+    }
 
     /// The signal received, 0 when none.
     static var signal: Int32 {
@@ -41,12 +53,16 @@ enum Interruption {
             lock.unlock()
             CreatedFiles.markStopping()
             let deadline = ContinuousClock.now + grace
+            var rounds = 0
             while ContinuousClock.now < deadline {
                 Connection.interruptAll()
+                // Each PQcancel opens a connection to the server: once, then once a second.
+                if rounds % 100 == 0 { PostgresInterrupt.cancelAll() }
+                rounds += 1
                 usleep(10_000)
             }
             CreatedFiles.removeAll()
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            FileHandle.standardError.write(Data((outcome + "\n").utf8))
             _exit(128 + caught)
         }
         watcher.stackSize = 1 << 18
@@ -66,7 +82,7 @@ enum Interruption {
     static func exitCode(after code: Int32) -> Int32? {
         let s = signal
         guard s != 0, code != ExitCode.ok else { return nil }
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        FileHandle.standardError.write(Data((outcome + "\n").utf8))
         return 128 + s
     }
 }

@@ -25,7 +25,7 @@ extension SQLCommand {
             try? pg.execute("ROLLBACK")
             throw error
         }
-        try pg.execute("COMMIT")
+        if write { try PostgresInterrupt.committing { try pg.execute("COMMIT") } } else { try pg.execute("COMMIT") }
         var index = 0
         let rows = try printRows(
             names: result.columns,

@@ -42,6 +42,7 @@ public final class PostgresConnection {
             throw PostgresError("cannot connect: \(message)", database: displayName)
         }
         urna_pg_silence_notices(h)
+        PostgresInterrupt.register(self)
         // Exact values on the way out (floats in shortest exact form), a fixed text form for dates, in UTC.
         try execute(
             "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'; "
@@ -49,7 +50,10 @@ public final class PostgresConnection {
                 + "SET standard_conforming_strings = on")
     }
 
-    deinit { PQfinish(handle) }
+    deinit {
+        PostgresInterrupt.unregister(self)
+        PQfinish(handle)
+    }
 
     /// Runs one or more statements without parameters.
     public func execute(_ sql: String) throws {

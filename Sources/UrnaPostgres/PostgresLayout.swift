@@ -216,12 +216,19 @@ public enum PostgresTransferError: Error, CustomStringConvertible, Sendable {
     case badValue(column: String, value: String, expected: String)
     case notUrna(String)
     case occupied(String)
+    /// A table or column name longer than PostgreSQL keeps (63 bytes): it would be cut, and two cut names
+    /// could meet or the copy back would not find the table.
+    case nameTooLong(name: String, what: String)
 
     public var description: String {
         switch self {
         case .badValue(let column, let value, let expected):
             "\(column) holds '\(value)', which is not \(expected); nothing was copied"
         case .notUrna(let m), .occupied(let m): m
+        case .nameTooLong(let name, let what):
+            "\(what) '\(name)' is \(name.utf8.count) bytes long and PostgreSQL keeps only the first "
+                + "\(PostgresLayout.maxNameBytes) bytes of a name; nothing was copied: rename it in the schema "
+                + "(a declared rename in a migration step) before moving the data to PostgreSQL"
         }
     }
 }
@@ -265,6 +272,7 @@ public enum PostgresLayout {
     public static func tables(for schema: Schema) throws -> [PostgresTable] {
         var out: [PostgresTable] = []
         var lists: [PostgresTable] = []
+        try refuseLongNames(in: schema)
         for t in schema.tableTypes {
             var columns: [(name: String, kind: PostgresColumnKind)] = []
             var defs: [String] = []
@@ -293,7 +301,7 @@ public enum PostgresLayout {
                 var wantsIndex = p.indexed && !p.primaryKey
                 if case .link = p.type { wantsIndex = true }
                 if wantsIndex {
-                    constraints.append(index(StorageLayout.indexName(type: t.name, property: p.name), on: t.name, p.name))
+                    constraints.append(index(constraintName(StorageLayout.indexName(type: t.name, property: p.name)), on: t.name, p.name))
                 }
             }
             out.append(
@@ -322,7 +330,7 @@ public enum PostgresLayout {
                         constraints: [
                             foreignKey(table, "owner", references: t.name, t.keyColumn, onDelete: "CASCADE"),
                             foreignKey(table, "target", references: target, targetKey, onDelete: "CASCADE"),
-                            index(table + "_target_idx", on: table, "target"),
+                            index(constraintName(table, "target_idx"), on: table, "target"),
                         ]))
             }
         }
@@ -346,14 +354,44 @@ public enum PostgresLayout {
             createSQL: "CREATE INDEX \(q(name)) ON \(q(table))(\(q(column)))", dropSQL: "DROP INDEX IF EXISTS \(q(name))")
     }
 
-    /// The parts joined by `_` (`Book_author_fkey`, `Book_pkey`), kept within PostgreSQL's 63-byte names (a
-    /// hash keeps shortened ones apart).
+    /// The longest name PostgreSQL keeps whole (NAMEDATALEN - 1 bytes); it cuts longer ones.
+    public static let maxNameBytes = 63
+
+    /// Refuses a schema whose tables or columns PostgreSQL would cut to 63 bytes, naming the first.
+    static func refuseLongNames(in schema: Schema) throws {
+        for t in schema.tableTypes {
+            if t.name.utf8.count > maxNameBytes { throw PostgresTransferError.nameTooLong(name: t.name, what: "type") }
+            for p in t.properties where !p.ignored {
+                switch p.type {
+                case .linkingObjects: continue
+                case .list:
+                    let table = StorageLayout.listTable(type: t.name, property: p.name)
+                    if table.utf8.count > maxNameBytes {
+                        throw PostgresTransferError.nameTooLong(name: table, what: "the table of list \(t.name).\(p.name)")
+                    }
+                default:
+                    if p.name.utf8.count > maxNameBytes {
+                        throw PostgresTransferError.nameTooLong(name: p.name, what: "property \(t.name).\(p.name)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The parts joined by `_` (`Book_author_fkey`, `Book_pkey`, `Book_title_idx`), kept within PostgreSQL's
+    /// 63-byte names: a longer one keeps its first whole characters up to 50 bytes and a hash of the full name,
+    /// so two long names never meet.
     static func constraintName(_ parts: String...) -> String {
         let full = parts.joined(separator: "_")
-        guard full.utf8.count > 63 else { return full }
+        guard full.utf8.count > maxNameBytes else { return full }
         var h: UInt32 = 2_166_136_261
         for b in full.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
-        return String(full.prefix(50)) + "_" + String(h, radix: 16)
+        var head = ""
+        for ch in full {
+            if head.utf8.count + String(ch).utf8.count > 50 { break }
+            head.append(ch)
+        }
+        return head + "_" + String(h, radix: 16)
     }
 
     /// Every table name the schema stores (types and lists), for DROP and LOCK.

@@ -131,7 +131,7 @@ public final class PostgresWorkingCopy {
         precondition(!finished, "commit() was already called")
         let counts = try PostgresTransfer.push(
             from: sqlite, to: connection, replacing: recorded ?? plainTables, recreate: plainTables != nil && recorded == nil)
-        try connection.execute("COMMIT")
+        try PostgresInterrupt.committing { try connection.execute("COMMIT") }
         finished = true
         return counts
     }

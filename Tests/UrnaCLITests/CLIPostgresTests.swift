@@ -186,6 +186,70 @@ struct CLIPostgresTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    @Test("SIGINT during an import into PostgreSQL: it stops within the grace period and says truly what happened")
+    func interruptedImportSaysWhatHappened() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "sigint")
+        let first = try CLIRunner.run(["import", "--db", url, "--quiet", sample.appendingPathComponent("consulta_cand_2016_AC.txt").path])
+        #expect(first.code == 0, "\(first.stderr)")
+        let before = try pg.psql("SELECT count(*) FROM \"Candidate\"", url: url)
+        let complete = "\((Int(before.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) + 2388)\n"
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var interrupted = 0
+        for delay in [0.2, 0.5, 0.8, 1.1] {
+            let p = Process()
+            p.executableURL = CLIRunner.binary
+            p.arguments = [
+                "import", "--db", url, "--quiet", "--rejects", dir.appendingPathComponent("r.csv").path,
+                sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
+                sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
+            ]
+            let err = Pipe()
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = err
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            let sent = Date()
+            kill(p.processIdentifier, SIGINT)
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            let took = Date().timeIntervalSince(sent)
+            let now = try pg.psql("SELECT count(*) FROM \"Candidate\"", url: url)
+            if p.terminationStatus == 0 {
+                #expect(now == complete, "finished before the signal")
+                continue
+            }
+            interrupted += 1
+            #expect(p.terminationStatus == 130, "\(message)")
+            #expect(took < 4, "took \(took) s to stop after SIGINT")
+            if message.contains("nothing was changed") {
+                #expect(now == before, "said nothing was changed after \(delay) s, but the database has \(now)")
+            } else if message.contains("it is kept") {
+                #expect(now == complete, "said the change was kept after \(delay) s, but the database has \(now)")
+            } else {
+                #expect(message.contains("may or may not have been committed"), "\(message)")
+                #expect([before, complete].contains(now))
+            }
+        }
+        #expect(interrupted >= 2, "the import finished before most signals, so they tested little")
+        // A statement running on the server is cancelled at once (PQcancel), not waited for.
+        let p = Process()
+        p.executableURL = CLIRunner.binary
+        p.arguments = ["sql", "--db", url, "SELECT pg_sleep(30)"]
+        let err = Pipe()
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = err
+        try p.run()
+        Thread.sleep(forTimeInterval: 0.8)
+        let sent = Date()
+        kill(p.processIdentifier, SIGINT)
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(Date().timeIntervalSince(sent) < 2, "the server statement was not cancelled")
+        #expect(p.terminationStatus == 130 && message.contains("interrupted: nothing was changed"), "\(message)")
+    }
+
     @Test("a second writer waits for the first and then gives up with a clear message; nothing changes")
     func writersAreKeptApart() throws {
         let pg = try postgresClusterOrSkip()

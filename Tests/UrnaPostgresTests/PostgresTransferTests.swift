@@ -292,6 +292,47 @@ struct PostgresTransferTests {
         #expect(collations == "C\n")
     }
 
+    @Test("Names PostgreSQL would cut to 63 bytes: long columns are refused by name, long index names kept apart")
+    func longNames() throws {
+        let pg = try postgresClusterOrSkip()
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Two indexed properties whose index names share their first 63 bytes (PostgreSQL would cut both to one).
+        let stem = String(repeating: "n", count: 54)
+        let a = stem + "_first", b = stem + "_other"
+        let ok = try Schema(
+            family: "names", version: 1,
+            types: [ObjectSchema("Note", [Property("id", .int64, primaryKey: true), Property(a, .string, default: "", indexed: true), Property(b, .string, default: "", indexed: true)])])
+        let path = dir.appendingPathComponent("ok.sqlite").path
+        let store = try Store(path: path, schema: ok)
+        try store.write { try store.create("Note", value: ["id": 1, a: "x", b: "y"]) }
+        let url = try pg.createDatabase(prefix: "names")
+        let conn = try PostgresConnection(url)
+        try conn.execute("BEGIN")
+        try PostgresTransfer.push(from: try Connection(path: path), to: conn, replacing: nil)
+        try conn.execute("COMMIT")
+        let indexes = try pg.psql("SELECT count(*) FROM pg_indexes WHERE tablename = 'Note' AND indexname <> 'Note_pkey'", url: url)
+        #expect(indexes == "2\n")
+        #expect(try pg.psql("SELECT max(octet_length(indexname)) <= 63 FROM pg_indexes WHERE tablename = 'Note'", url: url) == "t\n")
+
+        // A column name of 64 bytes would be cut: refused, naming it, and the database keeps nothing of it.
+        let long = String(repeating: "x", count: 64)
+        let bad = try Schema(
+            family: "names", version: 1,
+            types: [ObjectSchema("Memo", [Property("id", .int64, primaryKey: true), Property(long, .string, default: "")])])
+        let badPath = dir.appendingPathComponent("bad.sqlite").path
+        _ = try Store(path: badPath, schema: bad)
+        let other = try pg.createDatabase(prefix: "names_bad")
+        let c2 = try PostgresConnection(other)
+        try c2.execute("BEGIN")
+        let error = #expect(throws: PostgresTransferError.self) {
+            try PostgresTransfer.push(from: try Connection(path: badPath), to: c2, replacing: nil)
+        }
+        try c2.execute("ROLLBACK")
+        #expect("\(error!)".contains("property Memo.\(long)") && "\(error!)".contains("63 bytes"), "\(error!)")
+        #expect(try pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_name = 'Memo'", url: other) == "0\n")
+    }
+
     @Test("COPY text escaping reads back what it wrote; passwords never reach messages")
     func copyTextAndRedaction() {
         var buffer: [UInt8] = []
