@@ -119,6 +119,7 @@ enum StoredValueConverter {
             if case .integer(let i) = v, from.isInteger, !isDecimal(from) { return (.real(d), Int64(exactly: d) == i) }
             return (.real(d), !isDecimal(from))
         case .decimal(let scale):
+            if case .real(let r) = v, let units = exactUnits(r, scale: scale) { return (.integer(units), true) }
             guard let d = decimal(v, from: from) else { return nil }
             return scaled(d, scale: scale)
         case .string:
@@ -203,6 +204,19 @@ enum StoredValueConverter {
             return Decimal(string: s.trimmingCharacters(in: .whitespaces), locale: Locale(identifier: "en_US_POSIX"))
         default: return nil
         }
+    }
+
+    /// `r` as a whole count of 10^-scale units when its shortest decimal form has at most `scale` fraction
+    /// digits (12.34 -> 1234 at scale 2), without going through text and Decimal; nil otherwise (more digits,
+    /// too big, not finite: the Decimal path decides). `k = round(r × 10^s)` is that count exactly when `k / 10^s`
+    /// reads back as `r` (IEEE division rounds to the nearest double); below 2^50 units the doubles are closer
+    /// together than half a unit, so no other count reads back as `r` and the shortest form is `k`'s.
+    @inline(__always) static func exactUnits(_ r: Double, scale: Int) -> Int64? {
+        guard r.isFinite, scale >= 0, scale <= 15 else { return nil }
+        let p = Double(pow10(scale))
+        let k = (r * p).rounded()
+        guard abs(k) < 1_125_899_906_842_624, k / p == r else { return nil }
+        return Int64(k)
     }
 
     /// `d` as a count of 10^-scale units, rounded half-even when it has more digits.

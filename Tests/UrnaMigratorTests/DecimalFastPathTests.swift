@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import UrnaStore
+
+@testable import UrnaMigrator
+
+@Suite("Double -> decimal conversion: the fast path gives exactly what the Decimal path gives")
+struct DecimalFastPathTests {
+    /// The Decimal path alone (shortest text of the double, then scaled), as before the fast path.
+    static func slow(_ r: Double, scale: Int) -> (SQLValue, Bool)? {
+        guard let d = StoredValueConverter.decimal(.real(r), from: .double) else { return nil }
+        return StoredValueConverter.scaled(d, scale: scale)
+    }
+
+    @Test("random cents, money-like values, awkward doubles and every scale 0...15 agree with the Decimal path")
+    func agreesWithDecimalPath() {
+        var rng = SystemRandomNumberGenerator()
+        var values: [Double] = [
+            0, -0.0, 0.1, 0.2, 0.1 + 0.2, 0.285, 1.005, 26_697_376.47, 69_752_863.96, -12_345_678_901_234.56,
+            1e14, 1e15, 9.999_999_999_999_99e13, 123.456, 1.0 / 3.0, .pi, 5e-324, 1e-10, 4_503_599_627_370_496.5,
+            1_125_899_906_842.62, 11_258_999_068_426.24,
+        ]
+        for _ in 0..<50_000 {
+            values.append(Double(Int64.random(in: -10_000_000_000...10_000_000_000, using: &rng)) / 100)
+            values.append(Double.random(in: -1e6...1e6, using: &rng))
+            values.append(Double(Int64.random(in: -999_999...999_999, using: &rng)) / 1000)
+        }
+        var fast = 0
+        for r in values {
+            for scale in [0, 1, 2, 3, 4, 6, 10, 15] {
+                guard let units = StoredValueConverter.exactUnits(r, scale: scale) else { continue }
+                fast += 1
+                let expected = Self.slow(r, scale: scale)
+                #expect(expected?.0 == .integer(units) && expected?.1 == true, "\(r) at scale \(scale): \(units)")
+            }
+            // And through the converter: the same value and exactness as the Decimal path, fast or not.
+            let got = StoredValueConverter.convert(.real(r), from: .double, to: .decimal(scale: 2))
+            let want = Self.slow(r, scale: 2)
+            #expect(got?.value == want?.0 && got?.exact == want?.1, "\(r)")
+        }
+        #expect(fast > 100_000, "the fast path was taken \(fast) times")
+        #expect(StoredValueConverter.exactUnits(0.1 + 0.2, scale: 2) == nil)
+        #expect(StoredValueConverter.exactUnits(26_697_376.47, scale: 2) == 2_669_737_647)
+        #expect(StoredValueConverter.exactUnits(.nan, scale: 2) == nil && StoredValueConverter.exactUnits(.infinity, scale: 2) == nil)
+    }
+}
