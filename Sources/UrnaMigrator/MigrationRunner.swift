@@ -67,6 +67,9 @@ final class MigrationRunner {
         do {
             // PRAGMA foreign_keys can't change inside a transaction: off for the whole run.
             try c.execute("PRAGMA foreign_keys = OFF")
+            // A run reads every page it rebuilds and probes key maps and indexes: a 64 MiB page cache (SQLite's
+            // default is 2 MiB) keeps them out of repeated reads. `options.pragmas` may set another.
+            try c.execute("PRAGMA cache_size = -65536")
             for pragma in options.pragmas { try c.execute("PRAGMA \(pragma)") }
             try c.execute("BEGIN IMMEDIATE")
             // Read under the write lock: nobody can change the file between this check and the commit.

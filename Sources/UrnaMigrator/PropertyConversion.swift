@@ -119,7 +119,10 @@ enum StoredValueConverter {
             if case .integer(let i) = v, from.isInteger, !isDecimal(from) { return (.real(d), Int64(exactly: d) == i) }
             return (.real(d), !isDecimal(from))
         case .decimal(let scale):
-            if case .real(let r) = v, let units = exactUnits(r, scale: scale) { return (.integer(units), true) }
+            if case .real(let r) = v {
+                if let units = exactUnits(r, scale: scale) { return (.integer(units), true) }
+                if let (units, exact) = shortestUnits(r, scale: scale) { return (.integer(units), exact) }
+            }
             guard let d = decimal(v, from: from) else { return nil }
             return scaled(d, scale: scale)
         case .string:
@@ -219,6 +222,95 @@ enum StoredValueConverter {
         return Int64(k)
     }
 
+    /// What the Decimal path gives for `r` (its shortest text, scaled, rounded half-even), computed on the
+    /// digits of that text in 64-bit integers: the count of 10^-scale units and whether no digit was rounded
+    /// away; nil when the units would not fit in 64 bits or the text is not a plain number (the Decimal
+    /// path decides). The shortest form has at most 17 significant digits, so its digits fit in a UInt64.
+    static func shortestUnits(_ r: Double, scale: Int) -> (Int64, Bool)? {
+        guard r.isFinite, scale >= 0, scale <= 18 else { return nil }
+        var text = r.description  // Swift prints the shortest form that reads back as r
+        return text.withUTF8 { b -> (Int64, Bool)? in
+            var i = 0
+            var negative = false
+            if i < b.count, b[i] == UInt8(ascii: "-") {
+                negative = true
+                i += 1
+            }
+            var digits: UInt64 = 0
+            var count = 0
+            var fraction = 0
+            var seenPoint = false
+            while i < b.count {
+                let c = b[i]
+                if c == UInt8(ascii: ".") {
+                    guard !seenPoint else { return nil }
+                    seenPoint = true
+                } else if c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
+                    if digits == 0 && c == UInt8(ascii: "0") {
+                        if seenPoint { fraction += 1 }
+                    } else {
+                        count += 1
+                        guard count <= 18 else { return nil }
+                        digits = digits * 10 + UInt64(c - UInt8(ascii: "0"))
+                        if seenPoint { fraction += 1 }
+                    }
+                } else {
+                    break
+                }
+                i += 1
+            }
+            var exponent = 0
+            if i < b.count {
+                guard b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") else { return nil }
+                i += 1
+                var expNegative = false
+                if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") {
+                    expNegative = b[i] == UInt8(ascii: "-")
+                    i += 1
+                }
+                guard i < b.count else { return nil }
+                while i < b.count {
+                    let c = b[i]
+                    guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9"), exponent < 10_000 else { return nil }
+                    exponent = exponent * 10 + Int(c - UInt8(ascii: "0"))
+                    i += 1
+                }
+                if expNegative { exponent = -exponent }
+            }
+            // r = ±digits × 10^(exponent - fraction); the units are that × 10^scale. Exponents near the
+            // ends of Decimal's range (±128) are left to it: it has no value for some of them.
+            guard abs(exponent - fraction) <= 100 else { return nil }
+            let shift = exponent - fraction + scale
+            var units: UInt64
+            var exact = true
+            if digits == 0 {
+                units = 0
+            } else if shift >= 0 {
+                guard shift <= 18 else { return nil }
+                let (m, overflow) = digits.multipliedReportingOverflow(by: UInt64(pow10(shift)))
+                guard !overflow else { return nil }
+                units = m
+            } else if -shift > 18 {
+                // Below 10^-18 of a unit after scaling every 18-digit count rounds to 0.
+                units = 0
+                exact = false
+            } else {
+                let p = UInt64(pow10(-shift))
+                units = digits / p
+                let rest = digits % p
+                exact = rest == 0
+                let half = p / 2
+                if rest > half || (rest == half && units % 2 == 1) { units += 1 }
+            }
+            if negative {
+                guard units <= UInt64(Int64.max) + 1 else { return nil }
+                return (units == UInt64(Int64.max) + 1 ? Int64.min : -Int64(units), exact)
+            }
+            guard units <= UInt64(Int64.max) else { return nil }
+            return (Int64(units), exact)
+        }
+    }
+
     /// `d` as a count of 10^-scale units, rounded half-even when it has more digits.
     static func scaled(_ d: Decimal, scale: Int) -> (SQLValue, Bool)? {
         var value = d
@@ -226,11 +318,8 @@ enum StoredValueConverter {
         guard NSDecimalMultiplyByPowerOf10(&shifted, &value, Int16(scale), .bankers) == .noError else { return nil }
         var rounded = Decimal()
         NSDecimalRound(&rounded, &shifted, 0, .bankers)
-        let n = NSDecimalNumber(decimal: rounded)
-        guard n.compare(NSDecimalNumber(value: Int64.max)) != .orderedDescending,
-            n.compare(NSDecimalNumber(value: Int64.min)) != .orderedAscending
-        else { return nil }
-        return (.integer(n.int64Value), rounded == shifted)
+        guard let i = ValueCodec.int64(rounded) else { return nil }
+        return (.integer(i), rounded == shifted)
     }
 
     static func scaledDecimal(_ i: Int64, scale: Int) -> Decimal {

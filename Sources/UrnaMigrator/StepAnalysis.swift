@@ -104,6 +104,8 @@ final class TypeTransfer {
         live.deallocate()
     }
     @exclusivity(unchecked) var insertStatement: RowStatement?
+    /// Whether the recorder has this type's INSERT for created objects (noted on the first create only).
+    @exclusivity(unchecked) var createNoted = false
     @exclusivity(unchecked) var keyMapInsert: Statement?
     @exclusivity(unchecked) var oldLayout: ObjectLayout?
     @exclusivity(unchecked) var newLayout: ObjectLayout?

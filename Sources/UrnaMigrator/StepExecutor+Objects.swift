@@ -295,7 +295,10 @@ extension StepExecutor {
         o.isCreated = true
         o.isPending = true
         for (name, v) in given.sorted(by: { $0.key < $1.key }) { try o.setValue(v, forKey: name) }
-        recorder.noteOnce(analysis.insertSQL(t))
+        if !t.createNoted {
+            recorder.noteOnce(analysis.insertSQL(t))
+            t.createNoted = true
+        }
         let rowsBefore = t.rowsWritten
         try insert(o)
         if t.rowsWritten > rowsBefore {

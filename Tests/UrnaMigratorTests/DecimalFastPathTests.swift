@@ -39,6 +39,30 @@ struct DecimalFastPathTests {
             #expect(got?.value == want?.0 && got?.exact == want?.1, "\(r)")
         }
         #expect(fast > 100_000, "the fast path was taken \(fast) times")
+        // The rounding path (more digits than the scale) gives the Decimal path's units and exactness.
+        values += [
+            0.125, 0.135, 0.145, -0.125, -2.5, 2.5, 3.5, 1e-5, 1.5e-7, -1.5e-7, 1e-19, 9.9e-20, 1e20, 9.2e16, -9.2e16,
+            92_233_720_368_547.75, -92_233_720_368_547.75, 1.2345678901234567e-3, 0.001, 12.341, 12.345, 12.355,
+            .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude, 5e-324,
+        ]
+        var rounded = 0
+        for r in values {
+            for scale in [0, 1, 2, 3, 4, 6, 10, 15, 18] {
+                let got = StoredValueConverter.shortestUnits(r, scale: scale)
+                let want = Self.slow(r, scale: scale)
+                if let got {
+                    if !got.1 { rounded += 1 }
+                    #expect(want?.0 == .integer(got.0) && want?.1 == got.1, "\(r) at scale \(scale): \(got) vs \(String(describing: want))")
+                } else {
+                    // Declined only where the Decimal path also has no 64-bit answer.
+                    #expect(want == nil, "\(r) at scale \(scale) declined, Decimal gives \(String(describing: want))")
+                }
+            }
+        }
+        #expect(rounded > 50_000, "the rounding branch was taken \(rounded) times")
+        #expect(StoredValueConverter.shortestUnits(0.125, scale: 2)! == (12, false))
+        #expect(StoredValueConverter.shortestUnits(0.135, scale: 2)! == (14, false))
+        #expect(StoredValueConverter.shortestUnits(-2.5, scale: 0)! == (-2, false))
         #expect(StoredValueConverter.exactUnits(0.1 + 0.2, scale: 2) == nil)
         #expect(StoredValueConverter.exactUnits(26_697_376.47, scale: 2) == 2_669_737_647)
         #expect(StoredValueConverter.exactUnits(.nan, scale: 2) == nil && StoredValueConverter.exactUnits(.infinity, scale: 2) == nil)

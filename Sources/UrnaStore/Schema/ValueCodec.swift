@@ -93,12 +93,21 @@ public enum ValueCodec {
         guard rounded == r else {
             throw StoreError.outOfRange(type: type, property: property, value: "\(d)", range: "at most \(scale) decimal places")
         }
-        let n = NSDecimalNumber(decimal: rounded)
-        guard n.compare(NSDecimalNumber(value: Int64.max)) != .orderedDescending,
-            n.compare(NSDecimalNumber(value: Int64.min)) != .orderedAscending
-        else { throw StoreError.outOfRange(type: type, property: property, value: "\(d)", range: "64-bit") }
-        return n.int64Value
+        guard let i = int64(rounded) else {
+            throw StoreError.outOfRange(type: type, property: property, value: "\(d)", range: "64-bit")
+        }
+        return i
     }
+
+    /// A whole `d` as an Int64; nil when it is outside the 64-bit range (the bounds are compared as Decimals,
+    /// natively, without boxing every value).
+    public static func int64(_ d: Decimal) -> Int64? {
+        guard d <= int64MaxDecimal, d >= int64MinDecimal else { return nil }
+        return NSDecimalNumber(decimal: d).int64Value
+    }
+
+    private static let int64MaxDecimal = Decimal(Int64.max)
+    private static let int64MinDecimal = Decimal(Int64.min)
 
     /// The SQLite value stored for a canonical (coerced) value of `type`.
     public static func encode(_ value: Value, as type: PropertyType, schema: Schema? = nil) -> SQLValue {
