@@ -87,6 +87,7 @@ enum BenchChildren {
             case "child-migrate-sql": try MigrationBench.handWrittenV0ToV2(at: args[0])
             case "child-chain-migrator": try LibraryChainBench.childMigrator(args[0])
             case "child-chain-sql": try LibraryChainBench.childSQL(args[0])
+            case "child-chain-stepwise-sql": try LibraryChainBench.childStepwiseSQL(args[0])
             // An import's phases with the seconds each took (reading + writing, held assets, catalogues and
             // index builds, vice links, commit), for finding where its time goes: DB FILE...
             case "child-import-phases": try ImportBench.phases(db: args[0], files: Array(args.dropFirst()))
