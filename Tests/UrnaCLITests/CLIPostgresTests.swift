@@ -142,28 +142,39 @@ struct CLIPostgresTests {
         #expect(try pg.psql("SELECT \"fullName\" FROM \"Person\" ORDER BY age", url: url) == "Ana Souza\nJosé Lima\n")
     }
 
+    /// Imports AC 2016 into `url`; the Candidate count now, and the count once MG 2018's 2,388 are added.
+    func importAC2016(_ pg: PostgresTestCluster, _ url: String) throws -> (before: String, complete: String) {
+        let first = try CLIRunner.run(["import", "--db", url, "--quiet", sample.appendingPathComponent("consulta_cand_2016_AC.txt").path])
+        #expect(first.code == 0, "\(first.stderr)")
+        let before = try pg.psql("SELECT count(*) FROM \"Candidate\"", url: url)
+        return (before, "\((Int(before.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) + 2388)\n")
+    }
+
+    /// Starts `urna import` of the MG 2018 pair into `url` (rejects in `rejects`), stdout discarded.
+    func startMGImport(_ url: String, rejects: URL, stderr: Any) throws -> Process {
+        let p = Process()
+        p.executableURL = CLIRunner.binary
+        p.arguments = [
+            "import", "--db", url, "--quiet", "--rejects", rejects.appendingPathComponent("r.csv").path,
+            sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
+            sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
+        ]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = stderr
+        try p.run()
+        return p
+    }
+
     @Test("SIGKILL at any moment of an import into PostgreSQL leaves the database as it was")
     func killedImportChangesNothing() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "kill")
-        let first = try CLIRunner.run(["import", "--db", url, "--quiet", sample.appendingPathComponent("consulta_cand_2016_AC.txt").path])
-        #expect(first.code == 0, "\(first.stderr)")
-        let before = try pg.psql("SELECT count(*) FROM \"Candidate\"", url: url)
-        let complete = "\((Int(before.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) + 2388)\n"
+        let (before, complete) = try importAC2016(pg, url)
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         var killed: [Int32] = []
         for delay in [0.1, 0.3, 0.5, 0.7, 0.9, 1.2] {
-            let p = Process()
-            p.executableURL = CLIRunner.binary
-            p.arguments = [
-                "import", "--db", url, "--quiet", "--rejects", dir.appendingPathComponent("r.csv").path,
-                sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
-                sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
-            ]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
+            let p = try startMGImport(url, rejects: dir, stderr: FileHandle.nullDevice)
             Thread.sleep(forTimeInterval: delay)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
@@ -190,25 +201,13 @@ struct CLIPostgresTests {
     func interruptedImportSaysWhatHappened() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "sigint")
-        let first = try CLIRunner.run(["import", "--db", url, "--quiet", sample.appendingPathComponent("consulta_cand_2016_AC.txt").path])
-        #expect(first.code == 0, "\(first.stderr)")
-        let before = try pg.psql("SELECT count(*) FROM \"Candidate\"", url: url)
-        let complete = "\((Int(before.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) + 2388)\n"
+        let (before, complete) = try importAC2016(pg, url)
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         var interrupted = 0
         for delay in [0.2, 0.5, 0.8, 1.1] {
-            let p = Process()
-            p.executableURL = CLIRunner.binary
-            p.arguments = [
-                "import", "--db", url, "--quiet", "--rejects", dir.appendingPathComponent("r.csv").path,
-                sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
-                sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
-            ]
             let err = Pipe()
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = err
-            try p.run()
+            let p = try startMGImport(url, rejects: dir, stderr: err)
             Thread.sleep(forTimeInterval: delay)
             let sent = Date()
             kill(p.processIdentifier, SIGINT)
