@@ -5,8 +5,9 @@ final class ImportInput {
     enum Reader {
         case tse(TSEFileReader)
         case xml(XMLRecordReader)
-        /// An empty file (or a zip whose data members are all empty): skipped with a warning.
-        case empty
+        /// An empty file (or a zip whose data members are all empty or blank), by the name that held no data:
+        /// skipped with a warning.
+        case empty(String)
     }
 
     let path: String
@@ -15,8 +16,17 @@ final class ImportInput {
     /// The recognised layout's name (of the first member, for a zip), for the summary. Fixed at open:
     /// the reader itself then belongs to the pipeline's reading thread.
     let layoutName: String
-    /// Why parts of the input are skipped (empty file, empty zip members), for the summary.
-    let warnings: [String]
+    /// Why parts of the input are skipped (an empty file, empty or blank zip members), for the summary: complete
+    /// once the input has been read to its end (blank members are found as they are reached).
+    var warnings: [String] {
+        switch reader {
+        case .tse(let r):
+            r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
+                + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }
+        case .xml: []
+        case .empty(let file): ["\(path): \(file) holds no data (empty file or only empty members); skipped"]
+        }
+    }
 
     /// Opens and recognises `path`; throws `ImportError` naming the file (66 missing, 65 unrecognised).
     init(path: String, encoding: TextEncodingChoice) throws {
@@ -28,21 +38,18 @@ final class ImportInput {
                 reader = .xml(xml)
                 size = xml.fileSize
                 layoutName = "XML records"
-                warnings = []
             } else {
                 let tse = try TSEFileReader(path: path, encoding: encoding)
                 reader = .tse(tse)
                 size = tse.fileSize
                 layoutName = tse.layoutName
-                warnings = tse.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
             }
         } catch let error as RecordFileError {
             switch error {
             case .empty(let file):
-                reader = .empty
+                reader = .empty(file)
                 size = (try? FileByteSource(path: path).size) ?? 0
                 layoutName = "empty (skipped)"
-                warnings = ["\(path): \(file) holds no data (empty file or only empty members); skipped"]
                 return
             case .io(_, let operation, _, let message):
                 throw ImportError.missingFile(path: path, reason: "cannot \(operation): \(message)")

@@ -62,7 +62,6 @@ struct ImportRun {
                 currentFile = input.path
                 fileReport = ImportSummary.FileReport(path: input.path, layout: input.layoutName, rows: 0, rejected: 0)
                 candidaciesMayFollow = inputs[index...].contains { $0.mayHoldCandidacies }
-                summary.warnings += input.warnings
                 report(.reading, bytesRead: pipeline.bytesRead)
             case .mapped(let mapped, let record):
                 rowsRead += 1
@@ -73,6 +72,9 @@ struct ImportRun {
                 fileReport.rejected += 1
                 try reject(location, reason, raw)
             case .fileEnd(let rows):
+                // Read to its end on the reading thread (the pipeline hands this event over after it): every
+                // member it skipped is known now.
+                summary.warnings += inputs[fileIndex - 1].warnings
                 fileReport.rows = rows
                 summary.files.append(fileReport)
                 bytesDone += inputs[fileIndex - 1].size

@@ -39,6 +39,9 @@ public final class TSEFileReader: Sequence {
     public let skippedMembers: [String]
     /// Names of the data members skipped because they hold no bytes (TSE ships some empty).
     public let emptyMembers: [String]
+    /// Names of the data members skipped so far because they hold bytes but no row (only line breaks or
+    /// spaces): found when each member is opened, so complete once the reader has reached its end.
+    public private(set) var blankMembers: [String] = []
     /// The error that ended a `for`-loop iteration early, if one did.
     public private(set) var failure: Error?
 
@@ -77,7 +80,9 @@ public final class TSEFileReader: Sequence {
             self.skippedMembers = archive.entries.filter { !$0.isDataFile }.map(\.name)
             self.emptyMembers = empty.map(\.name)
             self.remainingEntries = data
-            try openNextMember()
+            // The first member with a row gives the layout; blank members before it are skipped, and a zip
+            // of blank members only is empty as a whole.
+            guard try openNextMember() else { throw RecordFileError.empty(file: displayName) }
         } else {
             self.archive = nil
             self.isZip = false
@@ -122,11 +127,7 @@ public final class TSEFileReader: Sequence {
     public func next() throws -> RecordOrReject? {
         while !done {
             if let item = try currentStream.next() { return item }
-            if remainingEntries.isEmpty {
-                done = true
-            } else {
-                try openNextMember()
-            }
+            if try remainingEntries.isEmpty || !openNextMember() { done = true }
         }
         return nil
     }
@@ -136,14 +137,24 @@ public final class TSEFileReader: Sequence {
         while let item = try next() { try body(item) }
     }
 
-    private func openNextMember() throws {
-        guard let archive else { return }
-        let entry = remainingEntries.removeFirst()
-        let source = try archive.open(entry)
-        let csv = try CSVReader(
-            source: source, name: "\(displayName):\(entry.name)", encoding: requestedEncoding, options: options)
-        entrySource = source
-        stream = try TSERecordStream(csv: csv)
+    /// Opens the next member that holds a row, skipping (and noting) blank ones; false when none is left.
+    private func openNextMember() throws -> Bool {
+        guard let archive else { return false }
+        while !remainingEntries.isEmpty {
+            let entry = remainingEntries.removeFirst()
+            let source = try archive.open(entry)
+            let csv = try CSVReader(
+                source: source, name: "\(displayName):\(entry.name)", encoding: requestedEncoding, options: options)
+            do {
+                let next = try TSERecordStream(csv: csv)
+                entrySource = source
+                stream = next
+                return true
+            } catch RecordFileError.empty {
+                blankMembers.append(entry.name)
+            }
+        }
+        return false
     }
 
     /// Iterates records and rejects; see the type's notes on how a mid-file failure is reported.

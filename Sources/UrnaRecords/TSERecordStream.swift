@@ -22,7 +22,11 @@ final class TSERecordStream {
         while firstGood == nil, early.count < Self.lookahead, let result = try csv.next() {
             switch result {
             case .malformed(let row): early.append(row)
-            case .row(let row): firstGood = row
+            case .row(let row):
+                // A line of spaces before any data is blank, as an empty line is (a member of only such lines
+                // is empty).
+                if row.count == 1, row.strings[0].allSatisfy(\.isWhitespace) { continue }
+                firstGood = row
             }
         }
         guard let first = firstGood else {

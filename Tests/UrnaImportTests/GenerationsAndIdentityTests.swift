@@ -155,6 +155,42 @@ import UrnaStore
         #expect(try S.counts(db2)["Candidate"] == 1)
     }
 
+    @Test("a zip member of only line breaks or spaces, first or last, is skipped by name; the other members all load")
+    func blankZipMembersAreSkippedNotTheZip() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.candidateFile([["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2"]], in: folder)
+        for (name, blank, first) in [("lf-first", "\\n", true), ("crlf-last", "\\r\\n", false), ("spaces-first", "   \\n  \\n", true)] {
+            let zip = folder + "/\(name).zip"
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = [
+                "python3", "-c",
+                "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); b=sys.argv[3].encode().decode('unicode_escape'); "
+                    + "first=sys.argv[4]=='1'; first and z.writestr('blank.txt',b); z.write(sys.argv[2],'consulta_cand_2018_MG.csv'); "
+                    + "first or z.writestr('blank.txt',b); z.close()",
+                zip, file, blank, first ? "1" : "0",
+            ]
+            try p.run()
+            p.waitUntilExit()
+            guard p.terminationStatus == 0 else { return }  // no python3 here
+            let db = folder + "/\(name).sqlite"
+            let s = try S.importFiles([zip], into: db)
+            #expect(try S.counts(db)["Candidate"] == 2, "\(name): the data member beside the blank one was lost")
+            #expect(s.warnings.contains { $0.contains("blank.txt") && $0.contains("skipped") }, "\(name): \(s.warnings)")
+        }
+        // A zip of blank members only is an empty input: skipped with a warning, not an error.
+        let onlyBlank = folder + "/only-blank.zip"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w'); z.writestr('a.txt','\\n'); z.writestr('b.csv','  \\r\\n'); z.close()", onlyBlank]
+        try p.run()
+        p.waitUntilExit()
+        let db = folder + "/only-blank.sqlite"
+        let s = try S.importFiles([onlyBlank, file], into: db)
+        #expect(try S.counts(db)["Candidate"] == 2)
+        #expect(s.warnings.contains { $0.contains("only-blank.zip") && $0.contains("skipped") }, "\(s.warnings)")
+    }
+
     /// Original (header-less) and re-released (CD_ELEICAO) rows of 2014 AC, with the original 12-column goods:
     /// one election, one candidacy per row, every good attached, whatever the order.
     @Test func originalAndReReleasedGenerationsJoinAndOriginalGoodsAttach() throws {
