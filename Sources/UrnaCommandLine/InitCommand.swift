@@ -112,7 +112,7 @@ enum StatusCommand {
                 ("counts", JSONText.object(counts.keys.sorted().map { ($0, String(counts[$0]!)) })),
             ]))
         } else {
-            print("\(PostgresURL.isPostgres(DatabaseName.of(path)) ? "database" : "file:    "): \(DatabaseName.of(path))")
+            print((PostgresURL.isPostgres(DatabaseName.of(path)) ? "database: " : "file:     ") + DatabaseName.of(path))
             print("family:   \(store.schema.family)" + (family == nil ? " (family unknown to \(tool))" : ""))
             print("version:  \(store.schema.version)" + (latest.map { " (latest \($0))" } ?? ""))
             if family == nil {

@@ -61,7 +61,13 @@ enum MigrateCommand {
             options.allowances += MigrationAllowance.loss(of: name)
         }
         if p.has("dry-run") {
-            // The registry reads the family from a private copy: the file itself is never opened.
+            // The registry reads the family from a private copy: the file itself is never opened, so a file that is
+            // no SQLite database at all is told apart by its header here (the copy would fail less clearly).
+            if let file = FileHandle(forReadingAtPath: path), let head = try? file.read(upToCount: 16), !head.isEmpty,
+                !head.elementsEqual(Array("SQLite format 3\0".utf8))
+            {
+                throw CLIError(ExitCode.badData, "\(DatabaseName.of(path)) is not an SQLite database: give --db the path of an Urna file")
+            }
             do {
                 let report = try context.registry.dryRun(
                     path: path, to: try p.int("to"), sample: sample, options: options)

@@ -95,6 +95,7 @@ import Testing
         let status = try CLIRunner.run(["status", "--db", db])
         #expect(status.code == 0, "\(status.stderr)")
         #expect(status.stdout.contains("family:   library (family unknown to urna)"), "\(status.stdout)")
+        #expect(status.stdout.hasPrefix("file:     \(db)\n"), "labels and values line up: \(status.stdout)")
         #expect(!status.stdout.contains("pending:  none"), "\(status.stdout)")
         #expect(status.stdout.contains("pending:  unknown"), "\(status.stdout)")
         for args in [["migrate", "--db", db], ["migrate", "--db", db, "--dry-run"]] {

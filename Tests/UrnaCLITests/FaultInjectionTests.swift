@@ -357,6 +357,9 @@ struct FaultInjectionTests {
         let m = try CLIRunner.run(["migrate", "--db", junk])
         #expect(m.code == 65, "\(m.stderr)")
         #expect(m.stderr.hasPrefix("Error: \(junk) is not an SQLite database"), "\(m.stderr)")
+        let dry = try CLIRunner.run(["migrate", "--dry-run", "--db", junk])
+        #expect(dry.code == 65, "a dry run says the same, not a failed backup: \(dry.stderr)")
+        #expect(dry.stderr.hasPrefix("Error: \(junk) is not an SQLite database"), "\(dry.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: junk)) == junkBytes)
 
         // A people file with pages overwritten in the middle of its Person table.
