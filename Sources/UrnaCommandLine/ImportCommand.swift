@@ -113,16 +113,18 @@ extension CandidateCard.CardError: ExitCodeProviding {}
 enum ShowCommand {
     static let spec = CommandSpec(
         name: "show", abstract: "Show one candidacy in full: office, party, vice, coalition and declared goods.",
-        usage: "urna show [--db PATH] candidate SQ_CANDIDATO [--election ID]",
+        usage: "urna show [--db PATH] candidate SQ_CANDIDATO [--election ID] [--unit SG_UE]",
         discussion: """
             Prints number, office and unit, party, vice (or, for a vice, the head of the ticket), personal data,
             coalition and its parties, spending limit, and the declared goods with their types and the total in reais.
             A candidacy is one election + SQ_CANDIDATO: when the number ran in several elections (both rounds of a
-            run-off), name one with --election.
+            run-off), name one with --election. In 2004 and earlier SQ_CANDIDATO restarts in every municipality, so
+            one number is a candidacy per unit: name the unit's SG_UE with --unit.
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite)."),
             .value("election", "ID", "Election id (CD_ELEICAO) when the SQ_CANDIDATO is in more than one."),
+            .value("unit", "SG_UE", "Electoral unit code when the SQ_CANDIDATO is in more than one unit (2004 and earlier)."),
         ],
         positionals: [("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number.")],
         minPositionals: 2, maxPositionals: 2,
@@ -139,7 +141,9 @@ enum ShowCommand {
             throw UsageError("SQ_CANDIDATO is a number of up to 12 digits, not '\(p.positionals[1])'")
         }
         let store = try openExistingStore(databasePath(p), readOnly: true)
-        print(try CandidateCard.render(store: store, sequence: sequence, election: p.value("election")), terminator: "")
+        print(
+            try CandidateCard.render(store: store, sequence: sequence, election: p.value("election"), unit: p.value("unit")),
+            terminator: "")
         return ExitCode.ok
     }
 }

@@ -10,64 +10,84 @@ import UrnaStore
 /// print(try CandidateCard.render(store: store, sequence: 130000614380, election: nil))
 /// ```
 public enum CandidateCard {
-    /// Why a card cannot be drawn; `exitCode` 64 when the request must name an election, 66 when nothing matches.
+    /// Why a card cannot be drawn; `exitCode` 64 when the request must name an election or a unit, 66 when
+    /// nothing matches.
     public enum CardError: Error, Sendable, CustomStringConvertible, Equatable {
-        /// No candidacy has this SQ_CANDIDATO (in this election, when one was named).
-        case notFound(sequence: Int64, election: String?)
+        /// No candidacy has this SQ_CANDIDATO (in this election and unit, when they were named).
+        case notFound(sequence: Int64, election: String?, unit: String? = nil)
         /// The SQ_CANDIDATO ran in several elections; `elections` describes each (id, description, round).
         case ambiguous(sequence: Int64, elections: [String])
+        /// The SQ_CANDIDATO is several candidacies of one election, in different units (SG_UE): 2004 and earlier
+        /// numbered candidacies per municipality. `units` describes each (code and name).
+        case ambiguousUnit(sequence: Int64, election: String, units: [String])
 
         /// The process exit status a command line should use.
         public var exitCode: Int32 {
             switch self {
             case .notFound: 66
-            case .ambiguous: 64
+            case .ambiguous, .ambiguousUnit: 64
             }
         }
 
         /// What went wrong and what to pass instead.
         public var description: String {
             switch self {
-            case .notFound(let sequence, let election?):
-                return "no candidacy with SQ_CANDIDATO \(sequence) in election \(election): check both, or leave the "
-                    + "election out to search every election"
-            case .notFound(let sequence, nil):
+            case .notFound(let sequence, let election, let unit) where election != nil || unit != nil:
+                let scope = [election.map { "election \($0)" }, unit.map { "unit \($0)" }].compactMap { $0 }
+                return "no candidacy with SQ_CANDIDATO \(sequence) in \(scope.joined(separator: ", ")): check them, or "
+                    + "leave them out to search everywhere"
+            case .notFound(let sequence, _, _):
                 return "no candidacy with SQ_CANDIDATO \(sequence): import its consulta_cand file first"
             case .ambiguous(let sequence, let elections):
                 return "SQ_CANDIDATO \(sequence) is a candidacy in \(elections.count) elections: "
                     + "\(elections.joined(separator: "; ")); name one with --election"
+            case .ambiguousUnit(let sequence, let election, let units):
+                return "SQ_CANDIDATO \(sequence) is \(units.count) candidacies of election \(election), one per unit "
+                    + "(SQ_CANDIDATO restarts in every municipality in 2004 and earlier): \(units.joined(separator: "; ")); "
+                    + "name one with --unit SG_UE"
             }
         }
     }
 
     /// The card of the candidacy with SQ_CANDIDATO `sequence`; `election` (an Election id or CD_ELEICAO)
-    /// is needed when the sequence ran in more than one election (both rounds of a run-off).
-    public static func render(store: Store, sequence: Int64, election: String?) throws -> String {
+    /// is needed when the sequence ran in more than one election (both rounds of a run-off), `unit` (SG_UE)
+    /// when it is several candidacies of one election (2004 and earlier number them per municipality).
+    public static func render(store: Store, sequence: Int64, election: String?, unit: String? = nil) throws -> String {
         let rows = try store.connection.rows(
-            "SELECT c.\"id\", c.\"election\", e.\"code\" FROM \"Candidate\" c LEFT JOIN \"Election\" e "
-                + "ON e.\"id\" = c.\"election\" WHERE c.\"sequence\" = ? ORDER BY c.\"election\", c.\"id\"",
+            "SELECT c.\"id\", c.\"election\", e.\"code\", c.\"unit\", c.\"unitName\" FROM \"Candidate\" c "
+                + "LEFT JOIN \"Election\" e ON e.\"id\" = c.\"election\" WHERE c.\"sequence\" = ? ORDER BY c.\"election\", c.\"id\"",
             [.integer(sequence)])
-        var matches: [(id: String, election: String, code: Int64?)] = rows.compactMap {
+        var matches: [(id: String, election: String, code: Int64?, unit: String, unitName: String)] = rows.compactMap {
             guard case .text(let id) = $0[0], case .text(let e) = $0[1] else { return nil }
             let code: Int64? = if case .integer(let c) = $0[2] { c } else { nil }
-            return (id, e, code)
+            let unit: String = if case .text(let u) = $0[3] { u } else { "" }
+            let unitName: String = if case .text(let n) = $0[4] { n } else { "" }
+            return (id, e, code, unit, unitName)
         }
         if let election { matches = matches.filter { $0.election == election || $0.code.map(String.init) == election } }
-        guard let match = matches.first else { throw CardError.notFound(sequence: sequence, election: election) }
+        if let unit { matches = matches.filter { $0.unit == unit } }
+        guard let match = matches.first else {
+            throw CardError.notFound(sequence: sequence, election: election, unit: unit)
+        }
         if matches.count > 1 {
+            if Set(matches.map(\.election)).count == 1 {
+                throw CardError.ambiguousUnit(
+                    sequence: sequence, election: match.election,
+                    units: matches.map { $0.unitName.isEmpty ? $0.unit : "\($0.unit) (\($0.unitName))" })
+            }
             let described = try matches.map { m -> String in
                 guard let e = try store.object(ofType: "Election", forPrimaryKey: .string(m.election)) else {
                     return m.election
                 }
                 let code = m.code.map { ", CD_ELEICAO \($0)" } ?? ""
-                let unit = matches.filter({ $0.election == m.election }).count > 1 ? " unit of \(m.id)" : ""
+                let unit = matches.filter({ $0.election == m.election }).count > 1 ? " unit \(m.unit)" : ""
                 return
                     "\(m.election)\(code) (\(try text(e, "electionDescription")), round \(try int(e, "round") ?? 1))\(unit)"
             }
             throw CardError.ambiguous(sequence: sequence, elections: described)
         }
         guard let candidate = try store.object(ofType: "Candidate", forPrimaryKey: .string(match.id)) else {
-            throw CardError.notFound(sequence: sequence, election: election)
+            throw CardError.notFound(sequence: sequence, election: election, unit: unit)
         }
         return try render(candidate)
     }
@@ -222,7 +242,7 @@ public enum CandidateCard {
     }
 }
 
-/// The card of one candidacy (see `CandidateCard`); KEY is SQ_CANDIDATO, `election` disambiguates.
-public func renderCandidate(store: Store, sequence: Int64, election: String?) throws -> String {
-    try CandidateCard.render(store: store, sequence: sequence, election: election)
+/// The card of one candidacy (see `CandidateCard`); KEY is SQ_CANDIDATO, `election` and `unit` (SG_UE) disambiguate.
+public func renderCandidate(store: Store, sequence: Int64, election: String?, unit: String? = nil) throws -> String {
+    try CandidateCard.render(store: store, sequence: sequence, election: election, unit: unit)
 }

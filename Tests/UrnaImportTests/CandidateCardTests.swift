@@ -69,4 +69,31 @@ import UrnaStore
             _ = try renderCandidate(store: store, sequence: 1, election: nil)
         }
     }
+
+    @Test("one SQ_CANDIDATO in several units of one election (2004 and earlier): the card asks for --unit and shows each")
+    func aSequenceInSeveralUnitsNeedsTheUnit() throws {
+        let folder = try ImportTestSupport.scratchFolder()
+        let file = try ImportTestSupport.candidateFile(
+            [
+                ["SQ_CANDIDATO": "6", "SG_UE": "01120", "NM_UE": "ACRELANDIA", "NM_URNA_CANDIDATO": "ANA"],
+                ["SQ_CANDIDATO": "6", "SG_UE": "01570", "NM_UE": "ASSIS BRASIL", "NM_URNA_CANDIDATO": "BIA"],
+            ], in: folder)
+        let db = folder + "/units.sqlite"
+        _ = try ImportTestSupport.importFiles([file], into: db)
+        let store = try Store.openExisting(path: db, readOnly: true)
+        do {
+            _ = try renderCandidate(store: store, sequence: 6, election: nil)
+            Issue.record("two units: the card must ask which")
+        } catch let error as CandidateCard.CardError {
+            #expect(error.exitCode == 64)
+            let text = "\(error)"
+            #expect(text.contains("01120 (ACRELANDIA); 01570 (ASSIS BRASIL)"), "\(text)")
+            #expect(text.contains("--unit SG_UE") && !text.contains("--election"), "\(text)")
+        }
+        #expect(try renderCandidate(store: store, sequence: 6, election: nil, unit: "01570").hasPrefix("BIA\n"))
+        #expect(try renderCandidate(store: store, sequence: 6, election: nil, unit: "01120").hasPrefix("ANA\n"))
+        #expect(throws: CandidateCard.CardError.notFound(sequence: 6, election: nil, unit: "99999")) {
+            _ = try renderCandidate(store: store, sequence: 6, election: nil, unit: "99999")
+        }
+    }
 }
