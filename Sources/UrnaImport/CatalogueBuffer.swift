@@ -17,6 +17,11 @@ struct CatalogueBuffer {
     private(set) var goodTypes: [Int64: GoodTypeValues] = [:]
     private var lastElection: ElectionValues?
     private var lastParty: PartyValues?
+    /// Per type and key, the generations of merged values older than their entry's (see `GenerationMerge`).
+    private var fieldGenerations: [String: [String: [Int: SQLValue]]] = [:]
+
+    /// The generations of `type`'s entry `id` values that are older than the entry's own.
+    func generations(_ type: String, _ id: String) -> [Int: SQLValue] { fieldGenerations[type]?[id] ?? [:] }
 
     /// The first round of the election with this CD_ELEICAO read in this run (the smallest id if several).
     func electionID(code: Int64) -> String? {
@@ -29,19 +34,19 @@ struct CatalogueBuffer {
     mutating func note(election e: ElectionValues) {
         if e == lastElection { return }  // rows of one election come together
         lastElection = e
-        elections[e.id] = elections[e.id].map { Self.merged($0, e, ElectionValues.init(row:)) } ?? e
+        elections[e.id] = elections[e.id].map { merged($0, e, "Election", e.id, ElectionValues.init(row:)) } ?? e
     }
 
     mutating func note(party p: PartyValues) {
         if p == lastParty { return }
         lastParty = p
-        parties[p.id] = parties[p.id].map { Self.merged($0, p, PartyValues.init(row:)) } ?? p
+        parties[p.id] = parties[p.id].map { merged($0, p, "Party", p.id, PartyValues.init(row:)) } ?? p
     }
 
     /// `member` is a party the row itself places in the coalition (legend files).
     mutating func note(coalition c: CoalitionValues, member: String? = nil) {
         if var entry = coalitions[c.id] {
-            let values = Self.merged(entry.values, c, CoalitionValues.init(row:))
+            let values = merged(entry.values, c, "Coalition", c.id, CoalitionValues.init(row:))
             let newMember = member.map { !entry.memberIDs.contains($0) } ?? false
             guard values != entry.values || newMember else { return }
             entry.values = values
@@ -53,12 +58,22 @@ struct CatalogueBuffer {
     }
 
     mutating func note(goodType t: GoodTypeValues) {
-        goodTypes[t.id] = goodTypes[t.id].map { Self.merged($0, t, GoodTypeValues.init(row:)) } ?? t
+        goodTypes[t.id] = goodTypes[t.id].map { merged($0, t, "GoodType", "\(t.id)", GoodTypeValues.init(row:)) } ?? t
     }
 
-    private static func merged<V: UpsertRow & Equatable>(_ old: V, _ new: V, _ decode: ([SQLValue]) -> V?) -> V {
+    private mutating func merged<V: UpsertRow & Equatable>(
+        _ old: V, _ new: V, _ type: String, _ id: String, _ decode: ([SQLValue]) -> V?
+    ) -> V {
         if old == new { return old }
-        return decode(GenerationMerge.merge(stored: old.row, incoming: new.row)) ?? old
+        let (row, generations) = GenerationMerge.merge(
+            stored: old.row, storedGenerations: self.generations(type, id), incoming: new.row, incomingGenerations: [:])
+        guard let value = decode(row) else { return old }
+        if generations.isEmpty {
+            fieldGenerations[type]?[id] = nil
+        } else {
+            fieldGenerations[type, default: [:]][id] = generations
+        }
+        return value
     }
 
     /// The parties of a coalition: its composition's acronyms that name a party of its year seen in this run,

@@ -50,16 +50,20 @@ final class ElectionStoreWriter {
         connection = c
         let name = ElectionColumns.candidate.firstIndex(of: "name")!
         let postCode = ElectionColumns.candidate.firstIndex(of: "postCode")!
+        let g = try FieldGenerations(connection: c)
         candidates = try UpsertStatements(
             connection: c, table: "Candidate", columns: ElectionColumns.candidate,
             conflict: { stored, incoming in
                 ElectionStoreWriter.identityConflict(stored, incoming, name: name, postCode: postCode)
-            }, replacing: keepsPersonalData ? [] : ["email", "cpf", "voterId"])
-        goods = try UpsertStatements(connection: c, table: "Good", columns: ElectionColumns.good)
-        elections = try UpsertStatements(connection: c, table: "Election", columns: ElectionColumns.election)
-        parties = try UpsertStatements(connection: c, table: "Party", columns: ElectionColumns.party)
-        coalitions = try UpsertStatements(connection: c, table: "Coalition", columns: ElectionColumns.coalition)
-        goodTypes = try UpsertStatements(connection: c, table: "GoodType", columns: ElectionColumns.goodType)
+            }, replacing: keepsPersonalData ? [] : ["email", "cpf", "voterId"], fieldGenerations: g)
+        goods = try UpsertStatements(connection: c, table: "Good", columns: ElectionColumns.good, fieldGenerations: g)
+        elections = try UpsertStatements(
+            connection: c, table: "Election", columns: ElectionColumns.election, fieldGenerations: g)
+        parties = try UpsertStatements(connection: c, table: "Party", columns: ElectionColumns.party, fieldGenerations: g)
+        coalitions = try UpsertStatements(
+            connection: c, table: "Coalition", columns: ElectionColumns.coalition, fieldGenerations: g)
+        goodTypes = try UpsertStatements(
+            connection: c, table: "GoodType", columns: ElectionColumns.goodType, fieldGenerations: g)
         let goodsList = Identifier.quoted(StorageLayout.listTable(type: "Candidate", property: "goods"))
         let partiesList = Identifier.quoted(StorageLayout.listTable(type: "Coalition", property: "parties"))
         findCandidate = try c.prepare(
@@ -228,17 +232,21 @@ final class ElectionStoreWriter {
     /// Writes the run's elections, parties, good types and coalitions (with their party lists).
     func flush(_ catalogue: CatalogueBuffer) throws {
         for id in catalogue.elections.keys.sorted() {
-            count("Election", try elections.upsert(catalogue.elections[id]!.row))
+            count(
+                "Election",
+                try elections.upsert(catalogue.elections[id]!.row, generations: catalogue.generations("Election", id)))
         }
         for id in catalogue.parties.keys.sorted() {
-            count("Party", try parties.upsert(catalogue.parties[id]!.row))
+            count("Party", try parties.upsert(catalogue.parties[id]!.row, generations: catalogue.generations("Party", id)))
         }
         for id in catalogue.goodTypes.keys.sorted() {
-            count("GoodType", try goodTypes.upsert(catalogue.goodTypes[id]!.row))
+            count(
+                "GoodType",
+                try goodTypes.upsert(catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", "\(id)")))
         }
         for id in catalogue.coalitions.keys.sorted() {
             let entry = catalogue.coalitions[id]!
-            var outcome = try coalitions.upsert(entry.values.row)
+            var outcome = try coalitions.upsert(entry.values.row, generations: catalogue.generations("Coalition", id))
             if try addMembers(coalition: id, parties: catalogue.partyIDs(of: entry)) {
                 switch outcome {
                 case .unchanged(let r), .superseded(let r): outcome = .updated(r)

@@ -30,13 +30,17 @@ final class UpsertStatements {
     private let conflict: (([SQLValue], [SQLValue]) -> String?)?
     /// Columns whose incoming value always replaces the stored one (personal data the run drops).
     private let replaced: [Int]
+    /// The generations of values older than their row's (shared by a writer's upserts).
+    private let fieldGenerations: FieldGenerations
 
     init(
         connection: Connection, table: String, columns: [String],
-        conflict: (([SQLValue], [SQLValue]) -> String?)? = nil, replacing replaced: [String] = []
+        conflict: (([SQLValue], [SQLValue]) -> String?)? = nil, replacing replaced: [String] = [],
+        fieldGenerations: FieldGenerations? = nil
     ) throws {
         precondition(columns.count >= 3 && columns[1] == "generatedAt", "key, generatedAt, then the columns")
         self.connection = connection
+        self.fieldGenerations = try fieldGenerations ?? FieldGenerations(connection: connection)
         self.table = table
         self.columns = columns
         self.conflict = conflict
@@ -53,13 +57,19 @@ final class UpsertStatements {
         update = try connection.prepare("UPDATE \(t) SET \(assignments) WHERE \(quoted[0]) = ?1")
     }
 
-    /// Inserts the row, or merges it into the stored one (see `GenerationMerge`).
-    func upsert(_ row: [SQLValue]) throws -> Outcome {
+    /// Inserts the row, or merges it into the stored one (see `GenerationMerge`). `generations` gives the
+    /// generation of those of the row's values that are older than the row's own (values merged in memory
+    /// from several snapshots); the merged row's are kept in `FieldGenerations`' table.
+    func upsert(_ row: [SQLValue], generations: [Int: SQLValue] = [:]) throws -> Outcome {
         for (i, v) in row.enumerated() { insert.bindValue(v, Int32(i + 1)) }
         _ = try insert.step()
         let inserted = connection.changes > 0
         insert.reset()
-        if inserted { return .inserted(connection.lastInsertRowID) }
+        if inserted {
+            let rowid = connection.lastInsertRowID
+            if !generations.isEmpty { try fieldGenerations.replace(table: table, key: row[0], with: generations, columns: columns) }
+            return .inserted(rowid)
+        }
         select.bindValue(row[0], 1)
         guard try select.step() else {
             select.reset()
@@ -71,9 +81,18 @@ final class UpsertStatements {
         for i in 0..<row.count { stored.append(select.value(at: i + 1)) }
         select.reset()
         if let conflict, let reason = conflict(stored, row) { return .conflict(rowid, reason) }
-        var merged = GenerationMerge.merge(stored: stored, incoming: row)
-        for i in replaced { merged[i] = row[i] }
+        let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
+        var (merged, mergedGenerations) = GenerationMerge.merge(
+            stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations)
+        for i in replaced {
+            merged[i] = row[i]
+            mergedGenerations[i] = GenerationMerge.isUnknown(row[i]) || row[1] == merged[1] ? nil : row[1]
+        }
+        if mergedGenerations != storedGenerations {
+            try fieldGenerations.replace(table: table, key: row[0], with: mergedGenerations, columns: columns)
+        }
         if merged == stored {
+            // No value changed (at most the generation a value is known since): nothing to count as an update.
             return GenerationMerge.isOlder(row[1], than: stored[1]) ? .superseded(rowid) : .unchanged(rowid)
         }
         for (i, v) in merged.enumerated() { update.bindValue(v, Int32(i + 1)) }
@@ -81,32 +100,128 @@ final class UpsertStatements {
         update.reset()
         return .updated(rowid)
     }
+
 }
 
-/// Field-by-field precedence between two snapshots of one object (index 0 the key, 1 the generation).
+/// Where the generation of a value older than its row's is kept: the table `_urna_field_generations` (object
+/// type, key, property, generation), one row per such value. A value an older snapshot filled in (the newer one
+/// did not know it) has its own generation; most objects have none, and the table exists only once one has.
+/// It is the importer's bookkeeping, not part of the family's schema: the merge of a later import reads it, so
+/// that three or more generations of one file give the same object in any order.
+final class FieldGenerations {
+    static let table = StorageLayout.fieldGenerationsTable
+    private let connection: Connection
+    private var exists: Bool
+    private var select: Statement?
+    private var delete: Statement?
+    private var insert: Statement?
+
+    init(connection: Connection) throws {
+        self.connection = connection
+        exists = try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(Self.table)]) != nil
+    }
+
+    /// The generations recorded for the object `key` of `table`, by index in `columns`.
+    func generations(table: String, key: SQLValue, columns: [String]) throws -> [Int: SQLValue] {
+        guard exists else { return [:] }
+        let s = try select ?? connection.prepare(
+            "SELECT \"property\", \"generatedAt\" FROM \"\(Self.table)\" WHERE \"type\" = ?1 AND \"key\" = ?2")
+        select = s
+        s.bindValue(.text(table), 1)
+        s.bindValue(key, 2)
+        defer { s.reset() }
+        var out: [Int: SQLValue] = [:]
+        while try s.step() {
+            if case .text(let property) = s.value(at: 0), let i = columns.firstIndex(of: property) { out[i] = s.value(at: 1) }
+        }
+        return out
+    }
+
+    /// Records exactly `generations` for the object `key` of `table` (none: forgets its old ones).
+    func replace(table: String, key: SQLValue, with generations: [Int: SQLValue], columns: [String]) throws {
+        if !exists {
+            guard !generations.isEmpty else { return }
+            try connection.execute(
+                "CREATE TABLE IF NOT EXISTS \"\(Self.table)\" (\"type\" TEXT NOT NULL, \"key\" NOT NULL, \"property\" TEXT NOT NULL, "
+                    + "\"generatedAt\", PRIMARY KEY (\"type\", \"key\", \"property\")) WITHOUT ROWID")
+            exists = true
+        }
+        let d = try delete ?? connection.prepare("DELETE FROM \"\(Self.table)\" WHERE \"type\" = ?1 AND \"key\" = ?2")
+        delete = d
+        d.bindValue(.text(table), 1)
+        d.bindValue(key, 2)
+        _ = try d.step()
+        d.reset()
+        guard !generations.isEmpty else { return }
+        let ins = try insert ?? connection.prepare(
+            "INSERT INTO \"\(Self.table)\" (\"type\", \"key\", \"property\", \"generatedAt\") VALUES (?1, ?2, ?3, ?4)")
+        insert = ins
+        for (i, g) in generations.sorted(by: { $0.key < $1.key }) {
+            ins.bindValue(.text(table), 1)
+            ins.bindValue(key, 2)
+            ins.bindValue(.text(columns[i]), 3)
+            ins.bindValue(g, 4)
+            _ = try ins.step()
+            ins.reset()
+        }
+    }
+}
+
+/// Field-by-field precedence between snapshots of one object (index 0 the key, 1 the generation).
 ///
-/// - the newer generation's value wins, unless it is unknown (null or empty text): then the older one stays;
-/// - the older generation's value only fills what the newer one does not know;
-/// - of the same generation, a known value beats an unknown one, and of two known values the greater one
-///   (SQLite's order) wins, so the result never depends on which came first.
+/// Every value is a pair (its generation, the value), an unknown value (null or empty text) the least of all:
+/// the merge keeps, field by field, the greatest pair: the newest generation's known value, and between two
+/// known values of the same generation the greater one (SQLite's order). That is a join (associative,
+/// commutative, idempotent), so any number of snapshots merged in any order give the same object:
+/// - a newer generation's value wins, unless it is unknown: then the older one stays;
+/// - an older generation's value only fills what the newer ones do not know;
+/// - a value's generation is its row's unless `generations` says otherwise (a value an older snapshot filled
+///   in keeps that snapshot's generation, so a later import of a middle generation still beats it).
 ///
-/// A missing generation counts as the oldest.
+/// A missing generation counts as the oldest. The row's generation is the newest of the two.
 enum GenerationMerge {
+    /// `merge` without values older than their rows (two plain snapshots).
     static func merge(stored: [SQLValue], incoming: [SQLValue]) -> [SQLValue] {
-        let order = compare(incoming[1], stored[1])
+        merge(stored: stored, storedGenerations: [:], incoming: incoming, incomingGenerations: [:]).row
+    }
+
+    /// The merged row and the generations of those of its known values older than the merged row's.
+    static func merge(
+        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue]
+    ) -> (row: [SQLValue], generations: [Int: SQLValue]) {
         var out = stored
-        if order > 0 { out[1] = incoming[1] }
+        let rowGeneration = compare(incoming[1], stored[1]) > 0 ? incoming[1] : stored[1]
+        out[1] = rowGeneration
+        var generations: [Int: SQLValue] = [:]
         for i in 2..<min(stored.count, incoming.count) {
             let s = stored[i]
             let n = incoming[i]
-            if s == n || isUnknown(n) { continue }
-            if isUnknown(s) {
-                out[i] = n
+            let sKnown = !isUnknown(s)
+            let nKnown = !isUnknown(n)
+            guard sKnown || nKnown else {
+                if compare(n, s) > 0 { out[i] = n }  // empty text over null, whichever came first
                 continue
             }
-            if order > 0 || (order == 0 && compare(n, s) > 0) { out[i] = n }
+            let gs = storedGenerations[i] ?? stored[1]
+            let gn = incomingGenerations[i] ?? incoming[1]
+            let generation: SQLValue
+            if !nKnown {
+                generation = gs
+            } else if !sKnown {
+                out[i] = n
+                generation = gn
+            } else {
+                let order = compare(gn, gs)
+                if order > 0 || (order == 0 && compare(n, s) > 0) {
+                    out[i] = n
+                    generation = gn
+                } else {
+                    generation = gs
+                }
+            }
+            if generation != rowGeneration { generations[i] = generation }
         }
-        return out
+        return (out, generations)
     }
 
     /// True when generation `a` is older than `b` (a missing one is the oldest).

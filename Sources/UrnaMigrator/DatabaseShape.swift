@@ -121,6 +121,7 @@ public struct DatabaseShape: Sendable, Equatable {
         for name in expected.tables.keys.sorted() where tables[name] == nil { out.append("table \(name) is missing") }
         for name in tables.keys.sorted() where expected.tables[name] == nil {
             if allowExtraTables, !name.hasPrefix("_urna") { continue }
+            if StorageLayout.optionalMetadataTables.contains(name) { continue }
             out.append("table \(name) is not in the descriptor")
         }
         for name in expected.tables.keys.sorted() {

@@ -22,6 +22,80 @@ import UrnaStore
         return nil
     }()
 
+    /// Three generations of one candidacy where the newest does not know a value the two older ones disagree on:
+    /// the middle generation's value wins in every order, in one run (parties merged in memory) or one run per
+    /// file (merged in the file), because a value an older snapshot filled in keeps that snapshot's generation.
+    @Test func threeGenerationsGiveTheSameDatabaseInEveryOrder() throws {
+        let folder = try S.scratchFolder()
+        func generation(_ date: String, result: String, party: String, city: String) throws -> String {
+            let row = S.candidateRow([
+                "SQ_CANDIDATO": "1", "DS_SIT_TOT_TURNO": result, "NM_PARTIDO": party, "NM_MUNICIPIO_NASCIMENTO": city,
+            ]).replacingOccurrences(of: "\"27/09/2018\";\"19:04:59\"", with: "\"\(date)\";\"10:00:00\"")
+            return try S.write(S.candidateHeader58 + "\n" + row + "\n", named: "g-\(date.replacingOccurrences(of: "/", with: "")).csv", in: folder)
+        }
+        let files = [
+            try generation("09/09/2018", result: "SUPLENTE", party: "PARTIDO ANTIGO", city: "ARAXÁ"),
+            try generation("01/11/2018", result: "ELEITO POR QP", party: "PARTIDO DO MEIO", city: "#NULO#"),
+            try generation("22/01/2019", result: "#NULO#", party: "", city: "#NULO#"),
+        ]
+        var dumps: [[String]] = []
+        for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+            for oneRun in [true, false] {
+                let db = folder + "/g\(order.map(String.init).joined())\(oneRun ? "-one" : "-each").sqlite"
+                if oneRun {
+                    _ = try S.importFiles(order.map { files[$0] }, into: db)
+                } else {
+                    for i in order { _ = try S.importFiles([files[i]], into: db) }
+                }
+                let label = "order \(order), \(oneRun ? "one run" : "a run per file")"
+                #expect(try S.value(db, "SELECT result FROM Candidate") == .text("ELEITO POR QP"), "\(label)")
+                #expect(try S.value(db, "SELECT name FROM Party") == .text("PARTIDO DO MEIO"), "\(label)")
+                #expect(try S.value(db, "SELECT birthCity FROM Candidate") == .text("ARAXÁ"), "\(label)")
+                #expect(try S.value(db, "SELECT generatedAt FROM Candidate") == .text("2019-01-22T10:00:00.000Z"), "\(label)")
+                dumps.append(try Self.data(db) + S.dump(db).filter { $0.hasPrefix(FieldGenerations.table) })
+            }
+        }
+        for d in dumps.dropFirst() { #expect(d == dumps[0], "\(Self.difference(d, dumps[0]))") }
+    }
+
+    /// The merge is a join: any snapshots, folded in any order, give the same values and generations, and each
+    /// field holds the newest generation's known value (the greater of two of one generation).
+    @Test func theMergeIsIndependentOfOrderForAnyNumberOfSnapshots() {
+        var rng = SystemRandomNumberGenerator()
+        let values: [SQLValue] = [.null, .text(""), .text("a"), .text("b"), .integer(1), .integer(2)]
+        let generations: [SQLValue] = [.null, .text("2016"), .text("2017"), .text("2018")]
+        func permutations(_ xs: [Int]) -> [[Int]] {
+            guard xs.count > 1 else { return [xs] }
+            return xs.indices.flatMap { i in permutations(xs.enumerated().filter { $0.offset != i }.map(\.element)).map { [xs[i]] + $0 } }
+        }
+        for _ in 0..<300 {
+            let n = Int.random(in: 2...4, using: &rng)
+            let snapshots: [[SQLValue]] = (0..<n).map { _ in
+                [.text("k"), generations.randomElement(using: &rng)!] + (0..<4).map { _ in values.randomElement(using: &rng)! }
+            }
+            var results: Set<String> = []
+            for order in permutations(Array(0..<n)) {
+                var row = snapshots[order[0]]
+                var gens: [Int: SQLValue] = [:]
+                for i in order.dropFirst() {
+                    (row, gens) = GenerationMerge.merge(
+                        stored: row, storedGenerations: gens, incoming: snapshots[i], incomingGenerations: [:])
+                }
+                results.insert("\(row) \(gens.sorted { $0.key < $1.key })")
+                // Each field: the greatest (generation, value) among the snapshots that know it.
+                for f in 2..<6 {
+                    let known = snapshots.filter { !GenerationMerge.isUnknown($0[f]) }
+                    guard let best = known.max(by: {
+                        let g = GenerationMerge.compare($0[1], $1[1])
+                        return g < 0 || (g == 0 && GenerationMerge.compare($0[f], $1[f]) < 0)
+                    }) else { continue }
+                    #expect(row[f] == best[f], "\(snapshots) in order \(order): field \(f) is \(row[f])")
+                }
+            }
+            #expect(results.count == 1, "\(snapshots): \(results)")
+        }
+    }
+
     /// Two generations of one state's file (the older before the vote: no results) and a newer national
     /// file: every order of the three gives the same database, row for row, and results are never erased.
     @Test func everyPermutationOfThreeOverlappingFilesGivesTheSameDatabase() throws {

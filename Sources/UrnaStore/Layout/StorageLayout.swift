@@ -14,6 +14,11 @@ public enum StorageLayout {
     public static let schemaTable = "_urna_schema"
     /// The table of applied migration steps.
     public static let historyTable = "_urna_history"
+    /// The importer's table of values older than their object's generation (type, key, property, generatedAt):
+    /// created by the first import that needs it, absent otherwise; not part of any family's schema.
+    public static let fieldGenerationsTable = "_urna_field_generations"
+    /// Store tables a file may or may not have (a shape check neither wants nor refuses them).
+    public static let optionalMetadataTables: Set<String> = [fieldGenerationsTable]
 
     /// Name of the table holding a list property.
     public static func listTable(type: String, property: String) -> String { "\(type)_\(property)" }
