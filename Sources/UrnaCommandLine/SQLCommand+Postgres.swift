@@ -9,6 +9,11 @@ extension SQLCommand {
         let (format, parameters) = try options(p)
         let write = p.has("write")
         let (sql, values) = try PostgresParameters.rewrite(p.positionals[0], parameters)
+        if !write, let reason = PostgresReadOnly.refusal(sql) {
+            throw UsageError(
+                "urna sql is read-only and this statement is not: \(reason); nothing was sent to the server "
+                    + "(add --write to run it, in one transaction, if you trust it)")
+        }
         let pg = try PostgresConnection(location)
         try pg.execute("SET lock_timeout = \(PostgresStaging.lockTimeoutMilliseconds)")
         // A reader's snapshot comes after any urna write in progress has committed (never a half-refilled table).

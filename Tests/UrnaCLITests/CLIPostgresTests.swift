@@ -62,6 +62,11 @@ struct CLIPostgresTests {
         let expected = try pg.psql(
             "SELECT sum(value)::text || ',' || count(*) FROM \"Good\" WHERE value > 1000000", url: url)
         #expect(sql.stdout == "reais,n\n" + expected.trimmingCharacters(in: .whitespacesAndNewlines) + "\n")
+        // Words that only look like refused ones (quoted, in literals and comments) run read-only.
+        let lookalike = try CLIRunner.run([
+            "sql", "--db", url, "SELECT 1 AS \"copy\", 'lo_import(x); COPY' AS t /* pg_terminate_backend( */ -- NOTIFY x", "--csv",
+        ])
+        #expect(lookalike.code == 0 && lookalike.stdout == "copy,t\n1,lo_import(x); COPY\n", "\(lookalike.stdout) \(lookalike.stderr)")
         let write = try CLIRunner.run(["sql", "--db", url, "DELETE FROM \"Good\""])
         #expect(write.code == 64, "\(write.stderr)")
         #expect(write.stderr.contains("--write"))
@@ -84,6 +89,27 @@ struct CLIPostgresTests {
         let status = try CLIRunner.run(["status", "--db", url])
         #expect(status.stdout.contains("database: \(url)"), "\(status.stdout)")
         #expect(!status.stdout.contains("urna-postgres-"), "the working copy's path leaked: \(status.stdout)")
+    }
+
+    @Test("urna sql without --write refuses what a READ ONLY transaction lets through, before connecting")
+    func readOnlySQLRefusesSideEffects() throws {
+        // No server is needed: the refusal comes first (this URL has none behind it).
+        let url = "postgresql://urna@127.0.0.1:9/none"
+        let marker = NSTemporaryDirectory() + "urna-readonly-\(getpid())"
+        for statement in [
+            "COPY (SELECT 1) TO PROGRAM 'id > \(marker)'", "copy \"Candidate\" TO '\(marker)'",
+            "SELECT lo_import('/etc/hostname')", "SELECT pg_catalog.lo_unlink(1)", "SELECT \"pg_catalog\".\"lo_create\"(0)",
+            "SELECT lo_from_bytea(0, 'x'::bytea)", "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity",
+            "SELECT pg_cancel_backend(1)", "SELECT pg_reload_conf()", "SELECT pg_logical_emit_message(true, 'x', 'y')",
+            "NOTIFY x", "SELECT pg_notify('x', 'y')", "SELECT pg_advisory_lock(1)", "DO $$ BEGIN PERFORM 1; END $$",
+            "SELECT 1; COPY (SELECT 1) TO STDOUT", "WITH x AS (SELECT 1) SELECT lo_export(1, '/tmp/x') FROM x",
+            "CALL p()", "LOCK \"Good\"", "SELECT pg_read_file('/etc/passwd')", "SELECT * FROM pg_ls_dir('.')",
+        ] {
+            let r = try CLIRunner.run(["sql", "--db", url, statement])
+            #expect(r.code == 64, "\(statement): \(r.code) \(r.stderr)")
+            #expect(r.stderr.contains("read-only") && r.stderr.contains("--write"), "\(statement): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
     @Test("migrate --dry-run on a people v0 database leaves it as it was; the real run gives v2 with every fullName")
