@@ -317,6 +317,9 @@ final class StepExecutor {
                     if kind == "view" {
                         _ = try connection.prepare("SELECT * FROM \(Identifier.quoted(o.name)) LIMIT 0")
                     }
+                    // Nor does it check a trigger's body when the trigger is created: it compiles it with each
+                    // statement that would fire it. Prepare (never run) one of each kind on its table.
+                    if kind == "trigger" { try compileTriggers(on: o.table) }
                 } catch let e as SQLiteError {
                     log.record(
                         ValidationFailure(
@@ -327,6 +330,21 @@ final class StepExecutor {
                 }
             }
         }
+    }
+
+    /// Prepares an INSERT, an UPDATE of every column and a DELETE on `table` (nothing is run), which compiles
+    /// the triggers they would fire: a trigger reading a column that is gone fails here, not in the app later.
+    func compileTriggers(on table: String) throws {
+        let t = Identifier.quoted(table)
+        let columns = try connection.rows("SELECT name FROM pragma_table_info(?1)", [.text(table)]).compactMap { r -> String? in
+            if case .text(let n) = r[0] { n } else { nil }
+        }
+        _ = try connection.prepare("INSERT INTO \(t) DEFAULT VALUES")
+        if !columns.isEmpty {
+            let set = columns.map { "\(Identifier.quoted($0)) = \(Identifier.quoted($0))" }.joined(separator: ", ")
+            _ = try connection.prepare("UPDATE \(t) SET \(set) WHERE 0")
+        }
+        _ = try connection.prepare("DELETE FROM \(t) WHERE 0")
     }
 
     // MARK: - Closure coverage

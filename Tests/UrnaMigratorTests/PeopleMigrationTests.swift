@@ -109,5 +109,29 @@ import UrnaStore
             #expect(failures.contains { $0.check == "view" && $0.message.contains("view names no longer works") })
         }
         #expect(Fixture.snapshot(broken) == before)
+
+        // SQLite checks a trigger's body only when a statement that fires it is compiled: the run compiles them,
+        // so a trigger on a dropped column stops it by name instead of breaking the app's next INSERT.
+        for (n, trigger) in [
+            "CREATE TRIGGER person_log AFTER INSERT ON \"Person\" BEGIN INSERT INTO plog VALUES (new.firstName); END",
+            "CREATE TRIGGER person_log AFTER UPDATE OF age ON \"Person\" BEGIN INSERT INTO plog VALUES (old.lastName); END",
+            "CREATE TRIGGER person_log BEFORE DELETE ON \"Person\" BEGIN INSERT INTO plog SELECT old.firstName; END",
+        ].enumerated() {
+            let file = dir.file("trigger\(n).sqlite")
+            try Fixture.peopleFile(at: file, version: 0)
+            try Connection(path: file).execute("CREATE TABLE plog (x); " + trigger)
+            let untouched = Fixture.snapshot(file)
+            do {
+                _ = try strict.run(try strict.plan(path: file), backup: .none)
+                Issue.record("a trigger on a dropped column must stop the upgrade: \(trigger)")
+            } catch let e as MigrationError {
+                guard case .validationFailed(_, let failures, _) = e else {
+                    Issue.record("unexpected \(e)")
+                    continue
+                }
+                #expect(failures.contains { $0.check == "trigger" && $0.message.contains("trigger person_log no longer works") }, "\(failures)")
+            }
+            #expect(Fixture.snapshot(file) == untouched)
+        }
     }
 }
