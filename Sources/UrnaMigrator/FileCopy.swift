@@ -186,6 +186,24 @@ public enum FileCopy {
         }
     }
 
+    /// Removes, beside the database at `databasePath`, what killed runs left of its default backups
+    /// (`FILE.v<N>.bak.tmp-<pid>` and their sidecars, of processes no longer running), whichever backup
+    /// this run makes, if any.
+    public static func removeStaleBackupTemporaries(of databasePath: String) {
+        let folder = (databasePath as NSString).deletingLastPathComponent
+        let dir = folder.isEmpty ? "." : folder
+        let base = (databasePath as NSString).lastPathComponent + ".v"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+        for name in names where name.hasPrefix(base) {
+            guard let tmp = name.range(of: ".bak.tmp-") else { continue }
+            let version = name[name.index(name.startIndex, offsetBy: base.count)..<tmp.lowerBound]
+            guard !version.isEmpty, version.allSatisfy(\.isNumber) else { continue }
+            let pidText = name[tmp.upperBound...].prefix { $0.isNumber }
+            guard let pid = Int32(pidText), !isRunning(pid), pid != getpid() else { continue }
+            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+        }
+    }
+
     static func isRunning(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
 
     static func removeWithSidecars(_ path: String) {

@@ -45,6 +45,9 @@ final class MigrationRunner {
     }
 
     func run(at path: String) throws -> MigrationReport {
+        // Whatever this run does (a dry run, --no-backup, another --backup path), a killed run's partial backup
+        // beside the file goes now.
+        FileCopy.removeStaleBackupTemporaries(of: plan.path)
         var clock = PhaseClock(reporter: reporter)
         let report = try run(at: path, clock: &clock)
         // The connection is closed now (which checkpoints the WAL into the file).
@@ -63,6 +66,7 @@ final class MigrationRunner {
             dryRun: dryRun,
             outcome: dryRun ? .previewed : .applied, versionPath: plan.versionPath)
         let log = FailureLog(limit: options.maxFailures)
+        /// The backup this run made where there was none: removed again if the run fails.
         var backupMade: String?
         do {
             // PRAGMA foreign_keys can't change inside a transaction: off for the whole run.
@@ -79,10 +83,14 @@ final class MigrationRunner {
                 throw MigrationError.planOutdated(path: plan.path, reason: "it is now at version \(recorded.version)")
             }
             if let b = backupPath {
+                // A backup of this version that was already there is replaced by a fresh one; if the run then
+                // fails, that fresh one stays (the file did not change, so it is a backup of it): a run that
+                // changed nothing never leaves the file without the backup it had.
+                let hadBackup = FileManager.default.fileExists(atPath: b)
                 try FileCopy.backup(
                     sourcePath: path, to: b,
                     replacing: b == FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion))
-                backupMade = b
+                backupMade = hadBackup ? nil : b
                 report.backupPath = b
             }
             clock.mark("begin")

@@ -98,6 +98,8 @@ public struct Migrator {
     }
 
     func plan(path: String, to target: Int?, displayPath: String) throws -> MigrationPlan {
+        // Even a file with nothing to do loses a killed run's partial backup (of a dead process) here.
+        if FileManager.default.fileExists(atPath: displayPath) { FileCopy.removeStaleBackupTemporaries(of: displayPath) }
         let problems = family.problems()
         guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
         let c = try RecordedFile.open(path, readOnly: true)

@@ -131,6 +131,48 @@ import UrnaStore
         #expect(names == ["people.sqlite", "people.sqlite.v0.bak"], "\(names)")
     }
 
+    /// A killed run's partial backup goes whatever the next run does: no backup, a dry run, nothing to do.
+    @Test func partialBackupsGoWithAnyNextRun() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        let m = Migrator(family: SchemaFamilies.people)
+        func leave() throws -> [String] {
+            let pid = try Self.deadPid()
+            let names = ["\(path).v0.bak.tmp-\(pid)", "\(path).v0.bak.tmp-\(pid)-journal"]
+            for n in names { FileManager.default.createFile(atPath: n, contents: Data(repeating: 0, count: 4096)) }
+            return names
+        }
+        var left = try leave()
+        _ = try m.dryRun(path: path)
+        #expect(left.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "a dry run removes them")
+        left = try leave()
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        #expect(left.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "a run without a backup removes them")
+        left = try leave()
+        #expect(throws: MigrationError.self) { _ = try m.plan(path: path) }  // already current
+        #expect(left.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "'nothing to do' removes them too")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(!names.contains { $0.contains(".tmp-") || $0.contains(".bak") }, "\(names)")
+    }
+
+    /// A run that fails after replacing this version's backup leaves the fresh one (the file did not change),
+    /// never no backup at all.
+    @Test func aFailedRunKeepsTheBackupThatWasThere() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        try Connection(path: path).execute("CREATE VIEW names AS SELECT firstName FROM \"Person\"")  // breaks at v1
+        FileManager.default.createFile(atPath: path + ".v0.bak", contents: Data("an older backup".utf8))
+        let m = Migrator(family: SchemaFamilies.people, options: MigrationOptions(recordsFailedRuns: false))
+        #expect(throws: MigrationError.self) { _ = try m.run(try m.plan(path: path), backup: .besideFile) }
+        #expect(try FamilyRegistry.recordedSchema(at: path + ".v0.bak").version == 0, "a backup of the unchanged file")
+        // Where there was none, a failed run takes back the one it made.
+        try FileManager.default.removeItem(atPath: path + ".v0.bak")
+        #expect(throws: MigrationError.self) { _ = try m.run(try m.plan(path: path), backup: .besideFile) }
+        #expect(!FileManager.default.fileExists(atPath: path + ".v0.bak"))
+    }
+
     @Test func aKilledDryRunsCopyIsRemovedByTheNextRun() throws {
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
