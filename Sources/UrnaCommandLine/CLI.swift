@@ -199,7 +199,9 @@ enum CLI {
 
     static func printError(_ s: String) {
         if Interruption.signal != 0 { return }  // the error a signal caused: "interrupted: ..." says it all
-        FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
+        // A password typed into --db (even in a form urna did not take for a URL) is never echoed.
+        let text = PostgresURL.maskCredentials(s)
+        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 }
 

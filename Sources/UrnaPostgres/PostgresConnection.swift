@@ -37,7 +37,9 @@ public final class PostgresConnection {
         }
         handle = h
         guard PQstatus(h) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(h)).trimmingCharacters(in: .whitespacesAndNewlines)
+            // libpq may quote the password itself (say, "invalid percent-encoded token: ..."): never shown.
+            let message = PostgresURL.scrub(
+                String(cString: PQerrorMessage(h)).trimmingCharacters(in: .whitespacesAndNewlines), secretsOf: conninfo)
             // Every stored property is set, so deinit runs on this throw and finishes the handle.
             throw PostgresError("cannot connect: \(message)", database: displayName)
         }
@@ -371,6 +373,45 @@ public enum PostgresURL {
         }
         if let error { PQfreemem(error) }
         return out
+    }
+
+    /// `text` with every form of the password `location` holds (as written, percent-decoded, as libpq
+    /// reads it) replaced by `***`, and any `scheme://user:secret@` or `password=` in it masked.
+    public static func scrub(_ text: String, secretsOf location: String) -> String {
+        var secrets: [String] = []
+        if let schemeEnd = location.range(of: "://") {
+            let rest = location[schemeEnd.upperBound...]
+            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
+            if let at = rest[..<queryStart].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+                let raw = String(rest[rest.index(after: colon)..<at])
+                secrets.append(raw)
+                if let decoded = raw.removingPercentEncoding { secrets.append(decoded) }
+            }
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        if let options = PQconninfoParse(location, &error) {
+            defer { PQconninfoFree(options) }
+            var o = options
+            while let keyword = o.pointee.keyword {
+                if String(cString: keyword) == "password", let v = o.pointee.val { secrets.append(String(cString: v)) }
+                o = o.advanced(by: 1)
+            }
+        }
+        if let error { PQfreemem(error) }
+        var out = text
+        for secret in secrets.filter({ $0.count >= 1 }).sorted(by: { $0.count > $1.count }) {
+            out = out.replacingOccurrences(of: secret, with: "***")
+        }
+        return maskCredentials(out)
+    }
+
+    /// Any `scheme://user:secret@` (whatever the scheme's case, one slash or two) and `password=...` in `text`
+    /// masked: for messages that echo what a user typed as a path.
+    public static func maskCredentials(_ text: String) -> String {
+        text.replacingOccurrences(
+            of: #"([A-Za-z][A-Za-z0-9+.-]*:/{1,2}[^:/@\s]*):[^@\s]*@"#, with: "$1:***@", options: .regularExpression
+        ).replacingOccurrences(
+            of: #"(?i)password\s*=\s*('([^'\\]|\\.)*'|[^\s&'"]*)"#, with: "password=***", options: .regularExpression)
     }
 
     static func redactedByShape(_ location: String) -> String {
