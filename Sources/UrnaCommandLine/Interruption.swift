@@ -78,10 +78,18 @@ enum Interruption {
     }
 
     /// The exit code of a command that ended after a signal: 128 + the signal, with the message printed;
-    /// nil when no signal came or the command finished anyway (what it did is then done, and it says so).
+    /// nil when no signal came, or when the command finished anyway: what it did is then done, and a line says
+    /// so (its own closing lines were held back once the signal came).
     static func exitCode(after code: Int32) -> Int32? {
         let s = signal
-        guard s != 0, code != ExitCode.ok else { return nil }
+        guard s != 0 else { return nil }
+        guard code != ExitCode.ok else {
+            let done =
+                PostgresInterrupt.commitState == .committed
+                ? outcome : "interrupted after the command had finished: what it did is kept"
+            FileHandle.standardError.write(Data((done + "\n").utf8))
+            return nil
+        }
         FileHandle.standardError.write(Data((outcome + "\n").utf8))
         return 128 + s
     }
