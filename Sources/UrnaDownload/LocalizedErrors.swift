@@ -1,0 +1,4 @@
+import Foundation
+
+// `localizedDescription` (what apps print) reads as each error's own message, not "The operation could not be completed".
+extension DownloadError: LocalizedError { public var errorDescription: String? { description } }
