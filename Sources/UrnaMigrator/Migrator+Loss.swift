@@ -86,7 +86,7 @@ extension Migrator {
                 let zero = ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)
                 refuse(
                     new.name, p.name,
-                    "a required property is added without a default: every existing object would get \(zero)",
+                    "a required property is added without a default: every existing object would get \(StorageLayout.literal(zero))",
                     "give it a default, or a closure that sets it, or allow it: .nullsBecomeDefault(type: "
                         + "\"\(new.name)\", property: \"\(p.name)\") (command line: --allow-loss \(new.name).\(p.name))"
                 )

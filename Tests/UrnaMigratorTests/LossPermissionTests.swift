@@ -87,6 +87,7 @@ import UrnaStore
         }
         #expect(reasons.map { "\($0.type).\($0.property ?? "")" } == ["Book.isbn"])
         #expect(e.description.contains("required property is added without a default"), "\(e)")
+        #expect(e.description.contains("every existing object would get ''"), "the empty default is shown: \(e)")
         #expect(e.description.contains("--allow-loss Book.isbn"), "\(e)")
         // The step's own allowance lets it through: every book gets "".
         let allowed = LibraryFamily.with(
