@@ -26,6 +26,11 @@ extension SQLCommand {
             throw UsageError(
                 "this statement would change the database, and urna sql is read-only: add --write to run it "
                     + "(in one transaction)")
+        } catch let e as PostgresError where e.isBadStatement {
+            try? pg.execute("ROLLBACK")
+            // As on SQLite: bad usage (64), with the place under the statement as sent (:name shown as $n).
+            let offset = e.position.map { sql.prefix(max($0 - 1, 0)).utf8.count } ?? -1
+            throw UsageError(SQLStatement.describe(e.message, in: sql, byteOffset: offset))
         } catch {
             try? pg.execute("ROLLBACK")
             throw error

@@ -31,6 +31,9 @@ public final class CSVReader {
     public let name: String
     /// The encoding fields are decoded with.
     public let encoding: TextEncoding
+    /// The encoding is Latin-1 or Windows-1252 because the first 64 KiB are not UTF-8 (not asked for): rows
+    /// that read as UTF-8 later on are refused instead of becoming mojibake.
+    private let guessedSingleByte: Bool
     /// The options in force (limits clamped to what the reader supports).
     public let options: CSVOptions
     /// The source being read.
@@ -77,6 +80,8 @@ public final class CSVReader {
         let (resolved, bom) = encoding.resolve(
             prefix: UnsafeBufferPointer(start: buffer, count: filled), atEnd: exhausted)
         self.encoding = resolved
+        // A single-byte encoding guessed from the start of the file may meet UTF-8 rows further on.
+        self.guessedSingleByte = encoding == .auto && resolved != .utf8
         self.buffer = buffer
         self.capacity = capacity
         self.end = filled
@@ -145,6 +150,12 @@ public final class CSVReader {
             let bad = TextEncoding.firstInvalidUTF8(in: row)
         {
             problem = .invalidUTF8(field: scanner.field(containing: bad), byte: row[bad])
+        }
+        if problem == nil && guessedSingleByte && TextEncoding.containsNonASCII(row),
+            let at = TextEncoding.firstUTF8Letter(in: row)
+        {
+            problem = .utf8InSingleByteFile(
+                field: scanner.field(containing: at), bytes: (row[at], row[at + 1]), encoding: encoding)
         }
         let bytes = Array(row)
         if let problem {

@@ -173,6 +173,26 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
     }
 
     /// True when some byte is 0x80 or above.
+    /// The offset of the first two-byte UTF-8 sequence for U+0080...U+00FF (0xC2 or 0xC3, then 0x80...0xBF) that
+    /// does not continue as a longer byte run: Portuguese letters written in UTF-8 (ç is 0xC3 0xA7). In Latin-1 the
+    /// same bytes read as 'Ã' or 'Â' followed by a control or a symbol (§, ª, º, ...), which no name or text in
+    /// these files holds; nil when there is none.
+    public static func firstUTF8Letter(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 2 else { return nil }
+        var i = 0
+        while i + 1 < bytes.count {
+            let b = bytes[i]
+            if b == 0xC2 || b == 0xC3 {
+                let next = bytes[i + 1]
+                let after = i + 2 < bytes.count ? bytes[i + 2] : 0
+                // A third byte of 0x80...0xBF would make it no UTF-8 letter (Latin-1 symbols in a row).
+                if next >= 0x80 && next <= 0xBF && !(after >= 0x80 && after <= 0xBF) { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+
     public static func containsNonASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count

@@ -67,6 +67,10 @@ struct CLIPostgresTests {
             "sql", "--db", url, "SELECT 1 AS \"copy\", 'lo_import(x); COPY' AS t /* pg_terminate_backend( */ -- NOTIFY x", "--csv",
         ])
         #expect(lookalike.code == 0 && lookalike.stdout == "copy,t\n1,lo_import(x); COPY\n", "\(lookalike.stdout) \(lookalike.stderr)")
+        // Bad SQL is bad usage (64) with the place, as on SQLite.
+        let bad = try CLIRunner.run(["sql", "--db", url, "SELECT nam FROM \"Party\""])
+        #expect(bad.code == 64, "\(bad.stderr)")
+        #expect(bad.stderr.contains("bad SQL at 8: column \"nam\" does not exist") && bad.stderr.contains("\n         ^"), "\(bad.stderr)")
         let write = try CLIRunner.run(["sql", "--db", url, "DELETE FROM \"Good\""])
         #expect(write.code == 64, "\(write.stderr)")
         #expect(write.stderr.contains("--write"))

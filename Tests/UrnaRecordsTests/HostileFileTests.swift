@@ -366,6 +366,26 @@ struct HostileFileTests {
         #expect(results[5_002].fields == ["last", "row"])
     }
 
+    @Test("UTF-8 rows after 64 KiB of Latin-1 are refused at file:line:column, not garbled; Latin-1 letters pass")
+    func utf8RowsInALatin1File() throws {
+        let path = try Self.temporaryPath("mixed.csv")
+        var bytes = Array("NM;DS\n".utf8)
+        // JOÃO, CONCEIÇÃO, SÃO JOSÉ in Latin-1 (0xC3 then an ASCII letter is Latin-1 'Ã' before a letter).
+        let latin1: [UInt8] = Array("\"JO".utf8) + [0xC3] + Array("O\";\"CONCEI".utf8) + [0xC7, 0xC3] + Array("O S".utf8)
+            + [0xC3] + Array("O JOS".utf8) + [0xC9] + Array("\"\n".utf8)
+        for _ in 0..<3_000 { bytes += latin1 }  // ~100 KB: detected as Latin-1
+        bytes += Array("\"JO".utf8) + [0xC3, 0x83] + Array("O\";x\n".utf8)  // JOÃO in UTF-8
+        bytes += latin1
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let results = try Self.csvResults(path)
+        #expect(results.count == 3_003)
+        #expect(results[1].fields == ["JOÃO", "CONCEIÇÃO SÃO JOSÉ"])
+        let bad = try #require(results[3_001].malformed)
+        #expect(bad.location == SourceLocation(file: "mixed.csv", line: 3_002, column: 1))
+        #expect(bad.reason.contains("bytes 0xC3 0x83 are the UTF-8 letter 'Ã'") && bad.reason.contains("mixes encodings"), "\(bad.reason)")
+        #expect(results[3_002].fields == ["JOÃO", "CONCEIÇÃO SÃO JOSÉ"])
+    }
+
     @Test("Invalid UTF-8 in an XML file without an encoding declaration is refused with line and column")
     func invalidUTF8InXML() throws {
         let path = try Self.temporaryPath("bad-utf8.xml")
