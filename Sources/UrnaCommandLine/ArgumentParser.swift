@@ -54,10 +54,39 @@ struct CommandSpec: Sendable {
             let left = o.helpLabel
             s += "  " + left.padding(toLength: max(24, left.count + 2), withPad: " ", startingAt: 0) + o.help + "\n"
         }
-        if !examples.isEmpty {
-            s += "\nEXAMPLES:\n" + examples.map { "  \(ToolName.apply($0))" }.joined(separator: "\n") + "\n"
+        let shown = AppExamples.fitting(examples, command: name)
+        if !shown.isEmpty {
+            s += "\nEXAMPLES:\n" + shown.map { "  \(ToolName.apply($0))" }.joined(separator: "\n") + "\n"
         }
         return s
+    }
+}
+
+/// Help examples for the families this command line knows: an app's own executable does not show examples of
+/// urna's built-in families or of TSE files it cannot import; where none is left, one for each of its families.
+enum AppExamples {
+    static func fitting(_ examples: [String], command: String, context: CommandContext = .current) -> [String] {
+        let known = Set(context.families.map(\.name))
+        let tse = known.contains("elections")
+        let kept = examples.filter { e in
+            let families = e.components(separatedBy: "--family ").dropFirst().compactMap { $0.split(separator: " ").first }
+            if families.contains(where: { !known.contains(String($0)) }) { return false }
+            if !tse, ["consulta_", "bem_candidato", "Candidate", "Party", "Good", "tse", "urna.sqlite", "SampleData"]
+                .contains(where: { e.contains($0) }) { return false }
+            if !known.contains("people"), e.contains("Person") || e.contains("people") { return false }
+            return true
+        }
+        guard kept.isEmpty, !examples.isEmpty, !tse else { return kept }
+        return context.families.prefix(2).compactMap { f -> String? in
+            switch command {
+            case "init": "urna init --db \(f.name).sqlite --family \(f.name) --version \(f.versions.first?.schema.version ?? 0)"
+            case "schema": "urna schema --family \(f.name) --version \(f.latest.version)"
+            case "status", "migrate", "restore": "urna \(command) --db \(f.name).sqlite"
+            case "query": f.latest.tableTypes.first.map { "urna query --db \(f.name).sqlite \($0.name) --count" }
+            case "export": "urna export --db \(f.name).sqlite --format json"
+            default: nil
+            }
+        }
     }
 }
 

@@ -32,19 +32,35 @@ enum CLI {
     static let version = "0.5.0"
 
     static var commands: [Command] {
-        [
+        let all = [
             InitCommand.command, StatusCommand.command, QueryCommand.command, SQLCommand.command,
             SchemaCommand.command, ImportCommand.command, ShowCommand.command, MigrateCommand.command,
             ExportCommand.command, AdoptCommand.command, RestoreCommand.command, DownloadCommand.command,
             DatasetteMetadataCommand.command, CopyCommand.command, CompletionCommand.command,
         ]
+        // The TSE commands belong to the elections family: an app's own command line without it has none.
+        if CommandContext.current.family(named: "elections") != nil { return all }
+        return all.filter { !tseOnly.contains($0.spec.name) }
     }
 
+    /// Commands that read or show TSE data, offered only with the elections family.
+    static let tseOnly: Set<String> = ["import", "show", "download"]
+
     static func overview() -> String {
-        let tool = CommandContext.current.toolName
-        var s = """
-            OVERVIEW: \(tool) — load Brazil's TSE candidate dumps into a clean object graph in plain SQLite,
+        let context = CommandContext.current
+        let tool = context.toolName
+        let about =
+            context.family(named: "elections") != nil
+            ? """
+            load Brazil's TSE candidate dumps into a clean object graph in plain SQLite,
             and upgrade those files safely from one schema version to the next.
+            """
+            : """
+            the data of \(context.familyNames) in plain SQLite files, upgraded safely from one
+            schema version to the next (every upgrade previewed with --dry-run first).
+            """
+        var s = """
+            OVERVIEW: \(tool) — \(about)
 
             USAGE: \(tool) <subcommand> [options]
 

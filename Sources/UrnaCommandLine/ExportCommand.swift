@@ -4,7 +4,9 @@ import UrnaStore
 
 enum ExportCommand {
     static let spec = CommandSpec(
-        name: "export", abstract: "Export objects as an XML candidate dump, a TSE CSV file or JSON lines.",
+        name: "export",
+        abstract: CommandContext.current.family(named: "elections") != nil
+            ? "Export objects as an XML candidate dump, a TSE CSV file or JSON lines." : "Export objects as JSON lines.",
         usage:
             "urna export [--db PATH] --format xml|csv|json [--type TYPE] [PREDICATE] [--out FILE] [--encoding latin1|utf8] [--quiet]",
         discussion: """

@@ -12,7 +12,7 @@ enum InitCommand {
         discussion: "Families: \(CommandContext.current.familyNames). Without --version, the latest.",
         options: [
             .value("db", "PATH", "File to create (default: urna.sqlite); it must not exist yet."),
-            .value("family", "NAME", "Schema family, e.g. elections or people."),
+            .value("family", "NAME", "Schema family: \(CommandContext.current.familyNames)."),
             .value("version", "N", "Schema version (default: the family's latest)."),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
@@ -44,7 +44,7 @@ enum SchemaCommand {
         usage: "urna schema --family NAME [--version N] [--diff A B] [--json]",
         discussion: "The descriptor is the JSON each file records about itself in its _urna_schema table.",
         options: [
-            .value("family", "NAME", "Schema family, e.g. elections or people."),
+            .value("family", "NAME", "Schema family: \(CommandContext.current.familyNames)."),
             .value("version", "N", "Version to print (default: latest)."),
             .flag("diff", "Print the difference between versions A and B (two arguments)."),
             .flag("json", "With --diff: print JSON."),

@@ -87,6 +87,22 @@ import Testing
         #expect(export.stdout.contains("\"A1\"") && export.stdout.contains("Ana Souza"), "\(export.stdout)")
     }
 
+    @Test("the app's help is about its own families: no TSE commands or text, no examples of urna's families")
+    func appHelpIsTheAppsOwn() throws {
+        let help = try Self.app(["--help"])
+        #expect(help.code == 0)
+        #expect(help.stdout.hasPrefix("OVERVIEW: library-app — the data of library"), "\(help.stdout)")
+        for word in ["TSE", "  import ", "  show ", "  download "] { #expect(!help.stdout.contains(word), "\(word): \(help.stdout)") }
+        let initHelp = try Self.app(["init", "--help"]).stdout
+        #expect(initHelp.contains("library-app init --db library.sqlite --family library"), "\(initHelp)")
+        #expect(!initHelp.contains("people") && !initHelp.contains("elections"), "\(initHelp)")
+        let tseCommand = try Self.app(["import", "x.csv"])
+        #expect(tseCommand.code == 64, "\(tseCommand.stderr)")
+        // urna itself keeps its TSE commands and examples.
+        let urna = try CLIRunner.run(["init", "--help"]).stdout
+        #expect(urna.contains("--family elections") && urna.contains("--family people"), "\(urna)")
+    }
+
     @Test("urna on an app's file: the family is unknown to urna, never 'pending: none', never 'use a newer urna'")
     func urnaDoesNotKnowTheAppsFamily() throws {
         let dir = try CLIRunner.tempDir()
