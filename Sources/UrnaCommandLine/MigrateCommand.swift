@@ -58,6 +58,18 @@ enum MigrateCommand {
             guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix(".") else {
                 throw UsageError("--allow-loss takes TYPE.PROPERTY (or TYPE for a removed type), not '\(name)'")
             }
+            // A misspelt allowance would silently allow nothing: it must name a type (and property) of a version.
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            let schemas = context.families.flatMap { $0.versions.map(\.schema) }
+            let known = schemas.contains { s in
+                guard let t = s[type: parts[0]] else { return false }
+                return parts.count == 1 || t[property: parts[1]] != nil
+            }
+            guard known else {
+                let all = Set(schemas.flatMap { s in s.types.flatMap { t in [t.name] + t.properties.map { "\(t.name).\($0.name)" } } })
+                let hint = ArgumentParser.suggestion(for: name, among: Array(all).sorted()).map { "; did you mean \($0)?" } ?? ""
+                throw UsageError("--allow-loss \(name) names no type or property of any version of \(context.familyNames)\(hint)")
+            }
             options.allowances += MigrationAllowance.loss(of: name)
         }
         if p.has("dry-run") {

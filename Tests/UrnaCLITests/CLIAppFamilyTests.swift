@@ -87,6 +87,17 @@ import Testing
         #expect(export.stdout.contains("\"A1\"") && export.stdout.contains("Ana Souza"), "\(export.stdout)")
     }
 
+    @Test("--allow-loss naming no type or property of any version is refused, with the likely name")
+    func misspeltAllowanceIsRefused() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.v0File(dir)
+        let r = try Self.app(["migrate", "--db", db, "--allow-loss", "Book.titel"])
+        #expect(r.code == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("--allow-loss Book.titel names no type or property") && r.stderr.contains("did you mean Book.title?"), "\(r.stderr)")
+        #expect(try Self.app(["migrate", "--db", db, "--allow-loss", "Author.fullName", "--dry-run"]).code == 0)
+    }
+
     @Test("the app's help is about its own families: no TSE commands or text, no examples of urna's families")
     func appHelpIsTheAppsOwn() throws {
         let help = try Self.app(["--help"])
