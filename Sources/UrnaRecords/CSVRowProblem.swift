@@ -14,14 +14,14 @@ enum CSVRowProblem: Equatable {
 
     static func == (a: CSVRowProblem, b: CSVRowProblem) -> Bool { "\(a)" == "\(b)" }
 
-    /// The 1-based field the problem is in, or 0 when it is the whole row.
+    /// The 1-based field the problem is in (for too many fields, the first one past the limit).
     var column: Int {
         switch self {
         case .textAfterClosingQuote(let field, _), .unterminatedQuote(let field), .nulByte(let field),
             .fieldTooLong(let field, _), .recordTooLong(let field, _), .invalidUTF8(let field, _),
             .utf8InSingleByteFile(let field, _, _):
             return field + 1
-        case .tooManyFields: return 0
+        case .tooManyFields(let limit): return limit + 1  // the first field past the limit
         }
     }
 

@@ -147,6 +147,7 @@ struct CSVReaderTests {
         options.maxFieldCount = 10
         let results = try S.csvResults(Array((String(repeating: "a;", count: 20) + "a\nok;1\n").utf8), options: options)
         #expect(results[0].malformed?.reason.contains("more than 10 fields") == true)
+        #expect(results[0].malformed?.location.column == 11, "the first field past the limit, not 0")
         #expect(results[1].fields == ["ok", "1"])
     }
 
