@@ -35,6 +35,9 @@ enum ExportCommand {
             .value("out", "FILE", "Write here instead of standard output."),
             .value("encoding", "NAME", "latin1 (default for xml and csv) or utf8 (json is always utf8)."),
             .flag("quiet", "Do not print the summary line."),
+            .flag(
+                "spreadsheet-safe",
+                "csv: write a cell that begins like a formula (=, +, @, -x, tab) with a leading ' so a spreadsheet shows it as text (the file then differs from the source there)."),
         ],
         positionals: [("PREDICATE", "Optional filter, e.g. \"state == 'MG'\".")], minPositionals: 0,
         maxPositionals: 1,
@@ -70,8 +73,10 @@ enum ExportCommand {
             if let hint = ArgumentParser.suggestion(for: typeName, among: types) { msg += " (did you mean '\(hint)'?)" }
             throw UsageError(msg)
         }
-        let options = ExportOptions(
+        if p.has("spreadsheet-safe"), format != .csv { throw UsageError("--spreadsheet-safe is for --format csv") }
+        var options = ExportOptions(
             format: format, typeName: typeName, predicate: p.positionals.first, encoding: encoding)
+        options.spreadsheetSafe = p.has("spreadsheet-safe")
         let exporter = try ElectionExporter(store: store, options: options)
         let out = p.value("out").flatMap { $0 == "-" ? nil : $0 }
         let summary = try exporter.export(toPath: out)
@@ -81,6 +86,16 @@ enum ExportCommand {
             } else {
                 CLI.printError("exported \(summary.line)")
             }
+        }
+        // Said even with --quiet: a spreadsheet opening the file may run these cells.
+        if summary.formulaLikeCells > 0 {
+            let n = summary.formulaLikeCells
+            CLI.printError(
+                options.spreadsheetSafe
+                    ? "\(n) cell\(n == 1 ? " that began like a spreadsheet formula was" : "s that began like a spreadsheet formula were") written with a leading '"
+                    : "warning: \(n) cell\(n == 1 ? " begins" : "s begin") like a spreadsheet formula (=, +, @, -x; first: "
+                        + "\(summary.firstFormulaLikeCell ?? "?")): a spreadsheet opening this file may run them; "
+                        + "--spreadsheet-safe writes them with a leading '")
         }
         return ExitCode.ok
     }

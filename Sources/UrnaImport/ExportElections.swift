@@ -34,6 +34,9 @@ public final class ElectionExporter {
     let type: ObjectSchema
     /// The compiled filter on `t0` (the exported type's rows), if any.
     let filter: (sql: String, bindings: [SQLValue])?
+    /// CSV cells seen that begin like a spreadsheet formula, and the first one's place (for the summary).
+    var formulaLikeCells = 0
+    var firstFormulaLikeCell: String?
 
     /// Checks the options against the file (type, format, encoding, predicate) before anything is written.
     ///
@@ -110,6 +113,8 @@ public final class ElectionExporter {
         }
         try sink.flush()
         summary.bytes = sink.bytesWritten
+        summary.formulaLikeCells = formulaLikeCells
+        summary.firstFormulaLikeCell = firstFormulaLikeCell
         return summary
     }
 
@@ -211,12 +216,18 @@ public final class ElectionExporter {
         }
     }
 
-    /// Writes text through the sink, naming the object and column when a character cannot be carried.
+    /// Writes text through the sink, naming the object and column when a character cannot be carried. CSV cells
+    /// that begin like a spreadsheet formula are counted, and prefixed with `'` when `spreadsheetSafe`.
     func write(
         _ text: String, _ escaping: ExportSink.Escaping, to sink: ExportSink, type: String, key: String,
         column: @autoclosure () -> String
     ) throws {
         do {
+            if escaping == .csv, SpreadsheetFormula.looksLikeFormula(text) {
+                formulaLikeCells += 1
+                if firstFormulaLikeCell == nil { firstFormulaLikeCell = "\(type) \(key), column \(column())" }
+                if options.spreadsheetSafe { try sink.byte(UInt8(ascii: "'")) }
+            }
             try sink.text(text, escaping)
         } catch let u as ExportSink.Unencodable {
             throw ExportError.unencodable(type: type, key: key, column: column(), scalar: u.scalar, hint: u.hint)

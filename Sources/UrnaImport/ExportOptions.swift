@@ -38,6 +38,10 @@ public struct ExportOptions: Sendable {
     /// When the export ran. DT_GERACAO / HH_GERACAO are not this: every row carries the generation its object
     /// was read from (so re-importing an export never makes old data look newer), `#NULO#` when unknown.
     public var generatedAt: Date
+    /// CSV only: a cell a spreadsheet would run as a formula (`=`, `+`, `@`, a tab or CR first, or `-` before
+    /// something that is not a number) is written with a leading `'`. Off by default: the file then gives back
+    /// exactly what was imported, and the summary counts such cells (`formulaLikeCells`).
+    public var spreadsheetSafe = false
 
     /// Options for an export in `format`.
     public init(
@@ -70,6 +74,10 @@ public struct ExportSummary: Sendable, Equatable {
     public var coalitionRows = 0
     /// Bytes written.
     public var bytes: Int64 = 0
+    /// CSV cells that begin like a spreadsheet formula (see `ExportOptions.spreadsheetSafe`): prefixed with `'`
+    /// when that is on, written as they are otherwise; `firstFormulaLikeCell` names the first.
+    public var formulaLikeCells = 0
+    public var firstFormulaLikeCell: String?
 
     /// One line for people: `2388 Candidate objects (8583 goods), 4.1 MB`.
     public var line: String {
@@ -79,5 +87,21 @@ public struct ExportSummary: Sendable, Equatable {
         if coalitionRows > 0 { extras.append("\(coalitionRows) coalition membership\(coalitionRows == 1 ? "" : "s")") }
         if !extras.isEmpty { s += " (" + extras.joined(separator: ", ") + ")" }
         return s + String(format: ", %.1f MB", Double(bytes) / 1_048_576)
+    }
+}
+
+/// Cells a spreadsheet would take for a formula when it opens a CSV file (OWASP's "CSV injection").
+public enum SpreadsheetFormula {
+    /// Whether `text` begins like a formula: `=`, `+`, `@`, a tab or a carriage return, or `-` followed by
+    /// anything but a digit or a point (so -1 and -0.5 stay numbers).
+    public static func looksLikeFormula(_ text: String) -> Bool {
+        guard let first = text.utf8.first else { return false }
+        switch first {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "@"), 0x09, 0x0D: return true
+        case UInt8(ascii: "-"):
+            guard let second = text.utf8.dropFirst().first else { return false }
+            return !((second >= 0x30 && second <= 0x39) || second == UInt8(ascii: "."))
+        default: return false
+        }
     }
 }

@@ -91,6 +91,30 @@ struct CLIMessagesTests {
         }
     }
 
+    @Test("export --format csv warns of cells a spreadsheet would run as formulas; --spreadsheet-safe quotes them")
+    func spreadsheetFormulas() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("urna.sqlite").path
+        let i = try CLIRunner.run([
+            "import", "--db", db, "--quiet",
+            AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
+            AnalysisFixtures.sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
+        ])
+        #expect(i.code == 0, "\(i.stderr)")
+        // One real MG 2018 good is described "+ R$203,54 - DEPÓSITO ...": a spreadsheet takes it for a formula.
+        let exact = dir.appendingPathComponent("exact.csv").path
+        let plain = try CLIRunner.run(["export", "--db", db, "--format", "csv", "--type", "Good", "--out", exact, "--quiet"])
+        #expect(plain.code == 0)
+        #expect(plain.stderr.contains("warning: 1 cell begins like a spreadsheet formula") && plain.stderr.contains("DS_BEM_CANDIDATO"), "\(plain.stderr)")
+        #expect(try String(contentsOfFile: exact, encoding: .isoLatin1).contains("\";\"+ R$203,54 - "))
+        let safe = dir.appendingPathComponent("safe.csv").path
+        let quoted = try CLIRunner.run(["export", "--db", db, "--format", "csv", "--type", "Good", "--out", safe, "--spreadsheet-safe"])
+        #expect(quoted.code == 0 && quoted.stderr.contains("1 cell that began like a spreadsheet formula was written with a leading '"), "\(quoted.stderr)")
+        #expect(try String(contentsOfFile: safe, encoding: .isoLatin1).contains("\";\"'+ R$203,54 - "))
+        #expect(try CLIRunner.run(["export", "--db", db, "--format", "json", "--spreadsheet-safe"]).code == 64)
+    }
+
     @Test("No help mentions seed 000; export --help no longer says import skips <coligacao>")
     func helpTexts() throws {
         var all = try CLIRunner.run(["--help"]).stdout
