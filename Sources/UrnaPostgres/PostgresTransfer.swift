@@ -257,17 +257,26 @@ public enum PostgresTransfer {
             "INSERT INTO \(q(t.name)) (\(t.columns.map { q($0.name) }.joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: t.columns.count).joined(separator: ", ") + ")")
         var n = 0
-        try pg.copyOut("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { fields in
-            guard fields.count == t.columns.count else {
-                throw PostgresTransferError.badValue(
-                    column: t.name, value: "\(fields.count) fields", expected: "\(t.columns.count) fields")
+        do {
+            try pg.copyOut("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { fields in
+                guard fields.count == t.columns.count else {
+                    throw PostgresTransferError.badValue(
+                        column: t.name, value: "\(fields.count) fields", expected: "\(t.columns.count) fields")
+                }
+                insert.reset()
+                for (i, c) in t.columns.enumerated() {
+                    try insert.bind(c.kind.sqliteValue(fields[i], column: "\(t.name).\(c.name)"), at: Int32(i + 1))
+                }
+                try insert.runToCompletion()
+                n += 1
             }
-            insert.reset()
-            for (i, c) in t.columns.enumerated() {
-                try insert.bind(c.kind.sqliteValue(fields[i], column: "\(t.name).\(c.name)"), at: Int32(i + 1))
-            }
-            try insert.runToCompletion()
-            n += 1
+        } catch let e as PostgresError where e.sqlState == "22003" {
+            // numeric(38, s) holds values the store's 64-bit integers do not (money past 92 quadrillion reais).
+            throw PostgresError(
+                "a value in \(t.name) is too large for urna (\(e.message)): money and integers are 64-bit in the "
+                    + "storage contract (money up to 92,233,720,368,547,758.07); correct it on the server, "
+                    + "nothing was changed",
+                sqlState: e.sqlState, database: e.database)
         }
         return n
     }

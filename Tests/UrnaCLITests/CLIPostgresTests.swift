@@ -93,6 +93,10 @@ struct CLIPostgresTests {
         let status = try CLIRunner.run(["status", "--db", url])
         #expect(status.stdout.contains("database: \(url)"), "\(status.stdout)")
         #expect(!status.stdout.contains("urna-postgres-"), "the working copy's path leaked: \(status.stdout)")
+        // numeric(38,2) takes money the 64-bit contract cannot hold: reads stop saying so, not "bigint out of range".
+        _ = try pg.psql("UPDATE \"Good\" SET value = 92233720368547758.08 WHERE id = (SELECT min(id) FROM \"Good\")", url: url)
+        let huge = try CLIRunner.run(["query", "--db", url, "Good", "--count"])
+        #expect(huge.code != 0 && huge.stderr.contains("a value in Good is too large for urna"), "\(huge.stderr)")
     }
 
     @Test("urna sql without --write refuses what a READ ONLY transaction lets through, before connecting")
