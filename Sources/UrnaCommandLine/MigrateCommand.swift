@@ -1,4 +1,5 @@
 import Foundation
+import UrnaPostgres
 import UrnaImport
 import UrnaMigrator
 import UrnaSchemas
@@ -83,7 +84,15 @@ enum MigrateCommand {
             do {
                 let report = try context.registry.dryRun(
                     path: path, to: try p.int("to"), sample: sample, options: options)
-                print(DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path))
+                var text = DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path)
+                if !p.has("json"), PostgresURL.isPostgres(DatabaseName.of(path)) {
+                    // On PostgreSQL there is no file, no backup and no disk beside it: say what holds there.
+                    text = text.replacingOccurrences(of: "the file was not touched", with: "the database was not changed")
+                        .replacingOccurrences(of: " (backup copy included)", with: "")
+                        .split(separator: "\n", omittingEmptySubsequences: false)
+                        .filter { !$0.hasPrefix("Disk: ") }.joined(separator: "\n")
+                }
+                print(text)
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
             } catch let e as MigrationError {
                 if case .alreadyCurrent(_, let family, let version) = e {

@@ -158,6 +158,7 @@ struct CLIPostgresTests {
         let dry = try CLIRunner.run(["migrate", "--db", url, "--dry-run"])
         #expect(dry.code == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("people v0 → v2"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("the database was not changed") && !dry.stdout.contains("file"), "\(dry.stdout)")
         #expect(try pg.psql("SELECT * FROM \"Person\" ORDER BY _id", url: url) == before)
         #expect(try pg.psql("SELECT version FROM _urna_schema", url: url) == "0\n")
         let real = try CLIRunner.run(["migrate", "--db", url])
