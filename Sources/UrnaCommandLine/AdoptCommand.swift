@@ -53,6 +53,13 @@ enum AdoptCommand {
         do {
             report = try Migrator(family: family).adopt(path: path, version: version, dryRun: dryRun)
         } catch let e as MigrationError {
+            if case .alreadyCurrent(_, let f, let v) = e {
+                print(
+                    p.has("json")
+                        ? JSONText.object([("status", JSONText.string("nothing to do")), ("family", JSONText.string(f)), ("version", String(v))])
+                        : "nothing to do: \(DatabaseName.of(path)) is already \(f) version \(v)")
+                return ExitCode.ok
+            }
             throw CLIError(
                 e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
         }

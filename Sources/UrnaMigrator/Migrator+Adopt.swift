@@ -80,8 +80,12 @@ extension Migrator {
         let started = Date()
         do {
             if let recorded = try? Store.recordedSchema(in: c) {
+                // Adopted already (the same family and version): nothing to do, as for a migration.
+                if recorded.family == family.name && recorded.version == version {
+                    throw MigrationError.alreadyCurrent(path: displayPath, family: recorded.family, version: recorded.version)
+                }
                 throw refused([
-                    "it is already an Urna file (\(recorded.family) version \(recorded.version)): migrate it instead"
+                    "\(MigrationError.alreadyUrna) (\(recorded.family) version \(recorded.version)): migrate it instead"
                 ])
             }
             if try c.tableExists(StorageLayout.schemaTable) || c.tableExists(StorageLayout.historyTable) {
