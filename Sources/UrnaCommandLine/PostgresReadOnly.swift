@@ -28,6 +28,13 @@ enum PostgresReadOnly {
 
     /// Why `sql` may not run read-only, or nil when it may.
     static func refusal(_ sql: String) -> String? {
+        // U&"..." identifiers spell names with escapes (U&"\006Co_import" is lo_import), which the checks below
+        // would not see: not taken read-only.
+        if sql.range(of: #"[Uu]&\s*""#, options: .regularExpression) != nil
+            && tokenize(sql).contains(.ampersandQuote)
+        {
+            return "U&\"...\" identifiers (names written with escapes) cannot be checked"
+        }
         let tokens = tokenize(sql)
         var atStatementStart = true
         for (k, t) in tokens.enumerated() {
@@ -53,7 +60,7 @@ enum PostgresReadOnly {
                             + "large objects)"
                     }
                 }
-            case .openParen, .other:
+            case .openParen, .other, .ampersandQuote:
                 atStatementStart = false
             }
         }
@@ -66,6 +73,8 @@ enum PostgresReadOnly {
         case openParen
         case semicolon
         case other
+        /// `U&` right before a quoted identifier (outside literals and comments).
+        case ampersandQuote
     }
 
     /// Words, quoted identifiers, `(` and `;` outside string literals, dollar quotes and comments.
@@ -125,6 +134,11 @@ enum PostgresReadOnly {
                 }
                 i += 1
                 out.append(.other)
+                continue
+            }
+            if c == 38, i + 1 < b.count, b[i + 1] == 34, case .word(let w, false)? = out.last, w == "u" || w.hasSuffix(".u") {
+                out.append(.ampersandQuote)  // U&"...": a name spelt with escapes
+                i += 1
                 continue
             }
             if c == 34 {  // "identifier", maybe followed by .name parts

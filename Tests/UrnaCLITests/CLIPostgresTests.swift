@@ -112,6 +112,8 @@ struct CLIPostgresTests {
             "NOTIFY x", "SELECT pg_notify('x', 'y')", "SELECT pg_advisory_lock(1)", "DO $$ BEGIN PERFORM 1; END $$",
             "SELECT 1; COPY (SELECT 1) TO STDOUT", "WITH x AS (SELECT 1) SELECT lo_export(1, '/tmp/x') FROM x",
             "CALL p()", "LOCK \"Good\"", "SELECT pg_read_file('/etc/passwd')", "SELECT * FROM pg_ls_dir('.')",
+            "SELECT U&\"\\006Co_import\"('/etc/hostname')", "SELECT lo_import/* c */ ('/etc/hostname')",
+            "SELECT * FROM lo_import('/etc/hostname')", "EXPLAIN ANALYZE SELECT pg_terminate_backend(1)",
         ] {
             let r = try CLIRunner.run(["sql", "--db", url, statement])
             #expect(r.code == 64, "\(statement): \(r.code) \(r.stderr)")
