@@ -175,14 +175,10 @@ public enum FileCopy {
 
     /// Removes `<path>.tmp-<pid>` copies (and their sidecars) left by processes that no longer run.
     public static func removeStaleTemporaries(near path: String) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let dir = folder.isEmpty ? "." : folder
         let prefix = (path as NSString).lastPathComponent + ".tmp-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
-            guard let pid = Int32(pidText), !isRunning(pid) || pid == getpid() else { continue }
-            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+        removeDead(besides: path, includingOwn: true) { name in
+            guard name.hasPrefix(prefix) else { return nil }
+            return Int32(name.dropFirst(prefix.count).prefix { $0.isNumber })
         }
     }
 
@@ -190,16 +186,26 @@ public enum FileCopy {
     /// (`FILE.v<N>.bak.tmp-<pid>` and their sidecars, of processes no longer running), whichever backup
     /// this run makes, if any.
     public static func removeStaleBackupTemporaries(of databasePath: String) {
-        let folder = (databasePath as NSString).deletingLastPathComponent
-        let dir = folder.isEmpty ? "." : folder
         let base = (databasePath as NSString).lastPathComponent + ".v"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
-        for name in names where name.hasPrefix(base) {
-            guard let tmp = name.range(of: ".bak.tmp-") else { continue }
+        // Not this process's own: another thread of it may be writing that backup now.
+        removeDead(besides: databasePath, includingOwn: false) { name in
+            guard name.hasPrefix(base), let tmp = name.range(of: ".bak.tmp-") else { return nil }
             let version = name[name.index(name.startIndex, offsetBy: base.count)..<tmp.lowerBound]
-            guard !version.isEmpty, version.allSatisfy(\.isNumber) else { continue }
-            let pidText = name[tmp.upperBound...].prefix { $0.isNumber }
-            guard let pid = Int32(pidText), !isRunning(pid), pid != getpid() else { continue }
+            guard !version.isEmpty, version.allSatisfy(\.isNumber) else { return nil }
+            return Int32(name[tmp.upperBound...].prefix { $0.isNumber })
+        }
+    }
+
+    /// Removes the files in `path`'s folder for which `owner` names a process (by the pid in the name) that
+    /// no longer runs (or, `includingOwn`, this one).
+    private static func removeDead(besides path: String, includingOwn: Bool, owner: (String) -> Int32?) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let dir = folder.isEmpty ? "." : folder
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+        for name in names {
+            guard let pid = owner(name), (includingOwn && pid == getpid()) || (pid != getpid() && !isRunning(pid)) else {
+                continue
+            }
             try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
         }
     }

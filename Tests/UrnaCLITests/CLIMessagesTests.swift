@@ -64,19 +64,22 @@ struct CLIMessagesTests {
         #expect(sort.stderr.contains("did you mean 'nickname'?"))
     }
 
+    /// A new urna.sqlite in `dir` with these SampleData files imported.
+    static func imported(_ files: [String], in dir: URL) throws -> String {
+        let db = dir.appendingPathComponent("urna.sqlite").path
+        let i = try CLIRunner.run(
+            ["import", "--db", db, "--quiet"] + files.map { AnalysisFixtures.sample.appendingPathComponent($0).path })
+        #expect(i.code == 0, "\(i.stderr)")
+        return db
+    }
+
     @Test(
         "show of a candidacy in both rounds is bad usage (64) naming --election and the elections; the help example runs"
     )
     func showAmbiguous() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let db = dir.appendingPathComponent("urna.sqlite").path
-        let i = try CLIRunner.run([
-            "import", "--db", db, "--quiet",
-            AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_BRASIL.zip").path,
-            AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
-        ])
-        #expect(i.code == 0, "\(i.stderr)")
+        let db = try Self.imported(["consulta_cand_2018_BRASIL.zip", "consulta_cand_2018_MG.csv"], in: dir)
         let r = try CLIRunner.run(["show", "--db", db, "candidate", "130000600702"])
         #expect(r.code == 64)
         #expect(r.stderr.contains("CD_ELEICAO 297 (Eleições Gerais Estaduais 2018, round 1); "))
@@ -95,13 +98,7 @@ struct CLIMessagesTests {
     func spreadsheetFormulas() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let db = dir.appendingPathComponent("urna.sqlite").path
-        let i = try CLIRunner.run([
-            "import", "--db", db, "--quiet",
-            AnalysisFixtures.sample.appendingPathComponent("consulta_cand_2018_MG.csv").path,
-            AnalysisFixtures.sample.appendingPathComponent("bem_candidato_2018_MG.csv").path,
-        ])
-        #expect(i.code == 0, "\(i.stderr)")
+        let db = try Self.imported(["consulta_cand_2018_MG.csv", "bem_candidato_2018_MG.csv"], in: dir)
         // One real MG 2018 good is described "+ R$203,54 - DEPÓSITO ...": a spreadsheet takes it for a formula.
         let exact = dir.appendingPathComponent("exact.csv").path
         let plain = try CLIRunner.run(["export", "--db", db, "--format", "csv", "--type", "Good", "--out", exact, "--quiet"])

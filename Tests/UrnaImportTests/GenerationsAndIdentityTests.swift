@@ -212,17 +212,12 @@ import UrnaStore
         #expect(try S.counts(db)["Candidate"] == 1)
         // A zip with an empty member beside a data member (as TSE ships the 2016 set).
         let zip = folder + "/set.zip"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "python3", "-c",
-            "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); "
-                + "z.writestr('consulta_cand_2016_BR.txt',''); z.write(sys.argv[2],'consulta_cand_2018_MG.csv'); z.close()",
-            zip, file,
-        ]
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return }  // no python3 here: the plain-file case above still ran
+        guard
+            try Self.python(
+                "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); "
+                    + "z.writestr('consulta_cand_2016_BR.txt',''); z.write(sys.argv[2],'consulta_cand_2018_MG.csv'); z.close()",
+                [zip, file])
+        else { return }  // no python3 here: the plain-file case above still ran
         let db2 = folder + "/zip.sqlite"
         let z = try S.importFiles([zip], into: db2)
         #expect(z.warnings.contains { $0.contains("consulta_cand_2016_BR.txt") })
@@ -235,18 +230,13 @@ import UrnaStore
         let file = try S.candidateFile([["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2"]], in: folder)
         for (name, blank, first) in [("lf-first", "\\n", true), ("crlf-last", "\\r\\n", false), ("spaces-first", "   \\n  \\n", true)] {
             let zip = folder + "/\(name).zip"
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = [
-                "python3", "-c",
-                "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); b=sys.argv[3].encode().decode('unicode_escape'); "
-                    + "first=sys.argv[4]=='1'; first and z.writestr('blank.txt',b); z.write(sys.argv[2],'consulta_cand_2018_MG.csv'); "
-                    + "first or z.writestr('blank.txt',b); z.close()",
-                zip, file, blank, first ? "1" : "0",
-            ]
-            try p.run()
-            p.waitUntilExit()
-            guard p.terminationStatus == 0 else { return }  // no python3 here
+            guard
+                try Self.python(
+                    "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); b=sys.argv[3].encode().decode('unicode_escape'); "
+                        + "first=sys.argv[4]=='1'; first and z.writestr('blank.txt',b); z.write(sys.argv[2],'consulta_cand_2018_MG.csv'); "
+                        + "first or z.writestr('blank.txt',b); z.close()",
+                    [zip, file, blank, first ? "1" : "0"])
+            else { return }  // no python3 here
             let db = folder + "/\(name).sqlite"
             let s = try S.importFiles([zip], into: db)
             #expect(try S.counts(db)["Candidate"] == 2, "\(name): the data member beside the blank one was lost")
@@ -254,11 +244,11 @@ import UrnaStore
         }
         // A zip of blank members only is an empty input: skipped with a warning, not an error.
         let onlyBlank = folder + "/only-blank.zip"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w'); z.writestr('a.txt','\\n'); z.writestr('b.csv','  \\r\\n'); z.close()", onlyBlank]
-        try p.run()
-        p.waitUntilExit()
+        guard
+            try Self.python(
+                "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w'); z.writestr('a.txt','\\n'); z.writestr('b.csv','  \\r\\n'); z.close()",
+                [onlyBlank])
+        else { return }
         let db = folder + "/only-blank.sqlite"
         let s = try S.importFiles([onlyBlank, file], into: db)
         #expect(try S.counts(db)["Candidate"] == 2)
@@ -329,6 +319,16 @@ import UrnaStore
         let migratedParties = Set(try rows(path, partySQL).map { "\($0[0])" })
         #expect(Set(try rows(fresh, partySQL).map { "\($0[0])" }).isSubset(of: migratedParties))
         #expect(try S.foreignKeyViolations(path) == 0)
+    }
+
+    /// Runs a python3 script with arguments; false when there is no python3 (the caller skips what needs it).
+    static func python(_ script: String, _ arguments: [String]) throws -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script] + arguments
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus == 0
     }
 
     /// Every table's rows, without the store's own metadata (it records when the file was created).
