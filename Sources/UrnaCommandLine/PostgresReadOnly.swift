@@ -10,20 +10,28 @@ enum PostgresReadOnly {
     /// The first words a read-only statement may start with.
     static let statements: Set<String> = ["select", "with", "values", "table", "show", "explain"]
 
-    /// Built-in functions with effects outside the transaction (or on other sessions and server files).
+    /// Built-in functions with effects outside the transaction (on other sessions, server files, large objects,
+    /// replication, statistics, indexes) or that run a query given as text, which this check cannot see into.
     static let functions: Set<String> = [
         "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile", "pg_logical_emit_message",
         "pg_notify", "pg_switch_wal", "pg_promote", "pg_create_restore_point", "pg_backup_start", "pg_backup_stop",
         "pg_start_backup", "pg_stop_backup", "pg_wal_replay_pause", "pg_wal_replay_resume", "pg_read_file",
         "pg_read_binary_file", "pg_stat_file", "pg_import_system_collations", "pg_drop_replication_slot",
-        "pg_replication_origin_create", "pg_replication_origin_drop", "set_config", "nextval", "setval",
-        "pg_log_backend_memory_contexts",
+        "set_config", "nextval", "setval", "pg_log_backend_memory_contexts", "gin_clean_pending_list",
+        "brin_summarize_new_values", "brin_summarize_range", "brin_desummarize_range", "pg_prewarm",
+        // Large objects that write (lo_get, loread, lo_open for reading stay allowed).
+        "lo_import", "lo_export", "lo_create", "lo_creat", "lo_unlink", "lo_from_bytea", "lo_put", "lowrite",
+        "lo_truncate", "lo_truncate64",
+        // A query given as text runs unchecked.
+        "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
+        "ts_stat", "ts_rewrite", "crosstab", "crosstab2", "crosstab3", "crosstab4", "connectby",
     ]
 
-    /// Prefixes of built-in function families with such effects (large objects, advisory locks, directory
-    /// listings, replication slots, server file access from extensions, dblink).
+    /// Prefixes of built-in function families with such effects (advisory locks, directory listings,
+    /// replication slots and origins, statistics resets, server files from extensions, dblink).
     static let functionPrefixes = [
-        "lo_", "pg_advisory", "pg_try_advisory", "pg_ls_", "pg_create_", "pg_file_", "dblink", "pg_replication_slot",
+        "pg_advisory", "pg_try_advisory", "pg_ls_", "pg_create_", "pg_copy_", "pg_file_", "dblink",
+        "pg_replication_", "pg_logical_slot_", "pg_stat_reset", "pg_wal_replay_",
     ]
 
     /// Why `sql` may not run read-only, or nil when it may.
@@ -48,9 +56,6 @@ enum PostgresReadOnly {
                         return "a read-only statement starts with SELECT, WITH, VALUES, TABLE, SHOW or EXPLAIN, not "
                             + "'\(w.uppercased())'"
                     }
-                }
-                if !quoted, w == "copy" {
-                    return "COPY can write server files or run programs on the server"
                 }
                 let calls = k + 1 < tokens.count && tokens[k + 1] == .openParen
                 if calls {
@@ -87,8 +92,8 @@ enum PostgresReadOnly {
         }
         while i < b.count {
             let c = b[i]
-            if c == 45, i + 1 < b.count, b[i + 1] == 45 {  // -- comment
-                while i < b.count, b[i] != 10 { i += 1 }
+            if c == 45, i + 1 < b.count, b[i + 1] == 45 {  // -- comment, to the line end (LF or CR, as PostgreSQL)
+                while i < b.count, b[i] != 10, b[i] != 13 { i += 1 }
                 continue
             }
             if c == 47, i + 1 < b.count, b[i + 1] == 42 {  // /* comment */ (nested, as PostgreSQL reads them)
@@ -107,7 +112,7 @@ enum PostgresReadOnly {
                 }
                 continue
             }
-            if c == 36, let tagEnd = PostgresParameters.dollarTagEnd(b, from: i) {  // $tag$ ... $tag$
+            if c == 36, let tagEnd = dollarTagEnd(b, from: i) {  // $tag$ ... $tag$
                 let tag = Array(b[i...tagEnd])
                 var j = tagEnd + 1
                 while j < b.count, !(b[j] == 36 && j + tag.count <= b.count && Array(b[j..<(j + tag.count)]) == tag) { j += 1 }
@@ -115,8 +120,8 @@ enum PostgresReadOnly {
                 out.append(.other)
                 continue
             }
-            if c == 39 {  // 'literal' (E'...' takes backslash escapes)
-                let escapes = i > 0 && (b[i - 1] == 69 || b[i - 1] == 101)
+            if c == 39 {  // 'literal' (E'...' takes backslash escapes; name' is no E-string)
+                let escapes = i > 0 && (b[i - 1] == 69 || b[i - 1] == 101) && (i < 2 || !isWordByte(b[i - 2]))
                 i += 1
                 while i < b.count {
                     if escapes, b[i] == 92 {
@@ -175,12 +180,24 @@ enum PostgresReadOnly {
             switch c {
             case 40: out.append(.openParen)
             case 59: out.append(.semicolon)
-            case 32, 9, 10, 13: break
+            case 32, 9, 10, 11, 12, 13: break  // PostgreSQL's whitespace, form feed included
             default: out.append(.other)
             }
             i += 1
         }
         return out
+    }
+
+    /// The index of the closing `$` of a dollar-quote tag starting at `start` (`$$` or `$tag$`, the tag a name
+    /// that may hold any non-ASCII letter, as PostgreSQL reads it), or nil.
+    static func dollarTagEnd(_ b: [UInt8], from start: Int) -> Int? {
+        var j = start + 1
+        guard j < b.count else { return nil }
+        if b[j] == 36 { return j }
+        func isTagStart(_ c: UInt8) -> Bool { (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c == 95 || c >= 128 }
+        guard isTagStart(b[j]) else { return nil }
+        while j < b.count, isTagStart(b[j]) || (b[j] >= 48 && b[j] <= 57) { j += 1 }
+        return j < b.count && b[j] == 36 ? j : nil
     }
 
     /// Appends a word, joining it to a preceding `schema.` part.

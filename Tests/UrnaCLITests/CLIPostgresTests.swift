@@ -64,9 +64,11 @@ struct CLIPostgresTests {
         #expect(sql.stdout == "reais,n\n" + expected.trimmingCharacters(in: .whitespacesAndNewlines) + "\n")
         // Words that only look like refused ones (quoted, in literals and comments) run read-only.
         let lookalike = try CLIRunner.run([
-            "sql", "--db", url, "SELECT 1 AS \"copy\", 'lo_import(x); COPY' AS t /* pg_terminate_backend( */ -- NOTIFY x", "--csv",
+            "sql", "--db", url,
+            "SELECT 1 AS copy, 'lo_import(x); COPY' AS t, E'it\\'s' AS e, count(*) AS n FROM \"Party\" WHERE name LIKE'%\\' ESCAPE '#' OR acronym = 'copy' /* pg_terminate_backend( */ -- NOTIFY x",
+            "--csv",
         ])
-        #expect(lookalike.code == 0 && lookalike.stdout == "copy,t\n1,lo_import(x); COPY\n", "\(lookalike.stdout) \(lookalike.stderr)")
+        #expect(lookalike.code == 0 && lookalike.stdout == "copy,t,e,n\n1,lo_import(x); COPY,it's,0\n", "\(lookalike.stdout) \(lookalike.stderr)")
         // Bad SQL is bad usage (64) with the place, as on SQLite.
         let bad = try CLIRunner.run(["sql", "--db", url, "SELECT nam FROM \"Party\""])
         #expect(bad.code == 64, "\(bad.stderr)")
@@ -114,6 +116,14 @@ struct CLIPostgresTests {
             "CALL p()", "LOCK \"Good\"", "SELECT pg_read_file('/etc/passwd')", "SELECT * FROM pg_ls_dir('.')",
             "SELECT U&\"\\006Co_import\"('/etc/hostname')", "SELECT lo_import/* c */ ('/etc/hostname')",
             "SELECT * FROM lo_import('/etc/hostname')", "EXPLAIN ANALYZE SELECT pg_terminate_backend(1)",
+            // Tokenizer tricks: a -- comment ended by CR, name'\' (no E-string), a form feed, a non-ASCII $tag$.
+            " --\rCOPY (SELECT 1) TO PROGRAM 'id > \(marker)'", "SELECT name'\\' AS a, pg_terminate_backend(1) --'",
+            "SELECT length(pg_read_file\u{0C}('/etc/passwd'))", "SELECT $é$'$é$ AS a, pg_read_file($$/etc/hostname$$), '' AS c",
+            // Queries given as text, replication, statistics, index maintenance.
+            "SELECT query_to_xml('select lo_import(''/etc/passwd'')', true, false, '')",
+            "SELECT * FROM ts_stat('select to_tsvector(pg_read_file(''/etc/hostname''))')",
+            "SELECT pg_copy_physical_replication_slot('a', 'b')", "SELECT pg_replication_origin_advance('o', '0/AB')",
+            "SELECT pg_stat_reset_shared('bgwriter')", "SELECT gin_clean_pending_list('gi')",
         ] {
             let r = try CLIRunner.run(["sql", "--db", url, statement])
             #expect(r.code == 64, "\(statement): \(r.code) \(r.stderr)")
