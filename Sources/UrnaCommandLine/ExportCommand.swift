@@ -37,7 +37,7 @@ enum ExportCommand {
             .flag("quiet", "Do not print the summary line."),
             .flag(
                 "spreadsheet-safe",
-                "csv: write a cell that begins like a formula (=, +, @, -x, tab) with a leading ' so a spreadsheet shows it as text (the file then differs from the source there)."),
+                "csv: write a cell that begins like a formula (=, @, tab, or + or - before anything but a plain number) with a leading ' so a spreadsheet shows it as text (not for re-import: the ' stays in the data)."),
         ],
         positionals: [("PREDICATE", "Optional filter, e.g. \"state == 'MG'\".")], minPositionals: 0,
         maxPositionals: 1,
@@ -93,7 +93,7 @@ enum ExportCommand {
             CLI.printError(
                 options.spreadsheetSafe
                     ? "\(n) cell\(n == 1 ? " that began like a spreadsheet formula was" : "s that began like a spreadsheet formula were") written with a leading '"
-                    : "warning: \(n) cell\(n == 1 ? " begins" : "s begin") like a spreadsheet formula (=, +, @, -x; first: "
+                    : "warning: \(n) cell\(n == 1 ? " begins" : "s begin") like a spreadsheet formula (=, @, tab, or + or - before anything but a plain number; first: "
                         + "\(summary.firstFormulaLikeCell ?? "?")): a spreadsheet opening this file may run them; "
                         + "--spreadsheet-safe writes them with a leading '")
         }

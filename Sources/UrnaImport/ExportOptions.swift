@@ -92,16 +92,33 @@ public struct ExportSummary: Sendable, Equatable {
 
 /// Cells a spreadsheet would take for a formula when it opens a CSV file (OWASP's "CSV injection").
 public enum SpreadsheetFormula {
-    /// Whether `text` begins like a formula: `=`, `+`, `@`, a tab or a carriage return, or `-` followed by
-    /// anything but a digit or a point (so -1 and -0.5 stay numbers).
+    /// Whether `text` begins like a formula: `=`, `+`, `-`, `@`, a tab or a carriage return first, unless the
+    /// whole cell is a plain number (`-1`, `-0,5`, `12.5`), which a spreadsheet reads as a number.
     public static func looksLikeFormula(_ text: String) -> Bool {
-        guard let first = text.utf8.first else { return false }
+        let u = text.utf8
+        guard let first = u.first else { return false }
         switch first {
-        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "@"), 0x09, 0x0D: return true
-        case UInt8(ascii: "-"):
-            guard let second = text.utf8.dropFirst().first else { return false }
-            return !((second >= 0x30 && second <= 0x39) || second == UInt8(ascii: "."))
+        case UInt8(ascii: "="), UInt8(ascii: "@"), 0x09, 0x0D: return true
+        case UInt8(ascii: "+"), UInt8(ascii: "-"): return !isPlainNumber(u.dropFirst())
         default: return false
         }
+    }
+
+    /// Digits with at most one decimal point or comma between digits (the sign already taken off).
+    static func isPlainNumber(_ u: Substring.UTF8View) -> Bool {
+        var digits = 0
+        var separators = 0
+        var last: UInt8 = 0
+        for c in u {
+            if c >= 0x30 && c <= 0x39 {
+                digits += 1
+            } else if (c == UInt8(ascii: ".") || c == UInt8(ascii: ",")) && digits > 0 && separators == 0 {
+                separators += 1
+            } else {
+                return false
+            }
+            last = c
+        }
+        return digits > 0 && last >= 0x30 && last <= 0x39
     }
 }

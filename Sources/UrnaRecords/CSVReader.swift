@@ -152,10 +152,10 @@ public final class CSVReader {
             problem = .invalidUTF8(field: scanner.field(containing: bad), byte: row[bad])
         }
         if problem == nil && guessedSingleByte && TextEncoding.containsNonASCII(row),
-            let at = TextEncoding.firstUTF8Letter(in: row)
+            let (at, length) = TextEncoding.firstUTF8Character(in: row)
         {
             problem = .utf8InSingleByteFile(
-                field: scanner.field(containing: at), bytes: (row[at], row[at + 1]), encoding: encoding)
+                field: scanner.field(containing: at), bytes: Array(row[at..<(at + length)]), encoding: encoding)
         }
         let bytes = Array(row)
         if let problem {

@@ -9,10 +9,8 @@ enum CSVRowProblem: Equatable {
     case recordTooLong(field: Int, limit: Int)
     case tooManyFields(limit: Int)
     case invalidUTF8(field: Int, byte: UInt8)
-    /// A UTF-8 letter (two bytes) in a file read as Latin-1 or Windows-1252 from its first 64 KiB.
-    case utf8InSingleByteFile(field: Int, bytes: (UInt8, UInt8), encoding: TextEncoding)
-
-    static func == (a: CSVRowProblem, b: CSVRowProblem) -> Bool { "\(a)" == "\(b)" }
+    /// A UTF-8 character (two or three bytes) in a file read as Latin-1 or Windows-1252 from its first 64 KiB.
+    case utf8InSingleByteFile(field: Int, bytes: [UInt8], encoding: TextEncoding)
 
     /// The 1-based field the problem is in (for too many fields, the first one past the limit).
     var column: Int {
@@ -51,9 +49,9 @@ enum CSVRowProblem: Equatable {
             return "field \(field + 1): byte 0x\(String(byte, radix: 16, uppercase: true)) is not valid UTF-8; "
                 + "the file is probably Latin-1 or Windows-1252: read it with that encoding (latin1 or cp1252)"
         case .utf8InSingleByteFile(let field, let bytes, let encoding):
-            let letter = String(decoding: [bytes.0, bytes.1], as: UTF8.self)
-            let hex = [bytes.0, bytes.1].map { "0x" + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
-            return "field \(field + 1): bytes \(hex) are the UTF-8 letter '\(letter)', but the file is read as "
+            let character = String(decoding: bytes, as: UTF8.self)
+            let hex = bytes.map { "0x" + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+            return "field \(field + 1): bytes \(hex) are the UTF-8 character '\(character)', but the file is read as "
                 + "\(encoding.rawValue) (its first 64 KiB are not UTF-8), so this row would be garbled: the file mixes "
                 + "encodings; convert it to one (iconv), or pass --encoding to say which to use"
         }

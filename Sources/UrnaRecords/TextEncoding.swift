@@ -173,20 +173,27 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
     }
 
     /// True when some byte is 0x80 or above.
-    /// The offset of the first two-byte UTF-8 sequence for U+0080...U+00FF (0xC2 or 0xC3, then 0x80...0xBF) that
-    /// does not continue as a longer byte run: Portuguese letters written in UTF-8 (ç is 0xC3 0xA7). In Latin-1 the
-    /// same bytes read as 'Ã' or 'Â' followed by a control or a symbol (§, ª, º, ...), which no name or text in
-    /// these files holds; nil when there is none.
-    public static func firstUTF8Letter(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// The offset and length of the first UTF-8 character that Latin-1 text would not hold: two bytes for
+    /// U+0080...U+00FF (0xC2 or 0xC3, then 0x80...0xBF: Portuguese letters, ç is 0xC3 0xA7) or three bytes
+    /// (0xE0...0xEF, then two of 0x80...0xBF: dashes, curly quotes, €), not followed by a further continuation
+    /// byte. In Latin-1 the same bytes read as 'Ã', 'Â' or 'â' followed by controls or symbols (§, ª, º, ...),
+    /// which no name or text in these files holds. 'Ã' or 'Â' before a no-break space (0xA0) is left alone:
+    /// IRMÃ + NBSP is real Latin-1 text. Nil when there is none.
+    public static func firstUTF8Character(in bytes: UnsafeBufferPointer<UInt8>) -> (offset: Int, length: Int)? {
         guard bytes.count >= 2 else { return nil }
+        @inline(__always) func isContinuation(_ c: UInt8) -> Bool { c >= 0x80 && c <= 0xBF }
         var i = 0
         while i + 1 < bytes.count {
             let b = bytes[i]
             if b == 0xC2 || b == 0xC3 {
                 let next = bytes[i + 1]
                 let after = i + 2 < bytes.count ? bytes[i + 2] : 0
-                // A third byte of 0x80...0xBF would make it no UTF-8 letter (Latin-1 symbols in a row).
-                if next >= 0x80 && next <= 0xBF && !(after >= 0x80 && after <= 0xBF) { return i }
+                if isContinuation(next) && next != 0xA0 && !isContinuation(after) { return (i, 2) }
+            } else if b >= 0xE0 && b <= 0xEF, i + 2 < bytes.count {
+                let after = i + 3 < bytes.count ? bytes[i + 3] : 0
+                if isContinuation(bytes[i + 1]) && isContinuation(bytes[i + 2]) && !isContinuation(after) {
+                    return (i, 3)
+                }
             }
             i += 1
         }

@@ -382,8 +382,17 @@ struct HostileFileTests {
         #expect(results[1].fields == ["JOÃO", "CONCEIÇÃO SÃO JOSÉ"])
         let bad = try #require(results[3_001].malformed)
         #expect(bad.location == SourceLocation(file: "mixed.csv", line: 3_002, column: 1))
-        #expect(bad.reason.contains("bytes 0xC3 0x83 are the UTF-8 letter 'Ã'") && bad.reason.contains("mixes encodings"), "\(bad.reason)")
+        #expect(bad.reason.contains("bytes 0xC3 0x83 are the UTF-8 character 'Ã'") && bad.reason.contains("mixes encodings"), "\(bad.reason)")
         #expect(results[3_002].fields == ["JOÃO", "CONCEIÇÃO SÃO JOSÉ"])
+        // Three-byte characters (an en dash) are caught too; Latin-1 'Ã' or 'Â' before a no-break space is text.
+        var more = bytes
+        more += Array("\"APARTAMENTO ".utf8) + [0xE2, 0x80, 0x93] + Array(" CENTRO\";x\n".utf8)
+        more += Array("\"RUA IRM".utf8) + [0xC3, 0xA0] + Array("DULCE\";\"".utf8) + [0xC2, 0xA0] + Array("\"\n".utf8)
+        try Data(more).write(to: URL(fileURLWithPath: path))
+        let again = try Self.csvResults(path)
+        let dash = try #require(again[3_003].malformed)
+        #expect(dash.reason.contains("bytes 0xE2 0x80 0x93 are the UTF-8 character '–'"), "\(dash.reason)")
+        #expect(again[3_004].fields == ["RUA IRMÃ\u{A0}DULCE", "Â\u{A0}"])
     }
 
     @Test("Invalid UTF-8 in an XML file without an encoding declaration is refused with line and column")
