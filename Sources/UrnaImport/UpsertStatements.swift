@@ -116,6 +116,12 @@ final class FieldGenerations {
     private var delete: Statement?
     private var insert: Statement?
 
+    /// A key as the table keeps it: text, so it reads the same after a trip through PostgreSQL.
+    static func keyText(_ key: SQLValue) -> SQLValue {
+        if case .integer(let i) = key { return .text(String(i)) }
+        return key
+    }
+
     init(connection: Connection) throws {
         self.connection = connection
         exists = try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(Self.table)]) != nil
@@ -128,7 +134,7 @@ final class FieldGenerations {
             "SELECT \"property\", \"generatedAt\" FROM \"\(Self.table)\" WHERE \"type\" = ?1 AND \"key\" = ?2")
         select = s
         s.bindValue(.text(table), 1)
-        s.bindValue(key, 2)
+        s.bindValue(Self.keyText(key), 2)
         defer { s.reset() }
         var out: [Int: SQLValue] = [:]
         while try s.step() {
@@ -141,15 +147,13 @@ final class FieldGenerations {
     func replace(table: String, key: SQLValue, with generations: [Int: SQLValue], columns: [String]) throws {
         if !exists {
             guard !generations.isEmpty else { return }
-            try connection.execute(
-                "CREATE TABLE IF NOT EXISTS \"\(Self.table)\" (\"type\" TEXT NOT NULL, \"key\" NOT NULL, \"property\" TEXT NOT NULL, "
-                    + "\"generatedAt\", PRIMARY KEY (\"type\", \"key\", \"property\")) WITHOUT ROWID")
+            try connection.execute(StorageLayout.fieldGenerationsSQL)
             exists = true
         }
         let d = try delete ?? connection.prepare("DELETE FROM \"\(Self.table)\" WHERE \"type\" = ?1 AND \"key\" = ?2")
         delete = d
         d.bindValue(.text(table), 1)
-        d.bindValue(key, 2)
+        d.bindValue(Self.keyText(key), 2)
         _ = try d.step()
         d.reset()
         guard !generations.isEmpty else { return }
@@ -158,7 +162,7 @@ final class FieldGenerations {
         insert = ins
         for (i, g) in generations.sorted(by: { $0.key < $1.key }) {
             ins.bindValue(.text(table), 1)
-            ins.bindValue(key, 2)
+            ins.bindValue(Self.keyText(key), 2)
             ins.bindValue(.text(columns[i]), 3)
             ins.bindValue(g, 4)
             _ = try ins.step()

@@ -7,7 +7,7 @@ import UrnaStore
 /// nothing behind.
 public enum PostgresTransfer {
     static func q(_ name: String) -> String { Identifier.quoted(name) }
-    static let metadataTables = [StorageLayout.schemaTable, StorageLayout.historyTable]
+    static let metadataTables = [StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable]
 
     /// Whether `name` exists as a table (or view) in the connection's search path.
     public static func relationExists(_ name: String, in pg: PostgresConnection) throws -> Bool {
@@ -156,14 +156,18 @@ public enum PostgresTransfer {
             let info = try sqlite.rows("PRAGMA table_info(\(q(table)))")
             var defs: [String] = []
             var columns: [(name: String, kind: PostgresColumnKind)] = []
+            var primaryKey: [(Int64, String)] = []
             for row in info {
                 guard case .text(let name) = row[1] else { continue }
                 let kind = PostgresColumnKind.ofSQLiteType({ if case .text(let s) = row[2] { s } else { "" } }())
                 var d = "\(q(name)) \(kind.columnType)"
                 if case .integer(1) = row[3] { d += " NOT NULL" }
-                if case .integer(let pk) = row[5], pk > 0 { d += " PRIMARY KEY" }
+                if case .integer(let pk) = row[5], pk > 0 { primaryKey.append((pk, name)) }
                 defs.append(d)
                 columns.append((name, kind))
+            }
+            if !primaryKey.isEmpty {
+                defs.append("PRIMARY KEY (" + primaryKey.sorted { $0.0 < $1.0 }.map { q($0.1) }.joined(separator: ", ") + ")")
             }
             if try relationExists(table, in: pg) {
                 let have = Set(try serverColumns(table, in: pg).map(\.name))
@@ -284,6 +288,7 @@ public enum PostgresTransfer {
     /// The metadata rows, adding any `_urna_history` column a newer urna recorded there.
     static func pullMetadata(from pg: PostgresConnection, to c: Connection) throws {
         for table in metadataTables where try relationExists(table, in: pg) {
+            if table == StorageLayout.fieldGenerationsTable { try c.execute(StorageLayout.fieldGenerationsSQL) }
             let have = Set(
                 try c.rows("PRAGMA table_info(\(q(table)))").compactMap { r -> String? in
                     if case .text(let s) = r[1] { s } else { nil }

@@ -19,6 +19,11 @@ public enum StorageLayout {
     public static let fieldGenerationsTable = "_urna_field_generations"
     /// Store tables a file may or may not have (a shape check neither wants nor refuses them).
     public static let optionalMetadataTables: Set<String> = [fieldGenerationsTable]
+    /// The field generations table (keys as text, whatever the type's key type).
+    public static let fieldGenerationsSQL = """
+        CREATE TABLE IF NOT EXISTS "\(fieldGenerationsTable)" ("type" TEXT NOT NULL, "key" TEXT NOT NULL, \
+        "property" TEXT NOT NULL, "generatedAt" TEXT, PRIMARY KEY ("type", "key", "property")) WITHOUT ROWID
+        """
 
     /// Name of the table holding a list property.
     public static func listTable(type: String, property: String) -> String { "\(type)_\(property)" }
