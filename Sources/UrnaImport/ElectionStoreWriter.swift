@@ -8,6 +8,8 @@ import UrnaStore
 final class ElectionStoreWriter {
     let connection: Connection
     private let candidates: UpsertStatements
+    /// Candidacies whose stored CPF, e-mail or voter ID (kept by an earlier run) this run erased.
+    var personalDataErased: Int { candidates.replacedErased }
     private let goods: UpsertStatements
     private let elections: UpsertStatements
     private let parties: UpsertStatements

@@ -241,6 +241,12 @@ struct ImportRun {
         report(.linkingVices)
         for election in catalogue.electionIDs { summary.headsWithVice += try writer.linkVices(election: election) }
         for (type, c) in writer.catalogueCounts { set(type, c) }
+        if writer.personalDataErased > 0 {
+            summary.warnings.append(
+                "the CPF, e-mail and voter ID of \(writer.personalDataErased) candidacies, kept by an earlier "
+                    + "--keep-personal-data import, were erased: this import keeps no personal data (run it with "
+                    + "--keep-personal-data to keep them)")
+        }
         set("Candidate", writer.candidateRows.counts)
         set("Good", writer.goodRows.counts)
     }

@@ -32,6 +32,9 @@ final class UpsertStatements {
     private let replaced: [Int]
     /// The generations of values older than their row's (shared by a writer's upserts).
     private let fieldGenerations: FieldGenerations
+    /// Stored rows whose known values in the `replacing` columns this run erased (personal data a run without
+    /// `keepPersonalData` drops), for the summary.
+    private(set) var replacedErased = 0
 
     init(
         connection: Connection, table: String, columns: [String],
@@ -84,10 +87,13 @@ final class UpsertStatements {
         let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
         var (merged, mergedGenerations) = GenerationMerge.merge(
             stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations)
+        var erased = false
         for i in replaced {
+            if GenerationMerge.isUnknown(row[i]) && !GenerationMerge.isUnknown(merged[i]) { erased = true }
             merged[i] = row[i]
             mergedGenerations[i] = GenerationMerge.isUnknown(row[i]) || row[1] == merged[1] ? nil : row[1]
         }
+        if erased { replacedErased += 1 }
         if mergedGenerations != storedGenerations {
             try fieldGenerations.replace(table: table, key: row[0], with: mergedGenerations, columns: columns)
         }

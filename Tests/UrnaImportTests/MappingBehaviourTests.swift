@@ -38,9 +38,11 @@ import UrnaStore
         #expect(
             try c.rows("SELECT cpf, email, voterId FROM Candidate")[0]
                 == [.text("12345678901"), .text("FULANO@EXAMPLE.COM"), .text("092264880230")])
-        // Importing again without the option removes them.
-        _ = try ImportTestSupport.importFiles([file], into: db)
+        #expect(!kept.warnings.contains { $0.contains("were erased") })
+        // Importing again without the option removes them, and says so.
+        let dropped = try ImportTestSupport.importFiles([file], into: db)
         #expect(try ImportTestSupport.integer(db, sql) == 1)
+        #expect(dropped.warnings.contains { $0.contains("of 1 candidacies, kept by an earlier --keep-personal-data import, were erased") }, "\(dropped.warnings)")
     }
 
     @Test func moneyIsStoredAsExactCents() throws {
