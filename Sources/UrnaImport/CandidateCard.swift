@@ -65,7 +65,13 @@ public enum CandidateCard {
             return (id, e, code, unit, unitName)
         }
         if let election { matches = matches.filter { $0.election == election || $0.code.map(String.init) == election } }
-        if let unit { matches = matches.filter { $0.unit == unit } }
+        if let unit {
+            // SG_UE as typed: any letter case, and municipality codes with or without their leading zeros.
+            let number = Int(unit)
+            matches = matches.filter {
+                $0.unit.caseInsensitiveCompare(unit) == .orderedSame || (number != nil && Int($0.unit) == number)
+            }
+        }
         guard let match = matches.first else {
             throw CardError.notFound(sequence: sequence, election: election, unit: unit)
         }

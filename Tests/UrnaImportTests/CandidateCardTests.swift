@@ -92,6 +92,7 @@ import UrnaStore
         }
         #expect(try renderCandidate(store: store, sequence: 6, election: nil, unit: "01570").hasPrefix("BIA\n"))
         #expect(try renderCandidate(store: store, sequence: 6, election: nil, unit: "01120").hasPrefix("ANA\n"))
+        #expect(try renderCandidate(store: store, sequence: 6, election: nil, unit: "1120").hasPrefix("ANA\n"), "leading zeros optional")
         #expect(throws: CandidateCard.CardError.notFound(sequence: 6, election: nil, unit: "99999")) {
             _ = try renderCandidate(store: store, sequence: 6, election: nil, unit: "99999")
         }
