@@ -174,8 +174,9 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
 
     /// True when some byte is 0x80 or above.
     /// The offset and length of the first UTF-8 character that Latin-1 text would not hold: two bytes for
-    /// U+0080...U+00FF (0xC2 or 0xC3, then 0x80...0xBF: Portuguese letters, ç is 0xC3 0xA7) or three bytes
-    /// (0xE0...0xEF, then two of 0x80...0xBF: dashes, curly quotes, €), not followed by a further continuation
+    /// U+0080...U+00FF (0xC2 or 0xC3, then 0x80...0xBF: Portuguese letters, ç is 0xC3 0xA7), three bytes
+    /// (0xE0...0xEF, then two of 0x80...0xBF: dashes, curly quotes, €) or four (0xF0...0xF4, then three: emoji),
+    /// not followed by a further continuation
     /// byte. In Latin-1 the same bytes read as 'Ã', 'Â' or 'â' followed by controls or symbols (§, ª, º, ...),
     /// which no name or text in these files holds. 'Ã' or 'Â' before a no-break space (0xA0) is left alone:
     /// IRMÃ + NBSP is real Latin-1 text. Nil when there is none.
@@ -193,6 +194,13 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
                 let after = i + 3 < bytes.count ? bytes[i + 3] : 0
                 if isContinuation(bytes[i + 1]) && isContinuation(bytes[i + 2]) && !isContinuation(after) {
                     return (i, 3)
+                }
+            } else if b >= 0xF0 && b <= 0xF4, i + 3 < bytes.count {  // four bytes: emoji and other planes
+                let after = i + 4 < bytes.count ? bytes[i + 4] : 0
+                if isContinuation(bytes[i + 1]) && isContinuation(bytes[i + 2]) && isContinuation(bytes[i + 3])
+                    && !isContinuation(after)
+                {
+                    return (i, 4)
                 }
             }
             i += 1

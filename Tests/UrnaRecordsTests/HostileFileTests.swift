@@ -388,11 +388,13 @@ struct HostileFileTests {
         var more = bytes
         more += Array("\"APARTAMENTO ".utf8) + [0xE2, 0x80, 0x93] + Array(" CENTRO\";x\n".utf8)
         more += Array("\"RUA IRM".utf8) + [0xC3, 0xA0] + Array("DULCE\";\"".utf8) + [0xC2, 0xA0] + Array("\"\n".utf8)
+        more += Array("\"VOTE 13 ".utf8) + [0xF0, 0x9F, 0x97, 0xB3] + Array("\";x\n".utf8)  // a ballot-box emoji
         try Data(more).write(to: URL(fileURLWithPath: path))
         let again = try Self.csvResults(path)
         let dash = try #require(again[3_003].malformed)
         #expect(dash.reason.contains("bytes 0xE2 0x80 0x93 are the UTF-8 character '–'"), "\(dash.reason)")
         #expect(again[3_004].fields == ["RUA IRMÃ\u{A0}DULCE", "Â\u{A0}"])
+        #expect(again[3_005].malformed?.reason.contains("bytes 0xF0 0x9F 0x97 0xB3 are the UTF-8 character") == true)
     }
 
     @Test("Invalid UTF-8 in an XML file without an encoding declaration is refused with line and column")
