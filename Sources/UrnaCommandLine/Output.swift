@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 import UrnaStore
 
 /// Hand-built JSON text: keys stay in the order given, numbers stay exact (money is not a Double).
@@ -36,6 +37,26 @@ enum JSONText {
 
 /// CSV text as RFC 4180 writes it (comma, quotes doubled).
 enum CSVText {
+    /// Counts the cells of a CSV output that a spreadsheet would run as formulas, and says so at the end.
+    struct FormulaCells {
+        private(set) var count = 0
+        private var first: (row: Int, column: String)?
+
+        mutating func note(_ text: String, row: Int, column: String) {
+            guard SpreadsheetFormula.looksLikeFormula(text) else { return }
+            count += 1
+            if first == nil { first = (row, column) }
+        }
+
+        /// The warning on stderr, when there were such cells.
+        func warn() {
+            guard count > 0, let first else { return }
+            CLI.printError(
+                "warning: \(count) cell\(count == 1 ? " begins" : "s begin") like a spreadsheet formula (first: row "
+                    + "\(first.row), column \(first.column)): a spreadsheet opening this output may run them")
+        }
+    }
+
     static func field(_ s: String) -> String {
         if s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r") {
             return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -106,9 +106,15 @@ enum QueryCommand {
             print(out)
         } else if p.has("csv") {
             print(projection.fields.map { CSVText.field($0.name) }.joined(separator: ","))
+            var formulas = CSVText.FormulaCells()
+            var row = 0
             for o in try results.objects() {
-                print(try projection.apply(to: o).map { CSVText.field(CSVText.output($0.1)) }.joined(separator: ","))
+                row += 1
+                let cells = try projection.apply(to: o).map { ($0.0, CSVText.output($0.1)) }
+                for (name, cell) in cells { formulas.note(cell, row: row, column: name) }
+                print(cells.map { CSVText.field($0.1) }.joined(separator: ","))
             }
+            formulas.warn()
         } else if p.has("table") {
             var table = TableText(header: projection.fields.map(\.name)) { print($0) }
             var n = 0

@@ -102,10 +102,14 @@ enum SQLCommand {
         switch format {
         case .csv:
             if !names.isEmpty { emit(names.map(CSVText.field).joined(separator: ",")) }
+            var formulas = CSVText.FormulaCells()
             while let row = try next() {
                 count += 1
-                emit(row.map { CSVText.field(plain($0)) }.joined(separator: ","))
+                let cells = row.map(plain)
+                for (i, cell) in cells.enumerated() { formulas.note(cell, row: count, column: i < names.count ? names[i] : "\(i + 1)") }
+                emit(cells.map(CSVText.field).joined(separator: ","))
             }
+            formulas.warn()
         case .json:
             buffer = "["
             while let row = try next() {

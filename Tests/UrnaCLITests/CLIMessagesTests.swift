@@ -110,6 +110,13 @@ struct CLIMessagesTests {
         #expect(quoted.code == 0 && quoted.stderr.contains("1 cell that began like a spreadsheet formula was written with a leading '"), "\(quoted.stderr)")
         #expect(try String(contentsOfFile: safe, encoding: .isoLatin1).contains("\";\"'+ R$203,54 - "))
         #expect(try CLIRunner.run(["export", "--db", db, "--format", "json", "--spreadsheet-safe"]).code == 64)
+        // query --csv and sql --csv warn the same way.
+        let query = try CLIRunner.run(["query", "--db", db, "Good", "--csv"])
+        #expect(query.code == 0 && query.stderr.contains("warning: 1 cell begins like a spreadsheet formula (first: row"), "\(query.stderr)")
+        let sql = try CLIRunner.run(["sql", "--db", db, "SELECT goodDescription FROM Good WHERE goodDescription LIKE '+%'", "--csv"])
+        #expect(sql.code == 0 && sql.stderr.contains("warning: 1 cell begins like a spreadsheet formula (first: row 1, column goodDescription)"), "\(sql.stderr)")
+        let table = try CLIRunner.run(["sql", "--db", db, "SELECT goodDescription FROM Good WHERE goodDescription LIKE '+%'"])
+        #expect(!table.stderr.contains("formula"), "tables are for reading, not for spreadsheets")
     }
 
     @Test("No help mentions seed 000; export --help no longer says import skips <coligacao>")
