@@ -61,12 +61,28 @@ enum InputChecks {
     /// The `application_id` of an SQLite file (big-endian at offset 68 of its header), nil when the file is
     /// not an SQLite file or is too short to have one.
     static func applicationID(_ path: String) -> UInt32? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 72)
-        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 72) }
-        guard n == 72, header.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
+        let header = firstBytes(path, 72)
+        guard header.count == 72, header.starts(with: sqliteMagic) else { return nil }
         return header[68..<72].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// Whether a file that has bytes starts as every SQLite database does ("SQLite format 3\0"); nil when it
+    /// has none or cannot be read (an empty file is a new database to SQLite).
+    static func looksLikeSQLite(_ path: String) -> Bool? {
+        let head = firstBytes(path, sqliteMagic.count)
+        return head.isEmpty ? nil : head == sqliteMagic
+    }
+
+    static let sqliteMagic = Array("SQLite format 3\0".utf8)
+
+    /// Up to `count` bytes from the start of `path` (fewer for a short file, none when it cannot be opened),
+    /// without blocking on a FIFO.
+    private static func firstBytes(_ path: String, _ count: Int) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+        return n > 0 ? Array(bytes.prefix(n)) : []
     }
 }

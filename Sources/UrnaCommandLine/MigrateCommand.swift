@@ -55,13 +55,13 @@ enum MigrateCommand {
         var options = MigrationOptions()
         options.appVersion = context.ledgerVersion
         options.vacuum = p.has("vacuum")
+        let schemas = context.families.flatMap { $0.versions.map(\.schema) }
         for name in p.values["allow-loss"] ?? [] {
             guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix(".") else {
                 throw UsageError("--allow-loss takes TYPE.PROPERTY (or TYPE for a removed type), not '\(name)'")
             }
             // A misspelt allowance would silently allow nothing: it must name a type (and property) of a version.
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-            let schemas = context.families.flatMap { $0.versions.map(\.schema) }
             let known = schemas.contains { s in
                 guard let t = s[type: parts[0]] else { return false }
                 return parts.count == 1 || t[property: parts[1]] != nil
@@ -76,9 +76,7 @@ enum MigrateCommand {
         if p.has("dry-run") {
             // The registry reads the family from a private copy: the file itself is never opened, so a file that is
             // no SQLite database at all is told apart by its header here (the copy would fail less clearly).
-            if let file = FileHandle(forReadingAtPath: path), let head = try? file.read(upToCount: 16), !head.isEmpty,
-                !head.elementsEqual(Array("SQLite format 3\0".utf8))
-            {
+            if InputChecks.looksLikeSQLite(path) == false {
                 throw CLIError(ExitCode.badData, "\(DatabaseName.of(path)) is not an SQLite database: give --db the path of an Urna file")
             }
             do {

@@ -39,21 +39,19 @@ enum JSONText {
 enum CSVText {
     /// Counts the cells of a CSV output that a spreadsheet would run as formulas, and says so at the end.
     struct FormulaCells {
-        private(set) var count = 0
-        private var first: (row: Int, column: String)?
+        private var tally = SpreadsheetFormula.Tally()
 
         mutating func note(_ text: String, row: Int, column: String) {
-            guard SpreadsheetFormula.looksLikeFormula(text) else { return }
-            count += 1
-            if first == nil { first = (row, column) }
+            tally.note(text, place: "row \(row), column \(column)")
         }
 
         /// The warning on stderr, when there were such cells.
         func warn() {
-            guard count > 0, let first else { return }
+            guard let first = tally.first else { return }
+            let n = tally.count
             CLI.printError(
-                "warning: \(count) cell\(count == 1 ? " begins" : "s begin") like a spreadsheet formula (first: row "
-                    + "\(first.row), column \(first.column)): a spreadsheet opening this output may run them")
+                "warning: \(n) cell\(n == 1 ? " begins" : "s begin") like a spreadsheet formula (first: \(first)): "
+                    + "a spreadsheet opening this output may run them")
         }
     }
 

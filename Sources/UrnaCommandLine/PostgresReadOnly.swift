@@ -36,14 +36,12 @@ enum PostgresReadOnly {
 
     /// Why `sql` may not run read-only, or nil when it may.
     static func refusal(_ sql: String) -> String? {
+        let tokens = tokenize(sql)
         // U&"..." identifiers spell names with escapes (U&"\006Co_import" is lo_import), which the checks below
         // would not see: not taken read-only.
-        if sql.range(of: #"[Uu]&\s*""#, options: .regularExpression) != nil
-            && tokenize(sql).contains(.ampersandQuote)
-        {
+        if tokens.contains(.ampersandQuote) {
             return "U&\"...\" identifiers (names written with escapes) cannot be checked"
         }
-        let tokens = tokenize(sql)
         var atStatementStart = true
         for (k, t) in tokens.enumerated() {
             switch t {
@@ -112,7 +110,7 @@ enum PostgresReadOnly {
                 }
                 continue
             }
-            if c == 36, let tagEnd = dollarTagEnd(b, from: i) {  // $tag$ ... $tag$
+            if c == 36, let tagEnd = PostgresParameters.dollarTagEnd(b, from: i) {  // $tag$ ... $tag$
                 let tag = Array(b[i...tagEnd])
                 var j = tagEnd + 1
                 while j < b.count, !(b[j] == 36 && j + tag.count <= b.count && Array(b[j..<(j + tag.count)]) == tag) { j += 1 }
@@ -186,18 +184,6 @@ enum PostgresReadOnly {
             i += 1
         }
         return out
-    }
-
-    /// The index of the closing `$` of a dollar-quote tag starting at `start` (`$$` or `$tag$`, the tag a name
-    /// that may hold any non-ASCII letter, as PostgreSQL reads it), or nil.
-    static func dollarTagEnd(_ b: [UInt8], from start: Int) -> Int? {
-        var j = start + 1
-        guard j < b.count else { return nil }
-        if b[j] == 36 { return j }
-        func isTagStart(_ c: UInt8) -> Bool { (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c == 95 || c >= 128 }
-        guard isTagStart(b[j]) else { return nil }
-        while j < b.count, isTagStart(b[j]) || (b[j] >= 48 && b[j] <= 57) { j += 1 }
-        return j < b.count && b[j] == 36 ? j : nil
     }
 
     /// Appends a word, joining it to a preceding `schema.` part.

@@ -149,10 +149,13 @@ enum PostgresParameters {
     static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
 
     /// Where the opening `$tag$` of a dollar-quoted string starting at `start` ends, or nil (`$1` is not one).
+    /// The tag is a name as PostgreSQL reads one: letters (any non-ASCII byte counts as one), digits after the
+    /// first, `_`.
     static func dollarTagEnd(_ b: [UInt8], from start: Int) -> Int? {
-        if start > 0, isNameByte(b[start - 1]) { return nil }  // part of an identifier (a$b$)
+        func isTagByte(_ c: UInt8) -> Bool { isNameByte(c) || c >= 128 }
+        if start > 0, isTagByte(b[start - 1]) { return nil }  // part of an identifier (a$b$)
         var j = start + 1
-        while j < b.count, isNameByte(b[j]), !(j == start + 1 && isDigit(b[j])) { j += 1 }
+        while j < b.count, isTagByte(b[j]), !(j == start + 1 && isDigit(b[j])) { j += 1 }
         return j < b.count && b[j] == 36 ? j : nil
     }
 

@@ -35,8 +35,7 @@ public final class ElectionExporter {
     /// The compiled filter on `t0` (the exported type's rows), if any.
     let filter: (sql: String, bindings: [SQLValue])?
     /// CSV cells seen that begin like a spreadsheet formula, and the first one's place (for the summary).
-    var formulaLikeCells = 0
-    var firstFormulaLikeCell: String?
+    var formulas = SpreadsheetFormula.Tally()
 
     /// Checks the options against the file (type, format, encoding, predicate) before anything is written.
     ///
@@ -113,8 +112,7 @@ public final class ElectionExporter {
         }
         try sink.flush()
         summary.bytes = sink.bytesWritten
-        summary.formulaLikeCells = formulaLikeCells
-        summary.firstFormulaLikeCell = firstFormulaLikeCell
+        summary.formulas = formulas
         return summary
     }
 
@@ -223,10 +221,8 @@ public final class ElectionExporter {
         column: @autoclosure () -> String
     ) throws {
         do {
-            if escaping == .csv, SpreadsheetFormula.looksLikeFormula(text) {
-                formulaLikeCells += 1
-                if firstFormulaLikeCell == nil { firstFormulaLikeCell = "\(type) \(key), column \(column())" }
-                if options.spreadsheetSafe { try sink.byte(UInt8(ascii: "'")) }
+            if escaping == .csv, formulas.note(text, place: "\(type) \(key), column \(column())"), options.spreadsheetSafe {
+                try sink.byte(UInt8(ascii: "'"))
             }
             try sink.text(text, escaping)
         } catch let u as ExportSink.Unencodable {

@@ -38,9 +38,9 @@ public struct ExportOptions: Sendable {
     /// When the export ran. DT_GERACAO / HH_GERACAO are not this: every row carries the generation its object
     /// was read from (so re-importing an export never makes old data look newer), `#NULO#` when unknown.
     public var generatedAt: Date
-    /// CSV only: a cell a spreadsheet would run as a formula (`=`, `+`, `@`, a tab or CR first, or `-` before
-    /// something that is not a number) is written with a leading `'`. Off by default: the file then gives back
-    /// exactly what was imported, and the summary counts such cells (`formulaLikeCells`).
+    /// CSV only: a cell a spreadsheet would run as a formula (see `SpreadsheetFormula.looksLikeFormula`) is
+    /// written with a leading `'`. Off by default: the file then gives back exactly what was imported, and the
+    /// summary counts such cells (`formulaLikeCells`).
     public var spreadsheetSafe = false
 
     /// Options for an export in `format`.
@@ -76,8 +76,10 @@ public struct ExportSummary: Sendable, Equatable {
     public var bytes: Int64 = 0
     /// CSV cells that begin like a spreadsheet formula (see `ExportOptions.spreadsheetSafe`): prefixed with `'`
     /// when that is on, written as they are otherwise; `firstFormulaLikeCell` names the first.
-    public var formulaLikeCells = 0
-    public var firstFormulaLikeCell: String?
+    public var formulaLikeCells: Int { formulas.count }
+    public var firstFormulaLikeCell: String? { formulas.first }
+    /// The count and place behind the two above.
+    public var formulas = SpreadsheetFormula.Tally()
 
     /// One line for people: `2388 Candidate objects (8583 goods), 4.1 MB`.
     public var line: String {
@@ -92,6 +94,23 @@ public struct ExportSummary: Sendable, Equatable {
 
 /// Cells a spreadsheet would take for a formula when it opens a CSV file (OWASP's "CSV injection").
 public enum SpreadsheetFormula {
+    /// How many cells of an output looked like formulas, and where the first was.
+    public struct Tally: Sendable, Equatable {
+        public private(set) var count = 0
+        public private(set) var first: String?
+
+        public init() {}
+
+        /// Counts `text` when it looks like a formula (`place` names it, for the first one); true when it does.
+        @discardableResult
+        public mutating func note(_ text: String, place: @autoclosure () -> String) -> Bool {
+            guard SpreadsheetFormula.looksLikeFormula(text) else { return false }
+            count += 1
+            if first == nil { first = place() }
+            return true
+        }
+    }
+
     /// Whether `text` begins like a formula: `=`, `+`, `-`, `@`, a tab or a carriage return first, unless the
     /// whole cell is a plain number (`-1`, `-0,5`, `12.5`), which a spreadsheet reads as a number.
     public static func looksLikeFormula(_ text: String) -> Bool {

@@ -106,7 +106,6 @@ final class UpsertStatements {
         update.reset()
         return .updated(rowid)
     }
-
 }
 
 /// Where the generation of a value older than its row's is kept: the table `_urna_field_generations` (object

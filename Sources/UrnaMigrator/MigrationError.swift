@@ -40,9 +40,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case invalidFamily(family: String, problems: [String])
     /// A plain SQLite file's tables do not match the version it was to be adopted at; nothing was changed.
     case adoptionRefused(path: String, family: String, version: Int, differences: [String])
-
-    /// How an adoption refusal of a file that already records a schema begins.
-    static let alreadyUrna = "it is already an Urna file"
+    /// The file to adopt already records a schema (another version or family than the one asked): it is migrated,
+    /// not adopted; nothing was changed.
+    case alreadyAdopted(path: String, family: String, version: Int)
     /// Another process is migrating (or writing) the file right now; nothing was changed.
     case busy(path: String)
     /// The run was cancelled (`MigrationCancellation`, or the task running it); it was rolled back.
@@ -60,7 +60,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .alreadyCurrent: 0
         case .fileNotFound: 66
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
-            .refused, .validationFailed, .planOutdated, .adoptionRefused, .olderThanSupported:
+            .refused, .validationFailed, .planOutdated, .adoptionRefused, .alreadyAdopted, .olderThanSupported:
             65
         case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
             .cancelled:
@@ -132,8 +132,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "\(e); the file was not changed"
         case .invalidFamily(let f, let problems):
             return "the schema family \(f) is declared inconsistently: " + problems.joined(separator: "; ")
-        case .adoptionRefused(let p, _, _, let diffs) where diffs.count == 1 && diffs[0].hasPrefix(Self.alreadyUrna):
-            return "\(p) cannot be adopted: \(diffs[0]); the file was not changed"
+        case .alreadyAdopted(let p, let f, let v):
+            return "\(p) cannot be adopted: it is already an Urna file (\(f) version \(v)): migrate it instead; "
+                + "the file was not changed"
         case .adoptionRefused(let p, let f, let v, let diffs):
             return
                 "\(p) cannot be adopted as \(f) version \(v): its tables differ from that version's storage contract:\n"

@@ -84,9 +84,7 @@ extension Migrator {
                 if recorded.family == family.name && recorded.version == version {
                     throw MigrationError.alreadyCurrent(path: displayPath, family: recorded.family, version: recorded.version)
                 }
-                throw refused([
-                    "\(MigrationError.alreadyUrna) (\(recorded.family) version \(recorded.version)): migrate it instead"
-                ])
+                throw MigrationError.alreadyAdopted(path: displayPath, family: recorded.family, version: recorded.version)
             }
             if try c.tableExists(StorageLayout.schemaTable) || c.tableExists(StorageLayout.historyTable) {
                 throw refused(["it has a \(StorageLayout.schemaTable) or \(StorageLayout.historyTable) table of its own"])

@@ -360,7 +360,28 @@ public enum PostgresURL {
     /// The location with its password replaced by `***` wherever it appears (`user:secret@`, `?password=`,
     /// conninfo `password=...`), also when libpq cannot parse the location.
     public static func redacted(_ location: String) -> String {
-        var out = redactedByShape(location)
+        replacing(passwords(in: location), in: redactedByShape(location))
+    }
+
+    /// `text` with every form of the password `location` holds (as written, percent-decoded, as libpq
+    /// reads it) replaced by `***`, and any `scheme://user:secret@` or `password=` in it masked.
+    public static func scrub(_ text: String, secretsOf location: String) -> String {
+        maskCredentials(replacing(passwords(in: location), in: text))
+    }
+
+    /// Every form of the password `location` holds: as written in a URL's authority and percent-decoded, and as
+    /// libpq reads it (URL or conninfo) and percent-encoded; longest first, so no form is half masked.
+    static func passwords(in location: String) -> [String] {
+        var found: [String] = []
+        if let schemeEnd = location.range(of: "://") {
+            let rest = location[schemeEnd.upperBound...]
+            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
+            if let at = rest[..<queryStart].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+                let raw = String(rest[rest.index(after: colon)..<at])
+                found.append(raw)
+                if let decoded = raw.removingPercentEncoding { found.append(decoded) }
+            }
+        }
         var error: UnsafeMutablePointer<CChar>?
         if let options = PQconninfoParse(location, &error) {
             defer { PQconninfoFree(options) }
@@ -368,48 +389,20 @@ public enum PostgresURL {
             while let keyword = o.pointee.keyword {
                 if String(cString: keyword) == "password", let v = o.pointee.val {
                     let password = String(cString: v)
-                    if !password.isEmpty {
-                        out = out.replacingOccurrences(of: password, with: "***")
-                        if let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
-                            out = out.replacingOccurrences(of: encoded, with: "***")
-                        }
+                    found.append(password)
+                    if let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
+                        found.append(encoded)
                     }
                 }
                 o = o.advanced(by: 1)
             }
         }
         if let error { PQfreemem(error) }
-        return out
+        return Set(found.filter { !$0.isEmpty }).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }
 
-    /// `text` with every form of the password `location` holds (as written, percent-decoded, as libpq
-    /// reads it) replaced by `***`, and any `scheme://user:secret@` or `password=` in it masked.
-    public static func scrub(_ text: String, secretsOf location: String) -> String {
-        var secrets: [String] = []
-        if let schemeEnd = location.range(of: "://") {
-            let rest = location[schemeEnd.upperBound...]
-            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
-            if let at = rest[..<queryStart].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
-                let raw = String(rest[rest.index(after: colon)..<at])
-                secrets.append(raw)
-                if let decoded = raw.removingPercentEncoding { secrets.append(decoded) }
-            }
-        }
-        var error: UnsafeMutablePointer<CChar>?
-        if let options = PQconninfoParse(location, &error) {
-            defer { PQconninfoFree(options) }
-            var o = options
-            while let keyword = o.pointee.keyword {
-                if String(cString: keyword) == "password", let v = o.pointee.val { secrets.append(String(cString: v)) }
-                o = o.advanced(by: 1)
-            }
-        }
-        if let error { PQfreemem(error) }
-        var out = text
-        for secret in secrets.filter({ $0.count >= 1 }).sorted(by: { $0.count > $1.count }) {
-            out = out.replacingOccurrences(of: secret, with: "***")
-        }
-        return maskCredentials(out)
+    private static func replacing(_ secrets: [String], in text: String) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
     }
 
     /// Any `scheme://user:secret@` (whatever the scheme's case, one slash or two) and `password=...` in `text`

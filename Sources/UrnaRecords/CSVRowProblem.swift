@@ -9,7 +9,7 @@ enum CSVRowProblem: Equatable {
     case recordTooLong(field: Int, limit: Int)
     case tooManyFields(limit: Int)
     case invalidUTF8(field: Int, byte: UInt8)
-    /// A UTF-8 character (two or three bytes) in a file read as Latin-1 or Windows-1252 from its first 64 KiB.
+    /// A UTF-8 character (two to four bytes) in a file read as Latin-1 or Windows-1252 from its first 64 KiB.
     case utf8InSingleByteFile(field: Int, bytes: [UInt8], encoding: TextEncoding)
 
     /// The 1-based field the problem is in (for too many fields, the first one past the limit).

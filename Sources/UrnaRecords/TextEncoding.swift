@@ -172,12 +172,10 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
         bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
     }
 
-    /// True when some byte is 0x80 or above.
     /// The offset and length of the first UTF-8 character that Latin-1 text would not hold: two bytes for
     /// U+0080...U+00FF (0xC2 or 0xC3, then 0x80...0xBF: Portuguese letters, ç is 0xC3 0xA7), three bytes
     /// (0xE0...0xEF, then two of 0x80...0xBF: dashes, curly quotes, €) or four (0xF0...0xF4, then three: emoji),
-    /// not followed by a further continuation
-    /// byte. In Latin-1 the same bytes read as 'Ã', 'Â' or 'â' followed by controls or symbols (§, ª, º, ...),
+    /// not followed by a further continuation byte. In Latin-1 the same bytes read as 'Ã', 'Â' or 'â' followed by controls or symbols (§, ª, º, ...),
     /// which no name or text in these files holds. 'Ã' or 'Â' before a no-break space (0xA0) is left alone:
     /// IRMÃ + NBSP is real Latin-1 text. Nil when there is none.
     public static func firstUTF8Character(in bytes: UnsafeBufferPointer<UInt8>) -> (offset: Int, length: Int)? {
@@ -208,6 +206,7 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// True when some byte is 0x80 or above.
     public static func containsNonASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
