@@ -100,7 +100,10 @@ final class MigrationRunner {
                 if isCancelled { throw MigrationError.cancelled(path: plan.path) }
                 let executor = StepExecutor(
                     connection: c, step: step, family: family.name, log: log, reporter: reporter,
-                    sampleSize: options.sample, readsAhead: options.readAhead && index == 0 && inWAL)
+                    sampleSize: options.sample, readsAhead: options.readAhead && index == 0 && inWAL,
+                    foreignKeyCheck: index < plan.resolved.count - 1
+                        ? .later : .forRun(steps: plan.resolved.count, firstVersion: plan.fromVersion),
+                    inheritsUncheckedLinks: index > 0)
                 do {
                     try executor.run()
                     report.steps.append(executor.report)

@@ -208,9 +208,40 @@ extension StepExecutor {
         }
     }
 
-    func checkForeignKeys() throws {
+    /// Which steps a dangling reference found now may come from.
+    var foreignKeyScope: String {
+        guard case .forRun(let steps, let first) = foreignKeyCheck, steps > 1 else { return "" }
+        return " (links are checked once, after the run's last step: any of the \(steps) steps from v\(first) may have left it)"
+    }
+
+    /// Before this step clears links to the objects it deleted (`removeDanglingReferences`), checks the links as
+    /// the earlier steps left them when those steps skipped their check: a reference that already pointed at
+    /// nothing must fail the run, not vanish with the cleared ones. Old tables are still as those steps left them
+    /// here (the closure and the copies wrote only staging tables).
+    func checkInheritedLinks() throws {
+        guard inheritsUncheckedLinks, transfers.contains(where: { $0.old != nil && ($0.deleted > 0 || $0.cleared) })
+        else { return }
+        var tables = transfers.filter { $0.old != nil }.map(\.name)
+        tables += analysis.lists.compactMap(\.oldTable) + analysis.droppedLists.map(\.table)
+        try checkForeignKeys(tables: tables, scope: " (left by an earlier step of this run, before v\(step.from.version))")
+    }
+
+    /// `PRAGMA foreign_key_check` over the whole file, or over `tables` only.
+    func checkForeignKeys(tables: [String]? = nil, scope: String? = nil) throws {
         var reported = 0
-        for row in try connection.rows("PRAGMA foreign_key_check") {
+        var rows: [[SQLValue]] = []
+        if let tables {
+            for t in Set(tables).sorted() {
+                let exists = try connection.scalar(
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(t)])
+                guard exists == .integer(1) else { continue }
+                rows += try connection.rows("PRAGMA main.foreign_key_check(\(Identifier.quoted(t)))")
+            }
+        } else {
+            rows = try connection.rows("PRAGMA foreign_key_check")
+        }
+        let scope = scope ?? foreignKeyScope
+        for row in rows {
             guard case .text(let table) = row[0] else { continue }
             let parent = row.count > 2 ? "\(row[2])" : "?"
             var column = "?"
@@ -222,7 +253,7 @@ extension StepExecutor {
             }
             var which = ""
             if case .integer(let rowid) = row[1] {
-                if let t = transfer(table), let n = t.new {
+                if let t = transfer(table), let n = tables == nil ? t.new : t.old {
                     let key = try connection.scalar(
                         "SELECT \(Identifier.quoted(n.keyColumn)) FROM \(Identifier.quoted(table)) WHERE rowid = ?",
                         [.integer(rowid)])
@@ -236,7 +267,7 @@ extension StepExecutor {
                     check: "foreign-key", type: table, property: column,
                     message:
                         "\(which.isEmpty ? "a row" : String(which.dropFirst())) points at a \(parent) that does not exist"
-                ))
+                        + scope))
             reported += 1
             if reported >= log.limit { break }
         }

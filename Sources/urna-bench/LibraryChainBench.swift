@@ -98,8 +98,20 @@ enum LibraryChainBench {
 
     /// The migrator's side: the whole chain in one run, no backup (the peer keeps none either).
     static func childMigrator(_ path: String) throws {
-        let migrator = Migrator(family: LibraryFamily.family)
+        let phases = ProcessInfo.processInfo.environment["URNA_BENCH_PHASES"] == nil ? nil : StepPhases()
+        let migrator = Migrator(family: LibraryFamily.family, reporter: phases)
         _ = try migrator.run(try migrator.plan(path: path), backup: .none)
+        if let phases { FileHandle.standardError.write(Data((phases.lines.joined(separator: "\n") + "\n").utf8)) }
+    }
+
+    /// Each phase of the chain, step by step (with `URNA_BENCH_PHASES` set), to see where the time goes.
+    final class StepPhases: MigrationReporter {
+        var lines: [String] = []
+        var step = "run"
+        func stepStarted(from: Int, to: Int) { step = "v\(from)->v\(to)" }
+        func phaseFinished(_ phase: String, seconds: Double, cpuSeconds: Double) {
+            lines.append(String(format: "%@ %@ %.3f s wall, %.3f s CPU", step, phase, seconds, cpuSeconds))
+        }
     }
 
     /// The same change by hand: each table rebuilt once, in one transaction.
