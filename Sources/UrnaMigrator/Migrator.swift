@@ -13,7 +13,9 @@ public enum BackupPolicy: Sendable, Equatable {
 
 /// How thorough the last check before commit is.
 public enum IntegrityCheck: String, Sendable, Codable {
-    /// `PRAGMA integrity_check`: every page, index and constraint (the default).
+    /// `PRAGMA quick_check` of the whole file (every page, the freelist, NOT NULL and CHECK constraints) and
+    /// `PRAGMA integrity_check` of every table the run wrote, its indexes compared with it entry by entry (the
+    /// default). Tables the run did not write are as they were before it.
     case full
     /// `PRAGMA quick_check`: the same without comparing indexes to their tables; faster.
     case quick

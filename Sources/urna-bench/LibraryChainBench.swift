@@ -109,6 +109,7 @@ enum LibraryChainBench {
         var lines: [String] = []
         var step = "run"
         func stepStarted(from: Int, to: Int) { step = "v\(from)->v\(to)" }
+        func stepFinished(_ report: StepReport) { lines += report.sql.map { "  \(step) SQL: \($0)" } }
         func phaseFinished(_ phase: String, seconds: Double, cpuSeconds: Double) {
             lines.append(String(format: "%@ %@ %.3f s wall, %.3f s CPU", step, phase, seconds, cpuSeconds))
         }

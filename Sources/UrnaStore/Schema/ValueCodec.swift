@@ -164,7 +164,7 @@ public enum ValueCodec {
         case .data: if case .blob(let b) = v { return .data(Data(b)) }
         case .uuid: if case .text(let s) = v, let u = UUID(uuidString: s) { return .uuid(u) }
         case .decimal(let scale):
-            if case .integer(let i) = v { return .decimal(Decimal(sign: i < 0 ? .minus : .plus, exponent: -scale, significand: Decimal(i.magnitude))) }
+            if case .integer(let i) = v { return .decimal(units: i, scale: scale) }
         case .link(let target):
             let keyType = schema?[type: target]?.primaryKey?.type ?? .int64
             return .link(LinkTarget(type: target, key: decodeKey(v, keyType: keyType)))
