@@ -113,7 +113,7 @@ public struct DatabaseShape: Sendable, Equatable {
     /// `compareTableText`, tables are compared column by column only (a file made by hand and adopted).
     public func differences(
         from expected: DatabaseShape, allowExtraIndexes: Bool = false, compareOthers: Bool = false,
-        allowExtraTables: Bool = false, compareTableText: Bool = true
+        allowExtraTables: Bool = false, compareTableText: Bool = true, missingIndexesAllowed: Set<String> = []
     )
         -> [String]
     {
@@ -150,7 +150,7 @@ public struct DatabaseShape: Sendable, Equatable {
             for i in e.indexes {
                 if let ai = a.indexes.first(where: { $0.name == i.name }) {
                     if ai != i { out.append("\(name): index is \(ai), the descriptor says \(i)") }
-                } else {
+                } else if !missingIndexesAllowed.contains(i.name) {
                     out.append("\(name): index \(i) is missing")
                 }
             }

@@ -99,6 +99,7 @@ final class MigrationRunner {
             clock.mark("begin")
             let ledgerStart = RunLedger.lastId(c)
             let inWAL = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
+            let deferredIndexes = DeferredIndexes()
             for (index, step) in plan.resolved.enumerated() {
                 if isCancelled { throw MigrationError.cancelled(path: plan.path) }
                 let executor = StepExecutor(
@@ -106,7 +107,7 @@ final class MigrationRunner {
                     sampleSize: options.sample, readsAhead: options.readAhead && index == 0 && inWAL,
                     foreignKeyCheck: index < plan.resolved.count - 1
                         ? .later : .forRun(steps: plan.resolved.count, firstVersion: plan.fromVersion),
-                    inheritsUncheckedLinks: index > 0)
+                    inheritsUncheckedLinks: index > 0, deferredIndexes: deferredIndexes)
                 do {
                     try executor.run()
                     report.steps.append(executor.report)

@@ -122,9 +122,11 @@ extension StepExecutor {
         let keyType = originType.primaryKey?.type ?? .int64
         let sql: String
         if case .list = p.type {
+            try createDeferredIndexes(on: StorageLayout.listTable(type: origin, property: originProperty))
             sql =
                 "SELECT DISTINCT \"owner\" FROM \(Identifier.quoted(StorageLayout.listTable(type: origin, property: originProperty))) WHERE \"target\" = ? ORDER BY \"owner\""
         } else {
+            try createDeferredIndexes(on: origin)
             sql =
                 "SELECT \(Identifier.quoted(originType.keyColumn)) FROM \(Identifier.quoted(origin)) WHERE \(Identifier.quoted(originProperty)) = ? ORDER BY rowid"
         }

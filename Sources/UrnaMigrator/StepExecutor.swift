@@ -1,6 +1,11 @@
 import Foundation
 import UrnaStore
 
+/// The secondary indexes a run has left for its last step, by name (their CREATE INDEX statements).
+final class DeferredIndexes {
+    var pending: [String: String] = [:]
+}
+
 /// Runs one step inside the runner's transaction: staging tables, the closure, the automatic copies,
 /// key rewrites, table swaps, indexes, the schema record and the step's checks.
 ///
@@ -49,6 +54,10 @@ final class StepExecutor {
     /// there; checking after every step read every link table once per step). `nil`: a single-step run.
     let foreignKeyCheck: ForeignKeyCheck
 
+    /// Secondary indexes of tables a step rebuilt, left for the run's last step to create (a later step that
+    /// rebuilds the table again would throw them away); one object for the whole run.
+    let deferredIndexes: DeferredIndexes
+
     /// An earlier step of the run skipped its link check (`ForeignKeyCheck.later`).
     let inheritsUncheckedLinks: Bool
 
@@ -64,8 +73,9 @@ final class StepExecutor {
     init(
         connection: Connection, step: ResolvedStep, family: String, log: FailureLog, reporter: MigrationReporter?,
         sampleSize: Int, readsAhead: Bool = false, foreignKeyCheck: ForeignKeyCheck = .here,
-        inheritsUncheckedLinks: Bool = false
+        inheritsUncheckedLinks: Bool = false, deferredIndexes: DeferredIndexes = DeferredIndexes()
     ) {
+        self.deferredIndexes = deferredIndexes
         self.inheritsUncheckedLinks = inheritsUncheckedLinks
         self.readsAhead = readsAhead
         self.foreignKeyCheck = foreignKeyCheck
