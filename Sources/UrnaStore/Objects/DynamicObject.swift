@@ -179,9 +179,12 @@ public final class DynamicObject {
     func reloadIfStale() throws {
         guard let store, let key = storedKey else { return }
         if loadedGeneration == store.generation && !store.isInWriteTransaction { return }
+        // The generation before the read, as `Results.keys()` does: one taken after it could be a write's that
+        // committed meanwhile, and the values read before it would pass for current.
+        let generation = store.generation
         guard let row = try store.loadRow(type: type, key: key) else { throw StoreError.invalidated(type: type.name) }
         values = row
-        loadedGeneration = store.generation
+        loadedGeneration = generation
     }
 }
 

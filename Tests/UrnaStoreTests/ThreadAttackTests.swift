@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+import Testing
+import UrnaStore
+
+/// Attacks on one Store used from several threads: caches stamped with the wrong generation.
+@Suite("Live results and objects under concurrent writes")
+struct ThreadAttackTests {
+    static let schema = try! Schema(
+        family: "attack", version: 1,
+        types: [
+            ObjectSchema("Note", [Property("id", .int64, primaryKey: true), Property("text", .string, default: "")])
+        ])
+
+    static func temporaryPath() throws -> (dir: URL, path: String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-attack-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return (dir, dir.appendingPathComponent("notes.sqlite").path)
+    }
+
+    @Test("Results reused on one thread never serve keys older than a write that had finished")
+    func resultsCacheIsNeverStampedNewerThanItsRead() throws {
+        let (dir, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.schema)
+        try store.write { try store.create("Note", value: ["id": 0]) }
+        let committed = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var i = 0
+            while !stop.load(ordering: .relaxed) && i < 200_000 {
+                i += 1
+                try? store.write { try store.create("Note", value: ["id": i]) }
+                committed.store(i, ordering: .sequentiallyConsistent)
+            }
+            done.signal()
+        }
+        let results = try store.objects("Note")
+        let deadline = Date().addingTimeInterval(2)
+        var stale: (seen: Int, finished: Int)?
+        while Date() < deadline {
+            let finished = committed.load(ordering: .sequentiallyConsistent)
+            let last = Int(try results.lastObject()?.primaryKeyValue.intValue ?? -1)
+            if last < finished {
+                stale = (last, finished)
+                break
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        done.wait()
+        #expect(stale == nil, "results served note \(stale?.seen ?? 0) after write \(stale?.finished ?? 0) had returned")
+    }
+
+    @Test("An object read on one thread never keeps values older than a write that had finished")
+    func objectValuesAreNeverStampedNewerThanTheirRead() throws {
+        let (dir, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.schema)
+        try store.write { try store.create("Note", value: ["id": 1, "text": "0"]) }
+        let committed = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var i = 0
+            while !stop.load(ordering: .relaxed) && i < 200_000 {
+                i += 1
+                try? store.write {
+                    try store.create("Note", value: ["id": 1, "text": "\(i)"], update: .modified)
+                }
+                committed.store(i, ordering: .sequentiallyConsistent)
+            }
+            done.signal()
+        }
+        let note = try #require(try store.object(ofType: "Note", forPrimaryKey: 1))
+        let deadline = Date().addingTimeInterval(2)
+        var stale: (seen: Int, finished: Int)?
+        while Date() < deadline {
+            let finished = committed.load(ordering: .sequentiallyConsistent)
+            let seen = Int(try note.value(forKey: "text").stringValue ?? "") ?? -1
+            if seen < finished {
+                stale = (seen, finished)
+                break
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        done.wait()
+        #expect(stale == nil, "the object read text \(stale?.seen ?? 0) after write \(stale?.finished ?? 0) had returned")
+    }
+}
