@@ -87,4 +87,24 @@ struct ThreadAttackTests {
         done.wait()
         #expect(stale == nil, "the object read text \(stale?.seen ?? 0) after write \(stale?.finished ?? 0) had returned")
     }
+
+    @Test("Inside a write, results already read see the write's own inserts and deletes")
+    func resultsInsideAWriteSeeItsOwnChanges() throws {
+        let (dir, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.schema)
+        try store.write {
+            for i in 1...3 { try store.create("Note", value: ["id": i]) }
+        }
+        try store.write {
+            let notes = try store.objects("Note")
+            let first = try notes.object(at: 0)
+            try store.delete(first)
+            #expect(try notes.count == 2)
+            #expect(try notes.object(at: 0).primaryKeyValue == .int(2))
+            try store.create("Note", value: ["id": 9])
+            #expect(try notes.count == 3)
+            #expect(try notes.lastObject()?.primaryKeyValue == .int(9))
+        }
+    }
 }
