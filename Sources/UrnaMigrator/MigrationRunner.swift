@@ -82,6 +82,11 @@ final class MigrationRunner {
             else {
                 throw MigrationError.planOutdated(path: plan.path, reason: "it is now at version \(recorded.version)")
             }
+            // The plan's loss checks read the data as it was then; a writer may have committed since (a value in
+            // a property the plan found all nil, objects in a type it found empty). Checked again here, where
+            // nobody can write any more, so a loss still needs its permission.
+            let losses = Migrator.lossRefusals(plan.resolved, probe: Migrator.DataProbe(connection: c, start: recorded))
+            guard losses.isEmpty else { throw MigrationError.refused(path: plan.path, reasons: losses) }
             if let b = backupPath {
                 // A backup of this version that was already there is replaced by a fresh one; if the run then
                 // fails, that fresh one stays (the file did not change, so it is a backup of it): a run that
