@@ -68,6 +68,14 @@ extension Store {
             // Observers hear about the other commit after this write (they run outside the lock).
             pendingChanges.possiblyChanged.formUnion(schema.tableTypes.map(\.name))
         }
+        if let problem = fileSchemaProblem {
+            // Written with this store's (older) schema, the file's new tables would get values in the old form.
+            try? connection.execute("ROLLBACK")
+            pendingChanges = ChangeSet()
+            writeOpen = false
+            writeLock.unlock()
+            throw StoreError.schemaMismatch(problem)
+        }
     }
 
     /// Commits the open write transaction, then tells observers what changed.
@@ -173,7 +181,28 @@ extension Store {
         guard version != lastDataVersion else { return false }
         lastDataVersion = version
         bumpGeneration()
+        checkRecordedVersion()
         return true
+    }
+
+    /// Notes (in `fileSchemaProblem`) whether the file still records this store's family and version; another
+    /// connection (a migrator) may have upgraded it. Needs the write lock.
+    func checkRecordedVersion() {
+        let rows = try? connection.rows(
+            "SELECT family, version FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
+        guard let row = rows?.first, row.count == 2, case .text(let family) = row[0], case .integer(let v) = row[1]
+        else {
+            // Unreadable now (a table being rebuilt, a damaged file): the write's own statements will say why.
+            return
+        }
+        if family == schema.family, v == Int64(schema.version) {
+            fileSchemaProblem = nil
+        } else {
+            fileSchemaProblem =
+                "\(connection.path) is now at \(family) version \(v) (another connection migrated it), but this store "
+                + "was opened with \(schema.family) version \(schema.version): nothing was written; open the file again "
+                + "with the schema of version \(v)"
+        }
     }
 
     // MARK: - Reads

@@ -19,7 +19,7 @@ import Synchronization
 /// primary keys between tasks).
 public final class Store: @unchecked Sendable {
     // Thread safety: `connection`, `pendingChanges`, `insertPlans`, `deferredWriteError`, `writeOpen`,
-    // `touched` and `lastDataVersion` are only touched by the thread holding `writeLock`; observers live
+    // `touched`, `lastDataVersion` and `fileSchemaProblem` are only touched by the thread holding `writeLock`; observers live
     // behind `observation`; `generationCounter` is atomic. Everything else is immutable.
 
     /// The writer connection (opened serialized). Raw SQL on it from several threads at once is safe for
@@ -37,6 +37,9 @@ public final class Store: @unchecked Sendable {
     var insertPlans: [InsertPlanKey: CachedInsertPlan] = [:]
     let touched = TouchedTables()
     var lastDataVersion: Int64 = 0
+    /// Set when another connection changed the family or version the file records (a migration ran while
+    /// this store had it open): this store's schema no longer describes the file, so its writes are refused.
+    var fileSchemaProblem: String?
     let observation = Mutex(ObserverRegistry())
     /// Held while a refresh (or the poll) looks for other commits and tells observers, so `refresh()` returns
     /// only after observers heard of what was found; always taken before `writeLock`, never after it.
