@@ -48,6 +48,11 @@ extension Store {
 
     /// Opens a write transaction (BEGIN IMMEDIATE), waiting while another thread writes; commit or cancel it
     /// on the same thread (in async code, use `write { }` or `asyncWrite { }`).
+    ///
+    /// Unavailable from async code: across an `await` a task may resume on another thread, whose
+    /// `commitWrite()` then fails and leaves the write lock held for good (every other writer waits forever),
+    /// and other tasks run meanwhile on the first thread would write inside this transaction.
+    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func beginWrite() throws {
         writeLock.lock()
         if writeOpen || connection.isInTransaction {
@@ -81,6 +86,7 @@ extension Store {
     /// Commits the open write transaction, then tells observers what changed.
     ///
     /// Throws (after rolling everything back) the first error a setter recorded during the write.
+    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func commitWrite() throws {
         guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
         if let e = deferredWriteError {
@@ -110,6 +116,7 @@ extension Store {
     }
 
     /// Rolls back the open write transaction; nothing it did remains.
+    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func cancelWrite() {
         guard writeLock.isHeldByCurrentThread else { return }
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }

@@ -19,8 +19,8 @@ import Synchronization
 /// primary keys between tasks).
 public final class Store: @unchecked Sendable {
     // Thread safety: `connection`, `pendingChanges`, `insertPlans`, `deferredWriteError`, `writeOpen`,
-    // `touched`, `lastDataVersion` and `fileSchemaProblem` are only touched by the thread holding `writeLock`; observers live
-    // behind `observation`; `generationCounter` is atomic. Everything else is immutable.
+    // `touched`, `lastDataVersion` and `fileSchemaProblem` are only touched by the thread holding `writeLock`;
+    // observers live behind `observation`; `generationCounter` is atomic. Everything else is immutable.
 
     /// The writer connection (opened serialized). Raw SQL on it from several threads at once is safe for
     /// SQLite but not for its cached statements: use it inside `write` (or from one thread).
