@@ -107,4 +107,21 @@ struct ThreadAttackTests {
             #expect(try notes.lastObject()?.primaryKeyValue == .int(9))
         }
     }
+
+    @Test("Two stores opening the same new file at once both open it")
+    func twoStoresCreatingOneFileAtOnce() throws {
+        let (dir, _) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let failures = ChangeRecorder<String>()
+        for round in 0..<20 {
+            let path = dir.appendingPathComponent("new-\(round).sqlite").path
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                do {
+                    let store = try Store(path: path, schema: Self.schema)
+                    try store.write { try store.create("Note", value: ["id": i]) }
+                } catch { failures.append("round \(round), store \(i): \(error)") }
+            }
+        }
+        #expect(failures.all == [])
+    }
 }

@@ -114,8 +114,10 @@ public final class Store: @unchecked Sendable {
     }
 
     private func installOrVerify(pageSize: Int?) throws {
-        let isEmpty = try connection.integer("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") == 0
-        if isEmpty {
+        func isEmpty() throws -> Bool {
+            try connection.integer("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") == 0
+        }
+        if try isEmpty() {
             if let pageSize {
                 guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
                     throw StoreError.schemaMismatch("page size \(pageSize) is not a power of two from 512 to 65536")
@@ -123,13 +125,28 @@ public final class Store: @unchecked Sendable {
                 // Takes effect only while the file holds no page yet (SQLite ignores it otherwise).
                 try connection.execute("PRAGMA page_size = \(pageSize)")
             }
-            try connection.execute("PRAGMA journal_mode = WAL")
+            // Switching to WAL needs the file to itself, and SQLite answers "database is locked" at once (no busy
+            // wait) while another connection opening the same new file holds it for a moment: try again briefly.
+            var attempts = 0
+            while true {
+                do {
+                    try connection.execute("PRAGMA journal_mode = WAL")
+                    break
+                } catch let e as SQLiteError where e.isBusy && attempts < 250 {
+                    attempts += 1
+                    usleep(20_000)
+                }
+            }
+            var created = false
             try transaction {
+                // Another store or process may have created the file since the look above: verified below then.
+                guard try isEmpty() else { return }
                 try connection.execute(StorageLayout.metadataSQL)
                 for sql in StorageLayout.createSQL(for: schema) { try connection.execute(sql) }
                 try recordSchema(schema, in: connection)
+                created = true
             }
-            return
+            if created { return }
         }
         guard let recorded = try Store.recordedSchema(in: connection) else {
             throw StoreError.schemaMismatch(
