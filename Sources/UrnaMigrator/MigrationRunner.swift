@@ -103,9 +103,11 @@ final class MigrationRunner {
             let inWAL = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
             for (index, step) in plan.resolved.enumerated() {
                 if isCancelled { throw MigrationError.cancelled(path: plan.path) }
+                // A second connection sees only committed rows: not what the step's own sqlBefore changed.
                 let executor = StepExecutor(
                     connection: c, step: step, family: family.name, log: log, reporter: reporter,
-                    sampleSize: options.sample, readsAhead: options.readAhead && index == 0 && inWAL)
+                    sampleSize: options.sample,
+                    readsAhead: options.readAhead && index == 0 && inWAL && step.sqlBefore.isEmpty)
                 do {
                     try executor.run()
                     report.steps.append(executor.report)

@@ -41,8 +41,8 @@ final class StepExecutor {
 
     /// Whether enumerations may read old rows through a second connection on another thread
     /// (`OldRowPrefetcher`): only when the old tables still hold exactly their committed rows (the first
-    /// step of a run; later steps read tables the run itself wrote) and the file is in WAL mode (a reader
-    /// there never blocks the writer).
+    /// step of a run, when it has no `sqlBefore`; later steps read tables the run itself wrote) and the file is
+    /// in WAL mode (a reader there never blocks the writer).
     let readsAhead: Bool
 
     init(

@@ -2,6 +2,7 @@ import Foundation
 import LibraryFamily
 import Testing
 import UrnaMigrator
+import UrnaSchemas
 import UrnaStore
 
 /// A migrator and a writer on the same file: what the writer commits between the plan and the run, and
@@ -61,5 +62,32 @@ import UrnaStore
         #expect(outcome != "written", "a v2 store wrote into the v3 file")
         let reopened = try Store(path: path, schema: LibraryFamily.family.schema(version: 3)!)
         #expect(try reopened.object(ofType: "Book", forPrimaryKey: 99) == nil)
+    }
+
+    /// People v0 -> v1 whose step backfills in SQL before its closure reads the old objects.
+    static func backfillingFamily() -> SchemaFamily {
+        let v0 = People.family.schema(version: 0)!
+        let v1 = People.family.schema(version: 1)!
+        let step = MigrationStep(
+            "fullName, with first names backfilled in SQL first", sqlBefore: ["UPDATE Person SET firstName = 'Dr'"]
+        ) { migration in
+            try migration.enumerateObjects(ofType: "Person") { old, new in
+                new["fullName"] = .string("\(old["firstName"].stringValue ?? "") \(old["lastName"].stringValue ?? "")")
+            }
+        }
+        return SchemaFamily(name: "people", versions: [SchemaVersion(v0), SchemaVersion(v1, step: step)])
+    }
+
+    @Test(arguments: [true, false])
+    func closureOfTheFirstStepSeesWhatItsSQLBeforeChanged(readAhead: Bool) throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        let m = Migrator(family: Self.backfillingFamily(), options: MigrationOptions(readAhead: readAhead))
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let names = try Connection(path: path, readOnly: true, create: false).rows(
+            "SELECT fullName FROM Person ORDER BY fullName"
+        ).map { "\($0[0])" }
+        #expect(names.allSatisfy { $0.hasPrefix("Dr ") }, "\(names)")
     }
 }
