@@ -124,4 +124,19 @@ struct ThreadAttackTests {
         }
         #expect(failures.all == [])
     }
+
+    @Test("An object whose store was released refuses reads and sets instead of answering defaults")
+    func objectOutlivingItsStore() throws {
+        let (dir, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var store: Store? = try Store(path: path, schema: Self.schema)
+        try store!.write { try store!.create("Note", value: ["id": 1, "text": "hello"]) }
+        let note = try #require(try store!.object(ofType: "Note", forPrimaryKey: 1))
+        store = nil
+        #expect(note.isInvalidated)
+        #expect(throws: StoreError.storeReleased(type: "Note")) { try note.value(forKey: "text") }
+        #expect(throws: StoreError.storeReleased(type: "Note")) { try note.setValue(.string("lost"), forKey: "text") }
+        let reopened = try Store(path: path, schema: Self.schema)
+        #expect(try reopened.object(ofType: "Note", forPrimaryKey: 1)?.value(forKey: "text") == .string("hello"))
+    }
 }

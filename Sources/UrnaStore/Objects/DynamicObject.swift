@@ -46,6 +46,10 @@ public final class DynamicObject {
     /// Whether this object lives in a store.
     public var isManaged: Bool { store != nil && storedKey != nil }
 
+    /// Whether this object was managed and its store has been released since (the store is held weakly):
+    /// reading or setting it then fails instead of answering defaults or keeping the value in memory only.
+    var storeWasReleased: Bool { storedKey != nil && store == nil && !wasDeleted }
+
     /// The primary key (or `_id`) value of a managed object; for unmanaged ones, the given primary key.
     public var primaryKeyValue: Value {
         if let k = storedKey { return ValueCodec.decodeKey(k, keyType: type.primaryKey?.type ?? .int64) }
@@ -91,6 +95,7 @@ public final class DynamicObject {
     public func value(forKey name: String) throws -> Value {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
         if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
         switch p.type {
         case .list(let target):
@@ -111,6 +116,7 @@ public final class DynamicObject {
     public func setValue(_ value: Value, forKey name: String) throws {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
         if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else {
             values[name] = value
             return
