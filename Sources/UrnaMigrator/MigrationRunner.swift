@@ -85,6 +85,11 @@ final class MigrationRunner {
             else {
                 throw MigrationError.planOutdated(path: plan.path, reason: "it is now at version \(recorded.version)")
             }
+            // The plan's loss checks read the data as it was then; a writer may have committed since (a value in
+            // a property the plan found all nil, objects in a type it found empty). Checked again here, where
+            // nobody can write any more, so a loss still needs its permission.
+            let losses = Migrator.lossRefusals(plan.resolved, probe: Migrator.DataProbe(connection: c, start: recorded))
+            guard losses.isEmpty else { throw MigrationError.refused(path: plan.path, reasons: losses) }
             if let b = backupPath {
                 // A backup of this version that was already there is replaced by a fresh one; if the run then
                 // fails, that fresh one stays (the file did not change, so it is a backup of it): a run that
@@ -102,9 +107,11 @@ final class MigrationRunner {
             let deferredIndexes = DeferredIndexes()
             for (index, step) in plan.resolved.enumerated() {
                 if isCancelled { throw MigrationError.cancelled(path: plan.path) }
+                // A second connection sees only committed rows: not what the step's own sqlBefore changed.
                 let executor = StepExecutor(
                     connection: c, step: step, family: family.name, log: log, reporter: reporter,
-                    sampleSize: options.sample, readsAhead: options.readAhead && index == 0 && inWAL,
+                    sampleSize: options.sample,
+                    readsAhead: options.readAhead && index == 0 && inWAL && step.sqlBefore.isEmpty,
                     foreignKeyCheck: index < plan.resolved.count - 1
                         ? .later : .forRun(steps: plan.resolved.count, firstVersion: plan.fromVersion),
                     inheritsUncheckedLinks: index > 0, deferredIndexes: deferredIndexes)

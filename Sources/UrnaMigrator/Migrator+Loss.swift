@@ -19,6 +19,14 @@ extension Migrator {
         }
     }
 
+    /// The losses of every step of a run nobody allowed (see the one-step form), on the file as `probe` reads it.
+    static func lossRefusals(_ steps: [ResolvedStep], probe: DataProbe) -> [PlanRefusal] {
+        steps.enumerated().flatMap { index, step in
+            lossRefusals(
+                step, index: index, earlierClosures: steps[..<index].contains { $0.closure != nil }, probe: probe)
+        }
+    }
+
     /// The losses of `step` (the `index`-th of the run) nobody allowed: removed properties and types whose
     /// data is not nil, required properties added without a default to existing objects. A step with a
     /// closure is trusted to have carried what it needs.

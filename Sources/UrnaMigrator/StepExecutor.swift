@@ -46,8 +46,8 @@ final class StepExecutor {
 
     /// Whether enumerations may read old rows through a second connection on another thread
     /// (`OldRowPrefetcher`): only when the old tables still hold exactly their committed rows (the first
-    /// step of a run; later steps read tables the run itself wrote) and the file is in WAL mode (a reader
-    /// there never blocks the writer).
+    /// step of a run, when it has no `sqlBefore`; later steps read tables the run itself wrote) and the file is
+    /// in WAL mode (a reader there never blocks the writer).
     let readsAhead: Bool
     /// Whether this step runs `PRAGMA foreign_key_check` over the whole file: only the run's last step does (the
     /// run is one transaction, so a dangling reference any step left is still there at the end and fails the run

@@ -46,6 +46,10 @@ public final class DynamicObject {
     /// Whether this object lives in a store.
     public var isManaged: Bool { store != nil && storedKey != nil }
 
+    /// Whether this object was managed and its store has been released since (the store is held weakly):
+    /// reading or setting it then fails instead of answering defaults or keeping the value in memory only.
+    var storeWasReleased: Bool { storedKey != nil && store == nil && !wasDeleted }
+
     /// The primary key (or `_id`) value of a managed object; for unmanaged ones, the given primary key.
     public var primaryKeyValue: Value {
         if let k = storedKey { return ValueCodec.decodeKey(k, keyType: type.primaryKey?.type ?? .int64) }
@@ -91,6 +95,7 @@ public final class DynamicObject {
     public func value(forKey name: String) throws -> Value {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
         if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
         switch p.type {
         case .list(let target):
@@ -111,6 +116,7 @@ public final class DynamicObject {
     public func setValue(_ value: Value, forKey name: String) throws {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
         if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else {
             values[name] = value
             return
@@ -179,9 +185,12 @@ public final class DynamicObject {
     func reloadIfStale() throws {
         guard let store, let key = storedKey else { return }
         if loadedGeneration == store.generation && !store.isInWriteTransaction { return }
+        // The generation before the read, as `Results.keys()` does: one taken after it could be a write's that
+        // committed meanwhile, and the values read before it would pass for current.
+        let generation = store.generation
         guard let row = try store.loadRow(type: type, key: key) else { throw StoreError.invalidated(type: type.name) }
         values = row
-        loadedGeneration = store.generation
+        loadedGeneration = generation
     }
 }
 

@@ -235,6 +235,7 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
     private func read<E: Object>(in object: E, storage: AnyKeyPath) -> T {
         guard let o = object.managedObject else { return box.local }
         if o.wasDeleted { preconditionFailure(StoreError.invalidated(type: o.type.name).description) }
+        if o.storeWasReleased { preconditionFailure(StoreError.storeReleased(type: o.type.name).description) }
         guard o.isManaged else { return box.local }
         let name = name(in: object, storage: storage)
         switch T.persistedType {
@@ -258,6 +259,9 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
         guard let o = object.managedObject, o.isManaged, let store = o.store else {
             if let o = object.managedObject, o.wasDeleted {
                 preconditionFailure(StoreError.invalidated(type: o.type.name).description)
+            }
+            if let o = object.managedObject, o.storeWasReleased {
+                preconditionFailure(StoreError.storeReleased(type: o.type.name).description)
             }
             box.local = newValue
             box.raw = nil

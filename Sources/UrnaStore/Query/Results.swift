@@ -228,6 +228,9 @@ public final class Results: Sequence {
     func keys() throws -> [SQLValue] {
         if let cachedKeys, cachedGeneration == store.generation { return cachedKeys }
         let (sql, bindings) = try selectSQL(columns: "t0.\(Identifier.quoted(type.keyColumn))")
+        // The generation before the read: a write that commits while the query runs then makes the cache stale
+        // (read after, its generation would stamp keys read before that write as current).
+        let generation = store.generation
         let out = try store.reading { c -> [SQLValue] in
             let s = try c.prepare(sql)
             try s.bind(bindings)
@@ -236,7 +239,7 @@ public final class Results: Sequence {
             return out
         }
         cachedKeys = out
-        cachedGeneration = store.generation
+        cachedGeneration = generation
         return out
     }
 

@@ -48,6 +48,11 @@ extension Store {
 
     /// Opens a write transaction (BEGIN IMMEDIATE), waiting while another thread writes; commit or cancel it
     /// on the same thread (in async code, use `write { }` or `asyncWrite { }`).
+    ///
+    /// Unavailable from async code: across an `await` a task may resume on another thread, whose
+    /// `commitWrite()` then fails and leaves the write lock held for good (every other writer waits forever),
+    /// and other tasks run meanwhile on the first thread would write inside this transaction.
+    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func beginWrite() throws {
         writeLock.lock()
         if writeOpen || connection.isInTransaction {
@@ -68,11 +73,20 @@ extension Store {
             // Observers hear about the other commit after this write (they run outside the lock).
             pendingChanges.possiblyChanged.formUnion(schema.tableTypes.map(\.name))
         }
+        if let problem = fileSchemaProblem {
+            // Written with this store's (older) schema, the file's new tables would get values in the old form.
+            try? connection.execute("ROLLBACK")
+            pendingChanges = ChangeSet()
+            writeOpen = false
+            writeLock.unlock()
+            throw StoreError.schemaMismatch(problem)
+        }
     }
 
     /// Commits the open write transaction, then tells observers what changed.
     ///
     /// Throws (after rolling everything back) the first error a setter recorded during the write.
+    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func commitWrite() throws {
         guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
         if let e = deferredWriteError {
@@ -102,6 +116,7 @@ extension Store {
     }
 
     /// Rolls back the open write transaction; nothing it did remains.
+    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func cancelWrite() {
         guard writeLock.isHeldByCurrentThread else { return }
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
@@ -173,7 +188,28 @@ extension Store {
         guard version != lastDataVersion else { return false }
         lastDataVersion = version
         bumpGeneration()
+        checkRecordedVersion()
         return true
+    }
+
+    /// Notes (in `fileSchemaProblem`) whether the file still records this store's family and version; another
+    /// connection (a migrator) may have upgraded it. Needs the write lock.
+    func checkRecordedVersion() {
+        let rows = try? connection.rows(
+            "SELECT family, version FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
+        guard let row = rows?.first, row.count == 2, case .text(let family) = row[0], case .integer(let v) = row[1]
+        else {
+            // Unreadable now (a table being rebuilt, a damaged file): the write's own statements will say why.
+            return
+        }
+        if family == schema.family, v == Int64(schema.version) {
+            fileSchemaProblem = nil
+        } else {
+            fileSchemaProblem =
+                "\(connection.path) is now at \(family) version \(v) (another connection migrated it), but this store "
+                + "was opened with \(schema.family) version \(schema.version): nothing was written; open the file again "
+                + "with the schema of version \(v)"
+        }
     }
 
     // MARK: - Reads

@@ -58,6 +58,8 @@ extension Store {
             "DELETE FROM \(Identifier.quoted(object.type.name)) WHERE \(Identifier.quoted(object.type.keyColumn)) = ?",
             [key])
         if connection.changes > 0 { pendingChanges.deleted[object.type.name, default: 0] += 1 }
+        // Results already read in this write read their keys again (as after an update).
+        bumpGeneration()
         object.storedKey = nil
         object.store = nil
         object.wasDeleted = true
@@ -71,6 +73,7 @@ extension Store {
             "DELETE FROM \(Identifier.quoted(results.type.name)) WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))",
             bindings)
         if connection.changes > 0 { pendingChanges.deleted[results.type.name, default: 0] += connection.changes }
+        bumpGeneration()
     }
 
     /// Deletes every object of every type.
@@ -80,6 +83,7 @@ extension Store {
             try connection.run("DELETE FROM \(Identifier.quoted(t.name))")
             if connection.changes > 0 { pendingChanges.deleted[t.name, default: 0] += connection.changes }
         }
+        bumpGeneration()
     }
 
     /// Deletes every object of one type.
@@ -191,6 +195,7 @@ extension Store {
             throw StoreError.duplicatePrimaryKey(type: t.name, key: values.first.map { "\($0)" } ?? "?")
         }
         pendingChanges.inserted[t.name, default: 0] += 1
+        bumpGeneration()
         if let pkIndex = plan.primaryKeyIndex { return ValueCodec.encodeKey(values[pkIndex]) }
         return .integer(connection.lastInsertRowID)
     }
@@ -304,6 +309,7 @@ extension Store {
                         sets.map(\.1) + [keyValue])
                 }
                 pendingChanges.modified[t.name, default: 0] += 1
+                bumpGeneration()
                 return keyValue
             }
             _ = try insertRow(t, columns, table: table)
@@ -327,6 +333,7 @@ extension Store {
             throw StoreError.duplicatePrimaryKey(type: t.name, key: k)
         }
         pendingChanges.inserted[t.name, default: 0] += 1
+        bumpGeneration()
         if let pk = t.primaryKey, let v = columns.first(where: { $0.0.name == pk.name })?.1, !v.isNull { return v }
         return .integer(connection.lastInsertRowID)
     }

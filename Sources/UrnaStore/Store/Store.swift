@@ -19,8 +19,8 @@ import Synchronization
 /// primary keys between tasks).
 public final class Store: @unchecked Sendable {
     // Thread safety: `connection`, `pendingChanges`, `insertPlans`, `deferredWriteError`, `writeOpen`,
-    // `touched` and `lastDataVersion` are only touched by the thread holding `writeLock`; observers live
-    // behind `observation`; `generationCounter` is atomic. Everything else is immutable.
+    // `touched`, `lastDataVersion` and `fileSchemaProblem` are only touched by the thread holding `writeLock`;
+    // observers live behind `observation`; `generationCounter` is atomic. Everything else is immutable.
 
     /// The writer connection (opened serialized). Raw SQL on it from several threads at once is safe for
     /// SQLite but not for its cached statements: use it inside `write` (or from one thread).
@@ -37,6 +37,9 @@ public final class Store: @unchecked Sendable {
     var insertPlans: [InsertPlanKey: CachedInsertPlan] = [:]
     let touched = TouchedTables()
     var lastDataVersion: Int64 = 0
+    /// Set when another connection changed the family or version the file records (a migration ran while
+    /// this store had it open): this store's schema no longer describes the file, so its writes are refused.
+    var fileSchemaProblem: String?
     let observation = Mutex(ObserverRegistry())
     /// Held while a refresh (or the poll) looks for other commits and tells observers, so `refresh()` returns
     /// only after observers heard of what was found; always taken before `writeLock`, never after it.
@@ -111,8 +114,10 @@ public final class Store: @unchecked Sendable {
     }
 
     private func installOrVerify(pageSize: Int?) throws {
-        let isEmpty = try connection.integer("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") == 0
-        if isEmpty {
+        func isEmpty() throws -> Bool {
+            try connection.integer("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") == 0
+        }
+        if try isEmpty() {
             if let pageSize {
                 guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
                     throw StoreError.schemaMismatch("page size \(pageSize) is not a power of two from 512 to 65536")
@@ -120,13 +125,28 @@ public final class Store: @unchecked Sendable {
                 // Takes effect only while the file holds no page yet (SQLite ignores it otherwise).
                 try connection.execute("PRAGMA page_size = \(pageSize)")
             }
-            try connection.execute("PRAGMA journal_mode = WAL")
+            // Switching to WAL needs the file to itself, and SQLite answers "database is locked" at once (no busy
+            // wait) while another connection opening the same new file holds it for a moment: try again briefly.
+            var attempts = 0
+            while true {
+                do {
+                    try connection.execute("PRAGMA journal_mode = WAL")
+                    break
+                } catch let e as SQLiteError where e.isBusy && attempts < 250 {
+                    attempts += 1
+                    usleep(20_000)
+                }
+            }
+            var created = false
             try transaction {
+                // Another store or process may have created the file since the look above: verified below then.
+                guard try isEmpty() else { return }
                 try connection.execute(StorageLayout.metadataSQL)
                 for sql in StorageLayout.createSQL(for: schema) { try connection.execute(sql) }
                 try recordSchema(schema, in: connection)
+                created = true
             }
-            return
+            if created { return }
         }
         guard let recorded = try Store.recordedSchema(in: connection) else {
             throw StoreError.schemaMismatch(

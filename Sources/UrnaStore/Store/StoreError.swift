@@ -19,6 +19,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case familyMismatch(file: String, expected: String)
     case tooManyValues(type: String, given: Int, expected: Int)
     case invalidated(type: String)
+    /// A managed object's store was released (no `Store` reference was left): its values can't be read or set.
+    case storeReleased(type: String)
     case indexOutOfRange(index: Int, count: Int)
     /// SQLite rolled the write back after an error (a full disk, an I/O error); nothing of it remains.
     case writeRolledBack(reason: String)
@@ -45,6 +47,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .tooManyValues(let t, let g, let e): "\(t) takes at most \(e) values in order, \(g) were given"
         case .invalidated(let t):
             "this \(t) was deleted (by this or another reference, store or process): check isInvalidated before reading it"
+        case .storeReleased(let t):
+            "this \(t) belongs to a store that was released (no Store reference is left): keep the Store alive while its objects are used"
         case .writeRolledBack(let reason):
             "the write was rolled back after an earlier error in it (\(reason)): nothing of it was saved; fix the cause and write again"
         case .indexOutOfRange(let i, let n):
