@@ -257,8 +257,8 @@ import UrnaStore
             }
             // Each candidacy reads its own election's label through its link.
             let store = try Store.openExisting(path: db, readOnly: true)
-            let mdb = try store.objects("Candidate").filter("party.acronym == 'MDB'").countThrowing()
-            let pmdb = try store.objects("Candidate").filter("party.acronym == 'PMDB'").countThrowing()
+            let mdb = try store.objects("Candidate").filter("party.acronym == 'MDB'").count
+            let pmdb = try store.objects("Candidate").filter("party.acronym == 'PMDB'").count
             #expect(mdb > 0 && pmdb > 0)
             #expect(
                 try ImportTestSupport.integer(

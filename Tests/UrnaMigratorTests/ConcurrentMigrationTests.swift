@@ -64,6 +64,31 @@ import UrnaStore
         #expect(try reopened.object(ofType: "Book", forPrimaryKey: 99) == nil)
     }
 
+    @Test func storeOpenedBeforeAMigrationRefusesToReadAfterIt() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("library.sqlite")
+        try LibraryFamily.fillV0(at: path)
+        let m = Migrator(family: LibraryFamily.family)
+        _ = try m.run(try m.plan(path: path, to: 2), backup: .none)
+        let store = try Store(path: path, schema: LibraryFamily.family.schema(version: 2)!)
+        let before = try #require(try store.object(ofType: "Book", forPrimaryKey: 10))
+        #expect(try before.value(forKey: "price") == .double(1.104))
+        _ = try m.run(try m.plan(path: path, to: 3), backup: .none)
+        // v3 keeps prices as cents (110): a v2 store decoding them would answer 110.0 for 1.104.
+        var outcome = ""
+        do {
+            let book = try store.object(ofType: "Book", forPrimaryKey: 10)
+            outcome = "read \(String(describing: try book?.value(forKey: "price")))"
+        } catch {
+            outcome = "\(error)"
+        }
+        #expect(outcome.contains("library version 3") && outcome.contains("nothing was read"), "\(outcome)")
+        do {
+            _ = try store.objects("Book").filter("price > 100").count
+            Issue.record("a query of the v2 store ran on the v3 file")
+        } catch StoreError.schemaMismatch {}
+    }
+
     /// People v0 -> v1 whose step backfills in SQL before its closure reads the old objects.
     static func backfillingFamily() -> SchemaFamily {
         let v0 = People.family.schema(version: 0)!

@@ -14,16 +14,30 @@ final class ReaderPool: @unchecked Sendable {
     private var opened = 0
     private var lent: [UInt: (connection: Connection, depth: Int)] = [:]
 
-    init(path: String, maximum: Int = 4) {
+    /// Throws when the file no longer records the store's schema (another connection migrated it); called after a
+    /// read whenever the file changed since the connection last checked, so the read's values never reach the
+    /// caller decoded with a schema that is no longer the file's.
+    let checkSchema: ((Connection) throws -> Void)?
+
+    init(path: String, maximum: Int = 4, checkSchema: ((Connection) throws -> Void)? = nil) {
         self.path = path
         self.maximum = maximum
+        self.checkSchema = checkSchema
     }
 
     func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         let me = currentThreadID()
         let c = try borrow(me)
         defer { giveBack(me) }
-        return try body(c)
+        let result = try body(c)
+        if let checkSchema {
+            let counter = c.fileChangeCounter
+            if c.schemaCheckedAt != counter {
+                try checkSchema(c)
+                c.schemaCheckedAt = counter
+            }
+        }
+        return result
     }
 
     private func borrow(_ me: UInt) throws -> Connection {

@@ -158,6 +158,17 @@ public final class Connection {
     /// `PRAGMA data_version`: changes when another connection (in this process or another) commits.
     public func dataVersion() throws -> Int64 { try integer("PRAGMA data_version") }
 
+    /// SQLite's counter of changes to the main file by any connection, this one included, as of this connection's
+    /// last transaction (`SQLITE_FCNTL_DATA_VERSION`): read without a statement, so cheap enough for every read.
+    public var fileChangeCounter: UInt32 {
+        var v: UInt32 = 0
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &v)
+        return v
+    }
+
+    /// The `fileChangeCounter` at which a reader last found the file's recorded schema to be its store's.
+    var schemaCheckedAt: UInt32?
+
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

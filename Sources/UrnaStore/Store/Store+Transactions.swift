@@ -195,21 +195,25 @@ extension Store {
     /// Notes (in `fileSchemaProblem`) whether the file still records this store's family and version; another
     /// connection (a migrator) may have upgraded it. Needs the write lock.
     func checkRecordedVersion() {
-        let rows = try? connection.rows(
-            "SELECT family, version FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
-        guard let row = rows?.first, row.count == 2, case .text(let family) = row[0], case .integer(let v) = row[1]
-        else {
-            // Unreadable now (a table being rebuilt, a damaged file): the write's own statements will say why.
-            return
-        }
-        if family == schema.family, v == Int64(schema.version) {
-            fileSchemaProblem = nil
-        } else {
-            fileSchemaProblem =
-                "\(connection.path) is now at \(family) version \(v) (another connection migrated it), but this store "
-                + "was opened with \(schema.family) version \(schema.version): nothing was written; open the file again "
-                + "with the schema of version \(v)"
-        }
+        guard
+            let known = Self.recordedSchemaProblem(
+                on: connection, family: schema.family, version: schema.version, path: connection.path,
+                doing: "nothing was written", unreadable: nil)
+        else { return }
+        fileSchemaProblem = known.isEmpty ? nil : known
+    }
+
+    /// What is wrong when the file no longer records `family` `version` ("" when it does, `unreadable` when
+    /// `_urna_schema` can't be read now: a table being rebuilt, a damaged file, whose own statements say why).
+    static func recordedSchemaProblem(
+        on c: Connection, family: String, version: Int, path: String, doing: String, unreadable: String? = ""
+    ) -> String? {
+        let rows = try? c.rows("SELECT family, version FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
+        guard let row = rows?.first, row.count == 2, case .text(let recorded) = row[0], case .integer(let v) = row[1]
+        else { return unreadable }
+        if recorded == family, v == Int64(version) { return "" }
+        return "\(path) is now at \(recorded) version \(v) (another connection migrated it), but this store "
+            + "was opened with \(family) version \(version): \(doing); open the file again with the schema of version \(v)"
     }
 
     // MARK: - Reads

@@ -91,7 +91,17 @@ public final class Store: @unchecked Sendable {
         self.compiler = QueryCompiler(schema: schema)
         let inMemory =
             connection.path.isEmpty || connection.path == ":memory:" || connection.path.hasPrefix("file::memory:")
-        self.readers = inMemory ? nil : ReaderPool(path: connection.path)
+        self.readers =
+            inMemory
+            ? nil
+            : ReaderPool(path: connection.path) { [family = schema.family, version = schema.version] reader in
+                if let problem = Store.recordedSchemaProblem(
+                    on: reader, family: family, version: version, path: connection.path, doing: "nothing was read"),
+                    !problem.isEmpty
+                {
+                    throw StoreError.schemaMismatch(problem)
+                }
+            }
         try connection.execute("PRAGMA foreign_keys = ON")
         try QueryCompiler.registerFunctions(on: connection)
         if verify { try installOrVerify(pageSize: pageSize) }
