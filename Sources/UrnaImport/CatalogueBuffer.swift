@@ -2,7 +2,7 @@ import UrnaStore
 
 /// The few, much repeated objects of a run (elections, parties, coalitions, good types), kept in memory
 /// merged field by field by generation (`GenerationMerge`, the rule rows follow) and written once at the end,
-/// when every party a coalition's composition names is known. The merge makes the result independent of
+/// when every party a coalition's composition names is known (this run's and the file's). The merge makes the result independent of
 /// the order rows and files come in.
 struct CatalogueBuffer {
     /// A coalition's merged values and the parties legend files listed as its members.
@@ -76,29 +76,35 @@ struct CatalogueBuffer {
         return value
     }
 
-    /// The parties of a coalition: its composition's acronyms that name a party of its year seen in this run,
-    /// in published order, with the members legend rows listed that the composition did not name (say, under
+    /// The parties of a coalition: its composition's acronyms that name a party of its year (`byAcronym`:
+    /// acronym key -> party id, every party of the year the file holds once this run's are written), in
+    /// published order, with the members legend rows listed that the composition did not name (say, under
     /// an acronym the party no longer uses) placed where the legend rows put them: after the nearest member
     /// listed before them, else before the nearest listed after them, else last.
-    func partyIDs(of entry: CoalitionEntry) -> [String] {
-        var byAcronym: [String: String] = [:]
-        for p in parties.values where p.year == entry.values.year && !p.acronym.isEmpty {
-            let key = CoalitionComposition.acronymKey(p.acronym)
-            // Two numbers under one acronym in a year: the smaller id, whatever the order they came in.
-            if let other = byAcronym[key], other < p.id { continue }
-            byAcronym[key] = p.id
-        }
+    func partyIDs(of entry: CoalitionEntry, byAcronym: [String: String]) -> [String] {
+        let named = Self.partyIDs(composition: entry.values.composition, byAcronym: byAcronym)
+        return Self.placing(entry.memberIDs.sorted().filter { parties[$0] != nil }, into: named)
+    }
+
+    /// The ids of the parties `composition` names, in its order, that `byAcronym` knows.
+    static func partyIDs(composition: String?, byAcronym: [String: String]) -> [String] {
         var out: [String] = []
-        if let text = entry.values.composition {
+        if let text = composition {
             for acronym in CoalitionComposition(text).partyAcronyms {
                 if let id = byAcronym[CoalitionComposition.acronymKey(acronym)], !out.contains(id) { out.append(id) }
             }
         }
-        let members = entry.memberIDs.sorted()
-        for (k, n) in members.enumerated() where !out.contains(n) && parties[n] != nil {
-            if let before = members[..<k].last(where: out.contains), let i = out.firstIndex(of: before) {
+        return out
+    }
+
+    /// `list` with the members of `others` it lacks, each placed after the nearest member listed before it
+    /// in `others`, else before the nearest listed after it, else last.
+    static func placing(_ others: [String], into list: [String]) -> [String] {
+        var out = list
+        for (k, n) in others.enumerated() where !out.contains(n) {
+            if let before = others[..<k].last(where: out.contains), let i = out.firstIndex(of: before) {
                 out.insert(n, at: i + 1)
-            } else if let after = members[(k + 1)...].first(where: out.contains), let i = out.firstIndex(of: after) {
+            } else if let after = others[(k + 1)...].first(where: out.contains), let i = out.firstIndex(of: after) {
                 out.insert(n, at: i)
             } else {
                 out.append(n)

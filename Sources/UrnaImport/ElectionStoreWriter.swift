@@ -20,6 +20,9 @@ final class ElectionStoreWriter {
     private let goodIsListed: Statement
     private let coalitionMembers: Statement
     private let appendCoalitionMember: Statement
+    private let deleteCoalitionMembers: Statement
+    private let partiesOfYear: Statement
+    private let storedCoalitions: Statement
     private let ticketMembers: Statement
     private let setVice: Statement
     private let candidatesOfElection: Statement
@@ -76,6 +79,11 @@ final class ElectionStoreWriter {
         coalitionMembers = try c.prepare("SELECT target FROM \(partiesList) WHERE owner = ?1 ORDER BY position")
         appendCoalitionMember = try c.prepare(
             "INSERT INTO \(partiesList)(owner, position, target) VALUES (?1, ?2, ?3)")
+        deleteCoalitionMembers = try c.prepare("DELETE FROM \(partiesList) WHERE owner = ?1")
+        partiesOfYear = try c.prepare("SELECT \"id\", \"acronym\" FROM \"Party\" WHERE \"year\" = ?1")
+        storedCoalitions = try c.prepare(
+            "SELECT \"id\", \"composition\" FROM \"Coalition\" WHERE \"year\" = ?1 AND \"composition\" IS NOT NULL "
+                + "ORDER BY \"id\"")
         ticketMembers = try c.prepare(
             "SELECT rowid, \"id\", \"unit\", \"number\", \"postCode\", \"status\", \"sequence\", \"vice\" FROM \"Candidate\" "
                 + "WHERE \"election\" = ?1 AND \"postCode\" IN (1, 2, 3, 4, 11, 12) AND \"number\" IS NOT NULL")
@@ -238,18 +246,32 @@ final class ElectionStoreWriter {
                 "Election",
                 try elections.upsert(catalogue.elections[id]!.row, generations: catalogue.generations("Election", id)))
         }
+        var yearsWithNewParties = Set<Int64>()
         for id in catalogue.parties.keys.sorted() {
-            count("Party", try parties.upsert(catalogue.parties[id]!.row, generations: catalogue.generations("Party", id)))
+            let outcome = try parties.upsert(catalogue.parties[id]!.row, generations: catalogue.generations("Party", id))
+            if case .inserted = outcome { yearsWithNewParties.insert(catalogue.parties[id]!.year) }
+            count("Party", outcome)
         }
         for id in catalogue.goodTypes.keys.sorted() {
             count(
                 "GoodType",
                 try goodTypes.upsert(catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", "\(id)")))
         }
+        // A coalition's composition is matched against every party of its year the file holds (the parties
+        // were written just above), not only those this run read, so a list does not depend on how the
+        // files were split into runs.
+        var acronymsByYear: [Int64: [String: String]] = [:]
+        func acronyms(_ year: Int64) throws -> [String: String] {
+            if let known = acronymsByYear[year] { return known }
+            let found = try partyAcronyms(year: year)
+            acronymsByYear[year] = found
+            return found
+        }
         for id in catalogue.coalitions.keys.sorted() {
             let entry = catalogue.coalitions[id]!
             var outcome = try coalitions.upsert(entry.values.row, generations: catalogue.generations("Coalition", id))
-            if try addMembers(coalition: id, parties: catalogue.partyIDs(of: entry)) {
+            let wanted = catalogue.partyIDs(of: entry, byAcronym: try acronyms(entry.values.year))
+            if try setMembers(coalition: id, parties: wanted) {
                 switch outcome {
                 case .unchanged(let r), .superseded(let r): outcome = .updated(r)
                 default: break
@@ -257,29 +279,68 @@ final class ElectionStoreWriter {
             }
             count("Coalition", outcome)
         }
+        // A party new to the file may be named by the composition of a coalition an earlier run stored.
+        for year in yearsWithNewParties.sorted() {
+            let byAcronym = try acronyms(year)
+            storedCoalitions.bind(year, 1)
+            var stored: [(String, String)] = []
+            while try storedCoalitions.step() {
+                if case .text(let id) = storedCoalitions.value(at: 0), case .text(let c) = storedCoalitions.value(at: 1),
+                    catalogue.coalitions[id] == nil
+                {
+                    stored.append((id, c))
+                }
+            }
+            storedCoalitions.reset()
+            for (id, composition) in stored {
+                let wanted = CatalogueBuffer.partyIDs(composition: composition, byAcronym: byAcronym)
+                if try setMembers(coalition: id, parties: wanted) {
+                    catalogueCounts["Coalition", default: ObjectCounts()].updated += 1
+                }
+            }
+        }
     }
 
-    /// Appends the parties a coalition's list lacks (members already listed stay, in their order);
+    /// Acronym key (`CoalitionComposition.acronymKey`) -> party id, for the stored parties of `year`; two
+    /// numbers under one acronym give the smaller id.
+    private func partyAcronyms(year: Int64) throws -> [String: String] {
+        var out: [String: String] = [:]
+        partiesOfYear.bind(year, 1)
+        while try partiesOfYear.step() {
+            guard case .text(let id) = partiesOfYear.value(at: 0), case .text(let acronym) = partiesOfYear.value(at: 1),
+                !acronym.isEmpty
+            else { continue }
+            let key = CoalitionComposition.acronymKey(acronym)
+            if let other = out[key], other < id { continue }
+            out[key] = id
+        }
+        partiesOfYear.reset()
+        return out
+    }
+
+    /// Makes a coalition's list `numbers` in that order, with the members already listed that `numbers`
+    /// lacks (a legend row of an earlier run under an older acronym) kept beside the neighbours they had;
     /// true when the list changed.
-    private func addMembers(coalition id: String, parties numbers: [String]) throws -> Bool {
+    private func setMembers(coalition id: String, parties numbers: [String]) throws -> Bool {
         coalitionMembers.bind(id, 1)
         var existing: [String] = []
         while try coalitionMembers.step() {
             if case .text(let t) = coalitionMembers.value(at: 0) { existing.append(t) }
         }
         coalitionMembers.reset()
-        var position = Int64(existing.count)
-        var changed = false
-        for n in numbers where !existing.contains(n) {
+        let merged = CatalogueBuffer.placing(existing, into: numbers)
+        guard merged != existing else { return false }
+        deleteCoalitionMembers.bind(id, 1)
+        _ = try deleteCoalitionMembers.step()
+        deleteCoalitionMembers.reset()
+        for (position, n) in merged.enumerated() {
             appendCoalitionMember.bind(id, 1)
-            appendCoalitionMember.bind(position, 2)
+            appendCoalitionMember.bind(Int64(position), 2)
             appendCoalitionMember.bind(n, 3)
             _ = try appendCoalitionMember.step()
             appendCoalitionMember.reset()
-            position += 1
-            changed = true
         }
-        return changed
+        return true
     }
 
     private func count(_ type: String, _ outcome: UpsertStatements.Outcome) {

@@ -14,8 +14,10 @@
 /// by a table-driven scan over raw bytes and decoded only when read (see `CSVRow`).
 ///
 /// Rows: LF, CRLF and CR all end a row unless inside quotes; empty lines are skipped (they still
-/// count as lines); a last row without a line end is still a row. The encoding is resolved once, at
-/// `init`, from the first 64 KiB (see `TextEncodingChoice`); a UTF-8 byte-order mark is skipped.
+/// count as lines); a last row without a line end is still a row. The encoding is resolved at `init`
+/// from the first 64 KiB (see `TextEncodingChoice`); a UTF-8 byte-order mark is skipped. When those
+/// 64 KiB are plain ASCII (they say nothing about the encoding), the first row with other bytes decides
+/// instead, by the same rule applied to the bytes buffered from that row on.
 ///
 /// ```swift
 /// let reader = try CSVReader(path: "consulta_cand_2018_MG.csv")
@@ -29,11 +31,15 @@
 public final class CSVReader {
     /// The name used in locations (by default the file name without its directory).
     public let name: String
-    /// The encoding fields are decoded with.
-    public let encoding: TextEncoding
+    /// The encoding fields are decoded with (it can change once, from Latin-1 to UTF-8, at the first
+    /// non-ASCII row of a file whose first 64 KiB are ASCII: see `undecided`).
+    public private(set) var encoding: TextEncoding
     /// The encoding is Latin-1 or Windows-1252 because the first 64 KiB are not UTF-8 (not asked for): rows
     /// that read as UTF-8 later on are refused instead of becoming mojibake.
-    private let guessedSingleByte: Bool
+    private var guessedSingleByte: Bool
+    /// The encoding was guessed from a first 64 KiB holding only ASCII, which fits every encoding: the first
+    /// row with a non-ASCII byte decides it, from the bytes buffered from that row on.
+    private var undecided: Bool
     /// The options in force (limits clamped to what the reader supports).
     public let options: CSVOptions
     /// The source being read.
@@ -82,6 +88,10 @@ public final class CSVReader {
         self.encoding = resolved
         // A single-byte encoding guessed from the start of the file may meet UTF-8 rows further on.
         self.guessedSingleByte = encoding == .auto && resolved != .utf8
+        self.undecided =
+            guessedSingleByte && bom == 0
+            && !TextEncoding.containsNonASCII(
+                UnsafeBufferPointer(start: buffer, count: min(filled, TextEncoding.detectionWindow)))
         self.buffer = buffer
         self.capacity = capacity
         self.end = filled
@@ -120,6 +130,7 @@ public final class CSVReader {
                 let line = nextLine
                 nextLine += breaks + (consumed > length ? 1 : 0)
                 let row = UnsafeBufferPointer(start: buffer + start, count: length)
+                if undecided && scanner.problem == nil && TextEncoding.containsNonASCII(row) { decideEncoding() }
                 start += consumed
                 return makeResult(row, line: line)
             case .needMore(let resume, let fieldStart, let field, let breaks, let state):
@@ -139,6 +150,19 @@ public final class CSVReader {
     /// Calls `body` for every remaining row, in order.
     public func forEach(_ body: (CSVReadResult) throws -> Void) throws {
         while let result = try next() { try body(result) }
+    }
+
+    /// The first non-ASCII row of a file whose first 64 KiB were ASCII: UTF-8 if the bytes from this row to
+    /// the end of the buffer (at least the row, at most 64 KiB) are valid UTF-8, else the guess stays.
+    private func decideEncoding() {
+        undecided = false
+        let count = min(end - start, TextEncoding.detectionWindow)
+        let window = UnsafeBufferPointer(start: buffer + start, count: count)
+        let (resolved, _) = TextEncodingChoice.auto.resolve(prefix: window, atEnd: atEOF && count == end - start)
+        if resolved == .utf8 {
+            encoding = .utf8
+            guessedSingleByte = false
+        }
     }
 
     private func makeResult(_ row: UnsafeBufferPointer<UInt8>, line: Int) -> CSVReadResult {

@@ -152,6 +152,45 @@ import UrnaStore
         #expect(again.rows.superseded == 2 && again.rows.updated == 0)
     }
 
+    /// A coalition's parties follow its composition whatever runs the files come in: a party first read in a
+    /// later run (one with candidacies only in another coalition, or a legend file's) takes its published
+    /// place, not the end of the list, and a coalition stored by an earlier run gets it too.
+    @Test func coalitionPartiesFollowTheCompositionWhateverTheRuns() throws {
+        let folder = try S.scratchFolder()
+        let coalition = ["SQ_COLIGACAO": "900", "NM_COLIGACAO": "FRENTE", "DS_COMPOSICAO_COLIGACAO": "PP / DC / PT"]
+        let a = try S.candidateFile(
+            [
+                coalition.merging(["SQ_CANDIDATO": "1", "NM_CANDIDATO": "ANA"]) { $1 },
+                coalition.merging([
+                    "SQ_CANDIDATO": "2", "NM_CANDIDATO": "BIA", "NR_PARTIDO": "13", "SG_PARTIDO": "PT",
+                    "NM_PARTIDO": "PARTIDO DOS TRABALHADORES",
+                ]) { $1 },
+            ], named: "a.csv", in: folder)
+        // PP's only candidacy is in a coalition of its own: coalition 900 is not in this file.
+        let b = try S.candidateFile(
+            [
+                [
+                    "SQ_CANDIDATO": "3", "NM_CANDIDATO": "CAIO", "NR_PARTIDO": "11", "SG_PARTIDO": "PP",
+                    "NM_PARTIDO": "PROGRESSISTAS", "SQ_COLIGACAO": "901", "DS_COMPOSICAO_COLIGACAO": "PP",
+                ]
+            ], named: "b.csv", in: folder)
+        var dumps: [[String]] = []
+        for (n, runs) in [[[a, b]], [[b, a]], [[a], [b]], [[b], [a]]].enumerated() {
+            let db = folder + "/r\(n).sqlite"
+            for files in runs { _ = try S.importFiles(files, into: db) }
+            let c = try Connection(path: db, readOnly: true, create: false)
+            let list = try c.rows(
+                "SELECT p.acronym FROM Coalition_parties m JOIN Party p ON p.id = m.target "
+                    + "WHERE m.owner = '2018/MG/900' ORDER BY m.position"
+            ).map { $0[0] }
+            #expect(list == [.text("PP"), .text("DC"), .text("PT")], "runs \(n): \(list)")
+            dumps.append(try Self.data(db))
+        }
+        for d in dumps.dropFirst() {
+            #expect(d == dumps[0], "\(Self.difference(d, dumps[0]))")
+        }
+    }
+
     @Test func aKeyThatNamesAnotherCandidacyIsAConflictNotAMerge() throws {
         let folder = try S.scratchFolder()
         let a = try S.candidateFile([["SQ_CANDIDATO": "7", "NM_CANDIDATO": "ANA"]], named: "a.csv", in: folder)

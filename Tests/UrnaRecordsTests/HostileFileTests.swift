@@ -397,6 +397,30 @@ struct HostileFileTests {
         #expect(again[3_005].malformed?.reason.contains("bytes 0xF0 0x9F 0x97 0xB3 are the UTF-8 character") == true)
     }
 
+    @Test("A UTF-8 file whose first 64 KiB are plain ASCII is read as UTF-8 from its first accented row, not refused")
+    func utf8AfterAnASCIIStart() throws {
+        // A TSE file converted with iconv whose first rows carry no accent (2004-style "ELEICOES 2004" rows).
+        let path = try Self.temporaryPath("ascii-then-utf8.csv")
+        var bytes = Array("NM;DS\n".utf8)
+        for _ in 0..<5_000 { bytes += Array("\"JOAO DA SILVA\";\"SAO PAULO\"\n".utf8) }  // ~140 KB of ASCII
+        for _ in 0..<3 { bytes += Array("\"JOÃO\";\"CONCEIÇÃO\"\n".utf8) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let results = try Self.csvResults(path)
+        #expect(results.count == 5_004)
+        #expect(results[5_001].malformed == nil, "\(results[5_001].malformed?.reason ?? "")")
+        #expect(results[5_001].fields == ["JOÃO", "CONCEIÇÃO"])
+        #expect(results[5_003].fields == ["JOÃO", "CONCEIÇÃO"])
+        // The same start followed by Latin-1 rows stays Latin-1, and a UTF-8 row after those is still refused.
+        var latin = Array("NM;DS\n".utf8)
+        for _ in 0..<5_000 { latin += Array("\"JOAO DA SILVA\";\"SAO PAULO\"\n".utf8) }
+        latin += Array("\"JO".utf8) + [0xC3] + Array("O\";\"CONCEI".utf8) + [0xC7, 0xC3] + Array("O\"\n".utf8)
+        latin += Array("\"JOÃO\";x\n".utf8)
+        try Data(latin).write(to: URL(fileURLWithPath: path))
+        let again = try Self.csvResults(path)
+        #expect(again[5_001].fields == ["JOÃO", "CONCEIÇÃO"])
+        #expect(again[5_002].malformed?.reason.contains("mixes encodings") == true)
+    }
+
     @Test("Invalid UTF-8 in an XML file without an encoding declaration is refused with line and column")
     func invalidUTF8InXML() throws {
         let path = try Self.temporaryPath("bad-utf8.xml")
