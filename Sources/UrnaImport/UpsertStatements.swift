@@ -86,7 +86,8 @@ final class UpsertStatements {
         if let conflict, let reason = conflict(stored, row) { return .conflict(rowid, reason) }
         let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
         var (merged, mergedGenerations) = GenerationMerge.merge(
-            stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations)
+            stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations,
+            placeholders: GenerationMerge.placeholders(table: table))
         var erased = false
         for i in replaced {
             if GenerationMerge.isUnknown(row[i]) && !GenerationMerge.isUnknown(merged[i]) { erased = true }
@@ -196,7 +197,8 @@ enum GenerationMerge {
 
     /// The merged row and the generations of those of its known values older than the merged row's.
     static func merge(
-        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue]
+        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue],
+        placeholders: [Int: Set<String>] = [:]
     ) -> (row: [SQLValue], generations: [Int: SQLValue]) {
         var out = stored
         let rowGeneration = compare(incoming[1], stored[1]) > 0 ? incoming[1] : stored[1]
@@ -214,7 +216,18 @@ enum GenerationMerge {
             let gs = storedGenerations[i] ?? stored[1]
             let gn = incomingGenerations[i] ?? incoming[1]
             let generation: SQLValue
-            if !nKnown {
+            // A placeholder ("PARTIDO ISOLADO" where the row's coalition has a name elsewhere) yields to any
+            // real value, whichever generation or run either came from, and never replaces one.
+            let sPlaceholder = placeholders[i].map { isPlaceholder(s, $0) } ?? false
+            let nPlaceholder = placeholders[i].map { isPlaceholder(n, $0) } ?? false
+            if sPlaceholder != nPlaceholder, sKnown, nKnown {
+                if sPlaceholder {
+                    out[i] = n
+                    generation = gn
+                } else {
+                    generation = gs
+                }
+            } else if !nKnown {
                 generation = gs
             } else if !sKnown {
                 out[i] = n
@@ -231,6 +244,17 @@ enum GenerationMerge {
             if generation != rowGeneration { generations[i] = generation }
         }
         return (out, generations)
+    }
+
+    static func isPlaceholder(_ v: SQLValue, _ texts: Set<String>) -> Bool {
+        if case .text(let t) = v { texts.contains(t) } else { false }
+    }
+
+    /// Values of a table's columns that say "no value here" in TSE files though they are text: Coalition.name
+    /// "PARTIDO ISOLADO", which second-round rows give a coalition whose first-round rows name it ("FRENTE
+    /// POPULAR DE RIO BRANCO", with the same composition). By `row` index.
+    static func placeholders(table: String) -> [Int: Set<String>] {
+        table == "Coalition" ? [5: ["PARTIDO ISOLADO"]] : [:]
     }
 
     /// True when generation `a` is older than `b` (a missing one is the oldest).

@@ -96,6 +96,34 @@ import UrnaStore
         }
     }
 
+    /// With a placeholder value ("PARTIDO ISOLADO") the merge is still independent of order, and a placeholder
+    /// is kept only when no snapshot knows a real value.
+    @Test func theMergeWithAPlaceholderIsIndependentOfOrder() {
+        var rng = SystemRandomNumberGenerator()
+        let values: [SQLValue] = [.null, .text(""), .text("PARTIDO ISOLADO"), .text("A"), .text("Z")]
+        let generations: [SQLValue] = [.null, .text("2016"), .text("2017")]
+        let placeholders: [Int: Set<String>] = [2: ["PARTIDO ISOLADO"]]
+        for _ in 0..<300 {
+            let snapshots: [[SQLValue]] = (0..<3).map { _ in
+                [.text("k"), generations.randomElement(using: &rng)!, values.randomElement(using: &rng)!]
+            }
+            var results: Set<String> = []
+            for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+                var row = snapshots[order[0]]
+                var gens: [Int: SQLValue] = [:]
+                for i in order.dropFirst() {
+                    (row, gens) = GenerationMerge.merge(
+                        stored: row, storedGenerations: gens, incoming: snapshots[i], incomingGenerations: [:],
+                        placeholders: placeholders)
+                }
+                results.insert("\(row) \(gens.sorted { $0.key < $1.key })")
+                let real = snapshots.contains { if case .text(let t) = $0[2] { !t.isEmpty && t != "PARTIDO ISOLADO" } else { false } }
+                if real { #expect(row[2] != .text("PARTIDO ISOLADO"), "\(snapshots) in order \(order)") }
+            }
+            #expect(results.count == 1, "\(snapshots): \(results)")
+        }
+    }
+
     /// Two generations of one state's file (the older before the vote: no results) and a newer national
     /// file: every order of the three gives the same database, row for row, and results are never erased.
     @Test func everyPermutationOfThreeOverlappingFilesGivesTheSameDatabase() throws {
@@ -189,6 +217,35 @@ import UrnaStore
         for d in dumps.dropFirst() {
             #expect(d == dumps[0], "\(Self.difference(d, dumps[0]))")
         }
+    }
+
+    /// Second-round rows of 2012 name a coalition "PARTIDO ISOLADO" whose first-round rows (same code, same
+    /// composition, same generation) give its real name: the real name is kept whatever the order or the runs.
+    @Test func aSecondRoundPlaceholderNeverReplacesTheCoalitionsName() throws {
+        let folder = try S.scratchFolder()
+        let coalition = ["SQ_COLIGACAO": "902", "DS_COMPOSICAO_COLIGACAO": "PT / PC do B", "CD_CARGO": "11"]
+        let first = try S.candidateFile(
+            [coalition.merging(["SQ_CANDIDATO": "1", "NM_COLIGACAO": "FRENTE POPULAR"]) { $1 }],
+            named: "first.csv", in: folder)
+        let second = try S.candidateFile(
+            [
+                coalition.merging([
+                    "SQ_CANDIDATO": "1", "NM_COLIGACAO": "PARTIDO ISOLADO", "NR_TURNO": "2", "CD_ELEICAO": "298",
+                ]) { $1 }
+            ], named: "second.csv", in: folder)
+        for (n, runs) in [[[first, second]], [[second, first]], [[first], [second]], [[second], [first]]].enumerated() {
+            let db = folder + "/p\(n).sqlite"
+            for files in runs { _ = try S.importFiles(files, into: db) }
+            let c = try Connection(path: db, readOnly: true, create: false)
+            #expect(
+                try c.rows("SELECT name FROM Coalition WHERE id = '2018/MG/902'").map { $0[0] } == [.text("FRENTE POPULAR")],
+                "runs \(n)")
+        }
+        // A coalition only the placeholder names keeps it.
+        let db = folder + "/only.sqlite"
+        _ = try S.importFiles([second], into: db)
+        let c = try Connection(path: db, readOnly: true, create: false)
+        #expect(try c.scalar("SELECT name FROM Coalition WHERE id = '2018/MG/902'") == .text("PARTIDO ISOLADO"))
     }
 
     @Test func aKeyThatNamesAnotherCandidacyIsAConflictNotAMerge() throws {
