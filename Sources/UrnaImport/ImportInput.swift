@@ -1,4 +1,5 @@
 import UrnaRecords
+import UrnaSchemas
 
 /// One input file, opened and recognised: a TSE CSV/TXT (or a zip of them) or an XML dump.
 final class ImportInput {
@@ -23,8 +24,28 @@ final class ImportInput {
         case .tse(let r):
             r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
                 + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }
+                + r.layouts.compactMap { file, layout in
+                    let unknown = Self.unstoredColumns(of: layout)
+                    guard !unknown.isEmpty else { return nil }
+                    let s = unknown.count == 1 ? "" : "s"
+                    return "\(file): column\(s) \(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is" : "are") in no "
+                        + "TSE layout urna knows; \(unknown.count == 1 ? "its" : "their") values were not stored (the rest "
+                        + "of each row was)"
+                }
         case .xml: []
         case .empty(let file): ["\(path): \(file) holds no data (empty file or only empty members); skipped"]
+        }
+    }
+
+    /// The columns urna stores: those the mapper reads and the source columns kept as they are.
+    static let storedColumns: Set<String> = Set(MapperColumn.allCases.map(\.name) + ElectionsV4.sourceColumns.map(\.name))
+
+    /// A header's columns that urna does not store (a column a new TSE release added, a user's own).
+    static func unstoredColumns(of layout: TSELayout) -> [String] {
+        guard layout.hasHeader else { return [] }
+        var seen = Set<String>()
+        return zip(layout.fileColumns, layout.canonicalColumns).compactMap { file, canonical in
+            storedColumns.contains(canonical) || !seen.insert(file).inserted ? nil : file
         }
     }
 

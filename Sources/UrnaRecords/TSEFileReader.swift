@@ -42,6 +42,8 @@ public final class TSEFileReader: Sequence {
     /// Names of the data members skipped so far because they hold bytes but no row (only line breaks or
     /// spaces): found when each member is opened, so complete once the reader has reached its end.
     public private(set) var blankMembers: [String] = []
+    /// The layout of the file, or of each zip member opened so far (named `archive.zip:member.csv`), in order.
+    public private(set) var layouts: [(file: String, layout: TSELayout)] = []
     /// The error that ended a `for`-loop iteration early, if one did.
     public private(set) var failure: Error?
 
@@ -91,7 +93,9 @@ public final class TSEFileReader: Sequence {
             self.emptyMembers = []
             self.remainingEntries = []
             let csv = try CSVReader(source: file, name: displayName, encoding: encoding, options: options)
-            stream = try TSERecordStream(csv: csv)
+            let opened = try TSERecordStream(csv: csv)
+            stream = opened
+            layouts = [(displayName, opened.layout)]
         }
     }
 
@@ -149,6 +153,7 @@ public final class TSEFileReader: Sequence {
                 let next = try TSERecordStream(csv: csv)
                 entrySource = source
                 stream = next
+                layouts.append((csv.name, next.layout))
                 return true
             } catch RecordFileError.empty {
                 blankMembers.append(entry.name)

@@ -248,6 +248,24 @@ import UrnaStore
         #expect(try c.scalar("SELECT name FROM Coalition WHERE id = '2018/MG/902'") == .text("PARTIDO ISOLADO"))
     }
 
+    /// A column no TSE layout has (a new release's, a user's own) is named in a warning: its values are not
+    /// stored, and the rest of each row is.
+    @Test func aColumnNoLayoutHasIsNamedInAWarning() throws {
+        let folder = try S.scratchFolder()
+        let text = [
+            S.candidateHeader58 + ";\"NOVA_COLUNA\"", S.candidateRow(["SQ_CANDIDATO": "5"]) + ";\"valor\"",
+        ].joined(separator: "\n") + "\n"
+        let file = try S.write(text, named: "consulta_cand_nova.csv", in: folder)
+        let summary = try S.importFiles([file], into: folder + "/n.sqlite")
+        #expect(summary.inserted["Candidate"] == 1)
+        #expect(
+            summary.warnings.contains {
+                $0.contains("consulta_cand_nova.csv: column NOVA_COLUNA is in no TSE layout urna knows; its values were not stored")
+            }, "\(summary.warnings)")
+        let known = try S.candidateFile([["SQ_CANDIDATO": "6"]], in: folder)
+        #expect(!(try S.importFiles([known], into: folder + "/k.sqlite").warnings.contains { $0.contains("no TSE layout") }))
+    }
+
     @Test func aKeyThatNamesAnotherCandidacyIsAConflictNotAMerge() throws {
         let folder = try S.scratchFolder()
         let a = try S.candidateFile([["SQ_CANDIDATO": "7", "NM_CANDIDATO": "ANA"]], named: "a.csv", in: folder)
