@@ -60,7 +60,10 @@ final class TSERecordStream {
             } else {
                 reason += " (\(layout.name)); look for a separator inside an unquoted field or a missing field"
             }
-            return .reject(MalformedRow(location: row.location, reason: reason, rawBytes: row.rawBytes))
+            // The column named is the first one missing (a short row) or the first one too many (a long row).
+            var location = row.location
+            location.column = min(row.count, layout.fieldCount) + 1
+            return .reject(MalformedRow(location: location, reason: reason, rawBytes: row.rawBytes))
         }
         return .record(Record(kind: layout.kind, columns: columns, fields: row.fields, location: row.location))
     }

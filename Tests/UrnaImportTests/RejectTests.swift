@@ -86,6 +86,7 @@ import UrnaStore
         #expect(number[4] == "12x4")
         let short = try #require(byLine["consulta_cand_bad.csv:5"]?.first)
         #expect(short[3].contains("expected 58 fields, found 3"))
+        #expect(short[2] == "4", "the first missing field")
         #expect(short[4] == shortRow)
         let quote = try #require(byLine["consulta_cand_bad.csv:6"]?.first)
         #expect(quote[2] == "19")  // NM_URNA_CANDIDATO, where the stray quote is

@@ -164,10 +164,11 @@ struct TSEFileReaderTests {
         let (_, records, rejects) = try S.readAll(path)
         #expect(records.count == 84)
         #expect(rejects.count == 2)
-        #expect(rejects[0].location == SourceLocation(file: "with_trailer.csv", line: 3))
+        #expect(rejects[0].location == SourceLocation(file: "with_trailer.csv", line: 3, column: 58))  // the missing one
         #expect(rejects[0].reason.hasPrefix("expected 58 fields, found 57"))
         #expect(rejects[0].rawBytes == shortened)
         #expect(rejects[1].location.line == 87)
+        #expect(rejects[1].location.column == 2, "a one-field line: the first missing field")
         #expect(rejects[1].reason.hasPrefix("expected 58 fields, found 1"))
         #expect(rejects[1].reason.contains("trailer"))
     }
