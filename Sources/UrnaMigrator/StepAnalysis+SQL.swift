@@ -80,6 +80,20 @@ extension StepAnalysis {
         return out
     }
 
+    /// The renamed columns (old name, new name) when they are the table's only change: every column carried
+    /// unchanged at its place with its SQL type, no key change, at least one name new. Nil otherwise.
+    func columnRenamesOnly(_ t: TypeTransfer) -> [(String, String)]? {
+        guard t.old != nil, t.new != nil, !t.needsSwift, t.oldColumns.count == t.newColumns.count else { return nil }
+        var renames: [(String, String)] = []
+        for (i, source) in t.sources.enumerated() {
+            guard case .copy(let oi) = source, oi == i, t.oldColumns[i].sqlType == t.newColumns[i].sqlType else {
+                return nil
+            }
+            if t.oldColumns[i].name != t.newColumns[i].name { renames.append((t.oldColumns[i].name, t.newColumns[i].name)) }
+        }
+        return renames.isEmpty ? nil : renames
+    }
+
     /// The statements the automatic part of the step runs, for a plan's preview (closure work and the
     /// translation of links to re-keyed objects are decided while running; the dry run shows them).
     func previewSQL() -> [String] {
@@ -92,6 +106,13 @@ extension StepAnalysis {
                 out.append(
                     "INSERT OR IGNORE INTO \(Identifier.quoted(Self.stagingName(t.name))) (...) SELECT ... FROM \"urna_rows_\(t.name)\"  -- each object through Swift: \(t.swiftReason ?? "conversion")"
                 )
+            } else if let renames = columnRenamesOnly(t) {
+                out.append(
+                    renames.map {
+                        "ALTER TABLE \(Identifier.quoted(t.name)) RENAME COLUMN \(Identifier.quoted($0.0)) TO \(Identifier.quoted($0.1))"
+                    }.joined(separator: "; ")
+                        + "  -- the table is kept\(hasClosure ? " unless the closure writes \(t.name) objects" : ""); else: "
+                        + bulkCopySQL(t, keyMaps: []))
             } else {
                 out.append(
                     bulkCopySQL(t, keyMaps: []) + (hasClosure ? "  -- unless the closure enumerates \(t.name)" : ""))

@@ -10,6 +10,9 @@ extension StepExecutor {
             try enumerate(t.name) { _, _ in }
             t.enumerations -= 1
         }
+        for t in transfers where t.old != nil && t.new != nil && t.rebuilt && !t.filled && !t.cleared {
+            try renameColumnsInPlace(t)
+        }
         let keyMaps = Set(transfers.filter(\.hasKeyMap).map(\.name))
         for t in transfers where t.old != nil && t.new != nil && t.rebuilt && !t.filled && !t.cleared {
             let sql = analysis.bulkCopySQL(t, keyMaps: keyMaps)
@@ -24,6 +27,41 @@ extension StepExecutor {
             t.filledByBulk = true
             try checkWidenedValues(t)
         }
+    }
+
+    /// A type whose only change is renamed columns (same order, types and constraints, no closure wrote its
+    /// objects) keeps its table: `ALTER TABLE ... RENAME COLUMN` instead of copying every row. Kept only when
+    /// the table's CREATE text then is exactly the new version's; otherwise undone (a savepoint) and copied.
+    func renameColumnsInPlace(_ t: TypeTransfer) throws {
+        guard let n = t.new, let renames = analysis.columnRenamesOnly(t), t.created == 0, t.deleted == 0,
+            t.rowsWritten == 0
+        else { return }
+        let table = Identifier.quoted(t.name)
+        try quiet("SAVEPOINT urna_rename_columns")
+        var kept = false
+        defer {
+            if !kept { try? quiet("ROLLBACK TO urna_rename_columns") }
+            try? quiet("RELEASE urna_rename_columns")
+        }
+        var statements: [String] = []
+        do {
+            for (from, to) in renames {
+                let sql = "ALTER TABLE \(table) RENAME COLUMN \(Identifier.quoted(from)) TO \(Identifier.quoted(to))"
+                try quiet(sql)
+                statements.append(sql)
+            }
+            guard
+                case .text(let actual)? = try connection.scalar(
+                    "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(t.name)]),
+                SQLText.normalize(actual) == SQLText.normalize(StorageLayout.createTableSQL(n, in: step.to))
+            else { return }
+        } catch {
+            return  // copied instead
+        }
+        kept = true
+        t.rebuilt = false  // its empty staging table is dropped with the unused ones (`swapTables`)
+        t.filled = true
+        for sql in statements { recorder.note(sql) }
     }
 
     /// Decimal scale-ups multiply stored integers; a product past 64 bits would silently become REAL.
