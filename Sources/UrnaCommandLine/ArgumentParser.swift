@@ -134,6 +134,7 @@ enum ArgumentParser {
                 }
                 if o.valueName != nil {
                     guard i + 1 < args.count else { throw UsageError("\(a) needs a value (<\(o.valueName!)>)") }
+                    try refuseOptionAsValue(args[i + 1], of: a, long: o.name, spec: spec)
                     if !o.repeatable, out.values[o.name] != nil { throw UsageError("--\(o.name) was given twice") }
                     out.values[o.name, default: []].append(args[i + 1])
                     i += 2
@@ -172,6 +173,7 @@ enum ArgumentParser {
                     v = inlineValue
                 } else {
                     guard i + 1 < args.count else { throw UsageError("--\(name) needs a value (<\(o.valueName!)>)") }
+                    try refuseOptionAsValue(args[i + 1], of: "--\(name)", long: name, spec: spec)
                     v = args[i + 1]
                     i += 1
                 }
@@ -191,6 +193,28 @@ enum ArgumentParser {
             throw UsageError("unexpected argument '\(out.positionals[max])'")
         }
         return out
+    }
+
+    /// A value option followed by one of the command's own options (`--backup --dry-run`) lost its value:
+    /// taking the option as the value would silently drop it (that migration ran for real, its backup named
+    /// `--dry-run`). `--backup=--dry-run` still names such a file.
+    static func refuseOptionAsValue(_ next: String, of option: String, long: String, spec: CommandSpec) throws {
+        let known: Bool
+        if next == "--" {
+            known = true
+        } else if next.hasPrefix("--") {
+            let name = next.dropFirst(2).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first
+                .map(String.init) ?? ""
+            known = spec.options.contains { $0.name == name } || name == "help"
+        } else if next.count == 2, next.hasPrefix("-"), let letter = next.last, !letter.isNumber {
+            known = spec.options.contains { $0.short == letter } || letter == "h"
+        } else {
+            known = false
+        }
+        guard known else { return }
+        throw UsageError(
+            "\(option) needs a value, but the next argument is the option '\(next)' (nothing was done); "
+                + "to give that very text as the value, write --\(long)=\(next)")
     }
 
     /// The closest known name within two edits, for "did you mean".

@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 import UrnaPostgres
 import UrnaStore
 
@@ -216,7 +217,8 @@ enum CLI {
     static func printError(_ s: String) {
         if Interruption.signal != 0 { return }  // the error a signal caused: "interrupted: ..." says it all
         // A password typed into --db (even in a form urna did not take for a URL) is never echoed.
-        let text = PostgresURL.maskCredentials(s)
+        // Names and values from files are in these messages: no escape sequence from a file reaches the terminal.
+        let text = TerminalSafe.text(PostgresURL.maskCredentials(s))
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 
 /// `urna datasette-metadata`: the file's Datasette metadata on stdout (or beside the file with --write-file).
 enum DatasetteMetadataCommand {
@@ -26,6 +27,7 @@ enum DatasetteMetadataCommand {
 
     static let command = Command(spec: spec) { p in
         let path = databasePath(p)
+        if let out = p.value("out"), out != "-" { try OutputPaths.refuse(out, option: "--out", database: path) }
         let store = try openExistingStore(path, readOnly: true)
         let text = DatasetteMetadata(schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: path))
             .json()
@@ -43,16 +45,17 @@ enum DatasetteMetadataCommand {
         (path as NSString).deletingPathExtension + ".metadata.json"
     }
 
-    /// Writes `text` to a temporary file in the same folder and renames it over `path`.
+    /// Writes `text` to a new temporary file in the same folder (`O_EXCL | O_NOFOLLOW`) and renames it over
+    /// `path`; a FIFO, a device or standard output is written through, never replaced.
     static func writeWhole(_ text: String, to path: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CLIError(ExitCode.failure, "\(path) is a folder: give --out the path of a file")
         }
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIError(ExitCode.failure, "cannot write \(path): \(error.localizedDescription)")
+            try OutputFileName.writeWhole(Array(text.utf8), to: path, what: "the metadata", option: "--out")
+        } catch let e as OutputPathError {
+            throw CLIError(ExitCode.failure, e.description)
         }
     }
 }

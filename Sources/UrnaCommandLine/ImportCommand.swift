@@ -141,8 +141,10 @@ enum ShowCommand {
             throw UsageError("SQ_CANDIDATO is a number of up to 12 digits, not '\(p.positionals[1])'")
         }
         let store = try openExistingStore(databasePath(p), readOnly: true)
+        // Values from the files, shown on a terminal: no escape sequence in them reaches it.
         print(
-            try CandidateCard.render(store: store, sequence: sequence, election: p.value("election"), unit: p.value("unit")),
+            TerminalSafe.text(
+                try CandidateCard.render(store: store, sequence: sequence, election: p.value("election"), unit: p.value("unit"))),
             terminator: "")
         return ExitCode.ok
     }

@@ -31,6 +31,13 @@ enum InitCommand {
         if FileManager.default.fileExists(atPath: path) {
             throw CLIError(ExitCode.failure, "\(path) already exists; choose another --db (init never overwrites a file)")
         }
+        // A dangling symlink at the name would have the file created wherever it points.
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
+            throw CLIError(
+                ExitCode.failure,
+                "\(path) is a symbolic link (to a file that does not exist); urna does not create a database through "
+                    + "a link: choose another --db (nothing was created)")
+        }
         // An elections file is made to be bulk-loaded: it gets the page size the importer gives its own files.
         _ = try Store(path: path, schema: schema, pageSize: name == "elections" ? Importer.pageSize : nil)
         print("created \(DatabaseName.of(path)): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))")

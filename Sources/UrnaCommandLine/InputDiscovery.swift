@@ -37,6 +37,11 @@ enum InputDiscovery {
             }
             if isDirectory.boolValue {
                 for path in filesInFolder(input) {
+                    // Never opened: reading a FIFO waits for a writer, /dev/zero never ends.
+                    if let what = notARegularFile(path) {
+                        skipped.append(Skipped(path: path, reason: "\(what), not a file"))
+                        continue
+                    }
                     switch verdict(path) {
                     case .data: files.append(path)
                     case .foreign(let why), .unrecognized(let why): skipped.append(Skipped(path: path, reason: why))
@@ -65,6 +70,19 @@ enum InputDiscovery {
             }
         }
         return out.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// What `path` leads to (following symlinks) when that is not a regular file: a FIFO, a device, a socket.
+    static func notARegularFile(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
     }
 
     static let foreignExtensions: [String: String] = [

@@ -61,16 +61,17 @@ struct TableText {
         return parts.joined(separator: " | ")
     }
 
-    /// A cell on one line: line breaks and tabs shown as `\n`, `\t`; other control characters as `?`.
+    /// A cell on one line: line breaks and tabs shown as `\n`, `\t`; other control characters (C1 too) as `?`.
     static func printable(_ s: String) -> String {
-        guard s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return s }
+        func control(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (u.value >= 0x7F && u.value <= 0x9F) }
+        guard s.unicodeScalars.contains(where: control) else { return s }
         var out = ""
         for u in s.unicodeScalars {
             switch u {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where u.value < 0x20 || u.value == 0x7F: out += "?"
+            case _ where control(u): out += "?"
             default: out.unicodeScalars.append(u)
             }
         }

@@ -28,7 +28,11 @@ public enum ZipMembers {
     public static func extract(_ entry: ZipArchive.Entry, of path: String, into folder: String) throws -> String {
         let archive = try ZipArchive(path: path)
         let base = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
-        guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\") else {
+        // A NUL cuts the name short for the system calls below: a member named `x_MG.csv\0..._MG.csv` had
+        // the file `x_MG.csv` (another zip's member) deleted. No control character makes a file name here.
+        guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\"),
+            !base.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
             throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
         }
         let target = (folder as NSString).appendingPathComponent(base)

@@ -27,9 +27,9 @@ extension ImportSummary {
                 + "\(rows.superseded) superseded, \(rows.conflicts) conflicts, \(rows.legend) legend, \(rejected) rejected"
         )
         if fieldsNulled > 0 { lines.append("fields nulled: \(fieldsNulled) (warnings in the rejects file)") }
-        for w in warnings { lines.append("warning: \(w)") }
+        for w in warnings { lines.append("warning: \(TerminalSafe.text(w))") }
         var tail = "rejected: \(rejected)"
-        if let rejectsFile { tail += " (see \(rejectsFile))" }
+        if let rejectsFile { tail += " (see \(TerminalSafe.text(rejectsFile)))" }
         lines.append(tail)
         if headsWithVice > 0 { lines.append("heads of ticket with a vice: \(headsWithVice)") }
         let seconds = (elapsedSeconds * 100).rounded() / 100

@@ -51,6 +51,7 @@ public final class Importer {
             }
             try rejects.close()
             summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
+            Self.warnOfFormulas(in: rejects, summary: &summary)
             summary.elapsedSeconds = seconds(since: started, clock: clock)
             if !existed { ImportIntegrity.keepDatabaseFile(dbPath) }
             return summary
@@ -72,12 +73,23 @@ public final class Importer {
             var summary = try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
             try rejects.close()
             summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
+            Self.warnOfFormulas(in: rejects, summary: &summary)
             summary.elapsedSeconds = seconds(since: started, clock: clock)
             return summary
         } catch {
             try? rejects.close()
             throw ImportError.from(error, dbPath: store.connection.path)
         }
+    }
+
+    /// Rejected rows are kept byte for byte, so a row planted as `=HYPERLINK(...)` is a formula cell of the
+    /// rejects file: said in the summary, as exports say it.
+    static func warnOfFormulas(in rejects: RejectsFile, summary: inout ImportSummary) {
+        guard rejects.wasCreated, let first = rejects.formulas.first else { return }
+        let n = rejects.formulas.count
+        summary.warnings.append(
+            "\(rejects.path): \(n) cell\(n == 1 ? " begins" : "s begin") like a spreadsheet formula (first: \(first)): "
+                + "a spreadsheet opening the rejects file may run \(n == 1 ? "it" : "them"); read it as text")
     }
 
     // MARK: - Steps

