@@ -14,20 +14,35 @@ public enum ZipMembers {
                 let uf = s.uppercased()
                 return uf == "BR" || uf == "BRASIL" ? ["BR", "BRASIL"] : [uf]
             })
-        return archive.entries.filter { e in
+        let chosen = archive.entries.filter { e in
             guard e.isDataFile else { return false }
-            let base = ((e.name.split(separator: "/").last.map(String.init) ?? e.name) as NSString)
-                .deletingPathExtension
+            let base = (baseName(e) as NSString).deletingPathExtension
             guard let underscore = base.lastIndex(of: "_") else { return false }
             return wanted.contains(base[base.index(after: underscore)...].uppercased())
         }
+        // Two members in different folders of the zip would be written to one file: the second would replace the
+        // first without a word.
+        var seen: [String: String] = [:]
+        for e in chosen {
+            if let first = seen[baseName(e)] {
+                throw DownloadError.localFile(
+                    path: path,
+                    reason: "its members \(first) and \(e.name) would both be written as \(baseName(e)); nothing was "
+                        + "extracted: unzip it yourself and import the members one by one")
+            }
+            seen[baseName(e)] = e.name
+        }
+        return chosen
     }
+
+    /// The member's file name, without the zip's folders.
+    static func baseName(_ e: ZipArchive.Entry) -> String { e.name.split(separator: "/").last.map(String.init) ?? e.name }
 
     /// Inflates `entry` of the archive at `path` into `folder` under the member's own base name, through a
     /// temporary file renamed at the end (the CRC-32 is checked before the rename). Returns the file's path.
     public static func extract(_ entry: ZipArchive.Entry, of path: String, into folder: String) throws -> String {
         let archive = try ZipArchive(path: path)
-        let base = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
+        let base = baseName(entry)
         // A NUL cuts the name short for the system calls below: a member named `x_MG.csv\0..._MG.csv` had
         // the file `x_MG.csv` (another zip's member) deleted. No control character makes a file name here.
         guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\"),

@@ -154,6 +154,34 @@ struct CLIDownloadTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.path).allSatisfy { !$0.contains("XXXXXX") })
     }
 
+    @Test("Two members of one base name in different folders of a zip are refused, never one over the other")
+    func duplicateMemberNames() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        let python = try #require(AnalysisFixtures.python, "python3 builds the zip")
+        let zip = server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip").path
+        let made = try CLIRunner.runProcess(
+            python,
+            [
+                "-c",
+                """
+                import sys, zipfile
+                with zipfile.ZipFile(sys.argv[1], "w") as z:
+                    z.writestr("a/consulta_cand_2018_MG.csv", b"first")
+                    z.writestr("b/consulta_cand_2018_MG.csv", b"second")
+                """,
+                zip,
+            ])
+        #expect(made.code == 0, "\(made.stderr)")
+        let d = dir.appendingPathComponent("D")
+        let r = try download(["2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(r.code != 0, "\(r.stderr)")
+        #expect(r.stderr.contains("would both be written as consulta_cand_2018_MG.csv"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_cand_2018_MG.csv").path))
+    }
+
     @Test("No server: a clear network error, exit 1, nothing written")
     func offline() throws {
         let dir = try CLIRunner.tempDir()
