@@ -28,6 +28,21 @@ struct ObservationTests {
         #expect(heard.count == before)
     }
 
+    @Test("An observer invalidated by an earlier observer of the same change is not called for it")
+    func invalidatedDuringANotificationIsSkipped() throws {
+        let store = try Store.inMemory(schema: Self.schema)
+        let heard = ChangeRecorder<String>()
+        let later = ChangeRecorder<ObservationToken>()
+        let first = store.observe { _ in
+            heard.append("first")
+            for t in later.all { t.invalidate() }
+        }
+        defer { first.invalidate() }
+        later.append(store.observe { _ in heard.append("second") })
+        try store.write { try store.create("Note", value: ["id": 1, "text": "a"]) }
+        #expect(heard.all == ["first"], "the second observer was invalidated before its turn")
+    }
+
     @Test("A write that does not touch the results does not notify them")
     func unrelatedWriteIsQuiet() throws {
         let store = try Store.inMemory(schema: Self.schema)

@@ -56,9 +56,15 @@ extension Store {
         }
     }
 
+    /// Calls each observer registered now, in registration order; one whose token was invalidated meanwhile (on
+    /// another thread, or by an earlier observer of this change) is skipped. Only a call already started can
+    /// still be running when `invalidate()` returns on another thread.
     func notifyObservers(_ changes: ChangeSet) {
-        let callbacks = observation.withLock { $0.callbacks.sorted { $0.key < $1.key }.map(\.value) }
-        for c in callbacks { c(changes) }
+        let ids = observation.withLock { $0.callbacks.keys.sorted() }
+        for id in ids {
+            guard let c = observation.withLock({ $0.callbacks[id] }) else { continue }
+            c(changes)
+        }
     }
 }
 
