@@ -125,7 +125,7 @@ struct CLIDownloadTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try TSETestServer(in: dir)
         defer { server.stop() }
-        guard let python = AnalysisFixtures.python else { return }
+        let python = try #require(AnalysisFixtures.python, "python3 builds the zip")
         // The cand zip carries `bem_candidato_2018_MG.csv<NUL>XXXXXX_MG.csv` (and a `../` member, kept to its base name).
         let zip = server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip").path
         let made = try CLIRunner.runProcess(

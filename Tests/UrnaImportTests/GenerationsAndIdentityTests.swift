@@ -331,7 +331,10 @@ import UrnaStore
                 "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); "
                     + "z.writestr('consulta_cand_2016_BR.txt',''); z.write(sys.argv[2],'consulta_cand_2018_MG.csv'); z.close()",
                 [zip, file])
-        else { return }  // no python3 here: the plain-file case above still ran
+        else {
+            Issue.record("python3 could not build the zip: the zip case was not checked")
+            return
+        }
         let db2 = folder + "/zip.sqlite"
         let z = try S.importFiles([zip], into: db2)
         #expect(z.warnings.contains { $0.contains("consulta_cand_2016_BR.txt") })
@@ -350,7 +353,10 @@ import UrnaStore
                         + "first=sys.argv[4]=='1'; first and z.writestr('blank.txt',b); z.write(sys.argv[2],'consulta_cand_2018_MG.csv'); "
                         + "first or z.writestr('blank.txt',b); z.close()",
                     [zip, file, blank, first ? "1" : "0"])
-            else { return }  // no python3 here
+            else {
+                Issue.record("python3 could not build \(name).zip: not checked")
+                return
+            }
             let db = folder + "/\(name).sqlite"
             let s = try S.importFiles([zip], into: db)
             #expect(try S.counts(db)["Candidate"] == 2, "\(name): the data member beside the blank one was lost")
@@ -358,11 +364,10 @@ import UrnaStore
         }
         // A zip of blank members only is an empty input: skipped with a warning, not an error.
         let onlyBlank = folder + "/only-blank.zip"
-        guard
+        try #require(
             try Self.python(
                 "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w'); z.writestr('a.txt','\\n'); z.writestr('b.csv','  \\r\\n'); z.close()",
-                [onlyBlank])
-        else { return }
+                [onlyBlank]), "python3 builds the zip")
         let db = folder + "/only-blank.sqlite"
         let s = try S.importFiles([onlyBlank, file], into: db)
         #expect(try S.counts(db)["Candidate"] == 2)
