@@ -63,7 +63,7 @@ enum CopyCommand {
                 "\(target.connection.displayName) already holds Urna data (\(old.family) version \(old.version)); "
                     + "nothing was changed: add --replace to replace it with \(file)'s")
         }
-        let counts = try target.commit(from: sqlite)
+        let counts = try target.commit(from: sqlite, resolve: PostgresStaging.codeSchema)
         print(summary(from: file, to: target.connection.displayName, schema: schema, counts: counts))
         return ExitCode.ok
     }

@@ -109,7 +109,7 @@ enum PostgresStaging {
             throw CLIError(c, DatabaseName.named(message, copy.path))
         }
         guard mode == .write, code == ExitCode.ok else { return code }
-        let counts = try copy.commit(replacing: adopted)
+        let counts = try copy.commit(replacing: adopted, resolve: codeSchema)
         if !parsed.has("quiet") && !parsed.has("json") {
             let rows = counts.reduce(0) { $0 + $1.rows }
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")

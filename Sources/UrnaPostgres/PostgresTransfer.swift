@@ -52,7 +52,7 @@ public enum PostgresTransfer {
     @discardableResult
     public static func push(
         from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?, recreate: Bool = false,
-        progress: ((String, Int) -> Void)? = nil
+        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil
     ) throws -> Counts {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
             throw PostgresTransferError.notUrna("\(sqlite.path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
@@ -74,6 +74,12 @@ public enum PostgresTransfer {
                     "\(pg.displayName) already has a table \(t.name) that no Urna schema recorded there owns; "
                         + "nothing was changed: rename it, or use another database")
             }
+        }
+        // Urna's own views go first and come back from code after the load (a view of someone else's on them stops
+        // the run, as on the tables).
+        for name in Set((old?.views ?? []).map(\.name) + schema.views.map(\.name)).sorted()
+        where try pg.scalar("SELECT 1 FROM pg_views WHERE schemaname = current_schema() AND viewname = $1", [name]) == "1" {
+            try pg.execute("DROP VIEW \(q(name))")
         }
         if sameShape {
             // Emptied, not dropped: a view, grant or index of someone else's on these tables stays.
@@ -99,6 +105,15 @@ public enum PostgresTransfer {
             )
         }
         try pushMetadata(from: sqlite, to: pg)
+        // The views in PostgreSQL's SQL, from the code's schema (a file records only their names and checksums).
+        let code = resolve(schema)
+        if SchemaDescriptor.encode(code) == SchemaDescriptor.encode(schema) {
+            for v in code.views {
+                guard let sql = v.postgresSQL else { continue }
+                try pg.execute("CREATE VIEW \(q(v.name)) AS\n\(sql)")
+                try pg.execute("COMMENT ON VIEW \(q(v.name)) IS '\(v.viewDescription.replacingOccurrences(of: "'", with: "''"))'")
+            }
+        }
         return counts
     }
 

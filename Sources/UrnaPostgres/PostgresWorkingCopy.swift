@@ -119,18 +119,24 @@ public final class PostgresWorkingCopy {
 
     /// Puts the working copy back into the database and commits: Urna's tables are refilled (or dropped and
     /// created again when the schema changed, or when `replacing` names plain tables being adopted).
+    /// `resolve` gives the code's schema equal to the recorded one, which carries the views' PostgreSQL SQL.
     @discardableResult
-    public func commit(replacing plainTables: Schema? = nil) throws -> PostgresTransfer.Counts {
-        try commit(from: try Connection(path: path, create: false), replacing: plainTables)
+    public func commit(replacing plainTables: Schema? = nil, resolve: (Schema) -> Schema = { $0 }) throws
+        -> PostgresTransfer.Counts
+    {
+        try commit(from: try Connection(path: path, create: false), replacing: plainTables, resolve: resolve)
     }
 
     /// `commit(replacing:)` from another Urna file than the working copy (`urna copy` of a file to the server).
     @discardableResult
-    public func commit(from sqlite: Connection, replacing plainTables: Schema? = nil) throws -> PostgresTransfer.Counts {
+    public func commit(
+        from sqlite: Connection, replacing plainTables: Schema? = nil, resolve: (Schema) -> Schema = { $0 }
+    ) throws -> PostgresTransfer.Counts {
         precondition(writing, "commit() needs a working copy opened with writing: true")
         precondition(!finished, "commit() was already called")
         let counts = try PostgresTransfer.push(
-            from: sqlite, to: connection, replacing: recorded ?? plainTables, recreate: plainTables != nil && recorded == nil)
+            from: sqlite, to: connection, replacing: recorded ?? plainTables, recreate: plainTables != nil && recorded == nil,
+            resolve: resolve)
         try PostgresInterrupt.committing { try connection.execute("COMMIT") }
         finished = true
         return counts
@@ -159,7 +165,13 @@ public final class PostgresWorkingCopy {
             let store = try Store(path: copy.path, schema: schema)
             result = try body(store)
         }
-        if writing { try copy.commit() } else { try copy.rollback() }
+        if writing {
+            try copy.commit(resolve: { recorded in
+                SchemaDescriptor.encode(recorded) == SchemaDescriptor.encode(schema) ? schema : recorded
+            })
+        } else {
+            try copy.rollback()
+        }
         return result
     }
 }

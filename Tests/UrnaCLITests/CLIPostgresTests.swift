@@ -36,10 +36,14 @@ struct CLIPostgresTests {
         #expect(goods.stdout == "8583\n", "\(goods.stderr)")
         // What psql sees: the tables, their foreign keys, money as numeric with the exact sum.
         let tables = try pg.psql(
-            "SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables WHERE table_schema = 'public'",
+            "SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
             url: url)
         #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines)
             == "Candidate,Candidate_goods,Coalition,Coalition_parties,Election,Good,GoodType,Party,_urna_history,_urna_schema")
+        let views = try pg.psql(
+            "SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.views WHERE table_schema = 'public'",
+            url: url)
+        #expect(views.trimmingCharacters(in: .whitespacesAndNewlines) == "candidacies,coalition_members,goods")
         let foreignKeys = try pg.psql(
             "SELECT count(*) FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY'", url: url)
         #expect(Int(foreignKeys.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 8, "\(foreignKeys)")
@@ -99,6 +103,41 @@ struct CLIPostgresTests {
         _ = try pg.psql("UPDATE \"Good\" SET value = 92233720368547758.08 WHERE id = (SELECT min(id) FROM \"Good\")", url: url)
         let huge = try CLIRunner.run(["query", "--db", url, "Good", "--count"])
         #expect(huge.code != 0 && huge.stderr.contains("a value in Good is too large for urna"), "\(huge.stderr)")
+    }
+
+    @Test("v5's views exist on the server and give the rows the file's views give (numbers compared as numbers)")
+    func viewsOnTheServerMatchTheFile() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "views")
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files = ["consulta_cand_2018_MG.csv", "bem_candidato_2018_MG.csv"].map { sample.appendingPathComponent($0).path }
+        let file = dir.appendingPathComponent("mg.sqlite").path
+        #expect(try CLIRunner.run(["import", "--db", url, "--quiet"] + files, in: dir).code == 0)
+        #expect(try CLIRunner.run(["import", "--db", file, "--quiet"] + files, in: dir).code == 0)
+        func same(_ a: String, _ b: String) -> Bool {
+            if a == b { return true }
+            guard let x = Decimal(string: a), let y = Decimal(string: b), !a.isEmpty, !b.isEmpty else { return false }
+            return x == y
+        }
+        for (view, key) in [("candidacies", "candidate_id"), ("goods", "good_id"), ("coalition_members", "coalition_id, NR_ORDEM")] {
+            let server = try pg.psql("SELECT * FROM \(view) ORDER BY \(key)", url: url)
+                .split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+            let local = try CLIRunner.runProcess(
+                URL(fileURLWithPath: "/usr/bin/sqlite3"), ["-separator", "|", file, "SELECT * FROM \(view) ORDER BY \(key)"])
+            #expect(local.code == 0, "\(local.stderr)")
+            let rows = local.stdout.split(separator: "\n", omittingEmptySubsequences: true)
+                .map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+            #expect(server.count == rows.count && !rows.isEmpty, "\(view): \(server.count) rows on the server, \(rows.count) in the file")
+            var differences: [String] = []
+            for (s, l) in zip(server, rows) where s.count != l.count || zip(s, l).contains(where: { !same($0, $1) }) {
+                differences.append("server \(s)\nfile   \(l)")
+                if differences.count == 3 { break }
+            }
+            #expect(differences.isEmpty, "\(view):\n\(differences.joined(separator: "\n"))")
+        }
+        let comment = try pg.psql("SELECT obj_description('candidacies'::regclass)", url: url)
+        #expect(comment.contains("One row per candidacy"), "\(comment)")
     }
 
     @Test("three generations of one file, one run each, give the same candidacy on PostgreSQL as in a file, in any order")

@@ -20,6 +20,10 @@ public struct SchemaView: Sendable, Hashable, Codable {
     public var sql: String
     /// FNV-1a 64 of `sql`, hex: what a descriptor records.
     public var checksum: String
+    /// The same SELECT for PostgreSQL's storage contract (dates as timestamptz, money as numeric), when the view
+    /// has one; from code only: neither recorded nor part of the checksum. Nil: the view exists in SQLite files
+    /// (and working copies) only.
+    public var postgresSQL: String?
 
     public struct Column: Sendable, Hashable, Codable {
         public var name: String
@@ -40,12 +44,13 @@ public struct SchemaView: Sendable, Hashable, Codable {
         }
     }
 
-    public init(_ name: String, _ description: String, columns: [Column], sql: String) {
+    public init(_ name: String, _ description: String, columns: [Column], sql: String, postgresSQL: String? = nil) {
         self.name = name
         self.viewDescription = description
         self.columns = columns
         self.sql = sql
         self.checksum = SchemaView.checksum(of: sql)
+        self.postgresSQL = postgresSQL
     }
 
     /// The statement that creates the view.
@@ -73,6 +78,7 @@ public struct SchemaView: Sendable, Hashable, Codable {
         columns = try c.decode([Column].self, forKey: .columns)
         checksum = try c.decode(String.self, forKey: .checksum)
         sql = ""
+        postgresSQL = nil
     }
 
     public func encode(to encoder: Encoder) throws {
