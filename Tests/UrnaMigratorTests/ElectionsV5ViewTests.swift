@@ -105,6 +105,13 @@ import UrnaStore
         #expect(try c.rows("SELECT * FROM my_titles") == [[.text("Dom Casmurro")]])
     }
 
+    /// Files record each view's checksum: the SQLite SQL of v5's views must stay byte for byte what released
+    /// files recorded (else every v5 file would show drift), whatever is added beside it (the PostgreSQL SQL).
+    @Test func theViewsSQLIsWhatV5FilesRecorded() {
+        #expect(ElectionsV5.views.map(\.checksum) == ["67f87cc31d18881d", "f9d04c1731f0f2eb", "82eff03e0ed1f0f9"])
+        #expect(ElectionsV5.views.allSatisfy { $0.postgresSQL != nil && $0.postgresSQL != "" })
+    }
+
     /// Descriptors of versions without views are unchanged by the views key (their checksums stay).
     @Test func earlierDescriptorsHaveNoViewsKey() {
         #expect(!SchemaDescriptor.encode(ElectionsV4.schema).contains("\"views\""))
