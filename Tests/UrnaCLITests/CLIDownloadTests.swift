@@ -119,30 +119,31 @@ struct CLIDownloadTests {
         #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_coligacao_2018.zip").path))
     }
 
+    /// Replaces the server's 2018 consulta_cand zip with one a Python script writes (`sys.argv[1]` is its path;
+    /// `sys` and `zipfile` are imported).
+    static func replaceCandidateZip(of server: TSETestServer, _ script: String) throws {
+        let python = try #require(AnalysisFixtures.python, "python3 builds the zip")
+        let zip = server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip").path
+        let made = try CLIRunner.runProcess(python, ["-c", "import sys, zipfile\n" + script, zip])
+        #expect(made.code == 0, "\(made.stderr)")
+    }
+
     @Test("A member whose name holds a NUL never deletes another file: the bem file extracted before it is kept")
     func memberNameWithNUL() throws {
         let dir = try CLIRunner.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try TSETestServer(in: dir)
         defer { server.stop() }
-        let python = try #require(AnalysisFixtures.python, "python3 builds the zip")
         // The cand zip carries `bem_candidato_2018_MG.csv<NUL>XXXXXX_MG.csv` (and a `../` member, kept to its base name).
-        let zip = server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip").path
-        let made = try CLIRunner.runProcess(
-            python,
-            [
-                "-c",
-                """
-                import sys, zipfile
-                with zipfile.ZipFile(sys.argv[1], "w") as z:
-                    z.writestr("bem_candidato_2018_MG.csvNULBYTE_MG.csv", b"evil")
-                    z.writestr("../../slip_MG.csv", b"slip")
-                data = open(sys.argv[1], "rb").read().replace(b"NULBYTE", b"\\x00XXXXXX")
-                open(sys.argv[1], "wb").write(data)
-                """,
-                zip,
-            ])
-        #expect(made.code == 0, "\(made.stderr)")
+        try Self.replaceCandidateZip(
+            of: server,
+            """
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                z.writestr("bem_candidato_2018_MG.csvNULBYTE_MG.csv", b"evil")
+                z.writestr("../../slip_MG.csv", b"slip")
+            data = open(sys.argv[1], "rb").read().replace(b"NULBYTE", b"\\x00XXXXXX")
+            open(sys.argv[1], "wb").write(data)
+            """)
         let d = dir.appendingPathComponent("D")
         let r = try download(["2018", "--state", "MG", "--kinds", "bem,cand", "--base-url", server.baseURL, "--dir", d.path])
         // The bem member was extracted, then deleted by the NUL-named one (its name cut at the NUL), exit 0.
@@ -160,21 +161,13 @@ struct CLIDownloadTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try TSETestServer(in: dir)
         defer { server.stop() }
-        let python = try #require(AnalysisFixtures.python, "python3 builds the zip")
-        let zip = server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip").path
-        let made = try CLIRunner.runProcess(
-            python,
-            [
-                "-c",
-                """
-                import sys, zipfile
-                with zipfile.ZipFile(sys.argv[1], "w") as z:
-                    z.writestr("a/consulta_cand_2018_MG.csv", b"first")
-                    z.writestr("b/consulta_cand_2018_MG.csv", b"second")
-                """,
-                zip,
-            ])
-        #expect(made.code == 0, "\(made.stderr)")
+        try Self.replaceCandidateZip(
+            of: server,
+            """
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                z.writestr("a/consulta_cand_2018_MG.csv", b"first")
+                z.writestr("b/consulta_cand_2018_MG.csv", b"second")
+            """)
         let d = dir.appendingPathComponent("D")
         let r = try download(["2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
         #expect(r.code != 0, "\(r.stderr)")

@@ -96,6 +96,23 @@ enum Hostile {
         return Int(st.st_mode & 0o777)
     }
 
+    /// Reads the FIFO at `fifo` to its end on a thread of its own, then writes the byte count to `<fifo>.count`.
+    static func drainFIFO(_ fifo: String) {
+        let reader = Thread {
+            let fd = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var total = 0
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                total += n
+            }
+            close(fd)
+            try? String(total).write(toFile: fifo + ".count", atomically: true, encoding: .utf8)
+        }
+        reader.start()
+    }
+
     static func fileType(_ path: String) -> mode_t? {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }

@@ -36,19 +36,7 @@ import Testing
         #expect(noReader.code == 1, "\(noReader.stderr)")
         #expect(noReader.stderr.contains("no process is reading"), "\(noReader.stderr)")
         #expect(Hostile.fileType(fifo) == S_IFIFO)
-        let reader = Thread {
-            let fd = open(fifo, O_RDONLY)
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            var total = 0
-            while true {
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
-                total += n
-            }
-            close(fd)
-            try? String(total).write(toFile: fifo + ".count", atomically: true, encoding: .utf8)
-        }
-        reader.start()
+        Hostile.drainFIFO(fifo)
         Thread.sleep(forTimeInterval: 0.2)
         let through = try Hostile.urna(["datasette-metadata", "--db", db, "--out", "pipe"], in: dir)
         #expect(through.code == 0, "\(through.stderr)")

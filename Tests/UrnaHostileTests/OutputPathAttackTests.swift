@@ -172,19 +172,7 @@ import Testing
         #expect(noReader.code == 1, "\(noReader.stderr)")
         #expect(noReader.stderr.contains("no process is reading"))
         // With a reader: the bytes flow through and the FIFO stays a FIFO.
-        let reader = Thread {
-            let fd = open(fifo, O_RDONLY)
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            var total = 0
-            while true {
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
-                total += n
-            }
-            close(fd)
-            try? String(total).write(toFile: fifo + ".count", atomically: true, encoding: .utf8)
-        }
-        reader.start()
+        Hostile.drainFIFO(fifo)
         Thread.sleep(forTimeInterval: 0.2)
         let through = try Hostile.urna(
             ["export", "--db", db, "--format", "csv", "--type", "Coalition", "--out", "pipe"], in: dir)

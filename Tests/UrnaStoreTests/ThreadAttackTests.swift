@@ -18,12 +18,11 @@ struct ThreadAttackTests {
         return (dir, dir.appendingPathComponent("notes.sqlite").path)
     }
 
-    @Test("Results reused on one thread never serve keys older than a write that had finished")
-    func resultsCacheIsNeverStampedNewerThanItsRead() throws {
-        let (dir, path) = try Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try Store(path: path, schema: Self.schema)
-        try store.write { try store.create("Note", value: ["id": 0]) }
+    /// Runs `write(i)` for i = 1, 2, ... on another thread while this one reads `read()` for up to 2 s; returns
+    /// the first read older than a write that had already returned (nil: none was).
+    static func firstStaleRead(
+        _ write: @escaping @Sendable (Int) throws -> Void, read: () throws -> Int
+    ) throws -> (seen: Int, finished: Int)? {
         let committed = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
         let done = DispatchSemaphore(value: 0)
@@ -31,24 +30,34 @@ struct ThreadAttackTests {
             var i = 0
             while !stop.load(ordering: .relaxed) && i < 200_000 {
                 i += 1
-                try? store.write { try store.create("Note", value: ["id": i]) }
+                try? write(i)
                 committed.store(i, ordering: .sequentiallyConsistent)
             }
             done.signal()
         }
-        let results = try store.objects("Note")
+        defer {
+            stop.store(true, ordering: .relaxed)
+            done.wait()
+        }
         let deadline = Date().addingTimeInterval(2)
-        var stale: (seen: Int, finished: Int)?
         while Date() < deadline {
             let finished = committed.load(ordering: .sequentiallyConsistent)
-            let last = Int(try results.lastObject()?.primaryKeyValue.intValue ?? -1)
-            if last < finished {
-                stale = (last, finished)
-                break
-            }
+            let seen = try read()
+            if seen < finished { return (seen, finished) }
         }
-        stop.store(true, ordering: .relaxed)
-        done.wait()
+        return nil
+    }
+
+    @Test("Results reused on one thread never serve keys older than a write that had finished")
+    func resultsCacheIsNeverStampedNewerThanItsRead() throws {
+        let (dir, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.schema)
+        try store.write { try store.create("Note", value: ["id": 0]) }
+        let results = try store.objects("Note")
+        let stale = try Self.firstStaleRead({ i in try store.write { try store.create("Note", value: ["id": i]) } }) {
+            Int(try results.lastObject()?.primaryKeyValue.intValue ?? -1)
+        }
         #expect(stale == nil, "results served note \(stale?.seen ?? 0) after write \(stale?.finished ?? 0) had returned")
     }
 
@@ -58,33 +67,12 @@ struct ThreadAttackTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try Store(path: path, schema: Self.schema)
         try store.write { try store.create("Note", value: ["id": 1, "text": "0"]) }
-        let committed = Atomic<Int>(0)
-        let stop = Atomic<Bool>(false)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            var i = 0
-            while !stop.load(ordering: .relaxed) && i < 200_000 {
-                i += 1
-                try? store.write {
-                    try store.create("Note", value: ["id": 1, "text": "\(i)"], update: .modified)
-                }
-                committed.store(i, ordering: .sequentiallyConsistent)
-            }
-            done.signal()
-        }
         let note = try #require(try store.object(ofType: "Note", forPrimaryKey: 1))
-        let deadline = Date().addingTimeInterval(2)
-        var stale: (seen: Int, finished: Int)?
-        while Date() < deadline {
-            let finished = committed.load(ordering: .sequentiallyConsistent)
-            let seen = Int(try note.value(forKey: "text").stringValue ?? "") ?? -1
-            if seen < finished {
-                stale = (seen, finished)
-                break
-            }
+        let stale = try Self.firstStaleRead({ i in
+            try store.write { try store.create("Note", value: ["id": 1, "text": "\(i)"], update: .modified) }
+        }) {
+            Int(try note.value(forKey: "text").stringValue ?? "") ?? -1
         }
-        stop.store(true, ordering: .relaxed)
-        done.wait()
         #expect(stale == nil, "the object read text \(stale?.seen ?? 0) after write \(stale?.finished ?? 0) had returned")
     }
 
