@@ -16,7 +16,12 @@ public enum FileCopy {
     /// Copies the database at `sourcePath` into `path` as one consistent snapshot. With `replacing`, a file
     /// already at `path` is replaced (atomically, by rename) once the copy is complete; without, the copy
     /// never overwrites anything. The copy gets the source's permission bits.
-    static func backup(sourcePath: String, to path: String, replacing: Bool = false) throws {
+    /// `progress(copied, total)` (pages), called before the copy starts and after each 1,024 pages, may stop it
+    /// by returning false: the copy is removed and `MigrationError.cancelled` thrown. The caller must hold the
+    /// file's write lock then (the runner does): steps of a backup restart when another connection commits.
+    static func backup(
+        sourcePath: String, to path: String, replacing: Bool = false, progress: ((Int, Int) -> Bool)? = nil
+    ) throws {
         removeStaleTemporaries(near: path)
         if !replacing, FileManager.default.fileExists(atPath: path) {
             throw MigrationError.backupFailed(path: path, reason: "a file is already there")
@@ -24,7 +29,7 @@ public enum FileCopy {
         let temporary = temporaryName(for: path)
         do {
             // A backup is one self-contained file (rollback journal): nothing to lose beside it.
-            try snapshot(sourcePath, into: temporary, singleFile: true)
+            try snapshot(sourcePath, into: temporary, singleFile: true, progress: progress)
             try syncFile(temporary)
             if replacing {
                 guard rename(temporary, path) == 0 else { throw posixError("rename") }
@@ -43,7 +48,9 @@ public enum FileCopy {
 
     /// Writes a snapshot of `sourcePath` into the new file `target` (created exclusively). With `singleFile`,
     /// the copy is switched to a rollback journal, so it is complete without a -wal.
-    static func snapshot(_ sourcePath: String, into target: String, singleFile: Bool = false) throws {
+    static func snapshot(
+        _ sourcePath: String, into target: String, singleFile: Bool = false, progress: ((Int, Int) -> Bool)? = nil
+    ) throws {
         let mode = sourceMode(sourcePath)
         let fd = open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode)
         guard fd >= 0 else { throw posixError("create \(target)") }
@@ -65,11 +72,26 @@ public enum FileCopy {
         }
         var rc: Int32
         var attempts = 0
+        // Without `progress`, all pages in one step: one read transaction on the source, so the copy is one
+        // commit's state even while others write. With it (the runner, holding the write lock, so nobody can
+        // commit between steps), 1,024 pages a step, reporting and checking for a cancel between them.
+        let pagesPerStep: Int32 = progress == nil ? -1 : 1024
+        if let progress, !progress(0, 0) {
+            sqlite3_backup_finish(b)
+            throw MigrationError.cancelled(path: sourcePath)
+        }
         repeat {
-            // All pages in one step: one read transaction on the source, so the copy is one commit's state.
-            rc = sqlite3_backup_step(b, -1)
+            rc = sqlite3_backup_step(b, pagesPerStep)
             attempts += 1
             if rc == SQLITE_BUSY || rc == SQLITE_LOCKED { usleep(20_000) }
+            if rc == SQLITE_OK, let progress {
+                let total = Int(sqlite3_backup_pagecount(b))
+                if !progress(total - Int(sqlite3_backup_remaining(b)), total) {
+                    sqlite3_backup_finish(b)
+                    throw MigrationError.cancelled(path: sourcePath)
+                }
+                attempts = 0
+            }
         } while (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_OK) && attempts < 3000
         sqlite3_backup_finish(b)
         guard rc == SQLITE_DONE else {

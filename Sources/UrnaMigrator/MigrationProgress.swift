@@ -81,6 +81,13 @@ final class ProgressTracker: MigrationReporter {
         return cancellation?.isCancelled ?? false
     }
 
+    /// The backup has `copied` of `total` pages (0 of 0 before it starts); false when the run was cancelled.
+    func backupProgress(copied: Int, total: Int) -> Bool {
+        phase = total > 0 ? "backup: \(copied) of \(total) pages" : "backup"
+        emit(force: total == 0)
+        return !(cancellation?.isCancelled ?? false)
+    }
+
     /// The run committed.
     func committed() {
         guard let inner else { return }

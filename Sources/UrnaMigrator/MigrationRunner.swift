@@ -97,7 +97,8 @@ final class MigrationRunner {
                 let hadBackup = FileManager.default.fileExists(atPath: b)
                 try FileCopy.backup(
                     sourcePath: path, to: b,
-                    replacing: b == FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion))
+                    replacing: b == FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion),
+                    progress: tracker.map { t in { t.backupProgress(copied: $0, total: $1) } })
                 backupMade = hadBackup ? nil : b
                 report.backupPath = b
             }

@@ -30,6 +30,39 @@ import UrnaStore
         #expect(r.values.last == 1)
     }
 
+    /// The backup reports its pages and stops at a cancel, before the first step starts: a big file's backup
+    /// need not be waited for.
+    @Test func cancellingDuringTheBackupStopsIt() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0, persons: Self.persons + Self.persons.map { ($0.0 + "b", $0.1, $0.2) })
+        let before = try Fixture.dump(path)
+        final class CancelInBackup: MigrationReporter, @unchecked Sendable {
+            var phases: [String] = []
+            var stepsStarted = 0
+            let token = MigrationCancellation()
+            func overallProgress(fraction: Double, phase: String) {
+                phases.append(phase)
+                if phase.hasPrefix("backup") { token.cancel() }
+            }
+            func stepStarted(from: Int, to: Int) { stepsStarted += 1 }
+        }
+        let r = CancelInBackup()
+        var options = MigrationOptions()
+        options.cancellation = r.token
+        let m = Migrator(family: SchemaFamilies.people, reporter: r, options: options)
+        #expect {
+            _ = try m.run(try m.plan(path: path), backup: .besideFile)
+        } throws: { error in
+            if case MigrationError.cancelled = error { true } else { false }
+        }
+        #expect(r.phases.contains { $0.hasPrefix("backup") }, "\(r.phases)")
+        #expect(r.stepsStarted == 0, "the cancel stopped the run in its backup")
+        #expect(try Fixture.dump(path) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".bak") }
+        #expect(leftovers.isEmpty, "no backup, whole or partial: \(leftovers)")
+    }
+
     @Test func cancellingRollsBack() throws {
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
