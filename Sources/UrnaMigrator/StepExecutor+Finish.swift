@@ -226,19 +226,18 @@ extension StepExecutor {
         for name in oldIndexes.keys.sorted() where newIndexes[name] == nil && existing[name] != nil {
             try exec("DROP INDEX \(Identifier.quoted(name))")
         }
-        let lastStep: Bool = if case .later = foreignKeyCheck { false } else { true }
         for (name, sql) in newIndexes.sorted(by: { $0.key < $1.key }) {
             if let have = existing[name] {
                 if SQLText.normalize(have) == SQLText.normalize(sql) { continue }
                 try exec("DROP INDEX \(Identifier.quoted(name))")
             }
-            if !lastStep {
+            if !isLastStep {
                 deferredIndexes.pending[name] = sql
                 continue
             }
             try exec(sql)
         }
-        deferredIndexes.pending = lastStep ? [:] : deferredIndexes.pending.filter { newIndexes[$0.key] != nil }
+        deferredIndexes.pending = isLastStep ? [:] : deferredIndexes.pending.filter { newIndexes[$0.key] != nil }
     }
 
     /// Creates the deferred indexes of `table` now, before a lookup by one of its columns (a closure asking an
@@ -288,10 +287,7 @@ extension StepExecutor {
         var reported = 0
         var rows: [[SQLValue]] = []
         if let tables {
-            for t in Set(tables).sorted() {
-                let exists = try connection.scalar(
-                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(t)])
-                guard exists == .integer(1) else { continue }
+            for t in Set(tables).sorted() where try connection.tableExists(t) {
                 rows += try connection.rows("PRAGMA main.foreign_key_check(\(Identifier.quoted(t)))")
             }
         } else {

@@ -51,7 +51,7 @@ final class StepExecutor {
     let readsAhead: Bool
     /// Whether this step runs `PRAGMA foreign_key_check` over the whole file: only the run's last step does (the
     /// run is one transaction, so a dangling reference any step left is still there at the end and fails the run
-    /// there; checking after every step read every link table once per step). `nil`: a single-step run.
+    /// there; checking after every step read every link table once per step).
     let foreignKeyCheck: ForeignKeyCheck
 
     /// Secondary indexes of tables a step rebuilt, left for the run's last step to create (a later step that
@@ -64,16 +64,17 @@ final class StepExecutor {
     enum ForeignKeyCheck {
         /// Not after this step: a later step of the same run checks.
         case later
-        /// After this step, the run's only one.
-        case here
-        /// After this step, the last of `steps`, for all of them.
+        /// After this step, the last of the run's `steps` (one or more), for all of them.
         case forRun(steps: Int, firstVersion: Int)
     }
 
+    /// This step is the run's last (it checks the links and builds the indexes earlier steps left).
+    var isLastStep: Bool { if case .later = foreignKeyCheck { false } else { true } }
+
     init(
         connection: Connection, step: ResolvedStep, family: String, log: FailureLog, reporter: MigrationReporter?,
-        sampleSize: Int, readsAhead: Bool = false, foreignKeyCheck: ForeignKeyCheck = .here,
-        inheritsUncheckedLinks: Bool = false, deferredIndexes: DeferredIndexes = DeferredIndexes()
+        sampleSize: Int, readsAhead: Bool, foreignKeyCheck: ForeignKeyCheck, inheritsUncheckedLinks: Bool,
+        deferredIndexes: DeferredIndexes
     ) {
         self.deferredIndexes = deferredIndexes
         self.inheritsUncheckedLinks = inheritsUncheckedLinks
@@ -152,7 +153,7 @@ final class StepExecutor {
         recorder.note("-- record version \(step.to.version) in \(StorageLayout.schemaTable)")
         clock.mark("rebuild")
         try checkShape()
-        if case .later = foreignKeyCheck {} else { try checkForeignKeys() }
+        if isLastStep { try checkForeignKeys() }
         clock.mark("checks")
 
         report.countsAfter = try counts(step.to)

@@ -157,18 +157,18 @@ public final class PostgresWorkingCopy {
         _ body: (Store) throws -> T
     ) throws -> T {
         let copy = try PostgresWorkingCopy(url: url, writing: writing, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
-        try copy.materialize(resolve: { recorded in
+        // The app's schema, which carries its views' SQL, wherever the database records an equal one.
+        let resolve = { (recorded: Schema) in
             SchemaDescriptor.encode(recorded) == SchemaDescriptor.encode(schema) ? schema : recorded
-        })
+        }
+        try copy.materialize(resolve: resolve)
         let result: T
         do {
             let store = try Store(path: copy.path, schema: schema)
             result = try body(store)
         }
         if writing {
-            try copy.commit(resolve: { recorded in
-                SchemaDescriptor.encode(recorded) == SchemaDescriptor.encode(schema) ? schema : recorded
-            })
+            try copy.commit(resolve: resolve)
         } else {
             try copy.rollback()
         }

@@ -195,25 +195,30 @@ extension Store {
     /// Notes (in `fileSchemaProblem`) whether the file still records this store's family and version; another
     /// connection (a migrator) may have upgraded it. Needs the write lock.
     func checkRecordedVersion() {
-        guard
-            let known = Self.recordedSchemaProblem(
-                on: connection, family: schema.family, version: schema.version, path: connection.path,
-                doing: "nothing was written", unreadable: nil)
-        else { return }
-        fileSchemaProblem = known.isEmpty ? nil : known
+        switch Self.recordedSchema(on: connection, family: schema.family, version: schema.version, doing: "nothing was written") {
+        case .matches: fileSchemaProblem = nil
+        case .differs(let problem): fileSchemaProblem = problem
+        case .unreadable: break  // a table being rebuilt, a damaged file: the write's own statements will say why
+        }
     }
 
-    /// What is wrong when the file no longer records `family` `version` ("" when it does, `unreadable` when
-    /// `_urna_schema` can't be read now: a table being rebuilt, a damaged file, whose own statements say why).
-    static func recordedSchemaProblem(
-        on c: Connection, family: String, version: Int, path: String, doing: String, unreadable: String? = ""
-    ) -> String? {
+    /// What a connection finds the file recording, against the schema a store was opened with.
+    enum RecordedSchemaCheck {
+        case matches
+        /// Another family or version: the message says so, and that `doing`.
+        case differs(String)
+        /// `_urna_schema` cannot be read now.
+        case unreadable
+    }
+
+    static func recordedSchema(on c: Connection, family: String, version: Int, doing: String) -> RecordedSchemaCheck {
         let rows = try? c.rows("SELECT family, version FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
         guard let row = rows?.first, row.count == 2, case .text(let recorded) = row[0], case .integer(let v) = row[1]
-        else { return unreadable }
-        if recorded == family, v == Int64(version) { return "" }
-        return "\(path) is now at \(recorded) version \(v) (another connection migrated it), but this store "
-            + "was opened with \(family) version \(version): \(doing); open the file again with the schema of version \(v)"
+        else { return .unreadable }
+        if recorded == family, v == Int64(version) { return .matches }
+        return .differs(
+            "\(c.path) is now at \(recorded) version \(v) (another connection migrated it), but this store "
+                + "was opened with \(family) version \(version): \(doing); open the file again with the schema of version \(v)")
     }
 
     // MARK: - Reads

@@ -95,9 +95,8 @@ public final class Store: @unchecked Sendable {
             inMemory
             ? nil
             : ReaderPool(path: connection.path) { [family = schema.family, version = schema.version] reader in
-                if let problem = Store.recordedSchemaProblem(
-                    on: reader, family: family, version: version, path: connection.path, doing: "nothing was read"),
-                    !problem.isEmpty
+                if case .differs(let problem) = Store.recordedSchema(
+                    on: reader, family: family, version: version, doing: "nothing was read")
                 {
                     throw StoreError.schemaMismatch(problem)
                 }
