@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 
 /// Aligned columns for people to read (`--table`): a header, a rule, then the rows.
 ///
@@ -63,15 +64,14 @@ struct TableText {
 
     /// A cell on one line: line breaks and tabs shown as `\n`, `\t`; other control characters (C1 too) as `?`.
     static func printable(_ s: String) -> String {
-        func control(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (u.value >= 0x7F && u.value <= 0x9F) }
-        guard s.unicodeScalars.contains(where: control) else { return s }
+        guard s.unicodeScalars.contains(where: TerminalSafe.isControl) else { return s }
         var out = ""
         for u in s.unicodeScalars {
             switch u {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where control(u): out += "?"
+            case _ where TerminalSafe.isControl(u): out += "?"
             default: out.unicodeScalars.append(u)
             }
         }

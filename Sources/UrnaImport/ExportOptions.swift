@@ -113,6 +113,11 @@ public enum SpreadsheetFormula {
 
     /// Whether `text` begins like a formula: `=`, `+`, `-`, `@`, a tab or a carriage return first, unless the
     /// whole cell is a plain number (`-1`, `-0,5`, `12.5`), which a spreadsheet reads as a number.
+    /// The first bytes `looksLikeFormula` looks at: a text starting with none of them is no formula.
+    static let leadingBytes: [UInt8] = [
+        UInt8(ascii: "="), UInt8(ascii: "@"), 0x09, 0x0D, UInt8(ascii: "+"), UInt8(ascii: "-"),
+    ]
+
     public static func looksLikeFormula(_ text: String) -> Bool {
         let u = text.utf8
         guard let first = u.first else { return false }

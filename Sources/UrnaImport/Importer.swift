@@ -49,9 +49,7 @@ public final class Importer {
                 defer { try? restoreJournal(store.connection, newFile: !existed) }
                 return try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
             }
-            try rejects.close()
-            summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
-            Self.warnOfFormulas(in: rejects, summary: &summary)
+            try Self.finish(rejects, into: &summary)
             summary.elapsedSeconds = seconds(since: started, clock: clock)
             if !existed { ImportIntegrity.keepDatabaseFile(dbPath) }
             return summary
@@ -71,9 +69,7 @@ public final class Importer {
             path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit)
         do {
             var summary = try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
-            try rejects.close()
-            summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
-            Self.warnOfFormulas(in: rejects, summary: &summary)
+            try Self.finish(rejects, into: &summary)
             summary.elapsedSeconds = seconds(since: started, clock: clock)
             return summary
         } catch {
@@ -82,9 +78,11 @@ public final class Importer {
         }
     }
 
-    /// Rejected rows are kept byte for byte, so a row planted as `=HYPERLINK(...)` is a formula cell of the
-    /// rejects file: said in the summary, as exports say it.
-    static func warnOfFormulas(in rejects: RejectsFile, summary: inout ImportSummary) {
+    /// Closes the rejects file and names it in the summary. Rejected rows are kept byte for byte, so a row
+    /// planted as `=HYPERLINK(...)` is a formula cell of the rejects file: said in the summary, as exports say it.
+    static func finish(_ rejects: RejectsFile, into summary: inout ImportSummary) throws {
+        try rejects.close()
+        summary.rejectsFile = rejects.wasCreated ? rejects.path : nil
         guard rejects.wasCreated, let first = rejects.formulas.first else { return }
         let n = rejects.formulas.count
         summary.warnings.append(

@@ -125,8 +125,8 @@ public enum OutputFileName {
         } else {
             (fd, temporary) = try createTemporary(next: path, private: false, what: what, option: option)
         }
-        func fail(_ reason: String) -> OutputPathError {
-            close(fd)
+        func fail(_ reason: String, closing: Bool = true) -> OutputPathError {
+            if closing { close(fd) }
             if let temporary { remove(temporary) }
             return OutputPathError(path: path, reason: "cannot be written (\(reason))")
         }
@@ -144,16 +144,8 @@ public enum OutputFileName {
             return
         }
         if fsync(fd) != 0 { throw fail(String(cString: strerror(errno))) }
-        guard close(fd) == 0 else {
-            let reason = String(cString: strerror(errno))
-            remove(temporary)
-            throw OutputPathError(path: path, reason: "cannot be written (\(reason))")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            remove(temporary)
-            throw OutputPathError(path: path, reason: "cannot be written (\(reason))")
-        }
+        guard close(fd) == 0 else { throw fail(String(cString: strerror(errno)), closing: false) }
+        guard rename(temporary, path) == 0 else { throw fail(String(cString: strerror(errno)), closing: false) }
         CreatedFiles.unregister(temporary)
     }
 

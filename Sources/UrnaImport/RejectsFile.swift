@@ -70,7 +70,7 @@ final class RejectsFile {
         let place = "line \(location.line)"
         formulas.note(location.file, place: "\(place), column file")
         formulas.note(reason, place: "\(place), column reason")
-        if let first = original.first, [0x3D, 0x40, 0x2B, 0x2D, 0x09, 0x0D].contains(first) {
+        if let first = original.first, SpreadsheetFormula.leadingBytes.contains(first) {  // decoded only then
             formulas.note(String(decoding: original, as: UTF8.self), place: "\(place), column original")
         }
         if buffer.count >= 1 << 16 { try flush() }

@@ -3,10 +3,11 @@
 /// shown as `\xNN`, so an escape sequence planted in a file cannot retitle the window, write the clipboard
 /// (OSC 52) or repaint what the user reads.
 public enum TerminalSafe {
+    /// A control character: C0, DEL or C1 (line feed and tab included).
+    public static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (u.value >= 0x7F && u.value <= 0x9F) }
+
     public static func text(_ s: String) -> String {
-        func unsafe(_ u: Unicode.Scalar) -> Bool {
-            (u.value < 0x20 && u != "\n" && u != "\t") || (u.value >= 0x7F && u.value <= 0x9F)
-        }
+        func unsafe(_ u: Unicode.Scalar) -> Bool { isControl(u) && u != "\n" && u != "\t" }
         guard s.unicodeScalars.contains(where: unsafe) else { return s }
         var out = String.UnicodeScalarView()
         for u in s.unicodeScalars {
