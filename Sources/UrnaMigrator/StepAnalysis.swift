@@ -65,6 +65,8 @@ final class TypeTransfer {
     var enumerating = false
     var enumerations = 0
     var cleared = false
+    /// The closure looked up an old object of this type (`oldObject`, `linked`): it read the type's old data.
+    var oldRead = false
     @exclusivity(unchecked) var hasKeyMap = false
     var filledBySwift = false
     var filledByBulk = false

@@ -20,6 +20,7 @@ extension StepExecutor {
             s = try connection.prepare(
                 "SELECT \(cols) FROM \(Identifier.quoted(typeName)) WHERE \(Identifier.quoted(old.keyColumn)) = ?")
             oldLookups[typeName] = s
+            t.oldRead = true
         }
         try s.bind(storedKey, at: 1)
         defer { s.reset() }

@@ -141,6 +141,7 @@ final class StepExecutor {
         try copyRemainingObjects()
         clock.mark("copy")
         report.droppedData = try droppedData()
+        try checkClosureLosses()
         try checkInheritedLinks()
         try rewriteChangedKeys()
         try rebuildLists()
@@ -396,6 +397,40 @@ final class StepExecutor {
                             "\(conversion.reason), so the step's closure must set it, but the closure never enumerated \(t.name)"
                     ))
             }
+        }
+        if log.total > before { throw StepAborted() }
+    }
+}
+
+extension StepExecutor {
+    /// A step with a closure is trusted with the losses of the types its closure read (enumerated, looked up or
+    /// cleared); data the step drops from a type the closure never touched needs the same allowance as in a step
+    /// without a closure (a misspelt property beside a closure for another type lost every value, exit 0).
+    func checkClosureLosses() throws {
+        guard step.closure != nil else { return }
+        let before = log.total
+        for d in report.droppedData where d.values > 0 {
+            guard let t = transfer(d.type), t.enumerations == 0, !t.cleared, !t.oldRead else { continue }
+            let allowance: MigrationAllowance
+            let what: String
+            let swift: String
+            if let p = d.property {
+                allowance = .discard(type: d.type, property: p)
+                what = "\(d.type).\(p) is removed and its \(d.values) non-nil value(s) would be dropped"
+                swift = ".discard(type: \"\(d.type)\", property: \"\(p)\")"
+            } else {
+                allowance = .discardType(type: d.type)
+                what = "\(d.type) is removed and its \(d.values) object(s) would be dropped"
+                swift = ".discardType(type: \"\(d.type)\")"
+            }
+            if step.allows(allowance) { continue }
+            let flag = d.property.map { "\(d.type).\($0)" } ?? d.type
+            log.record(
+                ValidationFailure(
+                    check: "loss", type: d.type, property: d.property,
+                    message:
+                        "\(what), but the step's closure never reads \(d.type): declare the rename if it is one, "
+                        + "read it in the closure, or allow the loss: \(swift) (command line: --allow-loss \(flag))"))
         }
         if log.total > before { throw StepAborted() }
     }

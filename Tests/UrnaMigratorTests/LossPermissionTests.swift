@@ -145,4 +145,40 @@ import UrnaStore
             ])
         #expect(try c.integer("SELECT count(*) FROM sqlite_master WHERE name IN ('author_name', 'book_title')") == 2)
     }
+
+    /// A v5 with a typo in Author.name whose step has a closure for another type (Book): the closure never reads
+    /// Author, so it cannot have carried the names; the run must refuse (rolled back, names intact) instead of
+    /// dropping the three names with exit 0.
+    static func typoBesideClosure(renames: [PropertyRename] = [], allowances: [MigrationAllowance] = [])
+        -> SchemaFamily
+    {
+        let typo = LibraryFamily.with(.typo)
+        let step = MigrationStep("v5: titles upper-cased", renames: renames, allowances: allowances) { m in
+            try m.enumerateObjects(ofType: "Book") { old, new in
+                new["title"] = .string((old["title"].stringValue ?? "").uppercased())
+            }
+        }
+        return SchemaFamily(
+            name: "library", versions: LibraryFamily.family.versions + [SchemaVersion(typo.latest, step: step)])
+    }
+
+    @Test func typoInATypeTheClosureNeverReadsIsNotDroppedSilently() throws {
+        let dir = try Fixture.directory()
+        let path = try Self.v4File(dir)
+        let family = Self.typoBesideClosure()
+        let m = Migrator(family: family)
+        let dry = try m.dryRun(path: path)
+        #expect(dry.outcome == .failed, "the dry run must not predict success")
+        #expect(dry.failures.contains { $0.type == "Author" && $0.property == "name" }, "\(dry.failures)")
+        let text = dry.failures.map(\.message).joined(separator: "\n")
+        #expect(text.contains("--allow-loss Author.name"), "\(text)")
+        #expect(throws: (any Error).self, "the run must fail") { _ = try m.run(try m.plan(path: path), backup: .none) }
+        #expect(try Connection(path: path).integer("PRAGMA user_version") == 4, "rolled back (only the ledger row)")
+        #expect(try Self.names(path) == ["Ana Souza", "José Lima", "Maria da Conceição"])
+        // Allowed, the loss goes through (as for a step without a closure).
+        let allowed = Migrator(family: Self.typoBesideClosure(allowances: [.discard(type: "Author", property: "name")]))
+        let r = try allowed.run(try allowed.plan(path: path), backup: .none)
+        #expect(r.outcome == .applied)
+        #expect(try Self.names(path, column: "nam") == ["", "", ""])
+    }
 }
