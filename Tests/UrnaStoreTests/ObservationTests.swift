@@ -79,4 +79,46 @@ struct ObservationTests {
         try a.refresh()
         #expect(try await iterator.next() == .update(count: 1, deletions: [], insertions: [0], modifications: []))
     }
+
+    @Test("observe inside a write is refused (its first snapshot would hold uncommitted changes); outside it works")
+    func observeInsideAWriteIsRefused() throws {
+        let store = try Store.inMemory(schema: Self.schema)
+        let note: DynamicObject = try store.write { try store.create("Note", value: ["id": 1, "text": "a"]) }
+        let notes = try store.objects("Note")
+        try store.write {
+            try store.create("Note", value: ["id": 2, "text": "uncommitted"])
+            #expect(throws: StoreError.observeInWriteTransaction) { _ = try notes.observe { _ in } }
+            #expect(throws: StoreError.observeInWriteTransaction) { _ = try note.observe { _ in } }
+        }
+        #expect("\(StoreError.observeInWriteTransaction)".contains("before store.write"))
+        let heard = ChangeRecorder<ResultsChange>()
+        let token = try notes.observe { heard.append($0) }
+        defer { token.invalidate() }
+        #expect(heard.all == [.initial(count: 2)], "after the write, observing starts from the committed state")
+    }
+
+    @Test("Another thread may observe while this one holds a write open; it sees only committed objects")
+    func anotherThreadObservesDuringAWrite() throws {
+        let (dir, path) = try ConcurrencyTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.schema)
+        try store.write { try store.create("Note", value: ["id": 1, "text": "a"]) }
+        let heard = ChangeRecorder<ResultsChange>()
+        let failures = ChangeRecorder<String>()
+        let tokens = ChangeRecorder<ObservationToken>()
+        let done = DispatchSemaphore(value: 0)
+        try store.write {
+            try store.create("Note", value: ["id": 2, "text": "uncommitted"])
+            Thread.detachNewThread {
+                do { tokens.append(try store.objects("Note").observe { heard.append($0) }) } catch {
+                    failures.append("\(error)")
+                }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 20) == .success, "the other thread's observe did not return")
+        }
+        defer { for t in tokens.all { t.invalidate() } }
+        #expect(failures.all.isEmpty)
+        #expect(heard.all.first == .initial(count: 1), "the other thread's first snapshot holds only the committed note")
+    }
 }

@@ -49,8 +49,10 @@ final class ObjectSnapshotter: @unchecked Sendable {
 extension DynamicObject {
     /// Calls `callback` after each commit that changed this object's stored properties or deleted it
     /// (from this store, another store or process: see `Store.observe`). Keep the token to keep observing.
+    /// Throws `StoreError.observeInWriteTransaction` inside a write (Realm refuses the same).
     public func observe(_ callback: @escaping @Sendable (ObjectChange) -> Void) throws -> ObservationToken {
         guard let store, let key = storedKey else { throw StoreError.unmanagedObject(type: type.name) }
+        guard !store.isInWriteTransaction else { throw StoreError.observeInWriteTransaction }
         let snapshotter = try ObjectSnapshotter(store: store, type: type, key: key)
         return store.observe { _ in
             if let change = snapshotter.next() { callback(change) }

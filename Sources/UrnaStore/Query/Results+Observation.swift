@@ -86,7 +86,9 @@ extension Results {
     ///     if case .update(_, let deletions, let insertions, let modifications) = change { ... }
     /// }
     /// ```
+    /// Throws `StoreError.observeInWriteTransaction` inside a write (Realm refuses the same).
     public func observe(_ callback: @escaping @Sendable (ResultsChange) -> Void) throws -> ObservationToken {
+        guard !store.isInWriteTransaction else { throw StoreError.observeInWriteTransaction }
         let snapshotter = ResultsSnapshotter(copy())
         callback(.initial(count: try snapshotter.start()))
         return store.observe { _ in

@@ -24,6 +24,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case indexOutOfRange(index: Int, count: Int)
     /// SQLite rolled the write back after an error (a full disk, an I/O error); nothing of it remains.
     case writeRolledBack(reason: String)
+    /// `observe` was called inside a write transaction: its first snapshot would hold changes not committed yet.
+    case observeInWriteTransaction
 
     public var description: String {
         switch self {
@@ -51,6 +53,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "this \(t) belongs to a store that was released (no Store reference is left): keep the Store alive while its objects are used"
         case .writeRolledBack(let reason):
             "the write was rolled back after an earlier error in it (\(reason)): nothing of it was saved; fix the cause and write again"
+        case .observeInWriteTransaction:
+            "observe is not available inside a write transaction (its first snapshot would hold changes that may "
+                + "never be committed): start observing before store.write { ... } or after it"
         case .indexOutOfRange(let i, let n):
             "index \(i) is out of range: the results hold \(n) object\(n == 1 ? "" : "s")"
         }
