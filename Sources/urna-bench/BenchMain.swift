@@ -85,6 +85,8 @@ enum BenchChildren {
             case "child-migrate-build": try MigrationBench.buildPeopleV0(at: args[0], rows: Int(args[1])!)
             case "child-migrate-migrator": try MigrationBench.migrateOnly(at: args[0])
             case "child-migrate-sql": try MigrationBench.handWrittenV0ToV2(at: args[0])
+            // The chain's v0 file (for profilers): PATH BOOKS.
+            case "child-chain-build": try LibraryChainBench.build(at: args[0], books: Int(args[1])!)
             case "child-chain-migrator": try LibraryChainBench.childMigrator(args[0])
             case "child-chain-sql": try LibraryChainBench.childSQL(args[0])
             case "child-chain-stepwise-sql": try LibraryChainBench.childStepwiseSQL(args[0])
