@@ -125,6 +125,29 @@ final class ElectionStoreWriter {
         return outcome
     }
 
+    /// Warnings for elections this run touched that share their CD_ELEICAO and round with another stored
+    /// election of another description: the files name one election two ways (a re-release that renamed
+    /// DS_ELEICAO), so their candidacies are counted in both. Said, since they cannot be told apart safely.
+    func electionsSharingCode(touched: [String]) throws -> [String] {
+        guard !touched.isEmpty else { return [] }
+        let touchedSet = Set(touched)
+        var warnings: [String] = []
+        let groups = try connection.rows(
+            "SELECT \"code\", \"round\", group_concat(\"id\", char(10)) FROM (SELECT \"code\", \"round\", \"id\" FROM "
+                + "\"Election\" WHERE \"code\" IS NOT NULL ORDER BY \"id\") GROUP BY \"code\", \"round\" HAVING count(*) > 1")
+        for g in groups {
+            guard case .integer(let code) = g[0], case .text(let joined) = g[2] else { continue }
+            let ids = joined.split(separator: "\n").map(String.init)
+            guard ids.contains(where: touchedSet.contains) else { continue }
+            let round = if case .integer(let r) = g[1] { " round \(r)" } else { "" }
+            warnings.append(
+                "CD_ELEICAO \(code)\(round) names \(ids.count) elections with different descriptions ("
+                    + ids.map { "'\($0)'" }.joined(separator: ", ")
+                    + "): their candidacies are kept apart and may count twice; check DS_ELEICAO in the files")
+        }
+        return warnings
+    }
+
     /// Why two rows with one candidacy key are not one candidacy (office or name differ), or nil.
     static func identityConflict(_ stored: [SQLValue], _ incoming: [SQLValue], name: Int, postCode: Int) -> String? {
         if case .integer(let a) = stored[postCode], case .integer(let b) = incoming[postCode], a != 0, b != 0, a != b {

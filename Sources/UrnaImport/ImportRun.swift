@@ -75,6 +75,9 @@ struct ImportRun {
                 // Read to its end on the reading thread (the pipeline hands this event over after it): every
                 // member it skipped is known now.
                 summary.warnings += inputs[fileIndex - 1].warnings
+                if rows == 0 && inputs[fileIndex - 1].warnings.isEmpty {
+                    summary.warnings.append("\(TerminalSafe.text(inputs[fileIndex - 1].path)): no rows after its header; nothing was read from it")
+                }
                 fileReport.rows = rows
                 summary.files.append(fileReport)
                 bytesDone += inputs[fileIndex - 1].size
@@ -240,6 +243,7 @@ struct ImportRun {
     mutating func finishLinks() throws {
         report(.linkingVices)
         for election in catalogue.electionIDs { summary.headsWithVice += try writer.linkVices(election: election) }
+        summary.warnings += try writer.electionsSharingCode(touched: catalogue.electionIDs)
         for (type, c) in writer.catalogueCounts { set(type, c) }
         if writer.personalDataErased > 0 {
             summary.warnings.append(

@@ -279,6 +279,23 @@ import UrnaStore
         #expect(rejects.dropFirst().contains { $0[3].hasPrefix("conflict:") })
     }
 
+    /// One CD_ELEICAO and round under two DS_ELEICAO texts cannot be told apart from two elections safely, so
+    /// the candidacies stay apart, and the summary says so (in either order, and when the second comes later).
+    @Test func oneElectionCodeUnderTwoDescriptionsIsNamedInAWarning() throws {
+        let folder = try S.scratchFolder()
+        let a = try S.candidateFile([["SQ_CANDIDATO": "8"]], named: "a.csv", in: folder)
+        let b = try S.candidateFile(
+            [["SQ_CANDIDATO": "8", "DS_ELEICAO": "ELEICAO GERAL RENOMEADA 2018"]], named: "b.csv", in: folder)
+        for (i, files) in [[a, b], [b, a]].enumerated() {
+            let summary = try S.importFiles(files, into: folder + "/one-run-\(i).sqlite")
+            let warning = summary.warnings.first { $0.contains("names 2 elections with different descriptions") }
+            #expect(warning?.contains("ELEICAO GERAL RENOMEADA 2018") == true, "\(summary.warnings)")
+        }
+        let db = folder + "/two-runs.sqlite"
+        #expect(!(try S.importFiles([a], into: db).warnings.contains { $0.contains("different descriptions") }))
+        #expect(try S.importFiles([b], into: db).warnings.contains { $0.contains("different descriptions") })
+    }
+
     @Test func fieldsThatCannotBeReadAreNulledWithAWarning() throws {
         let folder = try S.scratchFolder()
         let file = try S.candidateFile(
@@ -314,6 +331,14 @@ import UrnaStore
             // Same generation: the known date beats the unknown one, in either order.
             #expect(try S.value(db, "SELECT date FROM Election") == .text("2018-10-07T00:00:00.000Z"))
         }
+    }
+
+    @Test func aFileOfOnlyAHeaderIsNamedInAWarning() throws {
+        let folder = try S.scratchFolder()
+        let headerOnly = try S.write(S.candidateHeader58 + "\n", named: "consulta_cand_cabecalho.csv", in: folder)
+        let file = try S.candidateFile([["SQ_CANDIDATO": "1"]], in: folder)
+        let s = try S.importFiles([headerOnly, file], into: folder + "/urna.sqlite")
+        #expect(s.warnings == ["\(headerOnly): no rows after its header; nothing was read from it"], "\(s.warnings)")
     }
 
     @Test func emptyFilesAndEmptyZipMembersAreSkippedWithAWarning() throws {
