@@ -25,6 +25,13 @@ final class ImportInput {
             r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
                 + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }
                 + r.layouts.compactMap { file, layout in
+                    if layout.kind == .coalition {
+                        let dropped = Self.unstoredCoalitionColumns(of: layout)
+                        guard !dropped.isEmpty else { return nil }
+                        return "\(file): the coalition layout's columns \(dropped.joined(separator: ", ")) are not stored: "
+                            + "urna keeps each coalition (SQ_COLIGACAO) with its unit, name, kind, composition and parties, "
+                            + "not the election, round and office of each row; keep the file for those"
+                    }
                     let unknown = Self.unstoredColumns(of: layout)
                     guard !unknown.isEmpty else { return nil }
                     let s = unknown.count == 1 ? "" : "s"
@@ -39,6 +46,21 @@ final class ImportInput {
 
     /// The columns urna stores: those the mapper reads and the source columns kept as they are.
     static let storedColumns: Set<String> = Set(MapperColumn.allCases.map(\.name) + ElectionsV4.sourceColumns.map(\.name))
+
+    /// What a coalition legend row (consulta_legendas, consulta_coligacao) stores: its coalition and party
+    /// (`ElectionMapper.mapCoalitionMember`); the rest of the row is not kept.
+    static let storedCoalitionColumns: Set<String> = [
+        "DT_GERACAO", "HH_GERACAO", "ANO_ELEICAO", "SG_UE", "SQ_COLIGACAO", "NM_COLIGACAO", "DS_COMPOSICAO_COLIGACAO",
+        "TP_AGREMIACAO", "NR_PARTIDO", "SG_PARTIDO", "NM_PARTIDO",
+    ]
+
+    /// A coalition layout's columns that are not stored, by their names in the file, with or without a header.
+    static func unstoredCoalitionColumns(of layout: TSELayout) -> [String] {
+        var seen = Set<String>()
+        return zip(layout.fileColumns, layout.canonicalColumns).compactMap { file, canonical in
+            storedCoalitionColumns.contains(canonical) || !seen.insert(file).inserted ? nil : file
+        }
+    }
 
     /// A header's columns that urna does not store (a column a new TSE release added, a user's own).
     static func unstoredColumns(of layout: TSELayout) -> [String] {

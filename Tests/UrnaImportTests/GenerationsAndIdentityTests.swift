@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UrnaMigrator
+import UrnaRecords
 import UrnaSchemas
 import UrnaStore
 
@@ -331,6 +332,14 @@ import UrnaStore
             // Same generation: the known date beats the unknown one, in either order.
             #expect(try S.value(db, "SELECT date FROM Election") == .text("2018-10-07T00:00:00.000Z"))
         }
+    }
+
+    @Test func the21ColumnCoalitionLayoutNamesWhatIsNotStored() {
+        #expect(
+            ImportInput.unstoredCoalitionColumns(of: TSELayouts.coalition21) == [
+                "CD_TIPO_ELEICAO", "NM_TIPO_ELEICAO", "NR_TURNO", "CD_ELEICAO", "DS_ELEICAO", "DT_ELEICAO", "SG_UF", "NM_UE",
+                "CD_CARGO", "DS_CARGO",
+            ])
     }
 
     @Test func aFileOfOnlyAHeaderIsNamedInAWarning() throws {

@@ -236,6 +236,18 @@ import UrnaStore
     /// The 2018 state election's identity: year, round and description (upper case, accents folded).
     static let mg2018 = "2018/1/ELEICOES GERAIS ESTADUAIS 2018"
 
+    /// A legend row keeps its coalition and party; its election, round and office are not stored, and the
+    /// summary names those columns instead of dropping them without a word.
+    @Test func aCoalitionLayoutsUnstoredColumnsAreNamedInAWarning() throws {
+        let legends = ImportTestSupport.fixture("consulta_legendas_2016_AC.original-noheader.txt.zip")
+        let summary = try ImportTestSupport.importFiles([legends], into: try ImportTestSupport.newDatabasePath())
+        let warning = summary.warnings.first { $0.contains("the coalition layout's columns") }
+        let listed = warning?.components(separatedBy: "columns ").dropFirst().first?.components(separatedBy: " are not stored")
+            .first
+        #expect(listed == "NUM_TURNO, DESCRICAO_ELEICAO, SIGLA_UF, NOME_UE, CODIGO_CARGO, DESCRICAO_CARGO, SIGLA_COLIGACAO",
+            "\(summary.warnings)")
+    }
+
     @Test func partiesKeepTheLabelOfTheirOwnElectionYearInAnyOrder() throws {
         // Party 15 is PMDB in 2016 and MDB in 2018 (real files); 19 PTN -> PODE; 51 PEN -> PATRI.
         let ac2016 = ImportTestSupport.fixture("consulta_cand_2016_AC.original-noheader.txt.zip")
