@@ -253,6 +253,11 @@ struct ImportRun {
         }
         set("Candidate", writer.candidateRows.counts)
         set("Good", writer.goodRows.counts)
+        if rowsRead > 0 && summary.rejected + summary.rows.conflicts >= rowsRead {
+            summary.warnings.append(
+                "every one of the \(rowsRead) rows read was rejected: nothing was stored (the rejects file says why "
+                    + "for each row; --max-errors 0 makes such a run fail with exit 65)")
+        }
     }
 
     private mutating func set(_ type: String, _ c: ObjectCounts) {

@@ -342,6 +342,22 @@ import UrnaStore
             ])
     }
 
+    @Test func aRunThatRejectsEveryRowSaysSo() throws {
+        let folder = try S.scratchFolder()
+        let goods = try S.write(
+            "\"DT_GERACAO\";\"HH_GERACAO\";\"ANO_ELEICAO\";\"CD_TIPO_ELEICAO\";\"NM_TIPO_ELEICAO\";\"CD_ELEICAO\";\"DS_ELEICAO\";"
+                + "\"DT_ELEICAO\";\"SG_UF\";\"SG_UE\";\"NM_UE\";\"SQ_CANDIDATO\";\"NR_ORDEM_CANDIDATO\";\"CD_TIPO_BEM_CANDIDATO\";"
+                + "\"DS_TIPO_BEM_CANDIDATO\";\"DS_BEM_CANDIDATO\";\"VR_BEM_CANDIDATO\";\"DT_ULTIMA_ATUALIZACAO\";\"HH_ULTIMA_ATUALIZACAO\"\n"
+                + "\"27/09/2018\";\"19:04:59\";\"2018\";\"2\";\"ELEIÇÃO ORDINÁRIA\";\"297\";\"Eleições Gerais Estaduais 2018\";"
+                + "\"07/10/2018\";\"MG\";\"MG\";\"MINAS GERAIS\";\"999\";\"1\";\"12\";\"CASA\";\"CASA\";\"1000,00\";"
+                + "\"15/08/2018\";\"10:00:00\"\n", named: "bem_candidato_sozinho.csv", in: folder)
+        let s = try S.importFiles([goods], into: folder + "/urna.sqlite")
+        #expect(s.rejected == 1)
+        #expect(s.warnings.contains { $0.hasPrefix("every one of the 1 rows read was rejected: nothing was stored") }, "\(s.warnings)")
+        let file = try S.candidateFile([["SQ_CANDIDATO": "1"]], in: folder)
+        #expect(!(try S.importFiles([file], into: folder + "/ok.sqlite").warnings.contains { $0.hasPrefix("every one") }))
+    }
+
     @Test func aFileOfOnlyAHeaderIsNamedInAWarning() throws {
         let folder = try S.scratchFolder()
         let headerOnly = try S.write(S.candidateHeader58 + "\n", named: "consulta_cand_cabecalho.csv", in: folder)
