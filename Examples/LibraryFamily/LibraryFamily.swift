@@ -106,8 +106,13 @@ public enum LibraryFamily {
             // Rounded to whole cents half away from zero; `.decimal(units:scale:)` builds the exact value
             // without formatting text (String(format:) + Decimal(string:) cost some 1.7 µs a book on Linux).
             try m.enumerateObjects(ofType: "Book") { old, new in
+                // A price too big for 64-bit cents (1e17, infinity) stops the run with its book named: a plain
+                // Int64(...) would trap, taking the process down.
                 let d = old["price"].doubleValue ?? 0
-                new["price"] = .decimal(units: Int64((d * 100).rounded()), scale: 2)
+                guard let cents = Int64(exactly: (d * 100).rounded()) else {
+                    throw PriceOutOfRange(book: old["id"].intValue, price: d)
+                }
+                new["price"] = .decimal(units: cents, scale: 2)
             }
         },
         MigrationStep("born moves to Biography") { m in
@@ -117,6 +122,15 @@ public enum LibraryFamily {
             }
         },
     ]
+
+    /// A v0 price that whole cents in 64 bits cannot hold.
+    public struct PriceOutOfRange: Error, CustomStringConvertible {
+        public let book: Int64?
+        public let price: Double
+        public var description: String {
+            "Book \(book.map(String.init) ?? "?") has price \(price), too big for exact cents: correct it, then migrate again"
+        }
+    }
 
     /// The family, v0 to v4.
     public static let family = SchemaFamily(

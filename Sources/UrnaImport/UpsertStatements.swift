@@ -87,7 +87,7 @@ final class UpsertStatements {
         let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
         var (merged, mergedGenerations) = GenerationMerge.merge(
             stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations,
-            placeholders: GenerationMerge.placeholders(table: table))
+            placeholders: GenerationMerge.placeholders(table: table), unknownZeros: GenerationMerge.unknownZeros(table: table))
         var erased = false
         for i in replaced {
             if GenerationMerge.isUnknown(row[i]) && !GenerationMerge.isUnknown(merged[i]) { erased = true }
@@ -198,7 +198,7 @@ enum GenerationMerge {
     /// The merged row and the generations of those of its known values older than the merged row's.
     static func merge(
         stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue],
-        placeholders: [Int: Set<String>] = [:]
+        placeholders: [Int: Set<String>] = [:], unknownZeros: Set<Int> = []
     ) -> (row: [SQLValue], generations: [Int: SQLValue]) {
         var out = stored
         let rowGeneration = compare(incoming[1], stored[1]) > 0 ? incoming[1] : stored[1]
@@ -207,8 +207,9 @@ enum GenerationMerge {
         for i in 2..<min(stored.count, incoming.count) {
             let s = stored[i]
             let n = incoming[i]
-            let sKnown = !isUnknown(s)
-            let nKnown = !isUnknown(n)
+            let zeroIsUnknown = unknownZeros.contains(i)
+            let sKnown = !isUnknown(s) && !(zeroIsUnknown && s == .integer(0))
+            let nKnown = !isUnknown(n) && !(zeroIsUnknown && n == .integer(0))
             guard sKnown || nKnown else {
                 if compare(n, s) > 0 { out[i] = n }  // empty text over null, whichever came first
                 continue
@@ -256,6 +257,14 @@ enum GenerationMerge {
     static func placeholders(table: String) -> [Int: Set<String>] {
         table == "Coalition" ? [5: ["PARTIDO ISOLADO"]] : [:]
     }
+
+    /// Required integer columns whose 0 means "not known" (the column cannot be null): Candidate.postCode, which
+    /// an unreadable CD_CARGO leaves at 0. A 0 never replaces a known code, whichever generation it came from.
+    static func unknownZeros(table: String) -> Set<Int> {
+        table == "Candidate" ? candidatePostCode : []
+    }
+
+    private static let candidatePostCode: Set<Int> = Set(ElectionColumns.candidate.firstIndex(of: "postCode").map { [$0] } ?? [])
 
     /// True when generation `a` is older than `b` (a missing one is the oldest).
     static func isOlder(_ a: SQLValue, than b: SQLValue) -> Bool { compare(a, b) < 0 }

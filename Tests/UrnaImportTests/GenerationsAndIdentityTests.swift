@@ -342,6 +342,28 @@ import UrnaStore
             ])
     }
 
+    /// An unreadable CD_CARGO nulls the office code, which the table keeps as 0 (the column is required): that 0
+    /// never replaces a known code, from a newer generation or an older one, in either order.
+    @Test func anUnreadableOfficeCodeNeverErasesAKnownOne() throws {
+        let folder = try S.scratchFolder()
+        let good = try S.candidateFile([["SQ_CANDIDATO": "9"]], named: "good.csv", in: folder)
+        let bad = try S.write(
+            S.candidateHeader58 + "\n"
+                + S.candidateRow(["SQ_CANDIDATO": "9", "CD_CARGO": "abc"]).replacingOccurrences(
+                    of: "\"27/09/2018\";\"19:04:59\"", with: "\"01/06/2019\";\"10:00:00\"") + "\n",
+            named: "bad.csv", in: folder)
+        let known = try S.value(try { let db = folder + "/known.sqlite"; _ = try S.importFiles([good], into: db); return db }(),
+            "SELECT postCode FROM Candidate")
+        #expect(known != .integer(0) && known != nil)
+        for (i, files) in [[good, bad], [bad, good]].enumerated() {
+            let db = folder + "/o\(i).sqlite"
+            let summary = try S.importFiles(files, into: db)
+            #expect(summary.fieldsNulled == 1)
+            #expect(try S.value(db, "SELECT postCode FROM Candidate") == known, "order \(i)")
+            #expect(try S.value(db, "SELECT generatedAt FROM Candidate") == .text("2019-06-01T10:00:00.000Z"))
+        }
+    }
+
     @Test func aRunThatRejectsEveryRowSaysSo() throws {
         let folder = try S.scratchFolder()
         let goods = try S.write(

@@ -32,6 +32,29 @@ import UrnaStore
         #expect(try written.existingTables(in: c) == ["a", "b", "c", "d", "e", "f", "g", "log"])
     }
 
+    /// The example's cents closure stops the run, naming the book, for a price 64-bit cents cannot hold (it
+    /// trapped on 1e17: a legal Double), and the file is left as it was.
+    @Test func aPriceTooBigForCentsStopsTheLibraryChainWithItsBookNamed() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("library-big-price.sqlite")
+        try LibraryFamily.fillV0(at: path)
+        do {
+            let c = try Connection(path: path, create: false)
+            try c.execute("UPDATE Book SET price = 1e17 WHERE id = (SELECT min(id) FROM Book)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let m = Migrator(family: LibraryFamily.family)
+        do {
+            _ = try m.run(try m.plan(path: path), backup: .none)
+            Issue.record("the run succeeded with a price of 1e17")
+        } catch let e as MigrationError {
+            #expect("\(e)".contains("too big for exact cents"), "\(e)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count == before.count)
+        let c = try Connection(path: path, create: false)
+        #expect(try c.integer("SELECT version FROM _urna_schema") == 0)
+    }
+
     @Test func theLibraryChainChecksTheTablesItRebuiltAndPasses() throws {
         let dir = try Fixture.directory()
         let path = dir.file("library.sqlite")
