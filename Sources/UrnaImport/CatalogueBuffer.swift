@@ -67,7 +67,7 @@ struct CatalogueBuffer {
         if old == new { return old }
         let (row, generations) = GenerationMerge.merge(
             stored: old.row, storedGenerations: self.generations(type, id), incoming: new.row, incomingGenerations: [:],
-            placeholders: GenerationMerge.placeholders(table: type), unknownZeros: GenerationMerge.unknownZeros(table: type))
+            placeholders: GenerationMerge.placeholders(table: type))
         guard let value = decode(row) else { return old }
         if generations.isEmpty {
             fieldGenerations[type]?[id] = nil

@@ -56,18 +56,20 @@ final class ImportInput {
 
     /// A coalition layout's columns that are not stored, by their names in the file, with or without a header.
     static func unstoredCoalitionColumns(of layout: TSELayout) -> [String] {
-        var seen = Set<String>()
-        return zip(layout.fileColumns, layout.canonicalColumns).compactMap { file, canonical in
-            storedCoalitionColumns.contains(canonical) || !seen.insert(file).inserted ? nil : file
-        }
+        columns(of: layout, outside: storedCoalitionColumns)
     }
 
     /// A header's columns that urna does not store (a column a new TSE release added, a user's own).
     static func unstoredColumns(of layout: TSELayout) -> [String] {
         guard layout.hasHeader else { return [] }
+        return columns(of: layout, outside: storedColumns)
+    }
+
+    /// The layout's columns whose canonical name is not in `stored`, each once, by their names in the file.
+    private static func columns(of layout: TSELayout, outside stored: Set<String>) -> [String] {
         var seen = Set<String>()
         return zip(layout.fileColumns, layout.canonicalColumns).compactMap { file, canonical in
-            storedColumns.contains(canonical) || !seen.insert(file).inserted ? nil : file
+            stored.contains(canonical) || !seen.insert(file).inserted ? nil : file
         }
     }
 

@@ -74,13 +74,15 @@ struct ImportRun {
             case .fileEnd(let rows):
                 // Read to its end on the reading thread (the pipeline hands this event over after it): every
                 // member it skipped is known now.
-                summary.warnings += inputs[fileIndex - 1].warnings
-                if rows == 0 && inputs[fileIndex - 1].warnings.isEmpty {
-                    summary.warnings.append("\(TerminalSafe.text(inputs[fileIndex - 1].path)): no rows after its header; nothing was read from it")
+                let input = inputs[fileIndex - 1]
+                let warnings = input.warnings
+                summary.warnings += warnings
+                if rows == 0 && warnings.isEmpty {
+                    summary.warnings.append("\(input.path): no rows after its header; nothing was read from it")
                 }
                 fileReport.rows = rows
                 summary.files.append(fileReport)
-                bytesDone += inputs[fileIndex - 1].size
+                bytesDone += input.size
             case .failure(let error):
                 throw error
             }

@@ -87,7 +87,7 @@ final class UpsertStatements {
         let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
         var (merged, mergedGenerations) = GenerationMerge.merge(
             stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations,
-            placeholders: GenerationMerge.placeholders(table: table), unknownZeros: GenerationMerge.unknownZeros(table: table))
+            placeholders: GenerationMerge.placeholders(table: table))
         var erased = false
         for i in replaced {
             if GenerationMerge.isUnknown(row[i]) && !GenerationMerge.isUnknown(merged[i]) { erased = true }
@@ -198,7 +198,7 @@ enum GenerationMerge {
     /// The merged row and the generations of those of its known values older than the merged row's.
     static func merge(
         stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue],
-        placeholders: [Int: Set<String>] = [:], unknownZeros: Set<Int> = []
+        placeholders: [Int: Set<SQLValue>] = [:]
     ) -> (row: [SQLValue], generations: [Int: SQLValue]) {
         var out = stored
         let rowGeneration = compare(incoming[1], stored[1]) > 0 ? incoming[1] : stored[1]
@@ -207,9 +207,8 @@ enum GenerationMerge {
         for i in 2..<min(stored.count, incoming.count) {
             let s = stored[i]
             let n = incoming[i]
-            let zeroIsUnknown = unknownZeros.contains(i)
-            let sKnown = !isUnknown(s) && !(zeroIsUnknown && s == .integer(0))
-            let nKnown = !isUnknown(n) && !(zeroIsUnknown && n == .integer(0))
+            let sKnown = !isUnknown(s)
+            let nKnown = !isUnknown(n)
             guard sKnown || nKnown else {
                 if compare(n, s) > 0 { out[i] = n }  // empty text over null, whichever came first
                 continue
@@ -217,10 +216,11 @@ enum GenerationMerge {
             let gs = storedGenerations[i] ?? stored[1]
             let gn = incomingGenerations[i] ?? incoming[1]
             let generation: SQLValue
-            // A placeholder ("PARTIDO ISOLADO" where the row's coalition has a name elsewhere) yields to any
-            // real value, whichever generation or run either came from, and never replaces one.
-            let sPlaceholder = placeholders[i].map { isPlaceholder(s, $0) } ?? false
-            let nPlaceholder = placeholders[i].map { isPlaceholder(n, $0) } ?? false
+            // A placeholder ("PARTIDO ISOLADO" where the row's coalition has a name elsewhere, the office code 0
+            // of an unreadable CD_CARGO) yields to any real value, whichever generation or run either came from,
+            // and never replaces one.
+            let sPlaceholder = placeholders[i]?.contains(s) ?? false
+            let nPlaceholder = placeholders[i]?.contains(n) ?? false
             if sPlaceholder != nPlaceholder, sKnown, nKnown {
                 if sPlaceholder {
                     out[i] = n
@@ -247,24 +247,20 @@ enum GenerationMerge {
         return (out, generations)
     }
 
-    static func isPlaceholder(_ v: SQLValue, _ texts: Set<String>) -> Bool {
-        if case .text(let t) = v { texts.contains(t) } else { false }
+    /// Values of a table's columns that say "no value here" in TSE files though they are not null, by `row` index:
+    /// - Coalition.name "PARTIDO ISOLADO", which second-round rows give a coalition whose first-round rows name
+    ///   it ("FRENTE POPULAR DE RIO BRANCO", with the same composition);
+    /// - Candidate.postCode 0, which an unreadable CD_CARGO leaves in that required column.
+    static func placeholders(table: String) -> [Int: Set<SQLValue>] {
+        switch table {
+        case "Coalition": [5: [.text("PARTIDO ISOLADO")]]
+        case "Candidate": candidatePlaceholders
+        default: [:]
+        }
     }
 
-    /// Values of a table's columns that say "no value here" in TSE files though they are text: Coalition.name
-    /// "PARTIDO ISOLADO", which second-round rows give a coalition whose first-round rows name it ("FRENTE
-    /// POPULAR DE RIO BRANCO", with the same composition). By `row` index.
-    static func placeholders(table: String) -> [Int: Set<String>] {
-        table == "Coalition" ? [5: ["PARTIDO ISOLADO"]] : [:]
-    }
-
-    /// Required integer columns whose 0 means "not known" (the column cannot be null): Candidate.postCode, which
-    /// an unreadable CD_CARGO leaves at 0. A 0 never replaces a known code, whichever generation it came from.
-    static func unknownZeros(table: String) -> Set<Int> {
-        table == "Candidate" ? candidatePostCode : []
-    }
-
-    private static let candidatePostCode: Set<Int> = Set(ElectionColumns.candidate.firstIndex(of: "postCode").map { [$0] } ?? [])
+    private static let candidatePlaceholders: [Int: Set<SQLValue>] =
+        ElectionColumns.candidate.firstIndex(of: "postCode").map { [$0: [.integer(0)]] } ?? [:]
 
     /// True when generation `a` is older than `b` (a missing one is the oldest).
     static func isOlder(_ a: SQLValue, than b: SQLValue) -> Bool { compare(a, b) < 0 }

@@ -103,7 +103,7 @@ import UrnaStore
         var rng = SystemRandomNumberGenerator()
         let values: [SQLValue] = [.null, .text(""), .text("PARTIDO ISOLADO"), .text("A"), .text("Z")]
         let generations: [SQLValue] = [.null, .text("2016"), .text("2017")]
-        let placeholders: [Int: Set<String>] = [2: ["PARTIDO ISOLADO"]]
+        let placeholders: [Int: Set<SQLValue>] = [2: [.text("PARTIDO ISOLADO")]]
         for _ in 0..<300 {
             let snapshots: [[SQLValue]] = (0..<3).map { _ in
                 [.text("k"), generations.randomElement(using: &rng)!, values.randomElement(using: &rng)!]
