@@ -109,7 +109,18 @@ enum PostgresStaging {
             throw CLIError(c, DatabaseName.named(message, copy.path))
         }
         guard mode == .write, code == ExitCode.ok else { return code }
-        let counts = try copy.commit(replacing: adopted, resolve: codeSchema)
+        let counts: PostgresTransfer.Counts
+        do {
+            counts = try copy.commit(replacing: adopted, resolve: codeSchema)
+        } catch {
+            // The command's own summary is already printed: say plainly that none of it reached the server.
+            let (c, message) = CLI.classify(error, database: display)
+            throw CLIError(
+                c == ExitCode.ok ? ExitCode.failure : c,
+                "\(display) was not changed: `\(name)` ran on a private working copy, and storing that copy in "
+                    + "\(display) failed in its one transaction, which was rolled back (\(DatabaseName.named(message, copy.path))). "
+                    + "Any summary printed above describes the working copy only.")
+        }
         if !parsed.has("quiet") && !parsed.has("json") {
             let rows = counts.reduce(0) { $0 + $1.rows }
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")

@@ -148,17 +148,17 @@ final class ElectionStoreWriter {
         return warnings
     }
 
-    /// Why two rows with one candidacy key are not one candidacy (office or name differ), or nil.
+    /// How two rows with one candidacy key are not one candidacy (office or name differ), or nil.
     static func identityConflict(_ stored: [SQLValue], _ incoming: [SQLValue], name: Int, postCode: Int) -> String? {
         if case .integer(let a) = stored[postCode], case .integer(let b) = incoming[postCode], a != 0, b != 0, a != b {
-            return "conflict: the database already holds this candidacy key (election/SG_UE/SQ_CANDIDATO) for "
-                + "office CD_CARGO \(a), and this row is for \(b); the row was not merged: check which file is right"
+            return "two rows hold this candidacy key (election/SG_UE/SQ_CANDIDATO), one for office CD_CARGO \(a) and "
+                + "one for \(b) (this row)"
         }
         if case .text(let a) = stored[name], case .text(let b) = incoming[name], !a.isEmpty, !b.isEmpty,
             ElectionMapper.fold(a) != ElectionMapper.fold(b)
         {
-            return "conflict: the database already holds this candidacy key (election/SG_UE/SQ_CANDIDATO) under "
-                + "another NM_CANDIDATO; the row was not merged: check which file is right"
+            return "two rows hold this candidacy key (election/SG_UE/SQ_CANDIDATO), one under NM_CANDIDATO '\(a)' "
+                + "and one under '\(b)' (this row)"
         }
         return nil
     }

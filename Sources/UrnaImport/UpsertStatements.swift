@@ -25,13 +25,13 @@ final class UpsertStatements {
     private let connection: Connection
     private let insert: Statement
     private let select: Statement
-    private let update: Statement
+    fileprivate let update: Statement
     /// Reason why a stored row and an incoming one with the same key are not the same object, or nil.
     private let conflict: (([SQLValue], [SQLValue]) -> String?)?
     /// Columns whose incoming value always replaces the stored one (personal data the run drops).
     private let replaced: [Int]
     /// The generations of values older than their row's (shared by a writer's upserts).
-    private let fieldGenerations: FieldGenerations
+    fileprivate let fieldGenerations: FieldGenerations
     /// Stored rows whose known values in the `replacing` columns this run erased (personal data a run without
     /// `keepPersonalData` drops), for the summary.
     private(set) var replacedErased = 0
@@ -83,7 +83,9 @@ final class UpsertStatements {
         stored.reserveCapacity(row.count)
         for i in 0..<row.count { stored.append(select.value(at: i + 1)) }
         select.reset()
-        if let conflict, let reason = conflict(stored, row) { return .conflict(rowid, reason) }
+        if let conflict, let disagreement = conflict(stored, row) {
+            return try resolveConflict(rowid: rowid, stored: stored, incoming: row, generations: generations, disagreement)
+        }
         let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
         var (merged, mergedGenerations) = GenerationMerge.merge(
             stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations,
@@ -106,6 +108,33 @@ final class UpsertStatements {
         _ = try update.step()
         update.reset()
         return .updated(rowid)
+    }
+}
+
+extension UpsertStatements {
+    /// Two rows under one key that are not one object: one of them is kept whole, the other reported, never
+    /// merged. Which one does not depend on the order they come in: the newer generation's; for one generation,
+    /// the greater row by SQLite's order of its values (an arbitrary rule, but a fixed one, so that any order of
+    /// the same files gives the same database). The stored row is replaced when the incoming one wins.
+    fileprivate func resolveConflict(
+        rowid: Int64, stored: [SQLValue], incoming: [SQLValue], generations: [Int: SQLValue], _ disagreement: String
+    ) throws -> Outcome {
+        let why: String
+        let order = GenerationMerge.compare(incoming[1], stored[1])
+        if order != 0 {
+            why = "the generation (DT_GERACAO + HH_GERACAO) of the one kept is newer"
+        } else {
+            why = "both come from one generation, and a fixed rule keeps the same one in any import order"
+        }
+        guard GenerationMerge.wins(incoming, over: stored) else {
+            return .conflict(rowid, "conflict: \(disagreement); this row was not stored (\(why)): check which file is right")
+        }
+        for (i, v) in incoming.enumerated() { update.bindValue(v, Int32(i + 1)) }
+        _ = try update.step()
+        update.reset()
+        try fieldGenerations.replace(table: table, key: incoming[0], with: generations, columns: columns)
+        return .conflict(
+            rowid, "conflict: \(disagreement); this row replaced the stored one (\(why)): check which file is right")
     }
 }
 
@@ -261,6 +290,18 @@ enum GenerationMerge {
 
     private static let candidatePlaceholders: [Int: Set<SQLValue>] =
         ElectionColumns.candidate.firstIndex(of: "postCode").map { [$0: [.integer(0)]] } ?? [:]
+
+    /// Between two rows under one key that are not one object: true when `incoming` is the one to keep (the newer
+    /// generation; for one generation, the greater values in column order).
+    static func wins(_ incoming: [SQLValue], over stored: [SQLValue]) -> Bool {
+        let generation = compare(incoming[1], stored[1])
+        if generation != 0 { return generation > 0 }
+        for (a, b) in zip(incoming.dropFirst(2), stored.dropFirst(2)) {
+            let order = compare(a, b)
+            if order != 0 { return order > 0 }
+        }
+        return false
+    }
 
     /// True when generation `a` is older than `b` (a missing one is the oldest).
     static func isOlder(_ a: SQLValue, than b: SQLValue) -> Bool { compare(a, b) < 0 }

@@ -174,48 +174,47 @@ struct AdoptionRebuild {
     }
 
     static func check(_ c: DatabaseShape.Column, kind: ValueKind) -> ColumnCheck {
-        let q = Identifier.quoted(c.name)
-        let misfit: String
-        let need: String
-        switch kind {
-        case .integer(let range):
-            misfit =
-                range == Int64.min...Int64.max
-                ? "typeof(\(q)) <> 'integer'"
-                : "typeof(\(q)) <> 'integer' OR \(q) < \(range.lowerBound) OR \(q) > \(range.upperBound)"
-            need =
-                range == Int64.min...Int64.max
-                ? "an integer" : "an integer from \(range.lowerBound) to \(range.upperBound)"
-        case .real:
-            misfit = "typeof(\(q)) NOT IN ('real', 'integer')"
-            need = "a number"
-        case .text:
-            misfit = "typeof(\(q)) <> 'text'"
-            need = "text"
-        case .date:
-            let d = "[0-9]"
-            let pattern = "\(d)\(d)\(d)\(d)-\(d)\(d)-\(d)\(d)T\(d)\(d):\(d)\(d):\(d)\(d).\(d)\(d)\(d)Z"
-            misfit = "typeof(\(q)) <> 'text' OR \(q) NOT GLOB '\(pattern)'"
-            need = "an ISO-8601 UTC date as text (2016-04-12T00:00:00.000Z)"
-        case .uuid:
-            let h = "[0-9a-f]"
-            let pattern = [8, 4, 4, 4, 12].map { String(repeating: h, count: $0) }.joined(separator: "-")
-            misfit = "typeof(\(q)) <> 'text' OR \(q) NOT GLOB '\(pattern)'"
-            need = "a lowercase UUID as text"
-        case .blob:
-            misfit = "typeof(\(q)) <> 'blob'"
-            need = "a blob"
-        case .json:
-            misfit =
-                "CASE WHEN typeof(\(q)) <> 'text' THEN 1 WHEN json_valid(\(q)) = 0 THEN 1 WHEN json_type(\(q)) <> 'object' THEN 1 ELSE 0 END"
-            need = "a JSON object as text"
-        case .any:
-            misfit = "0"
-            need = "a value"
-        }
+        let (misfit, need) = misfit(Identifier.quoted(c.name), kind: kind)
         return ColumnCheck(
             column: c.name, required: c.notNull || c.primaryKeyPosition > 0, misfit: misfit, need: need,
             declared: c.description)
+    }
+
+    /// SQL over the quoted column `q`, true for a value a column of that kind cannot hold ("0" for `.any`),
+    /// and what the kind needs, for messages ("an integer").
+    static func misfit(_ q: String, kind: ValueKind) -> (misfit: String, need: String) {
+        switch kind {
+        case .integer(let range):
+            if range == Int64.min...Int64.max { return ("typeof(\(q)) <> 'integer'", "an integer") }
+            return (
+                "typeof(\(q)) <> 'integer' OR \(q) < \(range.lowerBound) OR \(q) > \(range.upperBound)",
+                "an integer from \(range.lowerBound) to \(range.upperBound)"
+            )
+        case .real:
+            return ("typeof(\(q)) NOT IN ('real', 'integer')", "a number")
+        case .text:
+            return ("typeof(\(q)) <> 'text'", "text")
+        case .date:
+            let d = "[0-9]"
+            let pattern = "\(d)\(d)\(d)\(d)-\(d)\(d)-\(d)\(d)T\(d)\(d):\(d)\(d):\(d)\(d).\(d)\(d)\(d)Z"
+            return (
+                "typeof(\(q)) <> 'text' OR \(q) NOT GLOB '\(pattern)'",
+                "an ISO-8601 UTC date as text (2016-04-12T00:00:00.000Z)"
+            )
+        case .uuid:
+            let h = "[0-9a-f]"
+            let pattern = [8, 4, 4, 4, 12].map { String(repeating: h, count: $0) }.joined(separator: "-")
+            return ("typeof(\(q)) <> 'text' OR \(q) NOT GLOB '\(pattern)'", "a lowercase UUID as text")
+        case .blob:
+            return ("typeof(\(q)) <> 'blob'", "a blob")
+        case .json:
+            return (
+                "CASE WHEN typeof(\(q)) <> 'text' THEN 1 WHEN json_valid(\(q)) = 0 THEN 1 WHEN json_type(\(q)) <> 'object' THEN 1 ELSE 0 END",
+                "a JSON object as text"
+            )
+        case .any:
+            return ("0", "a value")
+        }
     }
 
     // MARK: - Checks and copy

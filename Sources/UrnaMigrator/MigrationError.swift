@@ -24,6 +24,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case alreadyCurrent(path: String, family: String, version: Int)
     /// The file's tables differ from the descriptor it records.
     case drift(path: String, differences: [String])
+    /// The file holds values its own version's contract cannot read (text in an integer column, a blob in a
+    /// string): migrating would drop or change them, so nothing was changed.
+    case valuesDoNotFit(path: String, version: Int, problems: [String])
     /// The plan has changes that need a closure or an allowance and have neither.
     case refused(path: String, reasons: [PlanRefusal])
     /// The file changed between planning and running.
@@ -60,7 +63,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .alreadyCurrent: 0
         case .fileNotFound: 66
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
-            .refused, .validationFailed, .planOutdated, .adoptionRefused, .alreadyAdopted, .olderThanSupported:
+            .valuesDoNotFit, .refused, .validationFailed, .planOutdated, .adoptionRefused, .alreadyAdopted, .olderThanSupported:
             65
         case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
             .cancelled:
@@ -73,6 +76,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         description.replacingOccurrences(of: "this program", with: programName)
             .replacingOccurrences(of: "the `init` command", with: "`\(programName) init`")
             .replacingOccurrences(of: "`schema --family", with: "`\(programName) schema --family")
+            .replacingOccurrences(of: "`sql --write`", with: "`\(programName) sql --write`")
     }
 
     /// False only for "nothing to do".
@@ -110,6 +114,12 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "\(p) does not match the schema it records (was it changed by hand?):\n"
                 + diffs.map { "  - \($0)" }.joined(separator: "\n")
                 + "\nfix the file (or restore a backup) so its tables match its descriptor, then migrate"
+        case .valuesDoNotFit(let p, let v, let problems):
+            return "\(p) holds values that version \(v) of its schema does not store (was it changed by hand or by "
+                + "another tool?); migrating would drop or change them, so the file was not changed:\n"
+                + problems.map { "  - \($0)" }.joined(separator: "\n")
+                + "\ncorrect or clear those values (for example with `sql --write` and an UPDATE naming the rows), "
+                + "then migrate"
         case .refused(let p, let reasons):
             return "the upgrade of \(p) is refused:\n" + reasons.map { "  - \($0)" }.joined(separator: "\n")
         case .planOutdated(let p, let reason):

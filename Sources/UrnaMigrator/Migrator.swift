@@ -134,6 +134,10 @@ public struct Migrator {
         }
         let drift = try RecordedFile.drift(in: c, recorded: recorded, family: family)
         guard drift.isEmpty else { throw MigrationError.drift(path: displayPath, differences: drift) }
+        let misfits = try StoredValueCheck.misfits(in: c, schema: recorded)
+        guard misfits.isEmpty else {
+            throw MigrationError.valuesDoNotFit(path: displayPath, version: recorded.version, problems: misfits)
+        }
 
         let extra = Set(options.allowances)
         let resolved = try family.resolvedSteps(from: recorded.version, to: to).map {

@@ -259,6 +259,26 @@ struct CLIPostgresTests {
         #expect(again.stdout.contains("nothing to do: \(url)"), "\(again.stdout)")
     }
 
+    @Test("a write-back the server refuses (a user's foreign key into a rebuilt table) says the database was not changed")
+    func refusedWriteBackSaysNothingChanged() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "fkblock")
+        #expect(try CLIRunner.run(["init", "--db", url, "--family", "people", "--version", "0"]).code == 0)
+        _ = try pg.psql(
+            """
+            INSERT INTO "Person"("firstName", "lastName", age) VALUES ('Ana', 'Souza', 30);
+            CREATE TABLE notes (person bigint REFERENCES "Person"(_id), body text);
+            INSERT INTO notes VALUES (1, 'kept');
+            """, url: url)
+        let before = try pg.psql("SELECT * FROM \"Person\" ORDER BY _id", url: url)
+        let r = try CLIRunner.run(["migrate", "--db", url])
+        #expect(r.code != 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.contains("was not changed") && r.stderr.contains("working copy only"), "\(r.stderr)")
+        #expect(try pg.psql("SELECT * FROM \"Person\" ORDER BY _id", url: url) == before)
+        #expect(try pg.psql("SELECT version FROM _urna_schema", url: url) == "0\n")
+        #expect(try pg.psql("SELECT body FROM notes", url: url) == "kept\n")
+    }
+
     @Test("adopt brings psql's own plain tables under people v0 (dry run first), then migrate upgrades them")
     func adoptPlainTables() throws {
         let pg = try postgresClusterOrSkip()

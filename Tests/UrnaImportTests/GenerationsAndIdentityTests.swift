@@ -267,17 +267,33 @@ import UrnaStore
         #expect(!(try S.importFiles([known], into: folder + "/k.sqlite").warnings.contains { $0.contains("no TSE layout") }))
     }
 
-    @Test func aKeyThatNamesAnotherCandidacyIsAConflictNotAMerge() throws {
+    /// Two rows under one candidacy key that are not one candidacy (another name, another office): one is kept
+    /// whole, the other reported as a conflict, never merged; which one never depends on the import order (the
+    /// newer generation's, else a fixed rule), in one run or two.
+    @Test func aKeyThatNamesAnotherCandidacyIsAConflictNotAMergeInAnyOrder() throws {
         let folder = try S.scratchFolder()
         let a = try S.candidateFile([["SQ_CANDIDATO": "7", "NM_CANDIDATO": "ANA"]], named: "a.csv", in: folder)
         let b = try S.candidateFile([["SQ_CANDIDATO": "7", "NM_CANDIDATO": "BRUNO"]], named: "b.csv", in: folder)
-        let db = folder + "/urna.sqlite"
-        _ = try S.importFiles([a], into: db)
-        let s = try S.importFiles([b], into: db)
-        #expect(s.rows.conflicts == 1)
-        #expect(try S.value(db, "SELECT name FROM Candidate") == .text("ANA"))
-        let rejects = try RejectTests.readRejects(db + ".rejects.csv")
-        #expect(rejects.dropFirst().contains { $0[3].hasPrefix("conflict:") })
+        let newer = try S.candidateFile(
+            [["SQ_CANDIDATO": "7", "NM_CANDIDATO": "ANA", "DS_CARGO": "DEPUTADO FEDERAL", "DT_GERACAO": "01/10/2018"]],
+            named: "newer.csv", in: folder)
+        var n = 0
+        for (files, kept) in [([a, b], "BRUNO"), ([b, a], "BRUNO"), ([b, newer], "ANA"), ([newer, b], "ANA")] {
+            for oneRun in [true, false] {
+                n += 1
+                let db = folder + "/urna-\(n).sqlite"
+                let conflicts =
+                    oneRun
+                    ? try S.importFiles(files, into: db).rows.conflicts
+                    : try files.map { try S.importFiles([$0], into: db).rows.conflicts }.reduce(0, +)
+                #expect(conflicts == 1, "\(files) one run: \(oneRun)")
+                #expect(try S.value(db, "SELECT group_concat(name) FROM Candidate") == .text(kept), "\(files) \(oneRun)")
+                let rejects = try RejectTests.readRejects(db + ".rejects.csv").dropFirst().map { $0[3] }
+                #expect(
+                    rejects.contains { $0.hasPrefix("conflict: two rows hold this candidacy key") && $0.contains("'ANA'") },
+                    "\(rejects)")
+            }
+        }
     }
 
     /// One CD_ELEICAO and round under two DS_ELEICAO texts cannot be told apart from two elections safely, so

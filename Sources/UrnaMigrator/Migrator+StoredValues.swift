@@ -1,0 +1,56 @@
+import Foundation
+import UrnaStore
+
+/// Values a file holds that its own version's contract cannot read: text in an INTEGER column, 1950.5 in an int,
+/// a blob in a string, a date in another format. The store never writes them; a hand edit or another tool can.
+/// A migration reads old objects through the contract, so such a value would reach the new file as nil, a
+/// default or a truncated number with no word: the plan refuses the file instead, listing the rows.
+enum StoredValueCheck {
+    /// Rows listed per column (all are counted).
+    static let rowsListed = 5
+
+    /// One line per misfit row (at most `rowsListed` per column) and a count line per column with more; empty
+    /// when every value fits. One scan per table.
+    static func misfits(in c: Connection, schema: Schema) throws -> [String] {
+        var out: [String] = []
+        let kinds = AdoptionRebuild.valueKinds(schema)
+        for (table, columns) in kinds.sorted(by: { $0.key < $1.key }) {
+            guard try c.tableExists(table) else { continue }
+            let present = Set(try c.rows("PRAGMA table_info(\(Identifier.quoted(table)))").map { "\($0[1])" })
+            let checked = columns.sorted(by: { $0.key < $1.key }).compactMap { name, kind in
+                let q = Identifier.quoted(name)
+                let (misfit, need) = AdoptionRebuild.misfit(q, kind: kind)
+                return name == ObjectSchema.rowIdColumn || misfit == "0" || !present.contains(name)
+                    ? nil : (name: name, condition: "\(q) IS NOT NULL AND (\(misfit))", need: need)
+            }
+            guard !checked.isEmpty else { continue }
+            let from = Identifier.quoted(table)
+            let sums = checked.map { "coalesce(sum(\($0.condition)), 0)" }.joined(separator: ", ")
+            let counts = try c.rows("SELECT \(sums) FROM \(from)").first ?? []
+            let label: String
+            if present.contains(ObjectSchema.rowIdColumn) {
+                label = "'\(ObjectSchema.rowIdColumn) ' || \(Identifier.quoted(ObjectSchema.rowIdColumn))"
+            } else if let key = schema[type: table]?.primaryKey?.name {
+                label = "'\(key) ' || quote(\(Identifier.quoted(key)))"
+            } else {
+                label = "'owner ' || quote(\"owner\") || ', position ' || quote(\"position\")"
+            }
+            for (i, column) in checked.enumerated() {
+                guard i < counts.count, case .integer(let n) = counts[i], n > 0 else { continue }
+                let q = Identifier.quoted(column.name)
+                let rows = try c.rows(
+                    "SELECT \(label), substr(quote(\(q)), 1, 40), typeof(\(q)) FROM \(from) WHERE \(column.condition) LIMIT \(rowsListed)"
+                )
+                for r in rows {
+                    out.append(
+                        "\(table) (\(r[0])): \(column.name) is \(r[1]) (\(r[2])); version \(schema.version) stores \(column.need) there"
+                    )
+                }
+                if n > Int64(rows.count) {
+                    out.append("\(table).\(column.name): ... and \(n - Int64(rows.count)) more such values")
+                }
+            }
+        }
+        return out
+    }
+}
