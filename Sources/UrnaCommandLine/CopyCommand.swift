@@ -16,7 +16,8 @@ enum CopyCommand {
             postgresql://USER@HOST:PORT/DB URL (PG* environment variables fill in what the URL leaves out).
             Into PostgreSQL: one transaction; a database that already holds Urna data is refused unless
             --replace, and a table urna does not own is never touched. Into a file: the file must not exist; it
-            appears complete or not at all.
+            appears complete or not at all. Tables and views outside the family (your own, an FTS index) are
+            not copied; a warning names each one.
             """,
         options: [
             .value("from", "FILE|URL", "Where the data is."),
@@ -65,6 +66,10 @@ enum CopyCommand {
         }
         let counts = try target.commit(from: sqlite, resolve: PostgresStaging.codeSchema)
         print(summary(from: file, to: target.connection.displayName, schema: schema, counts: counts))
+        let relations = try sqlite.rows(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
+        ).map { ("\($0[0])", "\($0[1])") }
+        warnNotCopied(relations, copied: counts, schema: schema, from: file)
         return ExitCode.ok
     }
 
@@ -96,7 +101,33 @@ enum CopyCommand {
                 ExitCode.failure, "cannot create \(file): \(String(cString: strerror(errno))); nothing was written")
         }
         print(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
+        let relations = try pg.query(
+            "SELECT CASE WHEN table_type = 'VIEW' THEN 'view' ELSE 'table' END, table_name FROM "
+                + "information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+        ).rows.map { ($0[0] ?? "table", $0[1] ?? "") }
+        warnNotCopied(relations, copied: counts, schema: schema, from: pg.displayName)
         return ExitCode.ok
+    }
+
+    /// Tables and views of the source that are not the family's (a user's own, an FTS index): copy moves only
+    /// the family's object graph, so it names the rest rather than leaving them behind without a word.
+    static func warnNotCopied(_ relations: [(String, String)], copied: PostgresTransfer.Counts, schema: Schema, from: String) {
+        var own = Set(copied.map { $0.table.lowercased() })
+        own.formUnion(schema.views.map { $0.name.lowercased() })
+        own.formUnion(
+            [StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable].map {
+                $0.lowercased()
+            })
+        let left = relations.filter { kind, name in
+            let n = name.lowercased()
+            return !own.contains(n) && !n.hasPrefix("sqlite_") && !n.hasPrefix("_urna_")
+        }
+        guard !left.isEmpty else { return }
+        let listed = left.prefix(20).map { "\($0.1) (\($0.0))" }.joined(separator: ", ")
+        let more = left.count > 20 ? " and \(left.count - 20) more" : ""
+        CLI.printError(
+            "warning: not copied, as they are not part of the \(schema.family) family: \(listed)\(more) in \(from); "
+                + "copy them yourself if you need them (they were left as they are)")
     }
 
     static func summary(from: String, to: String, schema: Schema, counts: PostgresTransfer.Counts) -> String {

@@ -486,6 +486,36 @@ struct CLIPostgresTests {
         #expect(try CLIRunner.run(["query", "--db", url, "Good", "--count"]).stdout == "8583\n")
     }
 
+    @Test("urna copy names the tables and views it leaves behind (not the family's), both ways; the family's own views are not named")
+    func copyNamesWhatItLeaves() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "copyleft")
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("p.sqlite").path
+        #expect(try CLIRunner.run(["init", "--db", db, "--family", "people", "--version", "0"]).code == 0)
+        let sql = try CLIRunner.run([
+            "sql", "--db", db, "--write",
+            "CREATE TABLE notes AS SELECT 'kept' AS body",
+        ])
+        #expect(sql.code == 0, "\(sql.stderr)")
+        #expect(try CLIRunner.run(["sql", "--db", db, "--write", "CREATE VIEW adults AS SELECT * FROM Person WHERE age > 17"]).code == 0)
+        let up = try CLIRunner.run(["copy", "--from", db, "--to", url])
+        #expect(up.code == 0, "\(up.stderr)")
+        #expect(up.stderr.contains("warning: not copied") && up.stderr.contains("notes (table)") && up.stderr.contains("adults (view)"), "\(up.stderr)")
+        #expect(!up.stderr.contains("Person"), "\(up.stderr)")
+        _ = try pg.psql("CREATE TABLE server_cache (k text)", url: url)
+        let down = try CLIRunner.run(["copy", "--from", url, "--to", dir.appendingPathComponent("back.sqlite").path])
+        #expect(down.code == 0, "\(down.stderr)")
+        #expect(down.stderr.contains("server_cache (table)") && !down.stderr.contains("Person"), "\(down.stderr)")
+
+        let (mgDir, mg) = try AnalysisFixtures.mgDatabase()
+        defer { try? FileManager.default.removeItem(at: mgDir) }
+        let elections = try CLIRunner.run(["copy", "--from", mg, "--to", try pg.createDatabase(prefix: "copyviews")])
+        #expect(elections.code == 0, "\(elections.stderr)")
+        #expect(!elections.stderr.contains("not copied"), "the family's views and lists are its own: \(elections.stderr)")
+    }
+
     @Test("urna sql on PostgreSQL binds :name only outside strings, dollar quotes, comments and ::casts")
     func parametersOnPostgres() throws {
         let pg = try postgresClusterOrSkip()
