@@ -79,7 +79,8 @@ public final class ElectionMapper {
     // MARK: - Candidacy
 
     private func mapCandidacy(_ r: FieldReader) throws -> CandidacyObjects {
-        let election = try mapElection(r)
+        let generation = self.generation(r)
+        let election = try mapElection(r, generation: generation)
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
         guard let unit = r.code(.SG_UE) else {
             throw r.problem(
@@ -87,7 +88,6 @@ public final class ElectionMapper {
         }
         let referenceYear = Int(election.year)
         let limit = r.money(.VR_DESPESA_MAX_CAMPANHA)
-        let generation = self.generation(r)
         var candidate = CandidateValues(
             id: ElectionMapper.childID(ElectionMapper.childID(election.id, unit), sequence), sequence: sequence,
             electionID: election.id, round: election.round,
@@ -134,6 +134,17 @@ public final class ElectionMapper {
             r.warn(.DT_GERACAO, "DT_GERACAO is not a date (dd/MM/yyyy): the row counts as the oldest generation")
             return nil
         }
+        if iso != nil, let time {
+            var cleaned = TSEField.clean(time)
+            let marker = cleaned.isEmpty || TSEField.isTextNullMarker(cleaned) || TSEField.isNumericNullMarker(cleaned)
+            if !marker, cleaned.withUTF8(TSEDate.timeOfDay) == nil {
+                // Not cached: every such row says so, as a bad DT_GERACAO does.
+                r.warn(
+                    .HH_GERACAO,
+                    "HH_GERACAO is not a time of day (HH:mm:ss): the row's generation is DT_GERACAO at midnight")
+                return iso
+            }
+        }
         lastGeneration = (date, time, iso)
         return iso
     }
@@ -151,7 +162,7 @@ public final class ElectionMapper {
     static func fold(_ text: String) -> String { ElectionsV4.foldedDescription(text) }
 
     /// The election of a record: `year/round/DESCRIPTION` in every generation; CD_ELEICAO is kept beside it.
-    private func mapElection(_ r: FieldReader) throws -> ElectionValues {
+    private func mapElection(_ r: FieldReader, generation: String?) throws -> ElectionValues {
         let rawKey = [
             r.raw(.ANO_ELEICAO), r.raw(.NR_TURNO), r.raw(.DS_ELEICAO), r.raw(.CD_ELEICAO), r.raw(.DT_ELEICAO),
             r.raw(.NM_TIPO_ELEICAO), r.raw(.CD_TIPO_ELEICAO), r.raw(.TP_ABRANGENCIA), r.raw(.DT_GERACAO),
@@ -176,7 +187,7 @@ public final class ElectionMapper {
             electionDescription: description ?? "", kind: r.text(.NM_TIPO_ELEICAO),
             kindCode: r.integer(.CD_TIPO_ELEICAO),
             scope: r.text(.TP_ABRANGENCIA), date: r.date(.DT_ELEICAO, referenceYear: Int(year)),
-            generatedAt: generation(r))
+            generatedAt: generation)
         lastElection = (rawKey, election)
         return election
     }

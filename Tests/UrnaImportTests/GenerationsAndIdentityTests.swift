@@ -333,6 +333,27 @@ import UrnaStore
         #expect(try S.value(db, "SELECT nickname FROM Candidate WHERE sequence = 5") == .text("ANA MARIA"))
     }
 
+    /// A generation that cannot be read is said once per row: an impossible HH_GERACAO (25:61:00) was taken as
+    /// midnight without a word, a bad DT_GERACAO gave two warning rows for one row.
+    @Test func anUnreadableGenerationIsOneWarningPerRow() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.candidateFile(
+            [
+                ["SQ_CANDIDATO": "1", "HH_GERACAO": "25:61:00"], ["SQ_CANDIDATO": "2", "HH_GERACAO": "25:61:00"],
+                ["SQ_CANDIDATO": "3", "DT_GERACAO": "32/13/2018"], ["SQ_CANDIDATO": "4", "HH_GERACAO": "#NULO#"],
+            ], in: folder)
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([file], into: db)
+        #expect(s.rejected == 0 && s.inserted["Candidate"] == 4)
+        let rejects = try RejectTests.readRejects(db + ".rejects.csv").dropFirst().map { $0[3] }
+        #expect(rejects.filter { $0.contains("HH_GERACAO is not a time of day") }.count == 2, "\(rejects)")
+        #expect(rejects.filter { $0.contains("DT_GERACAO is not a date") }.count == 1, "\(rejects)")
+        #expect(rejects.count == 3, "\(rejects)")
+        #expect(
+            try S.value(db, "SELECT generatedAt FROM Candidate WHERE sequence = 1") == .text("2018-09-27T00:00:00.000Z"))
+        #expect(try S.value(db, "SELECT generatedAt FROM Candidate WHERE sequence = 3") == .null)
+    }
+
     @Test func anInvalidElectionDateIsNulledWhateverTheRowOrder() throws {
         for dates in [["31/02/2018", "07/10/2018"], ["07/10/2018", "31/02/2018"]] {
             let folder = try S.scratchFolder()
