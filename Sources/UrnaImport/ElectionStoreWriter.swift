@@ -10,6 +10,9 @@ final class ElectionStoreWriter {
     private let candidates: UpsertStatements
     /// Candidacies whose stored CPF, e-mail or voter ID (kept by an earlier run) this run erased.
     var personalDataErased: Int { candidates.replacedErased }
+    /// The last candidacy's and the last good's values that disagreed with a stored row of the same generation.
+    var candidateTies: [(column: String, kept: SQLValue, other: SQLValue)] { candidates.ties }
+    var goodTies: [(column: String, kept: SQLValue, other: SQLValue)] { goods.ties }
     private let goods: UpsertStatements
     private let elections: UpsertStatements
     private let parties: UpsertStatements

@@ -1,4 +1,5 @@
 import UrnaRecords
+import UrnaStore
 
 /// The state of one import while it runs: the loop over records, held assets, rejects, counts.
 struct ImportRun {
@@ -24,6 +25,8 @@ struct ImportRun {
     private var catalogue = CatalogueBuffer()
     private var held: [HeldAsset] = []
     private var rowsRead = 0
+    /// Values that disagreed with a stored row of the same generation (said per value in the rejects file).
+    private var sameGenerationTies = 0
     private var bytesDone: Int64 = 0
     private var currentFile: String?
     private var fileIndex = 0
@@ -103,6 +106,7 @@ struct ImportRun {
                 try conflict(record.location(of: "NM_CANDIDATO"), reason, record.rawBytes)
                 return false
             }
+            try reportTies(writer.candidateTies, of: "Candidate", record.location(of: "SQ_CANDIDATO"), record.rawBytes)
             summary.rows.count(outcome)
         case .asset(let a):
             try warn(a.warnings)
@@ -196,8 +200,30 @@ struct ImportRun {
             try conflict(location, reason, raw)
             return false
         }
+        try reportTies(writer.goodTies, of: "Good", location, raw)
         summary.rows.count(outcome)
         return true
+    }
+
+    /// Values of a row that disagree with a stored row of the same generation: one generation cannot say which
+    /// is right, so the merge keeps one by a fixed rule (the same in any import order), and each is said.
+    private mutating func reportTies(
+        _ ties: [(column: String, kept: SQLValue, other: SQLValue)], of type: String, _ location: SourceLocation,
+        _ raw: [UInt8]
+    ) throws {
+        for t in ties {
+            func shown(_ v: SQLValue) -> String {
+                guard case .text(let text) = v else { return "\(v)" }
+                return "'" + (text.count > 60 ? String(text.prefix(57)) + "..." : text) + "'"
+            }
+            try rejects.write(
+                location: location,
+                reason: "warning: a row of the same generation (DT_GERACAO + HH_GERACAO) gives \(type).\(t.column) "
+                    + "another value: kept \(shown(t.kept)), not \(shown(t.other)) (a fixed rule, the same in any "
+                    + "import order); check which file is right",
+                original: raw)
+            sameGenerationTies += 1
+        }
     }
 
     /// Field warnings go to the rejects file (the row itself is kept).
@@ -255,6 +281,12 @@ struct ImportRun {
         }
         set("Candidate", writer.candidateRows.counts)
         set("Good", writer.goodRows.counts)
+        if sameGenerationTies > 0 {
+            summary.warnings.append(
+                "\(sameGenerationTies) values disagreed between rows of one generation (DT_GERACAO + HH_GERACAO) under "
+                    + "one key; one was kept by a fixed rule, the same in any import order (each is a warning row in "
+                    + "the rejects file)")
+        }
         if rowsRead > 0 && summary.rejected + summary.rows.conflicts >= rowsRead {
             summary.warnings.append(
                 "every one of the \(rowsRead) rows read was rejected: nothing was stored (the rejects file says why "

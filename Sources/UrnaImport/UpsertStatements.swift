@@ -35,6 +35,9 @@ final class UpsertStatements {
     /// Stored rows whose known values in the `replacing` columns this run erased (personal data a run without
     /// `keepPersonalData` drops), for the summary.
     private(set) var replacedErased = 0
+    /// The last upsert's known values that disagreed with the stored row's of the same generation (the merge kept
+    /// the greater, a fixed rule): column, value kept, value not kept.
+    private(set) var ties: [(column: String, kept: SQLValue, other: SQLValue)] = []
 
     init(
         connection: Connection, table: String, columns: [String],
@@ -64,6 +67,7 @@ final class UpsertStatements {
     /// generation of those of the row's values that are older than the row's own (values merged in memory
     /// from several snapshots); the merged row's are kept in `FieldGenerations`' table.
     func upsert(_ row: [SQLValue], generations: [Int: SQLValue] = [:]) throws -> Outcome {
+        if !ties.isEmpty { ties = [] }
         for (i, v) in row.enumerated() { insert.bindValue(v, Int32(i + 1)) }
         _ = try insert.step()
         let inserted = connection.changes > 0
@@ -87,9 +91,16 @@ final class UpsertStatements {
             return try resolveConflict(rowid: rowid, stored: stored, incoming: row, generations: generations, disagreement)
         }
         let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
+        let placeholders = GenerationMerge.placeholders(table: table)
         var (merged, mergedGenerations) = GenerationMerge.merge(
             stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations,
-            placeholders: GenerationMerge.placeholders(table: table))
+            placeholders: placeholders)
+        if stored != row {
+            ties = GenerationMerge.ties(
+                stored: stored, storedGenerations: storedGenerations, incoming: row, incomingGenerations: generations,
+                merged: merged, placeholders: placeholders, skipping: replaced
+            ).map { (columns[$0.index], $0.kept, $0.other) }
+        }
         var erased = false
         for i in replaced {
             if GenerationMerge.isUnknown(row[i]) && !GenerationMerge.isUnknown(merged[i]) { erased = true }
@@ -274,6 +285,24 @@ enum GenerationMerge {
             if generation != rowGeneration { generations[i] = generation }
         }
         return (out, generations)
+    }
+
+    /// The columns (from 2, leaving out `skipping`) where both rows know a value, of one generation, and the values
+    /// differ: the merge could only keep one by its fixed rule. Placeholders are left out (they always yield).
+    static func ties(
+        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue],
+        merged: [SQLValue], placeholders: [Int: Set<SQLValue>], skipping: [Int]
+    ) -> [(index: Int, kept: SQLValue, other: SQLValue)] {
+        var out: [(index: Int, kept: SQLValue, other: SQLValue)] = []
+        for i in 2..<min(stored.count, incoming.count) where stored[i] != incoming[i] && !skipping.contains(i) {
+            let (s, n) = (stored[i], incoming[i])
+            guard !isUnknown(s), !isUnknown(n), !(placeholders[i]?.contains(s) ?? false),
+                !(placeholders[i]?.contains(n) ?? false),
+                compare(storedGenerations[i] ?? stored[1], incomingGenerations[i] ?? incoming[1]) == 0
+            else { continue }
+            out.append((i, merged[i], merged[i] == s ? n : s))
+        }
+        return out
     }
 
     /// Values of a table's columns that say "no value here" in TSE files though they are not null, by `row` index:

@@ -296,6 +296,30 @@ import UrnaStore
         }
     }
 
+    /// Two rows of one generation under one key that disagree on a value (not on the name or office): one value
+    /// is kept by the merge's fixed rule, the same in any order, and each such value is said.
+    @Test func oneGenerationDisagreeingOnAValueIsSaid() throws {
+        let folder = try S.scratchFolder()
+        let a = try S.candidateFile([["SQ_CANDIDATO": "9", "NM_URNA_CANDIDATO": "ANINHA"]], named: "a.csv", in: folder)
+        let b = try S.candidateFile([["SQ_CANDIDATO": "9", "NM_URNA_CANDIDATO": "ANA DO POVO"]], named: "b.csv", in: folder)
+        for (n, files) in [[a, b], [b, a]].enumerated() {
+            let db = folder + "/ties-\(n).sqlite"
+            let s = try S.importFiles(files, into: db)
+            #expect(s.rows.conflicts == 0 && s.rejected == 0)
+            #expect(try S.value(db, "SELECT nickname FROM Candidate") == .text("ANINHA"), "\(files)")
+            #expect(s.warnings.contains { $0.hasPrefix("1 values disagreed between rows of one generation") }, "\(s.warnings)")
+            let rejects = try RejectTests.readRejects(db + ".rejects.csv").dropFirst().map { $0[3] }
+            #expect(
+                rejects == [
+                    "warning: a row of the same generation (DT_GERACAO + HH_GERACAO) gives Candidate.nickname another "
+                        + "value: kept 'ANINHA', not 'ANA DO POVO' (a fixed rule, the same in any import order); check "
+                        + "which file is right"
+                ], "\(rejects)")
+        }
+        let again = try S.importFiles([a], into: folder + "/ties-0.sqlite")
+        #expect(!again.warnings.contains { $0.contains("disagreed") }, "the same file again agrees with itself")
+    }
+
     /// One CD_ELEICAO and round under two DS_ELEICAO texts cannot be told apart from two elections safely, so
     /// the candidacies stay apart, and the summary says so (in either order, and when the second comes later).
     @Test func oneElectionCodeUnderTwoDescriptionsIsNamedInAWarning() throws {
