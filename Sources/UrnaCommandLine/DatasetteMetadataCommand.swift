@@ -27,7 +27,10 @@ enum DatasetteMetadataCommand {
 
     static let command = Command(spec: spec) { p in
         let path = databasePath(p)
-        if let out = p.value("out"), out != "-" { try OutputPaths.refuse(out, option: "--out", database: path) }
+        if let out = p.value("out"), out != "-" {
+            try OutputPaths.refuse(out, option: "--out", database: path)
+            try OutputPaths.refuseReplacing(out, option: "--out")
+        }
         let store = try openExistingStore(path, readOnly: true)
         let text = DatasetteMetadata(schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: path))
             .json()

@@ -63,7 +63,10 @@ enum ExportCommand {
         case "utf8", "utf-8": encoding = .utf8
         case let other?: throw UsageError("--encoding takes latin1 or utf8, not '\(other)'")
         }
-        if let out = p.value("out") { try OutputPaths.refuse(out, option: "--out", database: databasePath(p)) }
+        if let out = p.value("out") {
+            try OutputPaths.refuse(out, option: "--out", database: databasePath(p))
+            try OutputPaths.refuseReplacing(out, option: "--out")
+        }
         let store = try openExistingStore(databasePath(p), readOnly: true)
         let typeName = p.value("type") ?? "Candidate"
         let types = store.schema.tableTypes.map(\.name)

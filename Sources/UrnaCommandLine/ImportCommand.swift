@@ -64,10 +64,12 @@ enum ImportCommand {
                                     encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
         try ImportSafety.apply(p, to: &options)
         let bar = ImportProgressBar(quiet: p.has("quiet") || p.has("json"))
-        let files = try ImportCommand.discoverInputs(p.positionals)
-        let summary = try Importer(options: options, progress: bar).run(files: files)
+        let (files, skipped) = try ImportCommand.discoverInputsAndSkipped(p.positionals)
+        var summary = try Importer(options: options, progress: bar).run(files: files)
         bar.finish()
         if p.has("json") {
+            // The text summary follows the warnings on stderr; JSON stands alone, so it names the skipped files too.
+            summary.warnings.insert(contentsOf: skipped.map { "skipped \($0.path): \($0.reason)" }, at: 0)
             print(summary.renderJSON())
         } else if !p.has("quiet") {
             print(summary.renderText(), terminator: summary.renderText().hasSuffix("\n") ? "" : "\n")

@@ -36,7 +36,9 @@ enum InputDiscovery {
                 continue
             }
             if isDirectory.boolValue {
-                for path in filesInFolder(input) {
+                let (found, links) = filesInFolder(input)
+                skipped += links
+                for path in found {
                     // Never opened: reading a FIFO waits for a writer, /dev/zero never ends.
                     if let what = notARegularFile(path) {
                         skipped.append(Skipped(path: path, reason: "\(what), not a file"))
@@ -56,9 +58,14 @@ enum InputDiscovery {
         return (files, skipped)
     }
 
-    /// Regular files under `folder`, recursively, hidden entries left out, sorted by path.
-    static func filesInFolder(_ folder: String) -> [String] {
+    /// Regular files under `folder`, recursively, hidden entries left out, sorted by path; and the links to folders
+    /// that were not followed: one leading out of `folder` (`etc -> /etc`) or back into a folder already read (a
+    /// loop, `sub/loop -> ..`), each named in a warning.
+    static func filesInFolder(_ folder: String) -> (files: [String], links: [Skipped]) {
         var out: [String] = []
+        var links: [Skipped] = []
+        let root = OutputPaths.realPath(folder) ?? OutputPaths.absolute(folder)
+        var visited: Set<String> = [root]
         var stack = [folder]
         while let dir = stack.popLast() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
@@ -66,10 +73,21 @@ enum InputDiscovery {
                 let path = (dir as NSString).appendingPathComponent(name)
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-                if isDirectory.boolValue { stack.append(path) } else { out.append(path) }
+                guard isDirectory.boolValue else {
+                    out.append(path)
+                    continue
+                }
+                let real = OutputPaths.realPath(path) ?? OutputPaths.absolute(path)
+                if real != root && !real.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
+                    links.append(Skipped(path: path, reason: "a link to \(real), outside \(folder) (not followed)"))
+                } else if !visited.insert(real).inserted {
+                    links.append(Skipped(path: path, reason: "leads to \(real), already read through another path (not read twice)"))
+                } else {
+                    stack.append(path)
+                }
             }
         }
-        return out.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        return (out.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, links)
     }
 
     /// What `path` leads to (following symlinks) when that is not a regular file: a FIFO, a device, a socket.
@@ -127,6 +145,11 @@ enum InputDiscovery {
             case .io: return .data  // the importer reports it with its exit code
             case .zip(_, let reason) where reason.contains("no data member"):
                 return .foreign("a zip without TSE data (no .csv or .txt member)")
+            case .unrecognized(_, let reason, _)
+            where reason.hasPrefix("its header looks like a") || reason.hasPrefix("its header names"):
+                // TSE data that is damaged (a required column missing or misspelt, one named twice): read, so the
+                // importer stops the run on it with its whole message, rather than skipped with a warning.
+                return .data
             default: return .unrecognized(Self.firstSentence(error))
             }
         } catch {
@@ -150,7 +173,8 @@ enum InputDiscovery {
 
 extension ImportCommand {
     /// The import's files from its arguments: folders expanded, foreign files skipped with a warning on stderr.
-    static func discoverInputs(_ arguments: [String]) throws -> [String] {
+    /// Also returns the files skipped (each already said in a warning on stderr).
+    static func discoverInputsAndSkipped(_ arguments: [String]) throws -> (files: [String], skipped: [InputDiscovery.Skipped]) {
         let (files, skipped) = InputDiscovery.expand(arguments)
         for s in skipped { CLI.printError(s.warning) }
         guard !files.isEmpty else {
@@ -162,6 +186,6 @@ extension ImportCommand {
                     + ": give consulta_cand / bem_candidato / consulta_coligacao files, their zips, or a folder of them"
             )
         }
-        return files
+        return (files, skipped)
     }
 }

@@ -51,6 +51,28 @@ enum OutputPaths {
         }
     }
 
+    /// Refuses an existing file an output would be renamed over when replacing it could not be what was meant:
+    /// an SQLite database (another Urna file, a backup: an export is never a database), or a file without write
+    /// permission (protected on purpose; root could replace it). Other files are replaced, as `-o` does.
+    static func refuseReplacing(_ output: String, option: String) throws {
+        var st = stat()
+        guard output != "-", !isStream(output), stat(output, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return }
+        if let handle = FileHandle(forReadingAtPath: output) {
+            let head = (try? handle.read(upToCount: 16)) ?? Data()
+            try? handle.close()
+            if head == Data("SQLite format 3\0".utf8) {
+                throw UsageError(
+                    "\(option) \(output) is an SQLite database: urna never writes an export over one; give \(option) "
+                        + "another path, or remove that file first if you mean it (nothing was changed)")
+            }
+        }
+        if st.st_mode & 0o222 == 0 {
+            throw UsageError(
+                "\(option) \(output) has no write permission (mode \(String(st.st_mode & 0o777, radix: 8))): urna does not "
+                    + "replace a file protected that way; give \(option) another path (nothing was changed)")
+        }
+    }
+
     /// The names a path can stand for: as given (made absolute), with its symlinks resolved, and with only
     /// its folder resolved (a file that does not exist yet).
     static func names(of path: String) -> Set<String> {

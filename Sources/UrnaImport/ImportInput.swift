@@ -39,9 +39,21 @@ final class ImportInput {
                         + "TSE layout urna knows; \(unknown.count == 1 ? "its" : "their") values were not stored (the rest "
                         + "of each row was)"
                 }
-        case .xml: []
+        case .xml(let r): Self.unreadXML(r.unknownElementCounts, path: path)
         case .empty(let file): ["\(path): \(file) holds no data (empty file or only empty members); skipped"]
         }
+    }
+
+    /// The warning for an XML input's elements and attributes that no record took (unknown names, markup or stray
+    /// text inside records), with how often each came; none when every one was read.
+    static func unreadXML(_ counts: [String: Int], path: String) -> [String] {
+        let unread = counts.sorted { $0.key < $1.key }
+        guard !unread.isEmpty else { return [] }
+        let listed = unread.prefix(12).map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        return [
+            "\(path): elements and attributes not stored: \(listed)\(unread.count > 12 ? ", ..." : ""): they are in no "
+                + "TSE layout urna knows, or are markup or stray text inside the records (the rest of each record was read)"
+        ]
     }
 
     /// The columns urna stores: those the mapper reads and the source columns kept as they are.

@@ -19,9 +19,14 @@ public enum FileCopy {
     /// `progress(copied, total)` (pages), called before the copy starts and after each 1,024 pages, may stop it
     /// by returning false: the copy is removed and `MigrationError.cancelled` thrown. The caller must hold the
     /// file's write lock then (the runner does): steps of a backup restart when another connection commits.
+    ///
+    /// Returns where an earlier backup at `path` was kept when it held other data than the new one (replacing it
+    /// would lose the only copy of that data): `<name>.1.bak`, `.2.bak`, ... beside it. An earlier backup equal
+    /// byte for byte to the new one is simply kept (a rerun after a failed run); nil then, and when none was there.
+    @discardableResult
     static func backup(
         sourcePath: String, to path: String, replacing: Bool = false, progress: ((Int, Int) -> Bool)? = nil
-    ) throws {
+    ) throws -> String? {
         removeStaleTemporaries(near: path)
         if !replacing, FileManager.default.fileExists(atPath: path) {
             throw MigrationError.backupFailed(path: path, reason: "a file is already there")
@@ -31,7 +36,17 @@ public enum FileCopy {
             // A backup is one self-contained file (rollback journal): nothing to lose beside it.
             try snapshot(sourcePath, into: temporary, singleFile: true, progress: progress)
             try syncFile(temporary)
+            var keptAside: String?
             if replacing {
+                if FileManager.default.fileExists(atPath: path) {
+                    if FileManager.default.contentsEqual(atPath: temporary, andPath: path) {
+                        removeWithSidecars(temporary)
+                        return nil
+                    }
+                    let aside = freeNumberedName(for: path)
+                    guard link(path, aside) == 0 else { throw posixError("link") }
+                    keptAside = aside
+                }
                 guard rename(temporary, path) == 0 else { throw posixError("rename") }
             } else {
                 // link(2) fails when the name is taken: a backup never replaces a file someone made meanwhile.
@@ -39,6 +54,7 @@ public enum FileCopy {
                 unlink(temporary)
             }
             syncFolder(of: path)
+            return keptAside
         } catch {
             removeWithSidecars(temporary)
             if let e = error as? MigrationError { throw e }
@@ -119,6 +135,14 @@ public enum FileCopy {
 
     /// `<path>.v<version>.bak`: one backup per source version, replaced by the next run from that version.
     static func defaultBackupPath(for path: String, version: Int) -> String { "\(path).v\(version).bak" }
+
+    /// `people.sqlite.v0.bak` -> the first of `people.sqlite.v0.1.bak`, `.2.bak`, ... that does not exist.
+    static func freeNumberedName(for path: String) -> String {
+        let stem = path.hasSuffix(".bak") ? String(path.dropLast(4)) : path
+        var n = 1
+        while FileManager.default.fileExists(atPath: "\(stem).\(n).bak") { n += 1 }
+        return "\(stem).\(n).bak"
+    }
 
     /// Copies the database into `directory` as a consistent snapshot; returns the copy's path.
     ///

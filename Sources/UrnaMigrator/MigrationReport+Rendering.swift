@@ -19,6 +19,9 @@ extension MigrationReport {
             )
         }
         if let b = backupPath { out.append("Backup: \(b)") }
+        if let k = earlierBackupKeptAt {
+            out.append("The earlier backup at that name held other data: it was kept as \(k), not replaced")
+        }
         for s in steps {
             out.append("")
             out.append("Step v\(s.fromVersion) → v\(s.toVersion)" + (s.summary.isEmpty ? "" : ": \(s.summary)"))

@@ -29,6 +29,8 @@ public struct MigrationReport: Sendable, Codable {
     public var steps: [StepReport] = []
     /// The backup kept next to the file (real runs).
     public var backupPath: String?
+    /// Where an earlier backup at `backupPath` that held other data was kept (never replaced), or nil.
+    public var earlierBackupKeptAt: String?
     /// Problems found, at most the first 50 (`failureCount` counts them all).
     public var failures: [ValidationFailure] = []
     public var failureCount = 0

@@ -95,7 +95,7 @@ final class MigrationRunner {
                 // fails, that fresh one stays (the file did not change, so it is a backup of it): a run that
                 // changed nothing never leaves the file without the backup it had.
                 let hadBackup = FileManager.default.fileExists(atPath: b)
-                try FileCopy.backup(
+                report.earlierBackupKeptAt = try FileCopy.backup(
                     sourcePath: path, to: b,
                     replacing: b == FileCopy.defaultBackupPath(for: plan.path, version: plan.fromVersion),
                     progress: tracker.map { t in { t.backupProgress(copied: $0, total: $1) } })

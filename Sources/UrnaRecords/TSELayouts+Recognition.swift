@@ -44,6 +44,13 @@ extension TSELayouts {
     public static func recognize(firstRow: [String], file: String) throws -> TSELayout {
         let names = firstRow.map(normalize)
         if looksLikeHeader(names) {
+            if let twice = duplicateColumn(names) {
+                throw RecordFileError.unrecognized(
+                    file: file,
+                    reason: "its header names \(twice.description) (columns \(twice.first) and \(twice.second)): each row "
+                        + "could keep only one of the two values; rename or remove one of them",
+                    missingColumns: [])
+            }
             if let known = headerLayouts.first(where: { $0.fileColumns == names }) { return known }
             let canonical = Set(names.map { renames[$0] ?? $0 })
             guard let kind = kind(of: canonical) else {
@@ -77,6 +84,22 @@ extension TSELayouts {
             missingColumns: missing(for: .candidate, in: []))
     }
 
+    /// The first column a header names twice (itself, or under an older name of the same column), with both
+    /// 1-based positions; nil when every column is named once.
+    static func duplicateColumn(_ names: [String]) -> (description: String, first: Int, second: Int)? {
+        var seen: [String: Int] = [:]
+        for (i, name) in names.enumerated() where !name.isEmpty {
+            let canonical = renames[name] ?? name
+            if let j = seen[canonical] {
+                let description =
+                    names[j] == name ? "column \(name) twice" : "one column twice, as \(names[j]) and as \(name)"
+                return (description, j + 1, i + 1)
+            }
+            seen[canonical] = i
+        }
+        return nil
+    }
+
     /// Which kind a header's columns describe, decided by key columns (assets first: their files
     /// also name the candidate, and candidate files also name the coalition).
     static func kind(of columns: Set<String>) -> RecordKind? {
@@ -95,7 +118,7 @@ extension TSELayouts {
     }
 
     private static func requirementsText(_ kind: RecordKind) -> String {
-        "A \(kind.rawValue) file needs \(requirements(for: kind).map(\.description).joined(separator: ", "))"
+        "\(kind == .asset ? "An" : "A") \(kind.rawValue) file needs \(requirements(for: kind).map(\.description).joined(separator: ", "))"
     }
 
     private static var allRequirementsText: String {

@@ -201,14 +201,22 @@ struct XMLRecordAssembler {
         return false
     }
 
-    /// The open column element has a child element: it is not a column; its content is ignored.
+    /// The open column element has a child element: it is not a column; its content is ignored. When it bears a
+    /// column's name (`<NM_CANDIDATO><b>JOAO</b></NM_CANDIDATO>`), its record is rejected: storing the row with
+    /// that value missing would lose it without a word.
     mutating func spoilColumn() {
         guard !columnSpoiled else { return }
         columnSpoiled = true
+        let reason: String? =
+            names.known[Int(columnName)]
+            ? "<\(names.raw[Int(columnName)])> holds an element inside its value (markup): its text cannot be read as one "
+                + "field; remove the markup" : nil
         if nested != nil {
             nested!.truncateText(to: columnStart)
+            if nested!.problem == nil { nested!.problem = reason }
         } else if outer != nil {
             outer!.truncateText(to: columnStart)
+            if outer!.problem == nil { outer!.problem = reason }
         }
         count(columnName)
     }

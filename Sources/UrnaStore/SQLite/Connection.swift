@@ -62,6 +62,9 @@ public final class Connection {
             if let db { sqlite3_close_v2(db) }
             throw SQLiteError(code: rc, message: "cannot open \(path): \(message)")
         }
+        // Once the process is being stopped (SIGINT/SIGTERM in the command-line tool), no transaction commits: a
+        // COMMIT that would otherwise slip between two interrupts of a running statement turns into a rollback.
+        _ = sqlite3_commit_hook(db, { _ in CreatedFiles.isStopping ? 1 : 0 }, nil)
         return db
     }
 
