@@ -241,13 +241,33 @@ enum ElectionsText {
     }
 
     /// Money held as Double (v1, v2) as exact cents: the shortest decimal text that reads back as the
-    /// Double (26697376.47, not 26697376.469999998), rounded half-even to cents.
-    static func cents(_ v: Value) -> Value {
-        guard let d = v.doubleValue, d.isFinite else { return .null }
-        guard let exact = Decimal(string: String(d), locale: Locale(identifier: "en_US_POSIX")) else { return .null }
+    /// Double (26697376.47, not 26697376.469999998). A value that is not a whole number of cents
+    /// (123456.789, 0.005) or not a number at all (infinity) throws `MoneyNotInCents` naming the object: rounding
+    /// it, or storing nil, would change the data without a word. Float noise (0.30000000000000004) is cents.
+    static func cents(_ v: Value, of object: MigrationObject, _ property: String) throws -> Value {
+        guard v != .null else { return .null }
+        guard let d = v.doubleValue, d.isFinite,
+            let exact = Decimal(string: String(d), locale: Locale(identifier: "en_US_POSIX"))
+        else { throw MoneyNotInCents(object: "\(object.typeName) \(object.primaryKeyValue)", property: property, value: "\(v)") }
         var value = exact
         var rounded = Decimal()
         NSDecimalRound(&rounded, &value, 2, .bankers)
+        let off = NSDecimalNumber(decimal: abs(exact - rounded)).doubleValue * 100
+        guard off <= 0.001 else {
+            throw MoneyNotInCents(object: "\(object.typeName) \(object.primaryKeyValue)", property: property, value: String(d))
+        }
         return .decimal(rounded)
+    }
+}
+
+/// A money value of a v1/v2 file that exact cents cannot hold as it is.
+struct MoneyNotInCents: Error, CustomStringConvertible {
+    let object: String
+    let property: String
+    let value: String
+
+    var description: String {
+        "\(object): \(property) is \(value), not a whole number of cents; exact cents would change it, so the upgrade "
+            + "stops: correct the value in the file (urna sql --write), then migrate"
     }
 }

@@ -15,11 +15,13 @@ extension ElectionsV3 {
             let (state, city) = ElectionsText.naturalness(old["naturalness"].stringValue ?? "")
             new["birthState"] = state.map(Value.string) ?? .null
             new["birthCity"] = city.map(Value.string) ?? .null
-            new["spendingLimitFirstRound"] = ElectionsText.cents(old["spendingLimitFirstRound"])
-            new["spendingLimitSecondRound"] = ElectionsText.cents(old["spendingLimitSecondRound"])
+            new["spendingLimitFirstRound"] = try ElectionsText.cents(
+                old["spendingLimitFirstRound"], of: old, "spendingLimitFirstRound")
+            new["spendingLimitSecondRound"] = try ElectionsText.cents(
+                old["spendingLimitSecondRound"], of: old, "spendingLimitSecondRound")
         }
         try migration.enumerateObjects(ofType: "Good") { old, new in
-            new["value"] = ElectionsText.cents(old["value"])
+            new["value"] = try ElectionsText.cents(old["value"], of: old, "value")
         }
         try migration.enumerateObjects(ofType: "Coalition") { old, new in
             guard case .list(let parties) = old["parties"] else { return }

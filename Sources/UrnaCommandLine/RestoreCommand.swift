@@ -9,7 +9,8 @@ enum RestoreCommand {
         discussion: """
             Copies the backup into the file through SQLite's backup API, in one transaction: the file ends wholly
             restored or as it was. Without --from, the newest backup next to the file (PATH.v<N>.bak). The backup
-            must pass an integrity check and record a schema; it is kept.
+            must pass an integrity check and record a schema of the file's family; it is kept. The file as it
+            was is copied first to PATH.before-restore.bak (or a free numbered name beside it).
             """,
         options: [
             .value("db", "PATH", "The file to restore (default: urna.sqlite)."),
@@ -25,6 +26,7 @@ enum RestoreCommand {
         do {
             let r = try MigrationBackup.restore(path: path, from: p.value("from"))
             print("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)")
+            if let k = r.keptAs { print("the file as it was before: \(k)") }
             return ExitCode.ok
         } catch let e as MigrationError {
             throw CLIError(

@@ -13,6 +13,9 @@ public enum MigrationBackup {
         public let backupPath: String
         public let family: String
         public let version: Int
+        /// Where the file was copied, as it was, before the backup replaced it (`<path>.before-restore.bak`, or
+        /// the first free `.1.bak`, `.2.bak`, ...).
+        public var keptAs: String? = nil
     }
 
     /// The backups next to `path` (`<path>.v<N>.bak`), newest first.
@@ -32,7 +35,9 @@ public enum MigrationBackup {
 
     /// Copies the backup (default: the newest next to the file) into the file at `path` through SQLite's backup
     /// API, in one transaction of the file (another reader sees the old or the restored state, nothing between).
-    /// The backup must pass `PRAGMA integrity_check` and record a schema; it is kept.
+    /// The backup must pass `PRAGMA integrity_check` and record a schema of the file's own family (when the file
+    /// records one); it is kept. So is the file as it was: copied first to `<path>.before-restore.bak` (or the first
+    /// free numbered name beside it), so that a restore from the wrong backup loses nothing.
     @discardableResult
     public static func restore(path: String, from backup: String? = nil) throws -> Restored {
         guard FileManager.default.fileExists(atPath: path) else { throw MigrationError.fileNotFound(path: path) }
@@ -54,6 +59,15 @@ public enum MigrationBackup {
         let lock = try MigrationLock(path: path)
         defer { withExtendedLifetime(lock) {} }
         let target = try RecordedFile.open(path, readOnly: false)
+        if let current = try? Store.recordedSchema(in: target), current.family != schema.family {
+            throw MigrationError.backupFailed(
+                path: source,
+                reason: "it holds the '\(schema.family)' family and \(path) the '\(current.family)' family: it is not a "
+                    + "backup of that file; not restored")
+        }
+        var keep = "\(path).before-restore.bak"
+        if FileManager.default.fileExists(atPath: keep) { keep = FileCopy.freeNumberedName(for: keep) }
+        try FileCopy.backup(sourcePath: path, to: keep)
         guard let h = sqlite3_backup_init(target.handle, "main", b.handle, "main") else {
             throw MigrationError.storage(
                 SQLiteError(
@@ -65,6 +79,6 @@ public enum MigrationBackup {
             if rc & 0xFF == SQLITE_BUSY || rc & 0xFF == SQLITE_LOCKED { throw MigrationError.busy(path: path) }
             throw MigrationError.storage(SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc))))
         }
-        return Restored(backupPath: source, family: schema.family, version: schema.version)
+        return Restored(backupPath: source, family: schema.family, version: schema.version, keptAs: keep)
     }
 }

@@ -84,5 +84,27 @@ import UrnaStore
         #expect(try Fixture.dump(path) == original)
         #expect(try FamilyRegistry.recordedSchema(at: path).version == 0)
         #expect(FileManager.default.fileExists(atPath: path + ".v0.bak"), "the backup is kept")
+        // The file as it was (v2) is kept beside it: a restore from the wrong backup loses nothing.
+        #expect(restored.keptAs == path + ".before-restore.bak")
+        #expect(try FamilyRegistry.recordedSchema(at: path + ".before-restore.bak").version == 2)
+        let again = try MigrationBackup.restore(path: path)
+        #expect(again.keptAs == path + ".before-restore.1.bak")
+    }
+
+    @Test func aBackupOfAnotherFamilyIsNotRestored() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        let other = dir.file("elections.sqlite")
+        try ElectionsSeed.createV1File(at: other)
+        let before = try Fixture.dump(path)
+        #expect(throws: MigrationError.self) { try MigrationBackup.restore(path: path, from: other) }
+        do {
+            try MigrationBackup.restore(path: path, from: other)
+        } catch {
+            #expect("\(error)".contains("it is not a backup of that file"), "\(error)")
+        }
+        #expect(try Fixture.dump(path) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + ".before-restore.bak"))
     }
 }

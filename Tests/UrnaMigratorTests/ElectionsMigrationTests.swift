@@ -110,6 +110,27 @@ import UrnaStore
     }
 
     /// One step at a time gives the same file as both steps at once, and as the v3 fixture.
+    /// Money a v1/v2 file holds as Double that is not a whole number of cents (written by hand or another tool)
+    /// stops the upgrade naming the object: rounding it to cents changed it without a word (0.005 became 0).
+    /// Float noise (0.30000000000000004) is still cents.
+    @Test func moneyThatIsNotWholeCentsStopsTheUpgrade() throws {
+        let dir = try Fixture.directory()
+        for (value, fails) in [("0.005", true), ("123456.789", true), ("0.30000000000000004", false), ("26697376.47", false)] {
+            let path = dir.file("money-\(value).sqlite")
+            try ElectionsSeed.createV1File(at: path)
+            try Connection(path: path).execute("UPDATE \"Good\" SET value = \(value) WHERE rowid = (SELECT min(rowid) FROM \"Good\")")
+            let migrator = Migrator(family: SchemaFamilies.elections)
+            do {
+                _ = try migrator.run(try migrator.plan(path: path, to: 3), backup: .none)
+                #expect(!fails, "\(value) was rounded without a word")
+            } catch let e as MigrationError {
+                #expect(fails, "\(value): \(e)")
+                #expect(e.description.contains("value is \(value), not a whole number of cents"), "\(e)")
+                #expect(try FamilyRegistry.recordedSchema(at: path).version == 1)
+            }
+        }
+    }
+
     @Test func stepByStepEqualsAllAtOnceEqualsFixture() throws {
         let dir = try Fixture.directory()
         let once = dir.file("once.sqlite")

@@ -60,8 +60,9 @@ import UrnaStore
         #expect(try Fixture.dump(backup) == original)
         #expect(try FamilyRegistry.recordedSchema(at: backup).version == 0)
 
-        // One backup per source version: a run from v0 replaces an older v0 backup (no .1, .2 pile-up) with
-        // the file as it is now; .none keeps none; .at uses the path.
+        // One backup per source version, with the file as it is now: an older v0 backup at that name that holds
+        // other data is kept aside as .v0.1.bak, never replaced (an equal one is reused: BackupReuseTests);
+        // .none keeps none; .at uses the path.
         let again = dir.file("again.sqlite")
         try Fixture.peopleFile(at: again, version: 0, persons: [("Only", "One", 1)])
         let againBefore = try Fixture.dump(again)
@@ -69,7 +70,8 @@ import UrnaStore
         let second = try migrator.run(try migrator.plan(path: again), backup: .besideFile)
         #expect(second.backupPath == again + ".v0.bak")
         #expect(try Fixture.dump(again + ".v0.bak") == againBefore)
-        #expect(!FileManager.default.fileExists(atPath: again + ".v0.1.bak"))
+        #expect(try Fixture.dump(again + ".v0.1.bak") == original, "the earlier backup of other data is kept")
+        #expect(second.earlierBackupKeptAt == again + ".v0.1.bak")
         let third = dir.file("third.sqlite")
         try Fixture.peopleFile(at: third, version: 0)
         #expect(try migrator.run(try migrator.plan(path: third), backup: .none).backupPath == nil)

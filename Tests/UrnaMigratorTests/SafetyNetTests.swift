@@ -112,7 +112,7 @@ import UrnaStore
         #expect(try c.integer("SELECT count(*) FROM Author WHERE fullName = 'torn'") == 0, "rolled back on open")
     }
 
-    @Test func backupsAreReplacedKeepTheSourceModeAndLeftoversGo() throws {
+    @Test func backupsKeepTheSourceModeLeftoversGoAndAnEarlierFileIsKeptAside() throws {
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
         try Fixture.peopleFile(at: path, version: 0)
@@ -128,7 +128,9 @@ import UrnaStore
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(try FamilyRegistry.recordedSchema(at: path + ".v0.bak").version == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        #expect(names == ["people.sqlite", "people.sqlite.v0.bak"], "\(names)")
+        // The file that was at the backup's name held something else: kept aside, never replaced.
+        #expect(names == ["people.sqlite", "people.sqlite.v0.1.bak", "people.sqlite.v0.bak"], "\(names)")
+        #expect(FileManager.default.contents(atPath: path + ".v0.1.bak") == Data("an older backup".utf8))
     }
 
     /// A killed run's partial backup goes whatever the next run does: no backup, a dry run, nothing to do.
