@@ -175,6 +175,7 @@ public final class MigrationObject {
     /// A property's value; throws for unknown properties.
     public func value(forKey name: String) throws -> Value {
         if let i = layout.column(name) {
+            if role == .old { layout.transfer.noteOldRead(i) }
             // A text, integer or double column still on the live row is answered straight from SQLite,
             // without keeping a copy in the object (a closure reads most properties once).
             if i < 64, state.pointee.loadedMask & (1 << UInt64(i)) == 0, let row = state.pointee.rowHandle,

@@ -47,9 +47,20 @@ public struct MigrationTestHarness {
             try build(direct)
             try build(stepwise)
             let m = Migrator(family: family, options: options)
-            _ = try m.run(try m.plan(path: direct), backup: .none)
-            for v in family.versionNumbers where v > start {
-                _ = try m.run(try m.plan(path: stepwise, to: v), backup: .none)
+            // A run that fails (a closure that throws, a loss nobody allowed) is a problem of that path, said.
+            do {
+                _ = try m.run(try m.plan(path: direct), backup: .none)
+            } catch let e as MigrationError {
+                problems.append("v\(start) → v\(latest) in one run failed: \(e)")
+                continue
+            }
+            do {
+                for v in family.versionNumbers where v > start {
+                    _ = try m.run(try m.plan(path: stepwise, to: v), backup: .none)
+                }
+            } catch let e as MigrationError {
+                problems.append("v\(start) → v\(latest) step by step failed: \(e)")
+                continue
             }
             for (name, path) in [
                 ("v\(start) → v\(latest) in one run", direct), ("v\(start) → v\(latest) step by step", stepwise),

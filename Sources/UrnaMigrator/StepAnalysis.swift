@@ -67,6 +67,23 @@ final class TypeTransfer {
     var cleared = false
     /// The closure looked up an old object of this type (`oldObject`, `linked`): it read the type's old data.
     var oldRead = false
+    /// Old columns (by index) the closure read on some old object of this type: a removed property it never read
+    /// is data the step drops without having looked at it (`checkClosureLosses`).
+    @exclusivity(unchecked) var oldColumnsRead: UInt64 = 0
+    @exclusivity(unchecked) var oldColumnsReadHigh = Set<Int>()
+
+    @inline(__always) func noteOldRead(_ i: Int) {
+        if i < 64 {
+            oldColumnsRead |= 1 << UInt64(i)
+        } else {
+            oldColumnsReadHigh.insert(i)
+        }
+    }
+
+    func oldColumnWasRead(_ name: String) -> Bool {
+        guard let i = oldIndex[name] else { return false }
+        return i < 64 ? oldColumnsRead & (1 << UInt64(i)) != 0 : oldColumnsReadHigh.contains(i)
+    }
     @exclusivity(unchecked) var hasKeyMap = false
     var filledBySwift = false
     var filledByBulk = false

@@ -75,7 +75,11 @@ import UrnaStore
                 SchemaVersion(People.v0),
                 SchemaVersion(
                     v1,
-                    step: MigrationStep { m in
+                    step: MigrationStep(
+                        allowances: [
+                            .discard(type: "Person", property: "firstName"), .discard(type: "Person", property: "lastName"),
+                        ]
+                    ) { m in
                         try m.enumerateObjects(ofType: "Person") { _, new in new["fullName"] = "same" }
                     }),
             ])

@@ -27,7 +27,17 @@ import UrnaStore
     static func family(_ closure: @escaping MigrationClosure) -> SchemaFamily {
         SchemaFamily(
             name: "pets",
-            versions: [SchemaVersion(v0), SchemaVersion(v1, step: MigrationStep("label", migration: closure))])
+            versions: [
+                SchemaVersion(v0),
+                // label replaces name, species and nickname: some closures below read none of them, so the
+                // loss is allowed by name.
+                SchemaVersion(
+                    v1,
+                    step: MigrationStep(
+                        "label",
+                        allowances: ["name", "species", "nickname"].map { .discard(type: "Pet", property: $0) },
+                        migration: closure)),
+            ])
     }
 
     /// 300 pets; every third has a nickname (the others nil); ages 0...299.

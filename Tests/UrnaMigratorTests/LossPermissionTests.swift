@@ -181,4 +181,41 @@ import UrnaStore
         #expect(r.outcome == .applied)
         #expect(try Self.names(path, column: "nam") == ["", "", ""])
     }
+
+    /// A closure that enumerates the type but never reads a property the step removes (a misspelt rename beside
+    /// a closure that bumps ages) is not trusted with that property: the run fails naming it, as the dry run does.
+    @Test func aPropertyTheClosureNeverReadsIsNotDroppedSilently() throws {
+        let dir = try Fixture.directory()
+        let path = try Self.v4File(dir)
+        let v5 = try Schema(
+            family: "library", version: 5,
+            types: LibraryFamily.family.latest.types.map { t in
+                guard t.name == "Author" else { return t }
+                return ObjectSchema(
+                    t.name, t.properties.map { p in p.name == "name" ? Property("nmae", .string, default: "") : p })
+            })
+        func family(_ allowances: [MigrationAllowance]) -> SchemaFamily {
+            SchemaFamily(
+                name: "library",
+                versions: LibraryFamily.family.versions + [
+                    SchemaVersion(
+                        v5,
+                        step: MigrationStep("touch", allowances: allowances) { m in
+                            try m.enumerateObjects(ofType: "Author") { old, new in
+                                _ = old["id"]
+                                new["nmae"] = .string("")
+                            }
+                        })
+                ])
+        }
+        let m = Migrator(family: family([]))
+        let dry = try m.dryRun(path: path)
+        #expect(dry.outcome == .failed, "the dry run must not predict success")
+        let text = dry.failures.map(\.message).joined(separator: "\n")
+        #expect(text.contains("never reads Author.name on any object") && text.contains("--allow-loss Author.name"), "\(text)")
+        #expect(throws: MigrationError.self) { _ = try m.run(try m.plan(path: path), backup: .none) }
+        #expect(try Self.names(path) == ["Ana Souza", "José Lima", "Maria da Conceição"])
+        let allowed = Migrator(family: family([.discard(type: "Author", property: "name")]))
+        #expect(try allowed.run(try allowed.plan(path: path), backup: .none).outcome == .applied)
+    }
 }
