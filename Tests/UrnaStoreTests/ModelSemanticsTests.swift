@@ -184,18 +184,50 @@ struct ModelSemanticsTests {
     }
 }
 
-@Suite("Reading a deleted object traps with a message (exit tests)")
-struct DeletedReadTrapTests {
-    @Test("A typed property of an object deleted through another reference traps instead of reading a default")
-    func deletedReadTraps() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let store = try Store.inMemory(schema: try ModelSemanticsTests.pets())
-            let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
-            let other = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 1))
-            try store.write { try store.delete(other) }
-            print(puppy.name)
+@Suite("Reading an object another task deleted never traps")
+struct DeletedReadTests {
+    @Test("A typed property or the subscript of an object deleted elsewhere answers what it last read")
+    func deletedReadsAnswerTheLastValues() throws {
+        let store = try Store.inMemory(schema: try ModelSemanticsTests.pets())
+        let puppy: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        #expect(puppy.name == "Rex")
+        let other = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 1))
+        try store.write { try store.delete(other) }
+        #expect(puppy.isInvalidated)
+        #expect(puppy.name == "Rex", "the last value it read")
+        let dynamic = try #require(puppy.managedObject)
+        #expect(dynamic["name"] == .string("Rex"))
+        #expect(throws: StoreError.invalidated(type: "Puppy")) { try dynamic.value(forKey: "name") }
+        // Deleted through this reference, and one gone before it read anything (its defaults): no trap either.
+        #expect(other.isInvalidated)
+        _ = other.name
+        let never: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 2, "name": "Max"]) }
+        let lazy = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 2))
+        try store.write { try store.delete(never) }
+        #expect(lazy.isInvalidated)
+        _ = lazy.name
+    }
+
+    @Test("Many readers of objects another task deletes: no trap, every read a value the object had")
+    func concurrentDeletesNeverTrap() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-deleted-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: dir.appendingPathComponent("p.sqlite").path, schema: try ModelSemanticsTests.pets())
+        try store.write { for i in 0..<2000 { try store.create(Puppy.self, value: ["id": i, "name": "p\(i)"]) } }
+        let deleter = Task.detached {
+            for i in stride(from: 0, to: 2000, by: 20) {
+                try store.write { try store.delete(try store.objects(Puppy.self).filter("id >= %d AND id < %d", i, i + 20)) }
+            }
         }
-        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(stderr.contains("Puppy was deleted"), "\(stderr)")
+        var read = 0
+        var wrong = 0
+        for puppy in try store.objects(Puppy.self) {
+            let name = puppy.name
+            if name != "p\(puppy.id)" && name != "" { wrong += 1 }
+            read += 1
+        }
+        try await deleter.value
+        #expect(read > 0 && wrong == 0, "\(read) read, \(wrong) wrong")
     }
 }

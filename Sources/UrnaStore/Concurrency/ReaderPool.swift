@@ -29,7 +29,17 @@ final class ReaderPool: @unchecked Sendable {
         let me = currentThreadID()
         let c = try borrow(me)
         defer { giveBack(me) }
-        let result = try body(c)
+        let result: T
+        do {
+            result = try body(c)
+        } catch {
+            // A read that failed because another program changed the file's schema ("no such column") says so.
+            if let checkSchema, c.schemaCheckedAt != c.fileChangeCounter {
+                try checkSchema(c)
+                c.schemaCheckedAt = c.fileChangeCounter
+            }
+            throw error
+        }
         if let checkSchema {
             let counter = c.fileChangeCounter
             if c.schemaCheckedAt != counter {

@@ -70,14 +70,19 @@ public final class DynamicObject {
 
     /// A property's value by name (`.null` for unknown names; use `value(forKey:)` to get an error).
     ///
-    /// Reading a deleted object, or a read that fails, traps with the reason: a subscript cannot throw, and
-    /// answering a default would be a silent wrong value (`value(forKey:)` throws instead).
+    /// An object deleted since it was read (by this reference, another task, another store or process), or whose
+    /// file another program migrated to another schema, answers the values it last read: a subscript cannot
+    /// throw, another task can delete between any check and the read, and trapping would make every read of a
+    /// shared file a crash risk (one gone before it read anything answers its properties' defaults).
+    /// `isInvalidated` says it is gone; `value(forKey:)` throws. A read that fails otherwise (an I/O error) traps
+    /// with the reason: a default would be a silent wrong value.
     ///
     /// Setting records an error it cannot throw (a full disk) for the enclosing `write` to throw, after
     /// rolling back; setting outside a write traps.
     public subscript(name: String) -> Value {
         get {
             do { return try value(forKey: name) } catch StoreError.unknownProperty { return .null } catch {
+                if let last = lastKnownValue(forKey: name, after: error) { return last }
                 preconditionFailure("cannot read \(type.name).\(name): \(error)")
             }
         }
@@ -180,6 +185,17 @@ public final class DynamicObject {
             }
         }
         return out
+    }
+
+    /// The value this object last read for `name` (its property's default when it was gone before reading any),
+    /// when `error` says the object is gone (deleted, its store released, its file migrated to another schema);
+    /// nil for any other error.
+    func lastKnownValue(forKey name: String, after error: Error) -> Value? {
+        guard let p = type[property: name], p.type.isColumn || p.ignored else { return nil }
+        switch error as? StoreError {
+        case .invalidated?, .storeReleased?, .schemaMismatch?: return values[name] ?? p.effectiveDefault
+        default: return nil
+        }
     }
 
     func reloadIfStale() throws {

@@ -234,10 +234,15 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
 
     private func read<E: Object>(in object: E, storage: AnyKeyPath) -> T {
         guard let o = object.managedObject else { return box.local }
-        if o.wasDeleted { preconditionFailure(StoreError.invalidated(type: o.type.name).description) }
-        if o.storeWasReleased { preconditionFailure(StoreError.storeReleased(type: o.type.name).description) }
-        guard o.isManaged else { return box.local }
         let name = name(in: object, storage: storage)
+        if o.wasDeleted || o.storeWasReleased {
+            // Gone (deleted, its store released): the values it last read, as `DynamicObject`'s subscript answers.
+            let error: StoreError =
+                o.wasDeleted ? .invalidated(type: o.type.name) : .storeReleased(type: o.type.name)
+            if let last = o.lastKnownValue(forKey: name, after: error) { return T.fromPersisted(last, store: nil) }
+            preconditionFailure(error.description)
+        }
+        guard o.isManaged else { return box.local }
         switch T.persistedType {
         case .list:
             (box.local as? AnyObjectList)?.attach(owner: o, property: name)
@@ -249,7 +254,10 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
             do {
                 return T.fromPersisted(try o.value(forKey: name), store: o.store)
             } catch {
-                // A getter cannot throw, and a default would be a silent wrong value.
+                // Deleted by another task or process since it was read: the values it last read (another task can
+                // delete between any `isInvalidated` check and this read). Otherwise a getter cannot throw, and a
+                // default would be a silent wrong value.
+                if let last = o.lastKnownValue(forKey: name, after: error) { return T.fromPersisted(last, store: o.store) }
                 preconditionFailure("cannot read \(o.type.name).\(name): \(error)")
             }
         }
