@@ -79,6 +79,15 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             .replacingOccurrences(of: "`sql --write`", with: "`\(programName) sql --write`")
     }
 
+    /// Another migrator or writer held the file (`migrationRunning`, `busy`): nothing was changed, and a later
+    /// attempt may succeed.
+    public var isAnotherRunHoldingTheFile: Bool {
+        switch self {
+        case .migrationRunning, .busy: true
+        default: false
+        }
+    }
+
     /// False only for "nothing to do".
     public var isFailure: Bool { exitCode != 0 }
 

@@ -178,6 +178,8 @@ final class MigrationRunner {
             removeBackup(backupMade)
             // SQLITE_INTERRUPT: the progress handler stopped the statement because the run was cancelled.
             if e.primaryCode == 9, isCancelled { throw cancelled(c, started: started) }
+            // SQLITE_BUSY/LOCKED (a writer held the file past the busy timeout): `.busy`, with its advice.
+            if e.isBusy { throw MigrationError.busy(path: plan.path) }
             throw MigrationError.storage(e)
         } catch {
             if c.isInTransaction { try? c.execute("ROLLBACK") }

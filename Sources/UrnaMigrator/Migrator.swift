@@ -52,6 +52,10 @@ public struct MigrationOptions: Sendable {
     /// `vacuum` says the sizes; it needs about the file's size again, free, while it runs). A dry run vacuums its
     /// copy. A failed `VACUUM` leaves the upgrade committed and is reported, not thrown.
     public var vacuum = false
+    /// How long `migrateIfNeeded` waits for another migrator of the file (this app's other task or scene, an
+    /// extension, another process) or a writer holding it, before it throws `migrationRunning`/`busy`. When the
+    /// other run has upgraded the file meanwhile, `migrateIfNeeded` returns nil. `plan`/`run` never wait.
+    public var waitForOtherMigrator: Duration = .seconds(60)
 
     public init(
         sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
@@ -283,10 +287,20 @@ public struct Migrator {
     /// migrate-on-open); nil when the file is already current.
     @discardableResult
     public func migrateIfNeeded(path: String, backup: BackupPolicy = .besideFile) throws -> MigrationReport? {
-        do {
-            return try run(plan(path: path), backup: backup)
-        } catch MigrationError.alreadyCurrent {
-            return nil
+        let deadline = ContinuousClock.now + options.waitForOtherMigrator
+        while true {
+            do {
+                return try run(plan(path: path), backup: backup)
+            } catch MigrationError.alreadyCurrent {
+                return nil
+            } catch MigrationError.planOutdated where ContinuousClock.now < deadline {
+                continue  // another run changed the file between this plan and this run: plan again
+            } catch let e as MigrationError {
+                // Another migrator (or a writer) has the file: wait for it, then plan again (it may have upgraded it).
+                guard e.isAnotherRunHoldingTheFile, ContinuousClock.now < deadline else { throw e }
+                if options.cancellation?.isCancelled == true { throw MigrationError.cancelled(path: path) }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
         }
     }
 

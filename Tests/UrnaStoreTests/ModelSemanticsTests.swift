@@ -231,3 +231,25 @@ struct DeletedReadTests {
         #expect(read > 0 && wrong == 0, "\(read) read, \(wrong) wrong")
     }
 }
+
+@Suite("A write is all or nothing, also when misused")
+struct WriteBlockMisuseTests {
+    @Test("commitWrite() inside write { } rolls the whole write back and throws, instead of committing half")
+    func commitInsideAWriteBlock() throws {
+        let store = try Store.inMemory(schema: try ModelSemanticsTests.pets())
+        #expect(throws: StoreError.commitInsideWriteBlock) {
+            try store.write {
+                try store.create(Puppy.self, value: ["id": 1, "name": "Rex"])
+                try store.commitWrite()
+                try store.create(Puppy.self, value: ["id": 2, "name": "Max"])
+            }
+        }
+        #expect(try store.objects(Puppy.self).count == 0)
+        // The store is usable afterwards, and beginWrite/commitWrite on their own still commit.
+        try store.beginWrite()
+        try store.create(Puppy.self, value: ["id": 3, "name": "Bo"])
+        try store.commitWrite()
+        try store.write { try store.create(Puppy.self, value: ["id": 4, "name": "Lu"]) }
+        #expect(try store.objects(Puppy.self).count == 2)
+    }
+}

@@ -22,8 +22,10 @@ extension Store {
     @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
         try beginWrite()
+        writeBlockOpen = true
         do {
             let result = try body()
+            writeBlockOpen = false
             try commitWrite()
             return result
         } catch {
@@ -37,8 +39,10 @@ extension Store {
     /// result).
     public func write(_ body: () throws -> Void) throws {
         try beginWrite()
+        writeBlockOpen = true
         do {
             try body()
+            writeBlockOpen = false
             try commitWrite()
         } catch {
             cancelWrite()
@@ -89,6 +93,11 @@ extension Store {
     @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func commitWrite() throws {
         guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
+        if writeBlockOpen {
+            // Inside `write { }`: committing here would leave the block's first half on disk when its rest fails.
+            cancelWrite()
+            throw StoreError.commitInsideWriteBlock
+        }
         if let e = deferredWriteError {
             cancelWrite()
             throw e
@@ -119,6 +128,7 @@ extension Store {
     @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
     public func cancelWrite() {
         guard writeLock.isHeldByCurrentThread else { return }
+        writeBlockOpen = false
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
         pendingChanges = ChangeSet()
         deferredWriteError = nil

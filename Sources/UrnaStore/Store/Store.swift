@@ -32,6 +32,9 @@ public final class Store: @unchecked Sendable {
     let readers: ReaderPool?
     private let generationCounter = Atomic<Int>(0)
     var writeOpen = false
+    /// The open write is a `write { }` block's, which commits it when its body returns: `commitWrite()` inside
+    /// it would commit half of the block (guarded by `writeLock`, like `writeOpen`).
+    var writeBlockOpen = false
     var pendingChanges = ChangeSet()
     var deferredWriteError: Error?
     var insertPlans: [InsertPlanKey: CachedInsertPlan] = [:]

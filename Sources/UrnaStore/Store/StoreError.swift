@@ -26,6 +26,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case writeRolledBack(reason: String)
     /// `observe` was called inside a write transaction: its first snapshot would hold changes not committed yet.
     case observeInWriteTransaction
+    /// `commitWrite()` inside `write { }`, which commits when its body returns: the whole write was rolled back.
+    case commitInsideWriteBlock
 
     public var description: String {
         switch self {
@@ -53,6 +55,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "this \(t) belongs to a store that was released (no Store reference is left): keep the Store alive while its objects are used"
         case .writeRolledBack(let reason):
             "the write was rolled back after an earlier error in it (\(reason)): nothing of it was saved; fix the cause and write again"
+        case .commitInsideWriteBlock:
+            "commitWrite() was called inside store.write { ... }, which commits when its body returns: the whole "
+                + "write was rolled back (nothing of it was committed); return from the block instead"
         case .observeInWriteTransaction:
             "observe is not available inside a write transaction (its first snapshot would hold changes that may "
                 + "never be committed): start observing before store.write { ... } or after it"
