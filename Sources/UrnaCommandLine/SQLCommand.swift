@@ -46,6 +46,10 @@ enum SQLCommand {
             if let first = name.first, ":@$".contains(first) { name.removeFirst() }
             return (name, String(pair[pair.index(after: eq)...]))
         }
+        var seen = Set<String>()
+        for (name, _) in parameters where !seen.insert(name).inserted {
+            throw UsageError("--param \(name) is given twice: give each name once")
+        }
         return (chosen.first?.1 ?? .table, parameters)
     }
 

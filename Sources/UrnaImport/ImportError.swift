@@ -40,7 +40,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .tooManyRejects(let rejected, let maxErrors, let rejectsFile):
             let whereTo = rejectsFile.map { "; the rejected rows are in \($0)" } ?? ""
             return
-                "\(rejected) rows rejected, more than --max-errors \(maxErrors) allows: the import was rolled back and "
+                "\(rejected) row\(rejected == 1 ? "" : "s") rejected, more than --max-errors \(maxErrors) allows: the import was rolled back and "
                 + "the database is as it was\(whereTo); fix the rows or raise --max-errors"
         case .database(let path, let reason, _):
             return "\(path): \(reason)"

@@ -29,7 +29,12 @@ extension ImportSummary {
         if fieldsNulled > 0 { lines.append("fields nulled: \(fieldsNulled) (warnings in the rejects file)") }
         for w in warnings { lines.append("warning: \(TerminalSafe.text(w))") }
         var tail = "rejected: \(rejected)"
-        if let rejectsFile { tail += " (see \(TerminalSafe.text(rejectsFile)))" }
+        if let rejectsFile {
+            // The file also holds conflicts and field warnings: say so when they are all it holds.
+            let also = rows.conflicts > 0 || fieldsNulled > 0
+            tail += rejected == 0 && also ? " (conflicts and warnings: see \(TerminalSafe.text(rejectsFile)))"
+                : " (see \(TerminalSafe.text(rejectsFile)))"
+        }
         lines.append(tail)
         if headsWithVice > 0 { lines.append("heads of ticket with a vice: \(headsWithVice)") }
         let seconds = (elapsedSeconds * 100).rounded() / 100

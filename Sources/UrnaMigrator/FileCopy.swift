@@ -28,6 +28,10 @@ public enum FileCopy {
         sourcePath: String, to path: String, replacing: Bool = false, progress: ((Int, Int) -> Bool)? = nil
     ) throws -> String? {
         removeStaleTemporaries(near: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw MigrationError.backupFailed(path: path, reason: "a folder is there, not a backup")
+        }
         if !replacing, FileManager.default.fileExists(atPath: path) {
             throw MigrationError.backupFailed(path: path, reason: "a file is already there")
         }

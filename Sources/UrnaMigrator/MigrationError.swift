@@ -143,7 +143,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return s + "\nrun with --dry-run to see every problem"
         case .backupFailed(let p, let reason):
             return
-                "cannot write the backup \(p): \(reason); the file was not changed (free some space or choose --backup PATH)"
+                "cannot write the backup \(p): \(reason); the file was not changed ("
+                + (reason.lowercased().contains("space") || reason.lowercased().contains("full")
+                    ? "free some space or choose --backup PATH)" : "choose --backup PATH, or move what is there away)")
         case .storage(let e):
             if e.isDiskFull {
                 return "the disk is full (\(e.message)); the file was not changed: free some space and run again"
@@ -175,8 +177,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "another migration is running on \(p)" + (pid.map { " (process \($0))" } ?? "")
                 + "; the file was not changed: run again when it finishes"
         case .busy(let p):
-            return "another migration (or another writer) is running on \(p) right now; the file was not changed: "
-                + "run again when it finishes"
+            return "\(p) is locked by another process that is writing to it (or another migration); the file was not "
+                + "changed: try again when it finishes"
         }
     }
 }
