@@ -22,7 +22,11 @@ final class ImportInput {
     var warnings: [String] {
         switch reader {
         case .tse(let r):
-            r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
+            r.mayBeWindows1252.map {
+                "\($0): read as Latin-1, but it holds bytes 0x80-0x9F, which Latin-1 reads as control characters: if "
+                    + "the file is Windows-1252 (curly quotes, dashes, €), import it again with --encoding cp1252"
+            }
+                + r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
                 + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }
                 + r.layouts.compactMap { file, layout in
                     if layout.kind == .coalition {

@@ -42,6 +42,9 @@ public final class CSVReader {
     private var undecided: Bool
     /// The options in force (limits clamped to what the reader supports).
     public let options: CSVOptions
+    /// The file is read as Latin-1 and its first 64 KiB hold bytes 0x80-0x9F, which Latin-1 reads as control
+    /// characters: it is probably Windows-1252 (curly quotes, dashes, €), said in a warning.
+    public let mayBeWindows1252: Bool
     /// The source being read.
     public let source: ByteSource
 
@@ -86,6 +89,11 @@ public final class CSVReader {
         let (resolved, bom) = encoding.resolve(
             prefix: UnsafeBufferPointer(start: buffer, count: filled), atEnd: exhausted)
         self.encoding = resolved
+        self.mayBeWindows1252 =
+            resolved == .latin1
+            && UnsafeBufferPointer(start: buffer, count: min(filled, TextEncoding.detectionWindow)).contains {
+                $0 >= 0x80 && $0 < 0xA0
+            }
         // A single-byte encoding guessed from the start of the file may meet UTF-8 rows further on.
         self.guessedSingleByte = encoding == .auto && resolved != .utf8
         self.undecided =

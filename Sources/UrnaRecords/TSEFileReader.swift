@@ -44,6 +44,9 @@ public final class TSEFileReader: Sequence {
     public private(set) var blankMembers: [String] = []
     /// The layout of the file, or of each zip member opened so far (named `archive.zip:member.csv`), in order.
     public private(set) var layouts: [(file: String, layout: TSELayout)] = []
+    /// The file, or the zip members opened so far, read as Latin-1 although bytes 0x80-0x9F in their first 64 KiB
+    /// suggest Windows-1252 (see `CSVReader.mayBeWindows1252`).
+    public private(set) var mayBeWindows1252: [String] = []
     /// The error that ended a `for`-loop iteration early, if one did.
     public private(set) var failure: Error?
 
@@ -96,6 +99,7 @@ public final class TSEFileReader: Sequence {
             let opened = try TSERecordStream(csv: csv)
             stream = opened
             layouts = [(displayName, opened.layout)]
+            if csv.mayBeWindows1252 { mayBeWindows1252 = [displayName] }
         }
     }
 
@@ -154,6 +158,7 @@ public final class TSEFileReader: Sequence {
                 entrySource = source
                 stream = next
                 layouts.append((csv.name, next.layout))
+                if csv.mayBeWindows1252 { mayBeWindows1252.append(csv.name) }
                 return true
             } catch RecordFileError.empty {
                 blankMembers.append(entry.name)

@@ -378,6 +378,17 @@ import UrnaStore
         #expect(try S.value(db, "SELECT generatedAt FROM Candidate WHERE sequence = 3") == .null)
     }
 
+    /// Bytes 0x80-0x9F in a file read as Latin-1 are control characters there: the summary points at cp1252, and
+    /// with `--encoding cp1252` they are the curly quotes they were.
+    @Test func windows1252BytesInALatin1FileAreNamed() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.candidateFile([["SQ_CANDIDATO": "1", "NM_URNA_CANDIDATO": "\u{93}ZE\u{94}"]], in: folder)
+        let s = try S.importFiles([file], into: folder + "/a.sqlite")
+        #expect(s.warnings.contains { $0.contains("--encoding cp1252") }, "\(s.warnings)")
+        let plain = try S.candidateFile([["SQ_CANDIDATO": "1", "NM_URNA_CANDIDATO": "JOSÉ"]], named: "p.csv", in: folder)
+        #expect(!(try S.importFiles([plain], into: folder + "/b.sqlite").warnings.contains { $0.contains("cp1252") }))
+    }
+
     @Test func anInvalidElectionDateIsNulledWhateverTheRowOrder() throws {
         for dates in [["31/02/2018", "07/10/2018"], ["07/10/2018", "31/02/2018"]] {
             let folder = try S.scratchFolder()
