@@ -64,7 +64,11 @@ final class ElectionStoreWriter {
             conflict: { stored, incoming in
                 ElectionStoreWriter.identityConflict(stored, incoming, name: name, postCode: postCode)
             }, replacing: keepsPersonalData ? [] : ["email", "cpf", "voterId"], fieldGenerations: g)
-        goods = try UpsertStatements(connection: c, table: "Good", columns: ElectionColumns.good, fieldGenerations: g)
+        let description = ElectionColumns.good.firstIndex(of: "goodDescription")!
+        goods = try UpsertStatements(
+            connection: c, table: "Good", columns: ElectionColumns.good,
+            conflict: { stored, incoming in ElectionStoreWriter.goodConflict(stored, incoming, description: description) },
+            fieldGenerations: g)
         elections = try UpsertStatements(
             connection: c, table: "Election", columns: ElectionColumns.election, fieldGenerations: g)
         parties = try UpsertStatements(connection: c, table: "Party", columns: ElectionColumns.party, fieldGenerations: g)
@@ -164,6 +168,18 @@ final class ElectionStoreWriter {
                 + "and one under '\(b)' (this row)"
         }
         return nil
+    }
+
+    /// How two rows with one good key (its candidacy and NR_ORDEM_CANDIDATO, or its position among the candidacy's
+    /// rows in a 12-column original, which has no asset number) are not one good: their descriptions differ
+    /// (case, accents and spaces aside), as when a file lists a candidacy's assets in another order or one fewer.
+    static func goodConflict(_ stored: [SQLValue], _ incoming: [SQLValue], description: Int) -> String? {
+        guard case .text(let a) = stored[description], case .text(let b) = incoming[description], !a.isEmpty,
+            !b.isEmpty, ElectionMapper.fold(a) != ElectionMapper.fold(b)
+        else { return nil }
+        func cut(_ s: String) -> String { s.count > 40 ? String(s.prefix(37)) + "..." : s }
+        return "two rows hold this good's key (its candidacy and NR_ORDEM_CANDIDATO, or its position among the "
+            + "candidacy's rows where the layout has no asset number), one for '\(cut(a))' and one for '\(cut(b))' (this row)"
     }
 
     /// The candidacy a good of a layout without SG_UE belongs to: the one candidacy of its election with its

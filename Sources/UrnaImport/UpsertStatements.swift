@@ -87,8 +87,23 @@ final class UpsertStatements {
         stored.reserveCapacity(row.count)
         for i in 0..<row.count { stored.append(select.value(at: i + 1)) }
         select.reset()
+        // Two rows that are not one object under one key: of one generation, one is kept whole (no precedence says
+        // which values belong together); of two generations, the newer is a re-release that corrected the name,
+        // office or description (TSE's keys are not reused), so the rows merge as any two generations do, and the
+        // conflict is still reported.
+        var conflictReason: String?
         if let conflict, let disagreement = conflict(stored, row) {
-            return try resolveConflict(rowid: rowid, stored: stored, incoming: row, generations: generations, disagreement)
+            let order = GenerationMerge.compare(row[1], stored[1])
+            guard order != 0 else {
+                return try resolveConflict(rowid: rowid, stored: stored, incoming: row, generations: generations, disagreement)
+            }
+            conflictReason =
+                "conflict: \(disagreement); "
+                + (order > 0
+                    ? "this row is of a newer generation (DT_GERACAO + HH_GERACAO): its values were merged over the stored "
+                        + "ones (a null never erases one)"
+                    : "this row is of an older generation: it only filled values the stored one lacked")
+                + ": check which file is right"
         }
         let storedGenerations = try fieldGenerations.generations(table: table, key: row[0], columns: columns)
         let placeholders = GenerationMerge.placeholders(table: table)
@@ -113,30 +128,26 @@ final class UpsertStatements {
         }
         if merged == stored {
             // No value changed (at most the generation a value is known since): nothing to count as an update.
+            if let conflictReason { return .conflict(rowid, conflictReason) }
             return GenerationMerge.isOlder(row[1], than: stored[1]) ? .superseded(rowid) : .unchanged(rowid)
         }
         for (i, v) in merged.enumerated() { update.bindValue(v, Int32(i + 1)) }
         _ = try update.step()
         update.reset()
+        if let conflictReason { return .conflict(rowid, conflictReason) }
         return .updated(rowid)
     }
 }
 
 extension UpsertStatements {
-    /// Two rows under one key that are not one object: one of them is kept whole, the other reported, never
-    /// merged. Which one does not depend on the order they come in: the newer generation's; for one generation,
-    /// the greater row by SQLite's order of its values (an arbitrary rule, but a fixed one, so that any order of
-    /// the same files gives the same database). The stored row is replaced when the incoming one wins.
+    /// Two rows of one generation under one key that are not one object: one of them is kept whole, the other
+    /// reported, never merged. Which one does not depend on the order they come in: the greater row by SQLite's
+    /// order of its values (an arbitrary rule, but a fixed one, so that any order of the same files gives the same
+    /// database). The stored row is replaced when the incoming one wins.
     fileprivate func resolveConflict(
         rowid: Int64, stored: [SQLValue], incoming: [SQLValue], generations: [Int: SQLValue], _ disagreement: String
     ) throws -> Outcome {
-        let why: String
-        let order = GenerationMerge.compare(incoming[1], stored[1])
-        if order != 0 {
-            why = "the generation (DT_GERACAO + HH_GERACAO) of the one kept is newer"
-        } else {
-            why = "both come from one generation, and a fixed rule keeps the same one in any import order"
-        }
+        let why = "both come from one generation, and a fixed rule keeps the same one in any import order"
         guard GenerationMerge.wins(incoming, over: stored) else {
             return .conflict(rowid, "conflict: \(disagreement); this row was not stored (\(why)): check which file is right")
         }
