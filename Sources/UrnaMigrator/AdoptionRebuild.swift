@@ -197,8 +197,11 @@ struct AdoptionRebuild {
         case .date:
             let d = "[0-9]"
             let pattern = "\(d)\(d)\(d)\(d)-\(d)\(d)-\(d)\(d)T\(d)\(d):\(d)\(d):\(d)\(d).\(d)\(d)\(d)Z"
+            // The right shape, and a real day and time: julianday() carries 2020-02-30 over to 2020-03-01.
+            let day = "substr(\(q), 1, 10)"
             return (
-                "typeof(\(q)) <> 'text' OR \(q) NOT GLOB '\(pattern)'",
+                "typeof(\(q)) <> 'text' OR \(q) NOT GLOB '\(pattern)' OR strftime('%Y-%m-%d', julianday(\(day))) IS NOT \(day) "
+                    + "OR substr(\(q), 12, 2) > '23' OR substr(\(q), 15, 2) > '59' OR substr(\(q), 18, 2) > '59'",
                 "an ISO-8601 UTC date as text (2016-04-12T00:00:00.000Z)"
             )
         case .uuid:

@@ -11,6 +11,11 @@ import UrnaStore
 /// because the last insert rowid still holds the sentinel set before handing the row over.
 final class EnumerationCursor {
     static let sentinel = Int64.min
+    /// The sentinel of the object handed over last: `Int64.max` instead when the object's own key (or `_id`) is
+    /// `Int64.min`, which SQLite then reports as its rowid (a legitimate key that looked like a skipped insert).
+    private var currentSentinel = EnumerationCursor.sentinel
+    /// The new object's columns that can be the table's rowid (its integer key, the hidden `_id`).
+    private var rowidColumns: [Int]?
 
     let executor: StepExecutor
     let transfer: TypeTransfer
@@ -164,7 +169,7 @@ final class EnumerationCursor {
     private func finishWrite(_ o: MigrationObject) throws -> Bool {
         let t = transfer
         let rowid = sqlite3_last_insert_rowid(db)
-        if rowid == Self.sentinel {
+        if rowid == currentSentinel {
             let keyText = t.newKeyIndex.map { "\(o.values[$0])" } ?? "(new)"
             executor.log.record(
                 ValidationFailure(
@@ -232,7 +237,13 @@ final class EnumerationCursor {
             awaitingWrite = true
             emitted += 1
             arena.reset()
-            sqlite3_set_last_insert_rowid(db, Self.sentinel)
+            if rowidColumns == nil {
+                rowidColumns = (t.newKeyIndex.map { [$0] } ?? []) + n.layout.hidden.indices.filter { n.layout.hidden[$0] }
+            }
+            var keyIsMin = false
+            for i in rowidColumns.unsafelyUnwrapped where n.values.base[i] == .integer(Int64.min) { keyIsMin = true }
+            currentSentinel = keyIsMin ? Int64.max : Self.sentinel
+            sqlite3_set_last_insert_rowid(db, currentSentinel)
             return true
         }
     }

@@ -92,6 +92,7 @@ import UrnaStore
             """
             UPDATE "Book" SET stars = 300 WHERE code = 'a';
             UPDATE "Book" SET added = '04/12/2026' WHERE code = 'b';
+            INSERT INTO "Book" (code, stars, added) VALUES ('c', 1, '2020-02-30T00:00:00.000Z'), ('d', 1, '2020-01-01T24:00:00.000Z');
             UPDATE "Book_related" SET target = x'07'
             """)
         expectMisfit(
@@ -100,7 +101,8 @@ import UrnaStore
                 "stars is 300 (integer); version 0 stores an integer from -128 to 127 there",
                 "added is '04/12/2026' (text); version 0 stores an ISO-8601 UTC date",
                 "Book_related (owner ", "target is X'07' (blob); version 0 stores text there",
-            ], count: 3)
+                "added is '2020-02-30T00:00:00.000Z' (text)", "added is '2020-01-01T24:00:00.000Z' (text)",
+            ], count: 5)
     }
 
     @Test func aFileTheStoreWroteAlwaysPasses() throws {
@@ -115,5 +117,23 @@ import UrnaStore
         }
         let report = try Migrator(family: Self.family).migrateIfNeeded(path: path, backup: .none)
         #expect(report?.toVersion == 1)
+    }
+
+    /// Int64.min and Int64.max are keys like any other: a closure's step migrates them (Int64.min was taken for
+    /// an insert the key collision had skipped, and the run failed with "same primary key").
+    @Test func extremeIntegerKeysMigrate() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0, persons: [])
+        try Connection(path: path).execute(
+            """
+            INSERT INTO "Person" ("_id", "firstName", "lastName", "age") VALUES
+              (-9223372036854775808, 'Ana', 'Min', 1), (9223372036854775807, 'Bo', 'Max', 2), (0, 'Cy', 'Zero', 3)
+            """)
+        let report = try Migrator(family: SchemaFamilies.people).migrateIfNeeded(path: path, backup: .none)
+        #expect(report?.toVersion == 2)
+        let rows = try Connection(path: path, readOnly: true, create: false).rows(
+            "SELECT _id, fullName FROM Person ORDER BY _id")
+        #expect(rows.map { "\($0[0]) \($0[1])" } == ["-9223372036854775808 Ana Min", "0 Cy Zero", "9223372036854775807 Bo Max"])
     }
 }
