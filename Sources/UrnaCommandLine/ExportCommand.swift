@@ -3,10 +3,39 @@ import UrnaImport
 import UrnaStore
 
 enum ExportCommand {
-    static let spec = CommandSpec(
+    /// The spec for the running command line: the TSE formats with the elections family, JSON lines of a type
+    /// named with --type for an app's own families (their files have no Candidate to default to).
+    static var spec: CommandSpec {
+        CommandContext.current.family(named: "elections") != nil ? electionsSpec : appSpec
+    }
+
+    static var appSpec: CommandSpec {
+        let tool = CommandContext.current.toolName
+        return CommandSpec(
+            name: "export", abstract: "Export objects of one type as JSON lines.",
+            usage: "\(tool) export [--db PATH] --format json --type TYPE [PREDICATE] [--out FILE] [--quiet]",
+            discussion: """
+                One object per line of TYPE (`\(tool) schema` lists the file's types); links as the target's key, lists
+                as arrays of keys, dates as ISO-8601 text, exact decimals as numbers. PREDICATE filters them, in the
+                syntax of `\(tool) query`. Memory stays flat whatever the size; --out is written to a temporary file
+                renamed at the end, so a failed export leaves no partial file; it never replaces an SQLite database
+                or a write-protected file.
+                """,
+            options: [
+                .value("db", "PATH", "Database file (default: urna.sqlite)."),
+                .value("format", "FORMAT", "json (required)."),
+                .value("type", "TYPE", "The type to export (required)."),
+                .value("out", "FILE", "Write here instead of standard output."),
+                .flag("quiet", "Do not print the summary line."),
+            ],
+            positionals: [("PREDICATE", "Optional filter, in the syntax of query.")], minPositionals: 0,
+            maxPositionals: 1,
+            examples: ["\(tool) export --format json --type \(CommandContext.current.families.first?.latest.tableTypes.first?.name ?? "TYPE")"])
+    }
+
+    static let electionsSpec = CommandSpec(
         name: "export",
-        abstract: CommandContext.current.family(named: "elections") != nil
-            ? "Export objects as an XML candidate dump, a TSE CSV file or JSON lines." : "Export objects as JSON lines.",
+        abstract: "Export objects as an XML candidate dump, a TSE CSV file or JSON lines.",
         usage:
             "urna export [--db PATH] --format xml|csv|json [--type TYPE] [PREDICATE] [--out FILE] [--encoding latin1|utf8] [--quiet]",
         discussion: """
@@ -49,12 +78,22 @@ enum ExportCommand {
             "urna export --format json --type Party",
         ])
 
-    static let command = Command(spec: spec) { p in
+    static var command: Command { Command(spec: spec, run: run) }
+
+    @Sendable static func run(_ p: ParsedArguments) throws -> Int32 {
+        let tse = CommandContext.current.family(named: "elections") != nil
         guard let formatName = p.value("format") else {
-            throw UsageError("--format is required: xml, csv or json")
+            throw UsageError(tse ? "--format is required: xml, csv or json" : "--format json is required")
         }
-        guard let format = ExportFormat(rawValue: formatName.lowercased()) else {
-            throw UsageError("--format takes xml, csv or json, not '\(formatName)'")
+        guard let format = ExportFormat(rawValue: formatName.lowercased()), tse || format == .json else {
+            throw UsageError(
+                tse ? "--format takes xml, csv or json, not '\(formatName)'"
+                    : "--format takes json (xml and csv are TSE formats), not '\(formatName)'")
+        }
+        if !tse && p.value("type") == nil {
+            let store = try openExistingStore(databasePath(p), readOnly: true)
+            throw UsageError(
+                "--type is required: one of \(store.schema.tableTypes.map(\.name).joined(separator: ", "))")
         }
         let encoding: ExportEncoding?
         switch p.value("encoding")?.lowercased() {

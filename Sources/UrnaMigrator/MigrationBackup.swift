@@ -42,8 +42,8 @@ public enum MigrationBackup {
     public static func restore(path: String, from backup: String? = nil) throws -> Restored {
         guard FileManager.default.fileExists(atPath: path) else { throw MigrationError.fileNotFound(path: path) }
         guard let source = backup ?? backups(of: path).first else {
-            throw MigrationError.backupFailed(
-                path: "\(path).v<N>.bak", reason: "no backup of \(path) was found next to it: give the backup's path")
+            throw MigrationError.restoreRefused(
+                path: path, backup: "\(path).v<N>.bak", reason: "no backup of it was found next to it: give the backup's path")
         }
         let b = try RecordedFile.open(source, readOnly: true)
         let schema = try RecordedFile.schema(in: b, path: source)
@@ -52,18 +52,18 @@ public enum MigrationBackup {
             return nil
         }
         guard problems.isEmpty else {
-            throw MigrationError.backupFailed(
-                path: source,
-                reason: "it fails its integrity check (\(problems.prefix(3).joined(separator: "; "))): not restored")
+            throw MigrationError.restoreRefused(
+                path: path, backup: source,
+                reason: "the backup fails its integrity check (\(problems.prefix(3).joined(separator: "; ")))")
         }
         let lock = try MigrationLock(path: path)
         defer { withExtendedLifetime(lock) {} }
         let target = try RecordedFile.open(path, readOnly: false)
         if let current = try? Store.recordedSchema(in: target), current.family != schema.family {
-            throw MigrationError.backupFailed(
-                path: source,
-                reason: "it holds the '\(schema.family)' family and \(path) the '\(current.family)' family: it is not a "
-                    + "backup of that file; not restored")
+            throw MigrationError.restoreRefused(
+                path: path, backup: source,
+                reason: "the backup holds the '\(schema.family)' family and the file the '\(current.family)' family: it is "
+                    + "not a backup of that file")
         }
         var keep = "\(path).before-restore.bak"
         if FileManager.default.fileExists(atPath: keep) { keep = FileCopy.freeNumberedName(for: keep) }

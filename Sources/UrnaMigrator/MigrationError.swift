@@ -37,6 +37,11 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case validationFailed(path: String, failures: [ValidationFailure], total: Int)
     /// The backup copy could not be written; nothing was changed.
     case backupFailed(path: String, reason: String)
+    /// `MigrationBackup.restore` would not restore from that backup (none found, damaged, another family's);
+    /// nothing was changed.
+    case restoreRefused(path: String, backup: String, reason: String)
+    /// The dry run could not make its private copy in the temporary folder (TMPDIR full or unwritable).
+    case previewCopyFailed(folder: String, reason: String)
     /// SQLite failed (disk full, I/O error, ...); nothing was changed.
     case storage(SQLiteError)
     /// The family's declaration is inconsistent (a bug in the code that declares it).
@@ -63,9 +68,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .alreadyCurrent: 0
         case .fileNotFound: 66
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
-            .valuesDoNotFit, .refused, .validationFailed, .planOutdated, .adoptionRefused, .alreadyAdopted, .olderThanSupported:
+            .valuesDoNotFit, .restoreRefused, .refused, .validationFailed, .planOutdated, .adoptionRefused, .alreadyAdopted, .olderThanSupported:
             65
-        case .closureFailed, .backupFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
+        case .closureFailed, .backupFailed, .previewCopyFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
             .cancelled:
             1
         }
@@ -146,6 +151,11 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
                 "cannot write the backup \(p): \(reason); the file was not changed ("
                 + (reason.lowercased().contains("space") || reason.lowercased().contains("full")
                     ? "free some space or choose --backup PATH)" : "choose --backup PATH, or move what is there away)")
+        case .restoreRefused(let p, let b, let reason):
+            return "\(p) was not restored from \(b): \(reason); the file was not changed"
+        case .previewCopyFailed(let folder, let reason):
+            return "the dry run cannot copy the file into \(folder): \(reason); nothing was changed: point TMPDIR at a "
+                + "folder with room for a copy of the file (and its -wal)"
         case .storage(let e):
             if e.isDiskFull {
                 return "the disk is full (\(e.message)); the file was not changed: free some space and run again"

@@ -362,8 +362,7 @@ final class PreviewCopy {
             path = try FileCopy.copyForPreview(original, into: directory)
         } catch {
             try? FileManager.default.removeItem(atPath: directory)
-            throw MigrationError.backupFailed(
-                path: directory, reason: "cannot copy the file for the dry run: \(error.localizedDescription)")
+            throw MigrationError.previewCopyFailed(folder: directory, reason: error.localizedDescription)
         }
         seconds = Date().timeIntervalSince(started)
     }

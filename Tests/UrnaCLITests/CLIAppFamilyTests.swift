@@ -85,6 +85,14 @@ import Testing
         let export = try Self.app(["export", "--db", db, "--format", "json", "--type", "Author"])
         #expect(export.code == 0, "\(export.stderr)")
         #expect(export.stdout.contains("\"A1\"") && export.stdout.contains("Ana Souza"), "\(export.stdout)")
+        // The app's export has no TSE defaults: --type is required (the types listed), xml/csv are not offered.
+        let untyped = try Self.app(["export", "--db", db, "--format", "json"])
+        #expect(untyped.code == 64 && untyped.stderr.contains("--type is required: one of Author"), "\(untyped.stderr)")
+        let xml = try Self.app(["export", "--db", db, "--format", "xml", "--type", "Author"])
+        #expect(xml.code == 64 && xml.stderr.contains("xml and csv are TSE formats"), "\(xml.stderr)")
+        let help = try Self.app(["export", "--help"])
+        #expect(!help.stdout.contains("candidato") && !help.stdout.contains("Latin-1"), "\(help.stdout)")
+        #expect(help.stdout.contains("library-app export"), "\(help.stdout)")
     }
 
     @Test("--allow-loss naming no type or property of any version is refused, with the likely name")
