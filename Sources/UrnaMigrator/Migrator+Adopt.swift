@@ -102,9 +102,13 @@ extension Migrator {
             let rebuild = AdoptionRebuild(schema: schema, actual: actual, expected: expected, differences: differences)
             var rebuilt: [String: Int] = [:]
             if !rebuild.isEmpty {
-                guard rebuild.problems.isEmpty else { throw refused(rebuild.problems) }
-                let misfits = try rebuild.rowsThatDoNotFit(c)
-                guard misfits.isEmpty else { throw refused(misfits) }
+                // Shape problems and rows that cannot go in (missing required values, duplicate keys) are listed
+                // together; values of the wrong type and broken links can only be read off the rebuilt tables.
+                let misfits =
+                    rebuild.problems.isEmpty ? try rebuild.rowsThatDoNotFit(c) : ((try? rebuild.rowsThatDoNotFit(c)) ?? [])
+                guard rebuild.problems.isEmpty, misfits.isEmpty else {
+                    throw refused(rebuild.problems + misfits)
+                }
                 let userObjects = try rebuild.userObjects(c)
                 rebuilt = try rebuild.copy(c)
                 let values = try rebuild.valuesThatDoNotFit(c)
