@@ -182,6 +182,39 @@ final class ElectionStoreWriter {
             + "candidacy's rows where the layout has no asset number), one for '\(cut(a))' and one for '\(cut(b))' (this row)"
     }
 
+    /// Puts the goods lists that got a good out of order in asset order (NR_ORDEM_CANDIDATO, then key), so a
+    /// candidacy's list is the same whatever order its files came in. Returns how many lists it sorted.
+    @discardableResult
+    func sortGoodsLists() throws -> Int {
+        guard !unsortedGoodsLists.isEmpty else { return 0 }
+        let list = Identifier.quoted(StorageLayout.listTable(type: "Candidate", property: "goods"))
+        let read = try connection.prepare(
+            "SELECT l.target FROM \(list) l JOIN \"Good\" g ON g.\"id\" = l.target WHERE l.owner = ?1 "
+                + "ORDER BY g.\"order\", g.\"id\"")
+        let clear = try connection.prepare("DELETE FROM \(list) WHERE owner = ?1")
+        for owner in unsortedGoodsLists.sorted() {
+            read.bind(owner, 1)
+            var targets: [SQLValue] = []
+            while try read.step() { targets.append(read.value(at: 0)) }
+            read.reset()
+            clear.bind(owner, 1)
+            _ = try clear.step()
+            clear.reset()
+            for (position, target) in targets.enumerated() {
+                appendGood.bind(owner, 1)
+                appendGood.bind(Int64(position), 2)
+                appendGood.bindValue(target, 3)
+                _ = try appendGood.step()
+                appendGood.reset()
+            }
+        }
+        let sorted = unsortedGoodsLists.count
+        unsortedGoodsLists.removeAll()
+        slots.removeAll()
+        lastSlot = nil
+        return sorted
+    }
+
     /// The candidacy a good of a layout without SG_UE belongs to: the one candidacy of its election with its
     /// SQ_CANDIDATO. `.none` when there is none yet, `.ambiguous` when several units share the number.
     enum Resolution {
@@ -223,7 +256,13 @@ final class ElectionStoreWriter {
     struct GoodsSlot {
         var candidateRowid: Int64
         var nextPosition: Int64
+        /// The asset order (NR_ORDEM_CANDIDATO) of the good appended last in this run; nil before one.
+        var lastOrder: Int64? = nil
     }
+
+    /// Candidacies whose goods list got a good out of asset order (a file not sorted by NR_ORDEM_CANDIDATO, or an
+    /// earlier run's list appended to): renumbered by `sortGoodsLists`, so the list does not follow import order.
+    private var unsortedGoodsLists: Set<String> = []
 
     /// Where the goods of a candidacy already in the database (this run's rows included) go, or nil.
     func goodsSlot(candidateID id: String) throws -> GoodsSlot? {
@@ -262,8 +301,12 @@ final class ElectionStoreWriter {
         _ = try appendGood.step()
         appendGood.reset()
         candidateRows.markChanged(slot.candidateRowid)
+        if slot.nextPosition > 0, slot.lastOrder.map({ good.order < $0 }) ?? true {
+            unsortedGoodsLists.insert(good.candidateID)
+        }
         var next = slot
         next.nextPosition += 1
+        next.lastOrder = good.order
         if let last = lastSlot, last.id == good.candidateID {
             lastSlot = (last.id, next)
         } else {

@@ -269,6 +269,7 @@ struct ImportRun {
 
     /// Links vices in every election the run touched; then the counts go into the summary.
     mutating func finishLinks() throws {
+        try writer.sortGoodsLists()
         report(.linkingVices)
         for election in catalogue.electionIDs { summary.headsWithVice += try writer.linkVices(election: election) }
         summary.warnings += try writer.electionsSharingCode(touched: catalogue.electionIDs)

@@ -389,6 +389,33 @@ import UrnaStore
         #expect(!(try S.importFiles([plain], into: folder + "/b.sqlite").warnings.contains { $0.contains("cp1252") }))
     }
 
+    /// A candidacy's goods list is in asset order (NR_ORDEM_CANDIDATO) whatever order its files and rows came in,
+    /// in one run or two: the list positions followed the first file read.
+    @Test func aGoodsListIsInAssetOrderWhateverTheFileOrder() throws {
+        let folder = try S.scratchFolder()
+        let candidates = try S.candidateFile([["SQ_CANDIDATO": "1"]], in: folder)
+        let rows = (1...4).map { ["SQ_CANDIDATO": "1", "NR_ORDEM_CANDIDATO": "\($0)", "DS_BEM_CANDIDATO": "BEM \($0)"] }
+        let forward = try S.assetFile(rows, named: "bem_f.csv", in: folder)
+        let backward = try S.assetFile(rows.reversed(), named: "bem_b.csv", in: folder)
+        let partial = try S.assetFile([rows[3], rows[1]], named: "bem_p.csv", in: folder)
+        var lists: [String] = []
+        for (n, files) in [[candidates, forward, backward], [candidates, backward, forward], [candidates, partial, forward]]
+            .enumerated()
+        {
+            let one = folder + "/one-\(n).sqlite"
+            _ = try S.importFiles(files, into: one)
+            let two = folder + "/two-\(n).sqlite"
+            for f in files { _ = try S.importFiles([f], into: two) }
+            for db in [one, two] {
+                let list = try Connection(path: db, readOnly: true, create: false).rows(
+                    "SELECT group_concat(target, '|') FROM (SELECT target FROM Candidate_goods ORDER BY position)")
+                lists.append("\(list.first?.first ?? .null)")
+            }
+        }
+        #expect(Set(lists).count == 1, "\(lists)")
+        #expect(lists.first?.hasSuffix("/1|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/2|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/3|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/4") == true, "\(lists)")
+    }
+
     @Test func anInvalidElectionDateIsNulledWhateverTheRowOrder() throws {
         for dates in [["31/02/2018", "07/10/2018"], ["07/10/2018", "31/02/2018"]] {
             let folder = try S.scratchFolder()

@@ -160,7 +160,8 @@ import UrnaStore
         let bens = ImportTestSupport.fixture("sample_bem_candidato_2018_MG.csv")
         let db = folder + "/urna.sqlite"
         let summary = try ImportTestSupport.importFiles([cand, bens], into: db)
-        // Each candidacy's list holds its goods in the file's order: compare with the file itself.
+        // Each candidacy's list holds its goods in asset order (NR_ORDEM_CANDIDATO), whatever the file's order
+        // (the real file lists them 11, 1, 5, ...): compare with the file itself, sorted.
         let rows = try String(contentsOfFile: bens, encoding: .isoLatin1).split(separator: "\n").dropFirst()
         var expected: [String: [String]] = [:]
         for line in rows {
@@ -173,7 +174,10 @@ import UrnaStore
         }
         let store = try Store.openExisting(path: db, readOnly: true)
         var compared = 0
-        for (owner, goods) in expected {
+        for (owner, unsorted) in expected {
+            let goods = unsorted.sorted {
+                (Int($0.split(separator: "/").last ?? "") ?? 0) < (Int($1.split(separator: "/").last ?? "") ?? 0)
+            }
             let listed = try store.connection.rows(
                 "SELECT target FROM Candidate_goods WHERE owner = ? ORDER BY position", [.text(owner)]
             ).compactMap { row -> String? in if case .text(let t) = row[0] { t } else { nil } }
