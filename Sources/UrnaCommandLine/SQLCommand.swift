@@ -1,4 +1,5 @@
 import Foundation
+import UrnaMigrator
 import UrnaStore
 
 /// `urna sql`: one SQL statement against the file, read-only unless `--write`, rows streamed as they come.
@@ -11,7 +12,9 @@ enum SQLCommand {
             (Candidate, Party, Election, Good, ...; `urna schema --family elections` lists their columns;
             links hold the target's key, money is in exact cents). The file is opened read-only: a statement
             that would write (INSERT, UPDATE, DELETE, CREATE, DROP, ...) is refused unless --write, which runs it
-            in one transaction. Values go in with --param NAME=VALUE as :NAME (a plain whole number binds as an
+            in one transaction, and rolled back if it would change the family's own tables (a DROP TABLE Good,
+            a dropped column or index: use a migration step for those; tables and indexes of your own are fine).
+            Values go in with --param NAME=VALUE as :NAME (a plain whole number binds as an
             integer, anything else as text), never pasted into the SQL. Strings in SQL take single quotes
             ('PT'); double quotes name columns. Rows are printed as they come: --table (the default) takes its
             column widths from the first 1,000 rows. Bad SQL exits 64 with SQLite's message and the place.
@@ -70,9 +73,21 @@ enum SQLCommand {
         try statement.bind(parameters)
         if write { try connection.execute("BEGIN IMMEDIATE") }
         do {
+            // The family's tables as they should be, and how they differ before the statement (a file can drift
+            // already): a statement that adds a difference is rolled back.
+            let shapeBefore = write ? try familyDifferences(connection, schema: store.schema) : []
             let rows = try printRows(of: statement, as: format)
             if write {
                 let changed = connection.changes
+                let added = try familyDifferences(connection, schema: store.schema).filter { !shapeBefore.contains($0) }
+                guard added.isEmpty else {
+                    try? connection.execute("ROLLBACK")
+                    throw CLIError(
+                        ExitCode.badData,
+                        "this statement changes the \(store.schema.family) family's tables, which urna's imports and "
+                            + "migrations rely on: " + added.joined(separator: "; ")
+                            + "; it was rolled back (nothing was changed): change them with a migration step instead")
+                }
                 try connection.execute("COMMIT")
                 CLI.printError("\(changed) row\(changed == 1 ? "" : "s") changed")
             } else if format == .table {
@@ -83,6 +98,14 @@ enum SQLCommand {
             throw error
         }
         return ExitCode.ok
+    }
+
+    /// How the file's tables differ from its family's storage contract (tables and indexes of its own are not
+    /// differences).
+    static func familyDifferences(_ c: Connection, schema: Schema) throws -> [String] {
+        let expected = try DatabaseShape.expected(for: schema)
+        return try DatabaseShape.read(c).differences(
+            from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: false)
     }
 
     /// Streams the rows to stdout; returns how many there were.

@@ -95,6 +95,14 @@ struct CLISQLTests {
         #expect(after.stdout == "name\nNovo\n")
         let absent = try CLIRunner.run(["sql", "--db", dir.appendingPathComponent("none.sqlite").path, "SELECT 1"])
         #expect(absent.code == 66)
+        // --write never breaks the family's tables: DROP TABLE Good is rolled back (it printed "149 rows changed"
+        // and left a file every command then failed on); a table or index of one's own is fine.
+        let drop = try CLIRunner.run(["sql", "--db", db, "--write", "DROP TABLE Good"])
+        #expect(drop.code == 65 && drop.stderr.contains("table Good is missing") && drop.stderr.contains("rolled back"), "\(drop.stderr)")
+        #expect(try CLIRunner.run(["query", "--db", db, "Good", "--count"]).stdout == "8583\n")
+        #expect(try CLIRunner.run(["sql", "--db", db, "--write", "CREATE TABLE notes (x)"]).code == 0)
+        #expect(try CLIRunner.run(["sql", "--db", db, "--write", "CREATE INDEX my_names ON Candidate(name)"]).code == 0)
+        #expect(try CLIRunner.run(["status", "--db", db]).code == 0)
     }
 
     @Test("query --table aligns columns by what a terminal shows (accents count once)")
