@@ -115,7 +115,10 @@ enum CopyCommand {
         var own = Set(copied.map { $0.table.lowercased() })
         own.formUnion(schema.views.map { $0.name.lowercased() })
         own.formUnion(
-            [StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable].map {
+            [
+                StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable,
+                StorageLayout.pendingGoodsTable,
+            ].map {
                 $0.lowercased()
             })
         let left = relations.filter { kind, name in

@@ -33,6 +33,9 @@ struct ImportRun {
     /// Whether this input or a later one can still bring candidacies; once none can, an asset whose
     /// candidacy is missing is rejected at once instead of being held in memory to the end.
     private var candidaciesMayFollow = true
+    /// Goods whose candidacy is missing, kept in the database for a later run (`PendingGoods`).
+    private var pending: PendingGoods?
+    private var keptAside = 0
 
     /// How often (in rows) progress is reported.
     static let progressInterval = 8192
@@ -115,8 +118,7 @@ struct ImportRun {
                 if let slot = try writer.goodsSlot(candidateID: objects.good.candidateID) {
                     return try write(objects, slot: slot, record.location(of: "SQ_CANDIDATO"), record.rawBytes)
                 } else if !candidaciesMayFollow {
-                    try reject(
-                        record.location(of: "SQ_CANDIDATO"), Self.missingCandidacy(a.good), record.rawBytes)
+                    try keepAside(a, record.location(of: "SQ_CANDIDATO"), record.rawBytes)
                     return false
                 }
             case .ambiguous:
@@ -124,8 +126,7 @@ struct ImportRun {
                 return false
             case .none:
                 if !candidaciesMayFollow {
-                    try reject(
-                        record.location(of: "SQ_CANDIDATO"), Self.missingCandidacy(a.good), record.rawBytes)
+                    try keepAside(a, record.location(of: "SQ_CANDIDATO"), record.rawBytes)
                     return false
                 }
             }
@@ -183,7 +184,53 @@ struct ImportRun {
             good.lookupElectionCode.map { "CD_ELEICAO \($0)/\(good.lookupUnit ?? "<any SG_UE>")/\(good.sequence)" }
             ?? good.lookupElectionID.map { "\($0)/<any SG_UE>/\(good.sequence)" } ?? good.candidateID
         return "no candidacy \(id) (election/SG_UE/SQ_CANDIDATO) in this file set or the database; import its "
-            + "consulta_cand file too"
+            + "consulta_cand file too (the good is kept aside in \(StorageLayout.pendingGoodsTable) and attached by "
+            + "the import that brings its candidacy)"
+    }
+
+    /// A good whose candidacy is missing: counted and said as a reject, and kept in the database for a later run.
+    private mutating func keepAside(_ a: AssetObjects, _ location: SourceLocation, _ raw: [UInt8]) throws {
+        try reject(location, Self.missingCandidacy(a.good), raw)
+        if pending == nil { pending = try PendingGoods(connection: writer.connection) }
+        try pending!.keep(a, location: location, original: raw)
+        keptAside += 1
+    }
+
+    /// Attaches the goods earlier runs kept aside whose candidacy is now stored (not rows of this run: counted
+    /// in the Good type's counts and a warning only).
+    private mutating func attachPendingGoods() throws {
+        if pending == nil { pending = try PendingGoods(connection: writer.connection) }
+        var attached = 0
+        var after: String?
+        while true {
+            let waiting = try pending!.batch(after: after)
+            guard let last = waiting.last else { break }
+            after = last.payload
+            for entry in waiting {
+                guard case .found(let objects) = try resolve(entry.objects),
+                    let slot = try writer.goodsSlot(candidateID: objects.good.candidateID)
+                else { continue }
+                if let type = objects.goodType { catalogue.note(goodType: type) }
+                let outcome = try writer.write(good: objects.good, slot: slot)
+                if case .conflict(_, let reason) = outcome {
+                    try rejects.write(location: entry.location, reason: reason, original: entry.original)
+                }
+                try pending!.remove(entry.payload)
+                attached += 1
+            }
+        }
+        if attached > 0 {
+            summary.warnings.append(
+                "\(attached) good\(attached == 1 ? "" : "s") an earlier import kept aside (their candidacy was not there "
+                    + "yet) \(attached == 1 ? "was" : "were") attached to \(attached == 1 ? "its candidacy" : "their candidacies")")
+        }
+        let left = try pending!.count()
+        if left > 0 {
+            summary.warnings.append(
+                "\(left) good\(left == 1 ? "" : "s") wait\(left == 1 ? "s" : "") for \(left == 1 ? "its candidacy" : "their candidacies") "
+                    + "in \(StorageLayout.pendingGoodsTable) (kept aside, not lost): the import of their consulta_cand "
+                    + "file attaches them")
+        }
     }
 
     static func ambiguousCandidacy(_ good: GoodValues) -> String {
@@ -260,9 +307,10 @@ struct ImportRun {
                 continue
             case .none: break
             }
-            try reject(h.location, Self.missingCandidacy(h.objects.good), h.rawBytes)
+            try keepAside(h.objects, h.location, h.rawBytes)
             if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
         }
+        try attachPendingGoods()
         report(.catalogues)
         try writer.flush(catalogue)
     }
@@ -290,8 +338,9 @@ struct ImportRun {
         }
         if rowsRead > 0 && summary.rejected + summary.rows.conflicts >= rowsRead {
             summary.warnings.append(
-                "every one of the \(rowsRead) rows read was rejected: nothing was stored (the rejects file says why "
-                    + "for each row; --max-errors 0 makes such a run fail with exit 65)")
+                "every one of the \(rowsRead) rows read was rejected: no object was stored"
+                    + (keptAside > 0 ? " (\(keptAside) goods were kept aside for their candidacies)" : "")
+                    + " (the rejects file says why for each row; --max-errors 0 makes such a run fail with exit 65)")
         }
     }
 

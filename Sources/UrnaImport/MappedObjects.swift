@@ -184,7 +184,7 @@ public struct CandidateValues: Equatable, Sendable {
 }
 
 /// A `Good`; `id` is `<candidate id>/<NR_ORDEM_CANDIDATO>`, value in cents.
-public struct GoodValues: Equatable, Sendable {
+public struct GoodValues: Equatable, Sendable, Codable {
     /// `<candidate id>/<order>`; for a layout without SG_UE it is settled when the candidacy is found.
     public var id: String
     /// The candidacy's id; for a layout without SG_UE (12-column originals) `<election id>/?/<SQ_CANDIDATO>`
@@ -215,7 +215,7 @@ public struct GoodValues: Equatable, Sendable {
 }
 
 /// A `GoodType`, keyed by CD_TIPO_BEM_CANDIDATO.
-public struct GoodTypeValues: Equatable, Sendable {
+public struct GoodTypeValues: Equatable, Sendable, Codable {
     /// CD_TIPO_BEM_CANDIDATO.
     public var id: Int64
     /// DS_TIPO_BEM_CANDIDATO (the seed's spelling of the property).

@@ -7,7 +7,10 @@ import UrnaStore
 /// nothing behind.
 public enum PostgresTransfer {
     static func q(_ name: String) -> String { Identifier.quoted(name) }
-    static let metadataTables = [StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable]
+    static let metadataTables = [
+        StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable,
+        StorageLayout.pendingGoodsTable,
+    ]
 
     /// Whether `name` exists as a table (or view) in the connection's search path.
     public static func relationExists(_ name: String, in pg: PostgresConnection) throws -> Bool {
@@ -304,6 +307,7 @@ public enum PostgresTransfer {
     static func pullMetadata(from pg: PostgresConnection, to c: Connection) throws {
         for table in metadataTables where try relationExists(table, in: pg) {
             if table == StorageLayout.fieldGenerationsTable { try c.execute(StorageLayout.fieldGenerationsSQL) }
+            if table == StorageLayout.pendingGoodsTable { try c.execute(StorageLayout.pendingGoodsSQL) }
             let have = Set(
                 try c.rows("PRAGMA table_info(\(q(table)))").compactMap { r -> String? in
                     if case .text(let s) = r[1] { s } else { nil }

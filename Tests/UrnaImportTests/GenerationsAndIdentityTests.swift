@@ -474,9 +474,45 @@ import UrnaStore
                 + "\"15/08/2018\";\"10:00:00\"\n", named: "bem_candidato_sozinho.csv", in: folder)
         let s = try S.importFiles([goods], into: folder + "/urna.sqlite")
         #expect(s.rejected == 1)
-        #expect(s.warnings.contains { $0.hasPrefix("every one of the 1 rows read was rejected: nothing was stored") }, "\(s.warnings)")
+        #expect(
+            s.warnings.contains {
+                $0.hasPrefix("every one of the 1 rows read was rejected: no object was stored (1 goods were kept aside")
+            }, "\(s.warnings)")
         let file = try S.candidateFile([["SQ_CANDIDATO": "1"]], in: folder)
         #expect(!(try S.importFiles([file], into: folder + "/ok.sqlite").warnings.contains { $0.hasPrefix("every one") }))
+    }
+
+    /// Goods imported in a run before their candidacies' file are kept aside and attached by the run that brings
+    /// the candidacies: two runs in either order give the database one run gives (they were lost for good).
+    @Test func goodsBeforeTheirCandidaciesInAnEarlierRunAreAttachedLater() throws {
+        let folder = try S.scratchFolder()
+        let candidates = try S.candidateFile([["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2"]], in: folder)
+        let goods = try S.assetFile(
+            [
+                ["SQ_CANDIDATO": "1", "NR_ORDEM_CANDIDATO": "1", "DS_BEM_CANDIDATO": "CASA"],
+                ["SQ_CANDIDATO": "2", "NR_ORDEM_CANDIDATO": "1", "DS_BEM_CANDIDATO": "CARRO"],
+                ["SQ_CANDIDATO": "3", "NR_ORDEM_CANDIDATO": "1", "DS_BEM_CANDIDATO": "SEM CANDIDATURA"],
+            ], in: folder)
+        func dump(_ db: String) throws -> [String] {
+            try Connection(path: db, readOnly: true, create: false).rows(
+                "SELECT g.id, g.goodDescription, l.owner, l.position FROM Good g JOIN Candidate_goods l ON l.target = g.id "
+                    + "ORDER BY g.id"
+            ).map { "\($0)" }
+        }
+        let one = folder + "/one.sqlite"
+        _ = try S.importFiles([candidates, goods], into: one)
+        let two = folder + "/two.sqlite"
+        let first = try S.importFiles([goods], into: two)
+        #expect(first.rejected == 3)
+        #expect(first.warnings.contains { $0.hasPrefix("3 goods wait for their candidacies") }, "\(first.warnings)")
+        let second = try S.importFiles([candidates], into: two)
+        #expect(second.warnings.contains { $0.hasPrefix("2 goods an earlier import kept aside") }, "\(second.warnings)")
+        #expect(second.warnings.contains { $0.hasPrefix("1 good waits for its candidacy") }, "\(second.warnings)")
+        #expect(try dump(two) == dump(one))
+        #expect(try dump(one).count == 2)
+        // Kept once however often the file is imported alone.
+        _ = try S.importFiles([goods], into: two)
+        #expect(try S.integer(two, "SELECT count(*) FROM _urna_pending_goods") == 1)
     }
 
     @Test func aFileOfOnlyAHeaderIsNamedInAWarning() throws {

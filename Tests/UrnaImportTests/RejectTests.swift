@@ -98,7 +98,8 @@ import UrnaStore
         #expect(orphan[2] == "12")
         #expect(
             orphan[3] == "no candidacy 2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/777 (election/SG_UE/SQ_CANDIDATO) in "
-                + "this file set or the database; import its consulta_cand file too")
+                + "this file set or the database; import its consulta_cand file too (the good is kept aside in "
+                + "_urna_pending_goods and attached by the import that brings its candidacy)")
         // The rejects file keeps original bytes, which may be personal data: owner only.
         let mode = try FileManager.default.attributesOfItem(atPath: db + ".rejects.csv")[.posixPermissions] as? Int
         #expect(mode == 0o600)

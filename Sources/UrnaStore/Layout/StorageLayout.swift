@@ -17,8 +17,17 @@ public enum StorageLayout {
     /// The importer's table of values older than their object's generation (type, key, property, generatedAt):
     /// created by the first import that needs it, absent otherwise; not part of any family's schema.
     public static let fieldGenerationsTable = "_urna_field_generations"
+    /// The importer's table of goods whose candidacy no import has brought yet (an asset file imported before its
+    /// consulta_cand file, in another run): each is attached by the first import that brings its candidacy.
+    /// Created when needed; not part of any family's schema.
+    public static let pendingGoodsTable = "_urna_pending_goods"
     /// Store tables a file may or may not have (a shape check neither wants nor refuses them).
-    public static let optionalMetadataTables: Set<String> = [fieldGenerationsTable]
+    public static let optionalMetadataTables: Set<String> = [fieldGenerationsTable, pendingGoodsTable]
+    /// The pending goods table: the good as the importer's JSON (its key), where it was read, the source row.
+    public static let pendingGoodsSQL = """
+        CREATE TABLE IF NOT EXISTS "\(pendingGoodsTable)" ("payload" TEXT NOT NULL PRIMARY KEY, "file" TEXT NOT NULL, \
+        "line" INTEGER NOT NULL, "original" BLOB) WITHOUT ROWID
+        """
     /// The field generations table (keys as text, whatever the type's key type).
     public static let fieldGenerationsSQL = """
         CREATE TABLE IF NOT EXISTS "\(fieldGenerationsTable)" ("type" TEXT NOT NULL, "key" TEXT NOT NULL, \
