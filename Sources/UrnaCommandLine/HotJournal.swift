@@ -30,6 +30,12 @@ enum HotJournal {
             let connection = try Connection(path: path, readOnly: false, create: false)
             // Any read takes the shared lock, finds the journal hot and rolls it back.
             _ = try connection.integer("PRAGMA schema_version")
+        } catch let e as SQLiteError where e.isBusy {
+            // A journal of a write still running (another process holds the lock) is not hot: nothing was left.
+            throw CLIError(
+                ExitCode.failure,
+                "\(path) is locked by another process that is writing to it (\(e.message)); nothing was changed: try "
+                    + "again when it finishes")
         } catch {
             throw CLIError(
                 ExitCode.failure,

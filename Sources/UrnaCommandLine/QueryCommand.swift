@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 import UrnaStore
 
 enum QueryCommand {
@@ -128,7 +129,9 @@ enum QueryCommand {
             var n = 0
             for o in try results.objects() {
                 n += 1
-                let pairs = try projection.apply(to: o).map { "\($0.0): \(CSVText.output($0.1))" }
+                // The human form: control characters a value holds are shown escaped (\x1B), never sent to the
+                // terminal (--csv and --json give the exact values).
+                let pairs = try projection.apply(to: o).map { "\($0.0): \(TerminalSafe.text(CSVText.output($0.1)))" }
                 print(pairs.joined(separator: " | "))
             }
             CLI.printError("\(n) \(typeName) object\(n == 1 ? "" : "s")")

@@ -117,8 +117,56 @@ enum ImportIntegrity {
         for suffix in ["", "-journal", "-wal", "-shm"] { CreatedFiles.register(path + suffix) }
     }
 
-    /// The import that created `path` succeeded: the file is the user's now.
-    static func keepDatabaseFile(_ path: String) {
-        for suffix in ["", "-journal", "-wal", "-shm"] { CreatedFiles.unregister(path + suffix) }
+    /// Gives the complete new database at `temporary` (its store closed, nothing beside it) its name `path`:
+    /// `link(2)`, which never replaces a file, so a database another process created at `path` meanwhile is kept
+    /// and this import fails saying so; the temporary name goes either way.
+    static func publish(_ temporary: String, as path: String) throws {
+        defer {
+            for suffix in ["", "-journal", "-wal", "-shm"] {
+                unlink(temporary + suffix)
+                CreatedFiles.unregister(temporary + suffix)
+            }
+        }
+        // Everything must be in the main file before it takes its name: a -wal left beside the private name would
+        // not follow it.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: temporary + "-wal"))?[.size] as? NSNumber,
+            size.int64Value > 0
+        {
+            let c = try Connection(path: temporary, create: false)
+            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        guard link(temporary, path) == 0 else {
+            if errno == EEXIST { throw DatabaseAppeared() }
+            throw ImportError.database(
+                path: path, reason: "cannot create \(path) (\(String(cString: strerror(errno)))); nothing was imported",
+                exitCode: 1)
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            close(fd)
+        }
+    }
+
+    /// Another process created the database while this import filled its private new file.
+    struct DatabaseAppeared: Error, CustomStringConvertible {
+        var description: String {
+            "another process created the database while this import ran (it was run again and it happened again); "
+                + "nothing of this import was stored: run it again"
+        }
+    }
+
+    /// Removes the private files of imports into a new database that were killed (their process is gone).
+    static func removeStaleImportTemporaries(near path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let dir = folder.isEmpty ? "." : folder
+        let prefix = (path as NSString).lastPathComponent + ".tmp-import-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            let pidText = rest.prefix { $0.isNumber }
+            guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink((dir as NSString).appendingPathComponent(name))
+        }
     }
 }

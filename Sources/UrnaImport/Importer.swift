@@ -35,27 +35,49 @@ public final class Importer {
     ///
     /// Throws `ImportError` (see its `exitCode`) and then nothing was imported.
     public func run(files: [String]) throws -> ImportSummary {
+        try run(files: files, mayRetry: true)
+    }
+
+    private func run(files: [String], mayRetry: Bool) throws -> ImportSummary {
         let clock = ContinuousClock()
         let started = clock.now
         let inputs = try open(files)
         let dbPath = options.dbPath
         let existed = FileManager.default.fileExists(atPath: dbPath)
-        if !existed { try ImportIntegrity.createDatabaseFile(dbPath, private: options.keepPersonalData) }
+        // A new database is filled under a private name beside the final one and linked into place only once
+        // complete: another import creating the same file at the same moment can never have its commit removed
+        // by this one's failure (it used to be, with "the database is as it was"), and nobody sees half a file.
+        let target = existed ? dbPath : "\(dbPath).tmp-import-\(getpid())"
+        var st = stat()
+        if !existed, lstat(dbPath, &st) == 0 {
+            // Something is at the name that is no file (a dangling symlink): refused as creating it would be.
+            try ImportIntegrity.createDatabaseFile(dbPath, private: options.keepPersonalData)
+        }
+        if !existed {
+            ImportIntegrity.removeStaleImportTemporaries(near: dbPath)
+            try ImportIntegrity.createDatabaseFile(target, private: options.keepPersonalData)
+        }
         let rejects = RejectsFile(
             path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit)
         do {
-            var summary = try withStore(path: dbPath) { store in
+            var summary = try withStore(path: target) { store in
                 try tuneForBulkWrite(store.connection, newFile: !existed)
                 defer { try? restoreJournal(store.connection, newFile: !existed) }
                 return try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
             }
+            if !existed { try ImportIntegrity.publish(target, as: dbPath) }
             try Self.finish(rejects, into: &summary)
             summary.elapsedSeconds = seconds(since: started, clock: clock)
-            if !existed { ImportIntegrity.keepDatabaseFile(dbPath) }
             return summary
+        } catch is ImportIntegrity.DatabaseAppeared where mayRetry {
+            // Another import created the file meanwhile: this one runs again, into that file (its own new file is
+            // dropped, and so are the rows it rejected, which the new attempt rejects again).
+            rejects.discard()
+            removeDatabase(at: target)
+            return try run(files: files, mayRetry: false)
         } catch {
             try? rejects.close()
-            if !existed { removeDatabase(at: dbPath) }
+            if !existed { removeDatabase(at: target) }
             throw ImportError.from(error, dbPath: dbPath)
         }
     }
@@ -194,6 +216,9 @@ public final class Importer {
     }
 
     private func removeDatabase(at path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+            CreatedFiles.unregister(path + suffix)
+        }
     }
 }

@@ -104,6 +104,16 @@ final class RejectsFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Closes without publishing: the rows written so far go (an attempt that is run again).
+    func discard() {
+        if descriptor >= 0 { _ = posixClose(descriptor) }
+        descriptor = -1
+        buffer.removeAll()
+        if let temporaryPath { OutputFileName.remove(temporaryPath) }
+        temporaryPath = nil
+        wasCreated = false
+    }
+
     /// Flushes, closes, and gives the temporary file its name.
     func close() throws {
         guard descriptor >= 0 else { return }

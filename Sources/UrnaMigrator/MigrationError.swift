@@ -139,10 +139,12 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .planOutdated(let p, let reason):
             return "\(p) changed since the plan was made (\(reason)): plan again"
         case .closureFailed(let from, let to, let message):
-            return "the migration closure of step v\(from) → v\(to) failed: \(message); the file was not changed"
+            return "the migration closure of step v\(from) → v\(to) failed: \(message); the file's data and version were "
+                + "not changed (a real run records the failure in _urna_history)"
         case .validationFailed(let p, let failures, let total):
             var s =
-                "the upgrade of \(p) failed its checks (\(total) problem\(total == 1 ? "" : "s")); the file was not changed:\n"
+                "the upgrade of \(p) failed its checks (\(total) problem\(total == 1 ? "" : "s")); the file's data and "
+                + "version were not changed (a real run records the failure in _urna_history):\n"
             s += failures.map { "  - \($0)" }.joined(separator: "\n")
             if total > failures.count { s += "\n  ... and \(total - failures.count) more" }
             return s + "\nrun with --dry-run to see every problem"

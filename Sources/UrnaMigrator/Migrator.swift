@@ -136,7 +136,16 @@ public struct Migrator {
         if to == recorded.version {
             throw MigrationError.alreadyCurrent(path: displayPath, family: family.name, version: to)
         }
-        let drift = try RecordedFile.drift(in: c, recorded: recorded, family: family)
+        var drift = try RecordedFile.drift(in: c, recorded: recorded, family: family)
+        // A trigger on urna's own tables would run the file's SQL whenever urna records a run (in the failed-run
+        // ledger too, after the rollback): never legitimate, so refused like drift.
+        for r in try c.rows(
+            "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' AND tbl_name LIKE '\\_urna\\_%' ESCAPE '\\' ORDER BY name")
+        {
+            drift.append(
+                "trigger \(r[0]) on \(r[1]): urna's own tables take no triggers (it would run the file's SQL as urna "
+                    + "records the run); drop it")
+        }
         guard drift.isEmpty else { throw MigrationError.drift(path: displayPath, differences: drift) }
         let misfits = try StoredValueCheck.misfits(in: c, schema: recorded)
         guard misfits.isEmpty else {

@@ -135,4 +135,29 @@ struct CLIAttackFindingsTests {
         let rejects = try String(contentsOfFile: dir.appendingPathComponent("y.sqlite.rejects.csv").path, encoding: .utf8)
         #expect(rejects.contains("<NM_CANDIDATO> holds an element inside its value (markup)"), "\(rejects)")
     }
+
+    @Test("three imports creating one new database at once: every one lands, none removes another's commit")
+    func concurrentImportsIntoANewFile() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("new.sqlite").path
+        let sources = ["consulta_cand_2018_MG.csv", "consulta_cand_2016_AC.txt"].map {
+            Self.sample.appendingPathComponent($0).path
+        }
+        let processes = sources.map { file -> Process in
+            let p = Process()
+            p.executableURL = CLIRunner.binary
+            p.arguments = ["import", "--db", db, "--quiet", file]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            return p
+        }
+        for p in processes { try p.run() }
+        for p in processes { p.waitUntilExit() }
+        #expect(processes.allSatisfy { $0.terminationStatus == 0 }, "\(processes.map(\.terminationStatus))")
+        let count = try CLIRunner.run(["query", "--db", db, "Candidate", "--count"])
+        #expect(count.stdout == "\(2388 + 2310)\n", "\(count.stdout) \(count.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-import-") }
+        #expect(left.isEmpty, "\(left)")
+    }
 }

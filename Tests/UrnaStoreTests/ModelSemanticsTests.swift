@@ -208,6 +208,46 @@ struct DeletedReadTests {
         _ = lazy.name
     }
 
+    @Test("A write to an object another reference deleted throws and rolls back; a rolled-back delete gives the handle back")
+    func writesToDeletedObjectsAndRolledBackDeletes() throws {
+        struct Boom: Error {}
+        let store = try Store.inMemory(schema: try ModelSemanticsTests.pets())
+        let rex: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 1, "name": "Rex"]) }
+        let other = try #require(try store.object(ofType: Puppy.self, forPrimaryKey: 1))
+        try store.write { try store.delete(other) }
+        #expect(throws: StoreError.invalidated(type: "Puppy")) { try store.write { rex.name = "Max" } }
+        #expect(try store.objects(Puppy.self).count == 0)
+
+        let bo: Puppy = try store.write { try store.create(Puppy.self, value: ["id": 2, "name": "Bo"]) }
+        #expect(throws: Boom.self) {
+            try store.write {
+                try store.delete(bo)
+                throw Boom()
+            }
+        }
+        #expect(!bo.isInvalidated, "the delete was rolled back")
+        #expect(bo.name == "Bo")
+        try store.write { bo.name = "Bob" }
+        #expect(try store.object(ofType: Puppy.self, forPrimaryKey: 2)?.name == "Bob")
+    }
+
+    @Test("Lists, links and indexes of gone objects answer empty, nil and a gone object instead of trapping")
+    func goneListsLinksAndIndexes() throws {
+        let store = try Store.inMemory(schema: try ModelSemanticsTests.pets())
+        let puppy: Puppy = try store.write {
+            let p = try store.create(Puppy.self, value: ["id": 1, "name": "Rex"])
+            p.kennel = Kennel(value: ["id": 7, "name": "North"])
+            return p
+        }
+        #expect(puppy.kennel?.name == "North")
+        try store.write { try store.delete(puppy) }
+        #expect(try puppy.friends.count == 0)
+        #expect(puppy.kennel == nil, "never a made-up kennel")
+        let all = try store.objects(Kennel.self)
+        let beyond = all[5]
+        #expect(beyond.isInvalidated)
+    }
+
     @Test("Many readers of objects another task deletes: no trap, every read a value the object had")
     func concurrentDeletesNeverTrap() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-deleted-\(UUID().uuidString)")

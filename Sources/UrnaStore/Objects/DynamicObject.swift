@@ -43,6 +43,13 @@ public final class DynamicObject {
         self.loadedGeneration = generation
     }
 
+    /// An object that is already gone (deleted before it could be read): `isInvalidated`, its defaults.
+    static func gone(type: ObjectSchema) -> DynamicObject {
+        let o = DynamicObject(type: type)
+        o.wasDeleted = true
+        return o
+    }
+
     /// Whether this object lives in a store.
     public var isManaged: Bool { store != nil && storedKey != nil }
 

@@ -236,7 +236,13 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
         guard let o = object.managedObject else { return box.local }
         let name = name(in: object, storage: storage)
         if o.wasDeleted || o.storeWasReleased {
-            // Gone (deleted, its store released): the values it last read, as `DynamicObject`'s subscript answers.
+            // Gone (deleted, its store released): the values it last read, as `DynamicObject`'s subscript answers;
+            // a list or inverse link as an empty one, a link as nil (its target cannot be read without the store).
+            switch T.persistedType {
+            case .list, .linkingObjects: return box.local
+            case .link: return T.fromPersisted(.null, store: nil)
+            default: break
+            }
             let error: StoreError =
                 o.wasDeleted ? .invalidated(type: o.type.name) : .storeReleased(type: o.type.name)
             if let last = o.lastKnownValue(forKey: name, after: error) { return T.fromPersisted(last, store: nil) }

@@ -135,10 +135,14 @@ public final class Results: Sequence {
     // query fails they answer nil or nothing. Code that must tell "no objects" from "the query failed"
     // (every command-line reader does) uses the throwing forms below them.
 
-    /// The object at `index` (read on access); traps when out of range or when the query fails (use
-    /// `object(at:)` to get the error).
+    /// The object at `index` (read on access); traps when the query fails (use `object(at:)` to get the error).
+    /// An index past the end (another task deleted objects since the count was read: `for i in 0..<count` is a
+    /// check-then-act no task can make safe) answers an object that is already gone: `isInvalidated`, its
+    /// properties' defaults.
     public subscript(index: Int) -> DynamicObject {
-        do { return try object(at: index) } catch { preconditionFailure("\(error)") }
+        do { return try object(at: index) } catch StoreError.indexOutOfRange { return DynamicObject.gone(type: type) } catch {
+            preconditionFailure("\(error)")
+        }
     }
 
     /// The first object, or nil when there is none or the query fails (`firstObject()` throws instead).

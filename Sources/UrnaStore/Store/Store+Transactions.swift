@@ -118,6 +118,7 @@ extension Store {
         }
         pendingChanges = ChangeSet()
         touched.reset()
+        deletedInWrite = []
         writeOpen = false
         bumpGeneration()
         writeLock.unlock()
@@ -129,6 +130,14 @@ extension Store {
     public func cancelWrite() {
         guard writeLock.isHeldByCurrentThread else { return }
         writeBlockOpen = false
+        // The deletes this write made through objects' own references did not happen.
+        for (object, key) in deletedInWrite where object.wasDeleted {
+            object.store = self
+            object.storedKey = key
+            object.wasDeleted = false
+            object.loadedGeneration = -1
+        }
+        deletedInWrite = []
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
         pendingChanges = ChangeSet()
         deferredWriteError = nil

@@ -60,6 +60,8 @@ extension Store {
         if connection.changes > 0 { pendingChanges.deleted[object.type.name, default: 0] += 1 }
         // Results already read in this write read their keys again (as after an update).
         bumpGeneration()
+        // Remembered until the write ends: a write that rolls back gives the object back its key and store.
+        deletedInWrite.append((object, key))
         object.storedKey = nil
         object.store = nil
         object.wasDeleted = true
@@ -368,6 +370,10 @@ extension Store {
             try connection.run(
                 "UPDATE \(Identifier.quoted(t.name)) SET \(assignments) WHERE \(Identifier.quoted(t.keyColumn)) = ?",
                 columns.map(\.1) + [key])
+            // Another task or process deleted the object: a write to it would store nothing, without a word.
+            if connection.changes == 0 { throw StoreError.invalidated(type: t.name) }
+        } else if try !rowExists(type: t, key: key) {
+            throw StoreError.invalidated(type: t.name)
         }
         pendingChanges.modified[t.name, default: 0] += 1
         bumpGeneration()

@@ -35,6 +35,9 @@ public final class Store: @unchecked Sendable {
     /// The open write is a `write { }` block's, which commits it when its body returns: `commitWrite()` inside
     /// it would commit half of the block (guarded by `writeLock`, like `writeOpen`).
     var writeBlockOpen = false
+    /// Objects deleted through their own reference in the open write (guarded by `writeLock`), given back their
+    /// key if it rolls back.
+    var deletedInWrite: [(DynamicObject, SQLValue)] = []
     var pendingChanges = ChangeSet()
     var deferredWriteError: Error?
     var insertPlans: [InsertPlanKey: CachedInsertPlan] = [:]
