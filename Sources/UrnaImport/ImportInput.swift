@@ -27,6 +27,7 @@ final class ImportInput {
                     + "the file is Windows-1252 (curly quotes, dashes, €), import it again with --encoding cp1252"
             }
                 + r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
+                + r.skippedMembers.compactMap(Self.skippedMemberWarning).map { "\(path): \($0)" }
                 + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }
                 + r.layouts.compactMap { file, layout in
                     if layout.kind == .coalition {
@@ -46,6 +47,22 @@ final class ImportInput {
         case .xml(let r): Self.unreadXML(r.unknownElementCounts, path: path)
         case .empty(let file): ["\(path): \(file) holds no data (empty file or only empty members); skipped"]
         }
+    }
+
+    /// Why a zip member that is no .csv/.txt was left unread, for members that might be data: nothing for the
+    /// documents TSE ships beside the data (PDFs, read-mes), folders and macOS metadata.
+    static func skippedMemberWarning(_ name: String) -> String? {
+        let lower = name.lowercased()
+        let base = lower.split(separator: "/").last.map(String.init) ?? lower
+        if lower.hasSuffix("/") || lower.hasPrefix("__macosx/") || lower.contains("/__macosx/") || base.hasPrefix(".")
+            || lower.hasSuffix(".pdf") || base.hasPrefix("leiame") || base.hasPrefix("readme")
+        {
+            return nil
+        }
+        if lower.hasSuffix(".zip") {
+            return "member \(name) skipped: a zip inside a zip is not opened (unzip it and import its files)"
+        }
+        return "member \(name) skipped: urna reads a zip's .csv and .txt members (rename it if it is TSE data)"
     }
 
     /// The warning for an XML input's elements and attributes that no record took (unknown names, markup or stray

@@ -197,4 +197,14 @@ import UrnaStore
         #expect(summary.heldAssets == 0)
         #expect(summary.rejected == missing)
     }
+
+    /// Zip members left unread are named unless they are the documents TSE ships beside the data.
+    @Test func skippedZipMembersThatMightBeDataAreNamed() {
+        #expect(ImportInput.skippedMemberWarning("LEIAME.pdf") == nil)
+        #expect(ImportInput.skippedMemberWarning("leiame.txt.pdf") == nil)
+        #expect(ImportInput.skippedMemberWarning("__MACOSX/._a.csv") == nil)
+        #expect(ImportInput.skippedMemberWarning("dados/") == nil)
+        #expect(ImportInput.skippedMemberWarning("y.dat")?.contains("urna reads a zip's .csv and .txt members") == true)
+        #expect(ImportInput.skippedMemberWarning("inner.zip")?.contains("a zip inside a zip is not opened") == true)
+    }
 }

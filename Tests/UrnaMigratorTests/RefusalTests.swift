@@ -122,6 +122,23 @@ import UrnaStore
         }
     }
 
+    /// A trigger on urna's own tables would run the file's SQL as urna records the run (in the failed-run ledger
+    /// too, after the rollback): refused before anything runs.
+    @Test func aTriggerOnUrnasOwnTablesIsRefused() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        try Connection(path: path).execute(
+            "CREATE TRIGGER t1 AFTER INSERT ON _urna_history BEGIN DELETE FROM \"Person\"; END")
+        expectError(
+            { _ = try Migrator(family: SchemaFamilies.people).plan(path: path) }, exitCode: 65,
+            mentions: ["trigger t1 on _urna_history: urna's own tables take no triggers"]
+        ) {
+            if case .drift = $0 { true } else { false }
+        }
+        #expect(try Connection(path: path).integer("SELECT count(*) FROM \"Person\"") == 4)
+    }
+
     @Test func driftIsShown() throws {
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
