@@ -182,6 +182,21 @@ final class ElectionStoreWriter {
             + "candidacy's rows where the layout has no asset number), one for '\(cut(a))' and one for '\(cut(b))' (this row)"
     }
 
+    /// Replaces a list's rows: `delete` (owner as ?1) removes them, `insert` (owner, position, target) adds the
+    /// members at positions 0, 1, 2...
+    private static func rewriteList(owner: String, members: [SQLValue], delete: Statement, insert: Statement) throws {
+        delete.bind(owner, 1)
+        _ = try delete.step()
+        delete.reset()
+        for (position, member) in members.enumerated() {
+            insert.bind(owner, 1)
+            insert.bind(Int64(position), 2)
+            insert.bindValue(member, 3)
+            _ = try insert.step()
+            insert.reset()
+        }
+    }
+
     /// Puts the goods lists that got a good out of order in asset order (NR_ORDEM_CANDIDATO, then key), so a
     /// candidacy's list is the same whatever order its files came in. Returns how many lists it sorted.
     @discardableResult
@@ -197,16 +212,7 @@ final class ElectionStoreWriter {
             var targets: [SQLValue] = []
             while try read.step() { targets.append(read.value(at: 0)) }
             read.reset()
-            clear.bind(owner, 1)
-            _ = try clear.step()
-            clear.reset()
-            for (position, target) in targets.enumerated() {
-                appendGood.bind(owner, 1)
-                appendGood.bind(Int64(position), 2)
-                appendGood.bindValue(target, 3)
-                _ = try appendGood.step()
-                appendGood.reset()
-            }
+            try Self.rewriteList(owner: owner, members: targets, delete: clear, insert: appendGood)
         }
         let sorted = unsortedGoodsLists.count
         unsortedGoodsLists.removeAll()
@@ -415,16 +421,8 @@ final class ElectionStoreWriter {
         coalitionMembers.reset()
         let merged = CatalogueBuffer.placing(existing, into: numbers)
         guard merged != existing else { return false }
-        deleteCoalitionMembers.bind(id, 1)
-        _ = try deleteCoalitionMembers.step()
-        deleteCoalitionMembers.reset()
-        for (position, n) in merged.enumerated() {
-            appendCoalitionMember.bind(id, 1)
-            appendCoalitionMember.bind(Int64(position), 2)
-            appendCoalitionMember.bind(n, 3)
-            _ = try appendCoalitionMember.step()
-            appendCoalitionMember.reset()
-        }
+        try Self.rewriteList(
+            owner: id, members: merged.map { .text($0) }, delete: deleteCoalitionMembers, insert: appendCoalitionMember)
         return true
     }
 
