@@ -35,6 +35,10 @@ public enum FileCopy {
         if !replacing, FileManager.default.fileExists(atPath: path) {
             throw MigrationError.backupFailed(path: path, reason: "a file is already there")
         }
+        if sameFile(sourcePath, path) {
+            throw MigrationError.backupFailed(
+                path: path, reason: "that name is the database itself (a hard or symbolic link to it), not a backup")
+        }
         let temporary = temporaryName(for: path)
         do {
             // A backup is one self-contained file (rollback journal): nothing to lose beside it.
@@ -139,6 +143,14 @@ public enum FileCopy {
 
     /// `<path>.v<version>.bak`: one backup per source version, replaced by the next run from that version.
     static func defaultBackupPath(for path: String, version: Int) -> String { "\(path).v\(version).bak" }
+
+    /// Whether two paths lead to one file (same device and inode), both existing.
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat()
+        var sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
 
     /// `people.sqlite.v0.bak` -> the first of `people.sqlite.v0.1.bak`, `.2.bak`, ... that does not exist.
     static func freeNumberedName(for path: String) -> String {

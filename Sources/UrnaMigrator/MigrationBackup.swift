@@ -45,6 +45,10 @@ public enum MigrationBackup {
             throw MigrationError.restoreRefused(
                 path: path, backup: "\(path).v<N>.bak", reason: "no backup of it was found next to it: give the backup's path")
         }
+        if FileCopy.sameFile(source, path) {
+            throw MigrationError.restoreRefused(
+                path: path, backup: source, reason: "the backup is the file itself (the same path, or a link to it)")
+        }
         let b = try RecordedFile.open(source, readOnly: true)
         let schema = try RecordedFile.schema(in: b, path: source)
         let problems = try b.rows("PRAGMA integrity_check").compactMap { r -> String? in
@@ -68,6 +72,9 @@ public enum MigrationBackup {
         var keep = "\(path).before-restore.bak"
         if FileManager.default.fileExists(atPath: keep) { keep = FileCopy.freeNumberedName(for: keep) }
         try FileCopy.backup(sourcePath: path, to: keep)
+        // The copy of the file as it was is only worth keeping if the restore replaces the file.
+        var restored = false
+        defer { if !restored { FileCopy.removeWithSidecars(keep) } }
         guard let h = sqlite3_backup_init(target.handle, "main", b.handle, "main") else {
             throw MigrationError.storage(
                 SQLiteError(
@@ -79,6 +86,7 @@ public enum MigrationBackup {
             if rc & 0xFF == SQLITE_BUSY || rc & 0xFF == SQLITE_LOCKED { throw MigrationError.busy(path: path) }
             throw MigrationError.storage(SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc))))
         }
+        restored = true
         return Restored(backupPath: source, family: schema.family, version: schema.version, keptAs: keep)
     }
 }

@@ -91,6 +91,28 @@ import UrnaStore
         #expect(again.keptAs == path + ".before-restore.1.bak")
     }
 
+    /// The file itself (or a link to it) is no backup, for restore and for the backup's own name; a refused
+    /// restore leaves no copy of the file behind.
+    @Test func theFileItselfIsNoBackup() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        #expect(throws: MigrationError.self) { try MigrationBackup.restore(path: path, from: path) }
+        let linked = dir.file("link.bak")
+        try FileManager.default.linkItem(atPath: path, toPath: linked)
+        #expect(throws: MigrationError.self) { try MigrationBackup.restore(path: path, from: linked) }
+        #expect(!FileManager.default.fileExists(atPath: path + ".before-restore.bak"))
+        try FileManager.default.linkItem(atPath: path, toPath: path + ".v0.bak")
+        let m = Migrator(family: SchemaFamilies.people)
+        do {
+            _ = try m.run(try m.plan(path: path), backup: .besideFile)
+            Issue.record("a backup onto the file itself was accepted")
+        } catch let e as MigrationError {
+            #expect(e.description.contains("that name is the database itself"), "\(e)")
+        }
+        #expect(try FamilyRegistry.recordedSchema(at: path).version == 0)
+    }
+
     @Test func aBackupOfAnotherFamilyIsNotRestored() throws {
         let dir = try Fixture.directory()
         let path = dir.file("people.sqlite")
