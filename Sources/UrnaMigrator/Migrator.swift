@@ -109,6 +109,10 @@ public struct Migrator {
         let problems = family.problems()
         guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
         let c = try RecordedFile.open(path, readOnly: true)
+        // One snapshot for every read of the plan: another migrator committing meanwhile must not show its new
+        // tables beside the old descriptor (which read as drift).
+        try c.execute("BEGIN")
+        defer { try? c.execute("ROLLBACK") }
         let recorded = try RecordedFile.schema(in: c, path: displayPath)
         guard recorded.family == family.name else {
             throw MigrationError.familyMismatch(path: displayPath, file: recorded.family, migrator: family.name)
