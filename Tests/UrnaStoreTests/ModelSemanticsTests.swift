@@ -248,6 +248,29 @@ struct DeletedReadTests {
         #expect(beyond.isInvalidated)
     }
 
+    @Test("A type without a primary key never gives a deleted object's _id to a new one (a kept handle read it)")
+    func deletedRowidsAreNotReused() throws {
+        let schema = try Schema(
+            family: "tags", version: 0, types: [ObjectSchema("Tag", [Property("label", .string, default: "")])])
+        let store = try Store.inMemory(schema: schema)
+        let tags: [DynamicObject] = try store.write { try (1...3).map { try store.create("Tag", value: ["label": "t\($0)"]) } }
+        let last = tags[2]
+        #expect(last["label"] == .string("t3"))
+        let lastKey = last.primaryKeyValue
+        try store.write { try store.delete(last) }
+        let next: DynamicObject = try store.write { try store.create("Tag", value: ["label": "someone else"]) }
+        #expect(next.primaryKeyValue != lastKey, "the deleted object's _id \(lastKey) was given again")
+        #expect(last.isInvalidated)
+        #expect(last["label"] == .string("t3"), "the deleted handle keeps its own last values")
+        // Through a query too, and after deleting everything.
+        try store.write { try store.delete(store.objects("Tag").filter("label == 'someone else'")) }
+        let again: DynamicObject = try store.write { try store.create("Tag", value: ["label": "new"]) }
+        #expect(again.primaryKeyValue != next.primaryKeyValue)
+        try store.write { try store.deleteAll() }
+        let after: DynamicObject = try store.write { try store.create("Tag", value: ["label": "after"]) }
+        #expect(after.primaryKeyValue != again.primaryKeyValue)
+    }
+
     @Test("Many readers of objects another task deletes: no trap, every read a value the object had")
     func concurrentDeletesNeverTrap() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-deleted-\(UUID().uuidString)")

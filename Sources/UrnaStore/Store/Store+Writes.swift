@@ -62,6 +62,7 @@ extension Store {
         bumpGeneration()
         // Remembered until the write ends: a write that rolls back gives the object back its key and store.
         deletedInWrite.append((object, key))
+        if object.type.primaryKey == nil, case .integer(let id) = key { noteDeletedRowid(object.type.name, id) }
         object.storedKey = nil
         object.store = nil
         object.wasDeleted = true
@@ -71,6 +72,12 @@ extension Store {
     public func delete(_ results: Results) throws {
         try requireWrite()
         let (sql, bindings) = try results.keySQL()
+        if results.type.primaryKey == nil {
+            let top = try connection.scalar(
+                "SELECT max(\(Identifier.quoted(results.type.keyColumn))) FROM \(Identifier.quoted(results.type.name)) "
+                    + "WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))", bindings)
+            if case .integer(let id)? = top { noteDeletedRowid(results.type.name, id) }
+        }
         try connection.run(
             "DELETE FROM \(Identifier.quoted(results.type.name)) WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))",
             bindings)
@@ -82,6 +89,12 @@ extension Store {
     public func deleteAll() throws {
         try requireWrite()
         for t in schema.tableTypes.reversed() {
+            if t.primaryKey == nil,
+                case .integer(let id)? = try connection.scalar(
+                    "SELECT max(\(Identifier.quoted(t.keyColumn))) FROM \(Identifier.quoted(t.name))")
+            {
+                noteDeletedRowid(t.name, id)
+            }
             try connection.run("DELETE FROM \(Identifier.quoted(t.name))")
             if connection.changes > 0 { pendingChanges.deleted[t.name, default: 0] += connection.changes }
         }
@@ -199,7 +212,27 @@ extension Store {
         pendingChanges.inserted[t.name, default: 0] += 1
         bumpGeneration()
         if let pkIndex = plan.primaryKeyIndex { return ValueCodec.encodeKey(values[pkIndex]) }
-        return .integer(connection.lastInsertRowID)
+        return try freshRowid(t)
+    }
+
+    func noteDeletedRowid(_ type: String, _ id: Int64) {
+        deletedRowidHighWater[type] = max(deletedRowidHighWater[type] ?? Int64.min, id)
+    }
+
+    /// The `_id` SQLite gave the row just inserted, moved past every `_id` this store deleted of its type (so a
+    /// deleted object's handle never reads a new one).
+    private func freshRowid(_ t: ObjectSchema) throws -> SQLValue {
+        let id = connection.lastInsertRowID
+        guard !deletedRowidHighWater.isEmpty, let deleted = deletedRowidHighWater[t.name], id <= deleted,
+            deleted < Int64.max
+        else { return .integer(id) }
+        let table = Identifier.quoted(t.name)
+        let column = Identifier.quoted(t.keyColumn)
+        let top = try connection.scalar("SELECT max(\(column)) FROM \(table)")
+        var fresh = deleted + 1
+        if case .integer(let m)? = top, m >= fresh, m < Int64.max { fresh = m + 1 }
+        try connection.run("UPDATE \(table) SET \(column) = ? WHERE \(column) = ?", [.integer(fresh), .integer(id)])
+        return .integer(fresh)
     }
 
     private func insertPlan(for t: ObjectSchema, count: Int) throws -> InsertPlan? {
@@ -337,7 +370,7 @@ extension Store {
         pendingChanges.inserted[t.name, default: 0] += 1
         bumpGeneration()
         if let pk = t.primaryKey, let v = columns.first(where: { $0.0.name == pk.name })?.1, !v.isNull { return v }
-        return .integer(connection.lastInsertRowID)
+        return try freshRowid(t)
     }
 
     /// Updates some properties of a managed object.

@@ -38,6 +38,10 @@ public final class Store: @unchecked Sendable {
     /// Objects deleted through their own reference in the open write (guarded by `writeLock`), given back their
     /// key if it rolls back.
     var deletedInWrite: [(DynamicObject, SQLValue)] = []
+    /// Per type without a primary key, the highest `_id` this store deleted (guarded by `writeLock`): SQLite gives
+    /// a new row the largest rowid + 1, so without it a new object could take a deleted one's `_id`, and a handle
+    /// kept to the deleted one would read the new one.
+    var deletedRowidHighWater: [String: Int64] = [:]
     var pendingChanges = ChangeSet()
     var deferredWriteError: Error?
     var insertPlans: [InsertPlanKey: CachedInsertPlan] = [:]
