@@ -114,13 +114,7 @@ enum CopyCommand {
     static func warnNotCopied(_ relations: [(String, String)], copied: PostgresTransfer.Counts, schema: Schema, from: String) {
         var own = Set(copied.map { $0.table.lowercased() })
         own.formUnion(schema.views.map { $0.name.lowercased() })
-        own.formUnion(
-            [
-                StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable,
-                StorageLayout.pendingGoodsTable,
-            ].map {
-                $0.lowercased()
-            })
+        // urna's own bookkeeping (`_urna_schema`, `_urna_history`, ...) is left out by its prefix below.
         let left = relations.filter { kind, name in
             let n = name.lowercased()
             return !own.contains(n) && !n.hasPrefix("sqlite_") && !n.hasPrefix("_urna_")

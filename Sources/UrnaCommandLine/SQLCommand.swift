@@ -75,11 +75,12 @@ enum SQLCommand {
         do {
             // The family's tables as they should be, and how they differ before the statement (a file can drift
             // already): a statement that adds a difference is rolled back.
-            let shapeBefore = write ? try familyDifferences(connection, schema: store.schema) : []
+            let expected = write ? try DatabaseShape.expected(for: store.schema) : nil
+            let shapeBefore = try expected.map { try familyDifferences(connection, expected: $0) } ?? []
             let rows = try printRows(of: statement, as: format)
-            if write {
+            if let expected {
                 let changed = connection.changes
-                let added = try familyDifferences(connection, schema: store.schema).filter { !shapeBefore.contains($0) }
+                let added = try familyDifferences(connection, expected: expected).filter { !shapeBefore.contains($0) }
                 guard added.isEmpty else {
                     try? connection.execute("ROLLBACK")
                     throw CLIError(
@@ -102,9 +103,8 @@ enum SQLCommand {
 
     /// How the file's tables differ from its family's storage contract (tables and indexes of its own are not
     /// differences).
-    static func familyDifferences(_ c: Connection, schema: Schema) throws -> [String] {
-        let expected = try DatabaseShape.expected(for: schema)
-        return try DatabaseShape.read(c).differences(
+    static func familyDifferences(_ c: Connection, expected: DatabaseShape) throws -> [String] {
+        try DatabaseShape.read(c).differences(
             from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: false)
     }
 

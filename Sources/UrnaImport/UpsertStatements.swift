@@ -331,11 +331,9 @@ enum GenerationMerge {
     private static let candidatePlaceholders: [Int: Set<SQLValue>] =
         ElectionColumns.candidate.firstIndex(of: "postCode").map { [$0: [.integer(0)]] } ?? [:]
 
-    /// Between two rows under one key that are not one object: true when `incoming` is the one to keep (the newer
-    /// generation; for one generation, the greater values in column order).
+    /// Between two rows of one generation under one key that are not one object: true when `incoming` is the one
+    /// to keep (the greater values in column order). Rows of two generations merge instead (`upsert`).
     static func wins(_ incoming: [SQLValue], over stored: [SQLValue]) -> Bool {
-        let generation = compare(incoming[1], stored[1])
-        if generation != 0 { return generation > 0 }
         for (a, b) in zip(incoming.dropFirst(2), stored.dropFirst(2)) {
             let order = compare(a, b)
             if order != 0 { return order > 0 }

@@ -7,10 +7,7 @@ import UrnaStore
 /// nothing behind.
 public enum PostgresTransfer {
     static func q(_ name: String) -> String { Identifier.quoted(name) }
-    static let metadataTables = [
-        StorageLayout.schemaTable, StorageLayout.historyTable, StorageLayout.fieldGenerationsTable,
-        StorageLayout.pendingGoodsTable,
-    ]
+    static let metadataTables = StorageLayout.metadataTables
 
     /// Whether `name` exists as a table (or view) in the connection's search path.
     public static func relationExists(_ name: String, in pg: PostgresConnection) throws -> Bool {

@@ -21,6 +21,8 @@ public enum StorageLayout {
     /// consulta_cand file, in another run): each is attached by the first import that brings its candidacy.
     /// Created when needed; not part of any family's schema.
     public static let pendingGoodsTable = "_urna_pending_goods"
+    /// urna's own tables beside a family's, in the order a copy between backends carries them.
+    public static let metadataTables = [schemaTable, historyTable, fieldGenerationsTable, pendingGoodsTable]
     /// Store tables a file may or may not have (a shape check neither wants nor refuses them).
     public static let optionalMetadataTables: Set<String> = [fieldGenerationsTable, pendingGoodsTable]
     /// The pending goods table: the good as the importer's JSON (its key), where it was read, the source row.

@@ -72,12 +72,8 @@ extension Store {
     public func delete(_ results: Results) throws {
         try requireWrite()
         let (sql, bindings) = try results.keySQL()
-        if results.type.primaryKey == nil {
-            let top = try connection.scalar(
-                "SELECT max(\(Identifier.quoted(results.type.keyColumn))) FROM \(Identifier.quoted(results.type.name)) "
-                    + "WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))", bindings)
-            if case .integer(let id)? = top { noteDeletedRowid(results.type.name, id) }
-        }
+        try noteDeletedRowids(
+            of: results.type, where: " WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))", bindings)
         try connection.run(
             "DELETE FROM \(Identifier.quoted(results.type.name)) WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))",
             bindings)
@@ -89,12 +85,7 @@ extension Store {
     public func deleteAll() throws {
         try requireWrite()
         for t in schema.tableTypes.reversed() {
-            if t.primaryKey == nil,
-                case .integer(let id)? = try connection.scalar(
-                    "SELECT max(\(Identifier.quoted(t.keyColumn))) FROM \(Identifier.quoted(t.name))")
-            {
-                noteDeletedRowid(t.name, id)
-            }
+            try noteDeletedRowids(of: t)
             try connection.run("DELETE FROM \(Identifier.quoted(t.name))")
             if connection.changes > 0 { pendingChanges.deleted[t.name, default: 0] += connection.changes }
         }
@@ -213,6 +204,15 @@ extension Store {
         bumpGeneration()
         if let pkIndex = plan.primaryKeyIndex { return ValueCodec.encodeKey(values[pkIndex]) }
         return try freshRowid(t)
+    }
+
+    /// Before rows of a type without a primary key are deleted (those `condition` selects, or all): remembers the
+    /// largest `_id` among them.
+    private func noteDeletedRowids(of t: ObjectSchema, where condition: String = "", _ bindings: [SQLValue] = []) throws {
+        guard t.primaryKey == nil else { return }
+        let top = try connection.scalar(
+            "SELECT max(\(Identifier.quoted(t.keyColumn))) FROM \(Identifier.quoted(t.name))\(condition)", bindings)
+        if case .integer(let id)? = top { noteDeletedRowid(t.name, id) }
     }
 
     func noteDeletedRowid(_ type: String, _ id: Int64) {
