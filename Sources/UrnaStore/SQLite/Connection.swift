@@ -12,11 +12,24 @@ private let sqliteConfigured: Bool = {
 /// Owns one sqlite3 handle; closes it in deinit.
 ///
 /// Not thread-safe: use one per thread, or open it `serialized` (SQLite's own mutex then guards every
-/// call; a `Store` opens its writer that way and lends it to one thread at a time).
+/// call). A `Store`'s writer (`store.connection`) is safe from any thread: its methods wait for the store's
+/// write lock, so raw SQL from another thread runs between two writes, never inside one (where a rollback
+/// would take it away) nor on a cached statement another thread is stepping.
 public final class Connection {
     public let handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    /// The write lock of the store whose writer this is: every method below holds it (it is re-entrant, and
+    /// free for the thread already writing). A `Store` is `Sendable` and its `connection` public, so two tasks
+    /// can reach this connection at once; without the lock they would share cached statements and a raw
+    /// statement would join another thread's open write.
+    var ownerLock: WriteLock?
+
+    /// Runs `body` holding the owning store's write lock (when there is one and this thread does not hold it).
+    @inline(__always) func exclusive<T>(_ body: () throws -> T) rethrows -> T {
+        guard let ownerLock, !ownerLock.isHeldByCurrentThread else { return try body() }
+        return try ownerLock.withLock(body)
+    }
 
     /// Opens (or creates, unless `readOnly`) the database at `path`; ":memory:" for an in-memory one.
     ///
@@ -98,7 +111,9 @@ public final class Connection {
     }
 
     /// Runs one or more statements that take no parameters.
-    public func execute(_ sql: String) throws {
+    public func execute(_ sql: String) throws { try exclusive { try executeHoldingLock(sql) } }
+
+    private func executeHoldingLock(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
@@ -110,46 +125,56 @@ public final class Connection {
 
     /// Runs one statement with bound parameters.
     public func run(_ sql: String, _ bindings: [SQLValue] = []) throws {
-        let s = try cachedStatement(sql)
-        try s.bind(bindings)
-        try s.runToCompletion()
+        try exclusive {
+            let s = try cachedStatement(sql)
+            try s.bind(bindings)
+            try s.runToCompletion()
+        }
     }
 
     /// Prepares a statement (not cached).
     public func prepare(_ sql: String) throws -> Statement { try Statement(connection: self, sql: sql) }
 
     /// A prepared statement kept for reuse; reset before it is returned.
+    ///
+    /// On a store's writer, step it inside that store's `write` (another thread may reset it otherwise).
     public func cachedStatement(_ sql: String) throws -> Statement {
-        if let s = statementCache[sql] {
-            s.reset()
+        try exclusive {
+            if let s = statementCache[sql] {
+                s.reset()
+                return s
+            }
+            let s = try Statement(connection: self, sql: sql)
+            statementCache[sql] = s
             return s
         }
-        let s = try Statement(connection: self, sql: sql)
-        statementCache[sql] = s
-        return s
     }
 
     /// Forgets cached statements (needed before DDL that changes tables they use).
-    public func clearStatementCache() { statementCache.removeAll() }
+    public func clearStatementCache() { exclusive { statementCache.removeAll() } }
 
     /// All rows of a query, each as an array of column values.
     public func rows(_ sql: String, _ bindings: [SQLValue] = []) throws -> [[SQLValue]] {
-        let s = try cachedStatement(sql)
-        try s.bind(bindings)
-        var out: [[SQLValue]] = []
-        while try s.step() {
-            out.append((0..<s.columnCount).map { s.value(at: $0) })
+        try exclusive {
+            let s = try cachedStatement(sql)
+            try s.bind(bindings)
+            var out: [[SQLValue]] = []
+            while try s.step() {
+                out.append((0..<s.columnCount).map { s.value(at: $0) })
+            }
+            s.reset()
+            return out
         }
-        s.reset()
-        return out
     }
 
     /// The first column of the first row, or nil.
     public func scalar(_ sql: String, _ bindings: [SQLValue] = []) throws -> SQLValue? {
-        let s = try cachedStatement(sql)
-        try s.bind(bindings)
-        defer { s.reset() }
-        return try s.step() ? s.value(at: 0) : nil
+        try exclusive {
+            let s = try cachedStatement(sql)
+            try s.bind(bindings)
+            defer { s.reset() }
+            return try s.step() ? s.value(at: 0) : nil
+        }
     }
 
     /// The first column of the first row as an integer (0 when there is no row or it is NULL).

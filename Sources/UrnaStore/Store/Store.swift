@@ -111,6 +111,7 @@ public final class Store: @unchecked Sendable {
                     throw StoreError.schemaMismatch(problem)
                 }
             }
+        connection.ownerLock = writeLock
         try connection.execute("PRAGMA foreign_keys = ON")
         try QueryCompiler.registerFunctions(on: connection)
         if verify { try installOrVerify(pageSize: pageSize) }
