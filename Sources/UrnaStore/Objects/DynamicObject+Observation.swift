@@ -54,7 +54,7 @@ extension DynamicObject {
         guard let store, let key = storedKey else { throw StoreError.unmanagedObject(type: type.name) }
         guard !store.isInWriteTransaction else { throw StoreError.observeInWriteTransaction }
         let snapshotter = try ObjectSnapshotter(store: store, type: type, key: key)
-        return store.observe { _ in
+        return store.observeCatchingUp { _ in
             if let change = snapshotter.next() { callback(change) }
         }
     }

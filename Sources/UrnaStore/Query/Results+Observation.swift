@@ -91,7 +91,7 @@ extension Results {
         guard !store.isInWriteTransaction else { throw StoreError.observeInWriteTransaction }
         let snapshotter = ResultsSnapshotter(copy())
         callback(.initial(count: try snapshotter.start()))
-        return store.observe { _ in
+        return store.observeCatchingUp { _ in
             if let change = snapshotter.next() { callback(change) }
         }
     }

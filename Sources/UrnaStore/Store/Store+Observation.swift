@@ -6,6 +6,11 @@ struct ObserverRegistry: ~Copyable {
     var callbacks: [Int: @Sendable (ChangeSet) -> Void] = [:]
     var nextID = 0
     var timer: DispatchSourceTimer?
+    /// Change sets waiting for delivery, in the order they were handed over; `only` names the one observer
+    /// that should hear it (a new observer catching up), nil for all.
+    var pending: [(changes: ChangeSet, only: Int?)] = []
+    /// Whether a thread is delivering `pending` now (it delivers what others add meanwhile).
+    var delivering = false
 
     mutating func stopPolling() {
         timer?.cancel()
@@ -21,8 +26,16 @@ extension Store {
     /// stores, connections or processes on the file (seen by `refresh()`, at the start of a write, or by
     /// the store's own look a few times a second while observers exist). Keep the token to keep observing.
     ///
-    /// The callback runs on the thread that committed (or refreshed), after the write lock is released.
+    /// The callback runs on the thread that committed (or refreshed), after the write lock is released. Callbacks
+    /// are called one at a time, in the order of the commits: a commit made while another thread is calling
+    /// observers (or by an observer itself) is delivered by that thread, right after the callback it is running.
     public func observe(_ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObservationToken {
+        observe(callback, returningID: ()).token
+    }
+
+    private func observe(
+        _ callback: @escaping @Sendable (ChangeSet) -> Void, returningID: Void
+    ) -> (token: ObservationToken, id: Int) {
         let id = observation.withLock { registry -> Int in
             let id = registry.nextID
             registry.nextID += 1
@@ -36,12 +49,13 @@ extension Store {
             }
             return id
         }
-        return ObservationToken { [weak self] in
+        let token = ObservationToken { [weak self] in
             self?.observation.withLock { registry in
                 registry.callbacks[id] = nil
                 if registry.callbacks.isEmpty { registry.stopPolling() }
             }
         }
+        return (token, id)
     }
 
     /// Every change set, as an async sequence (ends when the consuming task is cancelled).
@@ -59,12 +73,40 @@ extension Store {
     /// Calls each observer registered now, in registration order; one whose token was invalidated meanwhile (on
     /// another thread, or by an earlier observer of this change) is skipped. Only a call already started can
     /// still be running when `invalidate()` returns on another thread.
-    func notifyObservers(_ changes: ChangeSet) {
-        let ids = observation.withLock { $0.callbacks.keys.sorted() }
-        for id in ids {
-            guard let c = observation.withLock({ $0.callbacks[id] }) else { continue }
-            c(changes)
+    ///
+    /// Observers are called one at a time, in the order the changes were handed over: when another thread is
+    /// delivering (or this one is, further up the stack: an observer that writes), the change is queued and
+    /// that delivery calls it next. Two threads committing at once used to call the same observer at once,
+    /// and a results observer could hear the later commit's count before the earlier one's.
+    func notifyObservers(_ changes: ChangeSet, only: Int? = nil) {
+        let deliverHere = observation.withLock { registry -> Bool in
+            registry.pending.append((changes, only))
+            if registry.delivering { return false }
+            registry.delivering = true
+            return true
         }
+        guard deliverHere else { return }
+        while let next = observation.withLock({ registry -> (changes: ChangeSet, only: Int?)? in
+            if registry.pending.isEmpty {
+                registry.delivering = false
+                return nil
+            }
+            return registry.pending.removeFirst()
+        }) {
+            let ids = next.only.map { [$0] } ?? observation.withLock { $0.callbacks.keys.sorted() }
+            for id in ids {
+                guard let c = observation.withLock({ $0.callbacks[id] }) else { continue }
+                c(next.changes)
+            }
+        }
+    }
+
+    /// Registers `callback` like `observe`, then has it called once (in delivery order) so that it catches up with
+    /// commits made between its caller's first snapshot and this registration, which nobody told it of.
+    func observeCatchingUp(_ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObservationToken {
+        let (token, id) = observe(callback, returningID: ())
+        notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name))), only: id)
+        return token
     }
 }
 

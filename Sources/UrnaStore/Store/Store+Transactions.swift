@@ -56,7 +56,9 @@ extension Store {
     /// Unavailable from async code: across an `await` a task may resume on another thread, whose
     /// `commitWrite()` then fails and leaves the write lock held for good (every other writer waits forever),
     /// and other tasks run meanwhile on the first thread would write inside this transaction.
-    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
+    @available(
+        *, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }"
+    )
     public func beginWrite() throws {
         writeLock.lock()
         if writeOpen || connection.isInTransaction {
@@ -90,7 +92,9 @@ extension Store {
     /// Commits the open write transaction, then tells observers what changed.
     ///
     /// Throws (after rolling everything back) the first error a setter recorded during the write.
-    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
+    @available(
+        *, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }"
+    )
     public func commitWrite() throws {
         guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
         if writeBlockOpen {
@@ -126,7 +130,9 @@ extension Store {
     }
 
     /// Rolls back the open write transaction; nothing it did remains.
-    @available(*, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }")
+    @available(
+        *, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }"
+    )
     public func cancelWrite() {
         guard writeLock.isHeldByCurrentThread else { return }
         writeBlockOpen = false
@@ -173,7 +179,8 @@ extension Store {
     /// read (a counted `Results`, an object's loaded values). Each `write` refreshes first on its own,
     /// and while observers are registered the store looks for other commits a few times a second.
     ///
-    /// Observers have been told of what it found (by this call or by the store's own look) when it returns.
+    /// Observers have been told of what it found (by this call or by the store's own look) when it returns, unless
+    /// another thread was calling observers at that moment: that thread tells them next, in order.
     /// Inside a write it only catches up: the write's observers hear of it at commit.
     @discardableResult
     public func refresh() throws -> Bool {
@@ -214,7 +221,9 @@ extension Store {
     /// Notes (in `fileSchemaProblem`) whether the file still records this store's family and version; another
     /// connection (a migrator) may have upgraded it. Needs the write lock.
     func checkRecordedVersion() {
-        switch Self.recordedSchema(on: connection, family: schema.family, version: schema.version, doing: "nothing was written") {
+        switch Self.recordedSchema(
+            on: connection, family: schema.family, version: schema.version, doing: "nothing was written")
+        {
         case .matches: fileSchemaProblem = nil
         case .differs(let problem): fileSchemaProblem = problem
         case .unreadable: break  // a table being rebuilt, a damaged file: the write's own statements will say why
@@ -237,7 +246,8 @@ extension Store {
         if recorded == family, v == Int64(version) { return .matches }
         return .differs(
             "\(c.path) is now at \(recorded) version \(v) (another connection migrated it), but this store "
-                + "was opened with \(family) version \(version): \(doing); open the file again with the schema of version \(v)")
+                + "was opened with \(family) version \(version): \(doing); open the file again with the schema of version \(v)"
+        )
     }
 
     // MARK: - Reads
