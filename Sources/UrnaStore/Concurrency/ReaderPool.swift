@@ -13,6 +13,8 @@ final class ReaderPool: @unchecked Sendable {
     private var idle: [Connection] = []
     private var opened = 0
     private var lent: [UInt: (connection: Connection, depth: Int)] = [:]
+    /// Threads running a `withSnapshot` body: their borrowed connection holds one read transaction.
+    private var snapshotThreads: Set<UInt> = []
 
     /// Throws when the file no longer records the store's schema (another connection migrated it); called after a
     /// read whenever the file changed since the connection last checked, so the read's values never reach the
@@ -48,6 +50,33 @@ final class ReaderPool: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// Runs `body` with this thread's connection held in one read transaction: every read `body` makes through
+    /// `withConnection` sees the same commit (WAL keeps it while writers go on). Nested calls join the outer one.
+    func withSnapshot<T>(_ body: () throws -> T) throws -> T {
+        let me = currentThreadID()
+        if isInSnapshot(me) { return try body() }
+        let c = try borrow(me)
+        defer { giveBack(me) }
+        try c.execute("BEGIN")
+        condition.lock()
+        snapshotThreads.insert(me)
+        condition.unlock()
+        defer {
+            condition.lock()
+            snapshotThreads.remove(me)
+            condition.unlock()
+            if (try? c.execute("COMMIT")) == nil { try? c.execute("ROLLBACK") }
+        }
+        return try body()
+    }
+
+    /// Whether the thread `me` is inside `withSnapshot`.
+    func isInSnapshot(_ me: UInt = currentThreadID()) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return snapshotThreads.contains(me)
     }
 
     private func borrow(_ me: UInt) throws -> Connection {

@@ -60,6 +60,7 @@ extension Store {
         *, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }"
     )
     public func beginWrite() throws {
+        if let readers, readers.isInSnapshot() { throw StoreError.writeInsideRead }
         writeLock.lock()
         if writeOpen || connection.isInTransaction {
             writeLock.unlock()
@@ -262,6 +263,30 @@ extension Store {
         return try writeLock.withLock { try body(connection) }
     }
 
+    /// Runs `body` so that everything it reads (queries, counts, objects' properties, lists) comes from one
+    /// commit, while other threads go on writing: outside it each read sees the last commit, so reading two
+    /// objects one after the other can mix two commits (GRDB's `read`; Realm's per-thread snapshot).
+    ///
+    /// ```swift
+    /// let total = try store.read {   // one commit's total, whatever other threads transfer meanwhile
+    ///     try store.object(ofType: Account.self, forPrimaryKey: 1)!.balance
+    ///         + store.object(ofType: Account.self, forPrimaryKey: 2)!.balance
+    /// }
+    /// ```
+    ///
+    /// A write inside it throws `StoreError.writeInsideRead` (its reads would not see it); inside a write, `read`
+    /// just runs `body` (the write's reads are already one state, its own). In-memory stores hold the write
+    /// lock meanwhile: writes on other threads wait for `body`.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        guard let readers, !writeLock.isHeldByCurrentThread else { return try writeLock.withLock(body) }
+        if readers.isInSnapshot() { return try body() }
+        // Values cached before (by any thread) may come from another commit than this read's, and values cached
+        // inside from an older one than the last when it ends: moving the generation makes both read again.
+        bumpGeneration()
+        defer { bumpGeneration() }
+        return try readers.withSnapshot(body)
+    }
+
     // MARK: - Swift concurrency
 
     /// `write` for async code: runs `body` in one write transaction off the caller's thread (so a task
@@ -275,9 +300,9 @@ extension Store {
     }
 
     /// Runs a read (anything not writing: queries, counts, object reads) off the caller's thread and
-    /// returns its `Sendable` result.
+    /// returns its `Sendable` result; like `read { }`, everything `body` reads comes from one commit.
     public func asyncRead<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await Self.offThread(body)
+        try await Self.offThread { try self.read(body) }
     }
 
     /// `refresh()` for async code.

@@ -28,6 +28,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case observeInWriteTransaction
     /// `commitWrite()` inside `write { }`, which commits when its body returns: the whole write was rolled back.
     case commitInsideWriteBlock
+    /// A write inside `read { }` (or `asyncRead { }`), whose reads see one earlier commit: they would not see it.
+    case writeInsideRead
 
     public var description: String {
         switch self {
@@ -58,6 +60,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .commitInsideWriteBlock:
             "commitWrite() was called inside store.write { ... }, which commits when its body returns: the whole "
                 + "write was rolled back (nothing of it was committed); return from the block instead"
+        case .writeInsideRead:
+            "a write cannot run inside store.read { ... } or asyncRead { ... } (their reads see one earlier commit, "
+                + "so they would not see it): write before or after the read, or read inside the write"
         case .observeInWriteTransaction:
             "observe is not available inside a write transaction (its first snapshot would hold changes that may "
                 + "never be committed): start observing before store.write { ... } or after it"
