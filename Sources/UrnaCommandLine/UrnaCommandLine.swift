@@ -31,7 +31,9 @@ public enum UrnaCommandLine {
         let why = String(cString: strerror(errno))
         guard code == ExitCode.ok else { return code }
         FileHandle.standardError.write(
-            Data("Error: cannot write standard output (\(why)); the output is incomplete\n".utf8))
+            Data(
+                "Error: cannot write standard output (\(why)); the output is incomplete (what the command changed, if anything, is kept)\n"
+                    .utf8))
         return ExitCode.failure
     }
 
