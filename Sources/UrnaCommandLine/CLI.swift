@@ -274,9 +274,24 @@ func folder(of path: String) -> String {
 /// Refuses, before anything is touched and with a message that says why, to run a command that writes the
 /// database at `path` when the file or its folder cannot be written. Permission bits do not stop root, so
 /// this asks the kernel (`access(2)`), which also reports read-only mounts and immutable files. SQLite would
-/// fail too, but with "unable to open database file" or halfway through, after the backup.
+/// fail too, but with "unable to open database file" or halfway through, after the backup. A file with several
+/// names (hard links) is refused too: two imports through two names of one file at once both exited 0 and left
+/// it failing `integrity_check`, one import's rows gone.
 func requireWritableDatabase(_ path: String, command: String) throws {
     let unchanged = "nothing was changed"
+    var st = stat()
+    if stat(path, &st) == 0, st.st_nlink > 1 {
+        // A new file another urna is linking into place has two names for an instant: look again.
+        usleep(100_000)
+        if stat(path, &st) == 0, st.st_nlink > 1 {
+            throw CLIError(
+                ExitCode.failure,
+                "\(path) has \(st.st_nlink) names (hard links to one file): SQLite keeps a database's -wal, -shm and "
+                    + "journal beside the name it was opened by, so a process writing through another name at the "
+                    + "same time would not see them and the file would be damaged; \(unchanged). Work on a copy "
+                    + "(cp \(path) NEW) or remove the other names")
+        }
+    }
     if FileManager.default.fileExists(atPath: path) {
         if access(path, W_OK) != 0 {
             let why = String(cString: strerror(errno))

@@ -47,7 +47,7 @@ enum CopyCommand {
     }
 
     static func fileToPostgres(_ file: String, _ url: String, replace: Bool) throws -> Int32 {
-        try InputChecks.checkDatabase(file)
+        try InputChecks.checkDatabase(file, option: "--from")
         guard FileManager.default.fileExists(atPath: file) else {
             throw CLIError(ExitCode.missingInput, "\(file) does not exist: give --from the path of an Urna file")
         }

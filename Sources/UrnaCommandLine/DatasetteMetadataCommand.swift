@@ -64,6 +64,25 @@ enum DatasetteMetadataCommand {
 }
 
 extension DatasetteMetadataCommand {
+    /// Refuses, before an import, a metadata path beside `database` that cannot or must not be written: a
+    /// folder, the database or an input (also through links), an SQLite file, another database's -wal or
+    /// -journal, a program, a file without write permission.
+    static func checkBeside(database: String, inputs: [String]) throws {
+        let out = besidePath(ofDatabase: database)
+        let prefix = "--datasette-metadata writes \(out) beside the database"
+        let elsewhere = "; or write the metadata elsewhere with urna datasette-metadata --out FILE after the import"
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw UsageError("\(prefix), and a folder has that name (nothing was changed)\(elsewhere)")
+        }
+        do {
+            try OutputPaths.refuse(out, option: "--out", database: database, inputs: inputs)
+            try OutputPaths.refuseReplacing(out, option: "--out")
+        } catch let e as UsageError {
+            throw UsageError("\(prefix): \(e.message)\(elsewhere)")
+        }
+    }
+
     /// Writes the metadata of the database at `database` to `<name>.metadata.json` beside it.
     static func writeBeside(database: String, quiet: Bool) throws {
         let store = try openExistingStore(database, readOnly: true)

@@ -63,6 +63,10 @@ enum ImportCommand {
         var options = ImportOptions(dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
                                     encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
         try ImportSafety.apply(p, to: &options)
+        // Checked before anything is imported: a refusal after the commit read as a failed import (exit 1).
+        if p.has("datasette-metadata") {
+            try DatasetteMetadataCommand.checkBeside(database: databasePath(p), inputs: p.positionals)
+        }
         let bar = ImportProgressBar(quiet: p.has("quiet") || p.has("json"))
         let (files, skipped) = try ImportCommand.discoverInputsAndSkipped(p.positionals)
         var summary = try Importer(options: options, progress: bar).run(files: files)
@@ -74,7 +78,17 @@ enum ImportCommand {
         } else if !p.has("quiet") {
             print(summary.renderText(), terminator: summary.renderText().hasSuffix("\n") ? "" : "\n")
         }
-        if p.has("datasette-metadata") { try DatasetteMetadataCommand.writeBeside(database: databasePath(p), quiet: p.has("quiet") || p.has("json")) }
+        if p.has("datasette-metadata") {
+            do {
+                try DatasetteMetadataCommand.writeBeside(
+                    database: databasePath(p), quiet: p.has("quiet") || p.has("json"))
+            } catch let e as CLIError {
+                throw CLIError(
+                    e.code,
+                    "the import was committed, but its Datasette metadata was not written: \(e.message); "
+                        + "write it with urna datasette-metadata --db \(databasePath(p)) --out FILE")
+            }
+        }
         return ExitCode.ok
     }
 }

@@ -11,23 +11,25 @@ import Foundation
 enum InputChecks {
     /// `--db` must be a regular file (or not exist yet), and an SQLite file must not belong to another
     /// application (a non-zero `application_id` in its header; Urna sets none).
-    static func checkDatabase(_ path: String) throws {
+    /// `option` names the path in messages (`--from` for `copy` and `restore`).
+    static func checkDatabase(_ path: String, option: String = "--db") throws {
         var st = stat()
         guard stat(path, &st) == 0 else { return }
         let type = st.st_mode & S_IFMT
         if type == S_IFDIR {
-            throw UsageError("--db \(path) is a folder: give the path of a database file, such as \(path)/urna.sqlite")
+            throw UsageError(
+                "\(option) \(path) is a folder: give the path of a database file, such as \(path)/urna.sqlite")
         }
         if type != S_IFREG {
             throw UsageError(
-                "--db \(path) is \(describe(type)), not a file: SQLite needs a regular file it can lock and seek; "
-                    + "give --db the path of a database file (nothing was changed)")
+                "\(option) \(path) is \(describe(type)), not a file: SQLite needs a regular file it can lock and seek; "
+                    + "give \(option) the path of a database file (nothing was changed)")
         }
         if let id = applicationID(path), id != 0 {
             throw CLIError(
                 ExitCode.badData,
                 "\(path) is an SQLite file of another application (its application_id is \(id); Urna files have 0): "
-                    + "Urna does not take it over; give --db the path of an Urna file, or a new path (nothing was changed)"
+                    + "Urna does not take it over; give \(option) the path of an Urna file, or a new path (nothing was changed)"
             )
         }
     }

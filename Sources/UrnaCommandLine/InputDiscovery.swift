@@ -66,28 +66,60 @@ enum InputDiscovery {
         var links: [Skipped] = []
         let root = OutputPaths.realPath(folder) ?? OutputPaths.absolute(folder)
         var visited: Set<String> = [root]
-        var stack = [folder]
-        while let dir = stack.popLast() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+        // Each folder with its real path: a folder that is not a link is its parent's real path plus its name, so
+        // only links are resolved (realpath on every folder made a folder nested 2,000 deep take minutes).
+        var stack = [(folder, root)]
+        while let (dir, dirReal) = stack.popLast() {
+            // A folder that cannot be listed (a path past PATH_MAX, 4,096 bytes, nested 2,100 deep; no permission)
+            // is named: its files were left out without a word.
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+                links.append(
+                    Skipped(
+                        path: dir,
+                        reason: "a folder that cannot be read (\(Self.why(dir))): its files were not imported"))
+                continue
+            }
             for name in names where !name.hasPrefix(".") {
                 let path = (dir as NSString).appendingPathComponent(name)
                 var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                    var st = stat()
+                    let reason =
+                        lstat(path, &st) == 0
+                        ? "a link to \((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"), which does not exist"
+                        : "cannot be read (\(Self.why(path)))"
+                    links.append(Skipped(path: path, reason: reason))
+                    continue
+                }
                 guard isDirectory.boolValue else {
                     out.append(path)
                     continue
                 }
-                let real = OutputPaths.realPath(path) ?? OutputPaths.absolute(path)
+                var st = stat()
+                let isLink = lstat(path, &st) != 0 || st.st_mode & S_IFMT == S_IFLNK
+                let real =
+                    isLink
+                    ? (OutputPaths.realPath(path) ?? OutputPaths.absolute(path))
+                    : (dirReal as NSString).appendingPathComponent(name)
                 if real != root && !real.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
                     links.append(Skipped(path: path, reason: "a link to \(real), outside \(folder) (not followed)"))
                 } else if !visited.insert(real).inserted {
-                    links.append(Skipped(path: path, reason: "leads to \(real), already read through another path (not read twice)"))
+                    links.append(
+                        Skipped(
+                            path: path, reason: "leads to \(real), already read through another path (not read twice)"))
                 } else {
-                    stack.append(path)
+                    stack.append((path, real))
                 }
             }
         }
         return (out.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, links)
+    }
+
+    /// Why `path` cannot be reached, in the system's words (`File name too long`).
+    static func why(_ path: String) -> String {
+        guard let d = opendir(path) else { return String(cString: strerror(errno)) }
+        closedir(d)
+        return "it could not be listed"
     }
 
     /// What `path` leads to (following symlinks) when that is not a regular file: a FIFO, a device, a socket.
@@ -174,7 +206,9 @@ enum InputDiscovery {
 extension ImportCommand {
     /// The import's files from its arguments: folders expanded, foreign files skipped with a warning on stderr.
     /// Also returns the files skipped (each already said in a warning on stderr).
-    static func discoverInputsAndSkipped(_ arguments: [String]) throws -> (files: [String], skipped: [InputDiscovery.Skipped]) {
+    static func discoverInputsAndSkipped(_ arguments: [String]) throws -> (
+        files: [String], skipped: [InputDiscovery.Skipped]
+    ) {
         let (files, skipped) = InputDiscovery.expand(arguments)
         for s in skipped { CLI.printError(s.warning) }
         guard !files.isEmpty else {

@@ -23,6 +23,14 @@ enum OutputPaths {
                 "\(option) \(output) is a symbolic link: urna does not write through links; give \(option) "
                     + "another path (nothing was changed)")
         }
+        if let n = descriptorNumber(output), fcntl(n, F_GETFD) < 0 {
+            // Not open now, before urna opens anything: the number would be the database's, its -wal's or
+            // -shm's by the time the output is written (`--rejects /dev/fd/4` wrote CSV over the database).
+            throw UsageError(
+                "\(option) \(output) names descriptor \(n), which is not open: urna's own files (the database, "
+                    + "its -wal and -shm) get such numbers, and writing there would go into them; open it for "
+                    + "urna (\(n)>FILE in the shell) or give \(option) a file (nothing was changed)")
+        }
         if output == "-" || isStream(output) { return }
         var protected: [(path: String, what: String)] = []
         if let database {
@@ -52,8 +60,9 @@ enum OutputPaths {
     }
 
     /// Refuses an existing file an output would be renamed over when replacing it could not be what was meant:
-    /// an SQLite database (another Urna file, a backup: an export is never a database), or a file without write
-    /// permission (protected on purpose; root could replace it). Other files are replaced, as `-o` does.
+    /// an SQLite database (another Urna file, a backup: an export is never a database), another database's
+    /// -wal, hot -journal or -shm, a program (the urna binary itself, a script), or a file without write permission
+    /// (protected on purpose; root could replace it). Other files are replaced, as `-o` does.
     static func refuseReplacing(_ output: String, option: String) throws {
         var st = stat()
         guard output != "-", !isStream(output), stat(output, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return }
@@ -65,12 +74,52 @@ enum OutputPaths {
                     "\(option) \(output) is an SQLite database: urna never writes an export over one; give \(option) "
                         + "another path, or remove that file first if you mean it (nothing was changed)")
             }
+            // A program (the urna binary itself, a script): an export or metadata file is never one. By its
+            // first bytes, not its mode: FAT and NTFS mounts show every file executable.
+            if st.st_mode & 0o111 != 0, head.starts(with: [0x7F, 0x45, 0x4C, 0x46]) || head.starts(with: [0x23, 0x21]) {
+                throw UsageError(
+                    "\(option) \(output) is a program (an executable \(head.first == 0x7F ? "binary" : "script")): urna "
+                        + "never writes its output over one; give \(option) another path, or remove that file first "
+                        + "if you mean it (nothing was changed)")
+            }
+            // Another database's write-ahead log or hot rollback journal holds its last commits, or what undoes
+            // a half-written transaction: replacing it loses them or leaves that database damaged.
+            if let what = sqliteSidecar(head: head, path: output) {
+                throw UsageError(
+                    "\(option) \(output) is \(what) of an SQLite database: replacing it would lose that database's "
+                        + "commits or damage it; give \(option) another path (nothing was changed)")
+            }
         }
         if st.st_mode & 0o222 == 0 {
             throw UsageError(
                 "\(option) \(output) has no write permission (mode \(String(st.st_mode & 0o777, radix: 8))): urna does not "
                     + "replace a file protected that way; give \(option) another path (nothing was changed)")
         }
+    }
+
+    /// The descriptor `/dev/fd/N` or `/proc/self/fd/N` names (as the writers read those paths), or nil.
+    static func descriptorNumber(_ path: String) -> Int32? {
+        for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+            if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return n }
+        }
+        return nil
+    }
+
+    /// What an existing file is when it belongs to an SQLite database beside the data: "the write-ahead log"
+    /// (WAL magic 0x377f0682 or 0x377f0683), "the rollback journal" (journal magic d9d505f920a163d7), or "the
+    /// shared-memory index" (a `-shm` beside an SQLite file); nil otherwise.
+    static func sqliteSidecar(head: Data, path: String) -> String? {
+        let bytes = [UInt8](head)
+        if bytes.count >= 4, bytes[0..<3].elementsEqual([0x37, 0x7F, 0x06]), bytes[3] == 0x82 || bytes[3] == 0x83 {
+            return "the write-ahead log"
+        }
+        if bytes.count >= 8, bytes[0..<8].elementsEqual([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]) {
+            return "the rollback journal"
+        }
+        if path.hasSuffix("-shm"), InputChecks.looksLikeSQLite(String(path.dropLast(4))) == true {
+            return "the shared-memory index"
+        }
+        return nil
     }
 
     /// The names a path can stand for: as given (made absolute), with its symlinks resolved, and with only

@@ -23,6 +23,8 @@ enum RestoreCommand {
         let context = CommandContext.current
         let path = databasePath(p)
         try requireWritableDatabase(path, command: "\(context.toolName) restore")
+        // A FIFO as --from made SQLite wait forever for its first bytes; a folder said "disk I/O error".
+        if let from = p.value("from") { try InputChecks.checkDatabase(from, option: "--from") }
         do {
             let r = try MigrationBackup.restore(path: path, from: p.value("from"))
             print("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)")

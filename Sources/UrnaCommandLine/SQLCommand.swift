@@ -117,13 +117,18 @@ enum SQLCommand {
     static func printRows(names: [String], next: () throws -> [SQLValue]?, as format: Format) throws -> Int {
         var count = 0
         var buffer = ""
+        // A full disk or a closed stdout: the first failed write is kept and said at the end (it crashed the
+        // process: FileHandle.write(_:) traps on an error).
+        var writeError: Error?
         func emit(_ s: String) {
             buffer += s
             buffer += "\n"
             if buffer.utf8.count > 1 << 16 { flush() }
         }
         func flush() {
-            FileHandle.standardOutput.write(Data(buffer.utf8))
+            if writeError == nil {
+                do { try FileHandle.standardOutput.write(contentsOf: Data(buffer.utf8)) } catch { writeError = error }
+            }
             buffer = ""
         }
         switch format {
@@ -133,7 +138,9 @@ enum SQLCommand {
             while let row = try next() {
                 count += 1
                 let cells = row.map(plain)
-                for (i, cell) in cells.enumerated() { formulas.note(cell, row: count, column: i < names.count ? names[i] : "\(i + 1)") }
+                for (i, cell) in cells.enumerated() {
+                    formulas.note(cell, row: count, column: i < names.count ? names[i] : "\(i + 1)")
+                }
                 emit(cells.map(CSVText.field).joined(separator: ","))
             }
             formulas.warn()
@@ -160,6 +167,13 @@ enum SQLCommand {
             table?.finish()
         }
         flush()
+        if let writeError {
+            let posix = (writeError as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            throw CLIError(
+                ExitCode.failure,
+                "cannot write standard output (\(posix.map { String(cString: strerror(Int32($0.code))) } ?? "\(writeError)")); "
+                    + "the rows were not all written")
+        }
         return count
     }
 

@@ -18,7 +18,23 @@ public enum UrnaCommandLine {
         Interruption.install()
         let code = run(
             Array(CommandLine.arguments.dropFirst()), families: families, toolName: name, appVersion: appVersion)
-        exit(Interruption.exitCode(after: code) ?? code)
+        exit(checkedStandardOutput(Interruption.exitCode(after: code) ?? code))
+    }
+
+    /// `print` goes through stdio's buffer: a full disk or a closed stdout shows at the last flush, which `exit`
+    /// would do without a word (`urna query ... > out.csv` on a full disk exited 0 with nothing written). A
+    /// command that succeeded but whose output did not all get out fails with a message.
+    static func checkedStandardOutput(_ code: Int32) -> Int32 {
+        // fflush(NULL): every stdio output stream (stdout itself cannot be named from Swift 6); a failed write
+        // leaves its bytes in the buffer, so this fails again.
+        guard fflush(nil) != 0 else { return code }
+        let why = String(cString: strerror(errno))
+        guard code == ExitCode.ok else { return code }
+        FileHandle.standardError.write(
+            Data(
+                "Error: cannot write standard output (\(why)); the output is incomplete (what the command changed, if anything, is kept)\n"
+                    .utf8))
+        return ExitCode.failure
     }
 
     /// Runs one command line (without the program name) for these families and returns its exit code.

@@ -50,6 +50,15 @@ public final class Downloader {
         let partial = Self.sidecar(of: path, suffix: "partial")
         let partialCache = Self.sidecar(of: path, suffix: "partial.download")
         var conditional: CacheRecord?
+        // Only a file is ever replaced or deleted here: a folder with the zip's name (the user's own, say the zip
+        // unpacked into it) was deleted with everything in it as "does not open as a zip".
+        if let other = Self.notAFile(path) {
+            throw DownloadError.localFile(
+                path: path,
+                reason:
+                    "\(other) has the name of the zip: urna never deletes it; move it away or give --dir another folder"
+            )
+        }
         if FileManager.default.fileExists(atPath: path) {
             if let problem = Self.zipProblem(path) {
                 notice?("\(name) does not open as a zip (\(problem)): deleted, fetching it again")
@@ -120,11 +129,13 @@ public final class Downloader {
                     conditional = nil
                     continue
                 }
-                do {
-                    if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-                    try FileManager.default.moveItem(atPath: partial, toPath: path)
-                } catch {
-                    throw DownloadError.localFile(path: path, reason: error.localizedDescription)
+                // rename(2) replaces a file at once (never a folder), so the name always holds a whole zip.
+                if let other = Self.notAFile(path) {
+                    throw DownloadError.localFile(
+                        path: path, reason: "\(other) has the name of the zip: urna never deletes it; move it away")
+                }
+                guard rename(partial, path) == 0 else {
+                    throw DownloadError.localFile(path: path, reason: String(cString: strerror(errno)))
                 }
                 try? FileManager.default.removeItem(atPath: partialCache)
                 try? CacheRecord(url: url, etag: response.etag, lastModified: response.lastModified).write(cachePath)
@@ -133,6 +144,19 @@ public final class Downloader {
             default:
                 throw DownloadError.httpStatus(url: url, status: response.status)
             }
+        }
+    }
+
+    /// What is at `path` (following a symlink) when it is there and is not a regular file: "a folder", "a FIFO",
+    /// "something other than a file"; nil when it is a file or nothing is there.
+    public static func notAFile(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        default: return "something other than a file"
         }
     }
 

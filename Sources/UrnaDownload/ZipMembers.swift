@@ -36,7 +36,9 @@ public enum ZipMembers {
     }
 
     /// The member's file name, without the zip's folders.
-    static func baseName(_ e: ZipArchive.Entry) -> String { e.name.split(separator: "/").last.map(String.init) ?? e.name }
+    static func baseName(_ e: ZipArchive.Entry) -> String {
+        e.name.split(separator: "/").last.map(String.init) ?? e.name
+    }
 
     /// Inflates `entry` of the archive at `path` into `folder` under the member's own base name, through a
     /// temporary file renamed at the end (the CRC-32 is checked before the rename). Returns the file's path.
@@ -64,8 +66,14 @@ public enum ZipMembers {
                 try output.write(contentsOf: buffer[0..<n])
             }
             try output.synchronize()
-            if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
-            try FileManager.default.moveItem(atPath: temporary, toPath: target)
+            // Only a file is replaced (rename(2), at once): a folder with the member's name was deleted whole.
+            if let other = Downloader.notAFile(target) {
+                throw DownloadError.localFile(
+                    path: target, reason: "\(other) has the name of the member: urna never deletes it; move it away")
+            }
+            guard rename(temporary, target) == 0 else {
+                throw DownloadError.localFile(path: target, reason: String(cString: strerror(errno)))
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error

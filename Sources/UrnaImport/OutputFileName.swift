@@ -93,6 +93,7 @@ public enum OutputFileName {
     static func createTemporary(next final: String, private isPrivate: Bool, what: String, option: String) throws
         -> (Int32, String)
     {
+        removeStalePartials(of: final)
         var attempt = 0
         while true {
             let temporary = final + ".partial-\(getpid())" + (attempt == 0 ? "" : "-\(attempt)")
@@ -110,6 +111,28 @@ public enum OutputFileName {
                 path: final,
                 reason:
                     "cannot create \(what) (\(String(cString: strerror(errno)))): choose another place with \(option)")
+        }
+    }
+
+    /// Removes what runs killed with SIGKILL (which no cleanup can catch) left beside `final`: regular files
+    /// named `<name>.partial-<pid>` or `<name>.partial-<pid>-<n>`, owned by this user, of a process that no
+    /// longer exists. Symlinks and anything else under such names are left alone.
+    static func removeStalePartials(of final: String) {
+        let folder = (final as NSString).deletingLastPathComponent
+        let prefix = (final as NSString).lastPathComponent + ".partial-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else {
+            return
+        }
+        for name in names where name.hasPrefix(prefix) {
+            let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count),
+                parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
+                let pid = Int32(parts[0]), pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+            var st = stat()
+            guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_uid == getuid() else { continue }
+            unlink(path)
         }
     }
 

@@ -266,18 +266,27 @@ struct AdoptionRebuild {
     }
 
     /// The file's own indexes and triggers on the tables to rebuild, read before renaming rewrites them.
-    func userObjects(_ c: Connection) throws -> [UserObject] {
+    /// Their recorded SQL is run again by `finish`, so each must be one plain CREATE of its kind, name and table
+    /// (`SchemaObjectSQL`): `refusals` says which are not, before anything is changed.
+    func userObjects(_ c: Connection) throws -> (objects: [UserObject], refusals: [String]) {
         var out: [UserObject] = []
+        var refusals: [String] = []
         for t in tables {
             guard let a = t.existing else { continue }
             for r in try c.rows(
-                "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name = ? COLLATE NOCASE",
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name = ? COLLATE NOCASE",
                 [.text(a.name)])
             {
-                out.append(UserObject(kind: "\(r[0])", name: "\(r[1])", sql: "\(r[2])"))
+                let object = UserObject(kind: "\(r[0])", name: "\(r[1])", sql: "\(r[3])")
+                do {
+                    try SchemaObjectSQL.check(object.sql, type: object.kind, name: object.name, table: "\(r[2])")
+                } catch let refusal as SchemaObjectSQL.Refusal {
+                    refusals.append(refusal.description)
+                }
+                out.append(object)
             }
         }
-        return out
+        return (out, refusals)
     }
 
     /// Moves each file table aside, creates the contract's, copies the rows (old rowid order); returns the rows

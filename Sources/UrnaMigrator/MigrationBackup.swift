@@ -69,23 +69,38 @@ public enum MigrationBackup {
                 reason: "the backup holds the '\(schema.family)' family and the file the '\(current.family)' family: it is "
                     + "not a backup of that file")
         }
+        // One page would be copied and committed by the first step below, before the file is kept: an Urna file
+        // (sqlite_master and the _urna_schema table at least) always has more.
+        guard try b.integer("PRAGMA page_count") > 1 else {
+            throw MigrationError.restoreRefused(
+                path: path, backup: source, reason: "the backup holds a single page, not an Urna file")
+        }
+        guard let h = sqlite3_backup_init(target.handle, "main", b.handle, "main") else {
+            throw MigrationError.storage(
+                SQLiteError(
+                    code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle))))
+        }
+        var finished = false
+        defer { if !finished { sqlite3_backup_finish(h) } }  // unfinished: the file's transaction rolls back
+        func check(_ rc: Int32, done: Bool) throws {
+            guard rc == (done ? SQLITE_DONE : SQLITE_OK) else {
+                if rc & 0xFF == SQLITE_BUSY || rc & 0xFF == SQLITE_LOCKED { throw MigrationError.busy(path: path) }
+                throw MigrationError.storage(SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc))))
+            }
+        }
+        // The first page opens the file's write transaction, held until the last: no commit can land between
+        // the copy of the file as it was and the restore (one that did was in neither, lost without a word).
+        try check(sqlite3_backup_step(h, 1), done: false)
         var keep = "\(path).before-restore.bak"
         if FileManager.default.fileExists(atPath: keep) { keep = FileCopy.freeNumberedName(for: keep) }
         try FileCopy.backup(sourcePath: path, to: keep)
         // The copy of the file as it was is only worth keeping if the restore replaces the file.
         var restored = false
         defer { if !restored { FileCopy.removeWithSidecars(keep) } }
-        guard let h = sqlite3_backup_init(target.handle, "main", b.handle, "main") else {
-            throw MigrationError.storage(
-                SQLiteError(
-                    code: sqlite3_errcode(target.handle), message: String(cString: sqlite3_errmsg(target.handle))))
-        }
         let rc = sqlite3_backup_step(h, -1)
         sqlite3_backup_finish(h)
-        guard rc == SQLITE_DONE else {
-            if rc & 0xFF == SQLITE_BUSY || rc & 0xFF == SQLITE_LOCKED { throw MigrationError.busy(path: path) }
-            throw MigrationError.storage(SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc))))
-        }
+        finished = true
+        try check(rc, done: true)
         restored = true
         return Restored(backupPath: source, family: schema.family, version: schema.version, keptAs: keep)
     }

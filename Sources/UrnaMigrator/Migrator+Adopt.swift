@@ -109,7 +109,9 @@ extension Migrator {
                 guard rebuild.problems.isEmpty, misfits.isEmpty else {
                     throw refused(rebuild.problems + misfits)
                 }
-                let userObjects = try rebuild.userObjects(c)
+                // A file whose sqlite_master was edited to carry `CREATE INDEX ...; COMMIT; ...` had that run.
+                let (userObjects, unsafeSQL) = try rebuild.userObjects(c)
+                guard unsafeSQL.isEmpty else { throw refused(unsafeSQL) }
                 rebuilt = try rebuild.copy(c)
                 let values = try rebuild.valuesThatDoNotFit(c)
                 guard values.isEmpty else { throw refused(values) }

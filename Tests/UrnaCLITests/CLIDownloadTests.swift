@@ -175,6 +175,34 @@ struct CLIDownloadTests {
         #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_cand_2018_MG.csv").path))
     }
 
+    @Test("A folder with the zip's or a member's name is never deleted: exit 1 naming it, its files kept")
+    func folderAtTheNameKept() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        let d = dir.appendingPathComponent("D")
+        for name in ["consulta_cand_2018.zip", "consulta_cand_2018_MG.csv"] {
+            try FileManager.default.createDirectory(
+                at: d.appendingPathComponent(name), withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: d.appendingPathComponent(name).appendingPathComponent("mine.txt"))
+        }
+        // The zip's folder (and everything in it) used to be deleted as "does not open as a zip", exit 0.
+        let whole = try download(["2018", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(whole.code == 1, "\(whole.stderr)")
+        #expect(whole.stderr.contains("a folder has the name of the zip: urna never deletes it"), "\(whole.stderr)")
+        // With --state the zip goes to D/.urna-zips; the member's folder was deleted the same way.
+        let member = try download(
+            ["2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(member.code == 1, "\(member.stderr)")
+        #expect(member.stderr.contains("a folder has the name of the member"), "\(member.stderr)")
+        for name in ["consulta_cand_2018.zip", "consulta_cand_2018_MG.csv"] {
+            let kept = try Data(contentsOf: d.appendingPathComponent(name).appendingPathComponent("mine.txt"))
+            #expect(kept == Data("mine".utf8), "\(name)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.path).allSatisfy { !$0.contains("extracting") })
+    }
+
     @Test("No server: a clear network error, exit 1, nothing written")
     func offline() throws {
         let dir = try CLIRunner.tempDir()

@@ -23,7 +23,10 @@ enum Hostile {
         .deletingLastPathComponent()
     static let sampleData = packageRoot.appendingPathComponent("SampleData")
 
+    /// The built binary: `URNA_HOSTILE_BINARY` when set (to run the attacks on another build), else debug,
+    /// else release.
     static var binary: String {
+        if let chosen = ProcessInfo.processInfo.environment["URNA_HOSTILE_BINARY"], !chosen.isEmpty { return chosen }
         for config in ["debug", "release"] {
             let u = packageRoot.appendingPathComponent(".build/\(config)/urna")
             if FileManager.default.isExecutableFile(atPath: u.path) { return u.path }
@@ -32,12 +35,16 @@ enum Hostile {
     }
 
     /// Runs `urna args` in `dir` with umask 000 (so every mode the tool sets is its own doing); `signal`,
-    /// when given, is sent `after` seconds.
+    /// when given, is sent `after` seconds. `redirections` are the shell's, applied to urna (`3>out.csv`).
+    /// `timeout`: a run still going after that many seconds is killed (SIGKILL), so a hang fails, not waits.
     @discardableResult
-    static func urna(_ args: [String], in dir: URL, signal: Int32? = nil, after: Double = 0) throws -> RunResult {
+    static func urna(
+        _ args: [String], in dir: URL, signal: Int32? = nil, after: Double = 0, redirections: String = "",
+        timeout: Double? = nil
+    ) throws -> RunResult {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "umask 000; exec \"$0\" \"$@\"", binary] + args
+        p.arguments = ["-c", "umask 000; exec \"$0\" \"$@\" \(redirections)", binary] + args
         p.currentDirectoryURL = dir
         let out = dir.appendingPathComponent("../\(dir.lastPathComponent).out").standardizedFileURL
         let err = dir.appendingPathComponent("../\(dir.lastPathComponent).err").standardizedFileURL
@@ -57,6 +64,10 @@ enum Hostile {
         if let signal {
             Thread.sleep(forTimeInterval: after)
             kill(p.processIdentifier, signal)
+        }
+        if let timeout {
+            while p.isRunning && Date().timeIntervalSince(start) < timeout { Thread.sleep(forTimeInterval: 0.01) }
+            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         }
         p.waitUntilExit()
         try o.close()
