@@ -222,9 +222,11 @@ struct ImportRun {
         if attached > 0 {
             summary.warnings.append(
                 "\(attached) good\(attached == 1 ? "" : "s") an earlier import kept aside (their candidacy was not there "
-                    + "yet) \(attached == 1 ? "was" : "were") attached to \(attached == 1 ? "its candidacy" : "their candidacies")")
+                    + "yet) \(attached == 1 ? "was" : "were") attached to \(attached == 1 ? "its candidacy" : "their candidacies")"
+            )
         }
         let left = try pending!.count()
+        if left == 0 { try pending!.dropIfEmpty() }
         if left > 0 {
             summary.warnings.append(
                 "\(left) good\(left == 1 ? "" : "s") wait\(left == 1 ? "s" : "") for \(left == 1 ? "its candidacy" : "their candidacies") "

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import UrnaStore
+
+@testable import UrnaImport
+
+/// Findings of a real-use trial (files of other years and generations, imported in every order and run split):
+/// each test failed before its fix.
+@Suite struct TrialFindingsTests {
+    typealias S = ImportTestSupport
+
+    /// The tables of a file, by name.
+    static func tables(_ db: String) throws -> [String] {
+        try Connection(path: db, readOnly: true, create: false).rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        ).compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+    }
+
+    /// Goods imported in a run before their candidacies, all attached by a later run, leave the same file as
+    /// one run of both: no empty `_urna_pending_goods` table is left behind (a sorted dump of the two files
+    /// differed by that table only).
+    @Test func goodsAttachedByALaterRunLeaveNoEmptyPendingTable() throws {
+        let folder = try S.scratchFolder()
+        let candidates = try S.candidateFile([["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2"]], in: folder)
+        let goods = try S.assetFile(
+            [
+                ["SQ_CANDIDATO": "1", "NR_ORDEM_CANDIDATO": "1", "DS_BEM_CANDIDATO": "CASA"],
+                ["SQ_CANDIDATO": "2", "NR_ORDEM_CANDIDATO": "1", "DS_BEM_CANDIDATO": "CARRO"],
+            ], in: folder)
+        let one = folder + "/one.sqlite"
+        _ = try S.importFiles([candidates, goods], into: one)
+        let two = folder + "/two.sqlite"
+        _ = try S.importFiles([goods], into: two)
+        #expect(try Self.tables(two).contains(StorageLayout.pendingGoodsTable))
+        let second = try S.importFiles([candidates], into: two)
+        #expect(second.warnings.contains { $0.hasPrefix("2 goods an earlier import kept aside") }, "\(second.warnings)")
+        #expect(try Self.tables(two) == Self.tables(one))
+        #expect(!(try Self.tables(two).contains(StorageLayout.pendingGoodsTable)))
+        let data = { (db: String) in
+            try S.dump(db).filter { !$0.hasPrefix("_urna_schema") && !$0.hasPrefix("_urna_history") }
+        }
+        #expect(try data(two) == data(one))
+    }
+
+    /// A round other than 1 or 2, or a year that is not of four digits, is not an election's identity: the row
+    /// is rejected naming the column (round 3 and year 20018 each made an election of their own, exit 0).
+    @Test func aRoundOtherThanOneOrTwoOrAFiveDigitYearIsRejectedNamingTheColumn() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.candidateFile(
+            [
+                ["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2", "NR_TURNO": "3"],
+                ["SQ_CANDIDATO": "3", "ANO_ELEICAO": "20018"], ["SQ_CANDIDATO": "4", "ANO_ELEICAO": "999"],
+            ], in: folder)
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([file], into: db)
+        #expect(s.rejected == 3)
+        #expect(try S.counts(db)["Candidate"] == 1)
+        #expect(try S.counts(db)["Election"] == 1)
+        let rejects = try String(contentsOfFile: db + ".rejects.csv", encoding: .isoLatin1)
+        #expect(rejects.contains(",3,6,NR_TURNO is not a round (1 or 2)"), "\(rejects)")
+        #expect(rejects.contains(",4,3,ANO_ELEICAO is not a year"), "\(rejects)")
+        #expect(rejects.contains(",5,3,ANO_ELEICAO is not a year"), "\(rejects)")
+    }
+
+    /// A birth date after its election's year is out of its domain: the field is nulled with a warning, the
+    /// candidacy kept (`31/12/2099` was stored as a birth date).
+    @Test func aBirthDateAfterTheElectionYearIsNulledWithAWarning() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.candidateFile(
+            [
+                ["SQ_CANDIDATO": "1", "DT_NASCIMENTO": "31/12/2099"],
+                ["SQ_CANDIDATO": "2", "DT_NASCIMENTO": "31/12/2000"],
+            ], in: folder)
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([file], into: db)
+        #expect(s.rejected == 0)
+        #expect(s.fieldsNulled == 1)
+        #expect(try S.counts(db)["Candidate"] == 2)
+        #expect(try S.value(db, "SELECT birthdate FROM Candidate WHERE sequence = 1") == .null)
+        #expect(
+            try S.value(db, "SELECT birthdate FROM Candidate WHERE sequence = 2") == .text("2000-12-31T00:00:00.000Z"))
+        let rejects = try String(contentsOfFile: db + ".rejects.csv", encoding: .isoLatin1)
+        #expect(rejects.contains(",2,39,warning: DT_NASCIMENTO is after the election year"), "\(rejects)")
+    }
+}
