@@ -28,6 +28,8 @@ public final class ElectionMapper {
     private var lastPositions: MapperColumnPositions?
     /// The last election read, with the raw fields it came from: rows of one election come together.
     private var lastElection: (key: [String?], values: ElectionValues)?
+    /// The last election an asset row described, with the raw fields it came from.
+    private var lastAssetElection: (key: [String?], values: ElectionValues)?
     /// DS_ELEICAO -> its identity form (upper case, accents folded), for the few descriptions a run sees.
     private var foldedDescriptions: [String: String] = [:]
     /// The last generation stamp read and what it gave: a file has one.
@@ -283,7 +285,29 @@ public final class ElectionMapper {
         let type = typeID.map {
             GoodTypeValues(id: $0, typedescription: r.text(.DS_TIPO_BEM_CANDIDATO) ?? "", generatedAt: generation)
         }
-        return AssetObjects(good: good, goodType: type, warnings: warnings.list)
+        let election = electionID.map { assetElection(r, id: $0) }
+        return AssetObjects(good: good, goodType: type, election: election, warnings: warnings.list)
+    }
+
+    /// What an asset row says of its first-round election (CD_ELEICAO, CD/NM_TIPO_ELEICAO, DT_ELEICAO), without
+    /// a generation, so that it only fills what the election's candidate rows left unknown (a goods file whose
+    /// candidacies came from an original file brought CD_ELEICAO and DT_ELEICAO, which were dropped).
+    private func assetElection(_ r: FieldReader, id: String) -> ElectionValues {
+        let rawKey = [
+            id, r.raw(.DS_ELEICAO), r.raw(.CD_ELEICAO), r.raw(.DT_ELEICAO), r.raw(.NM_TIPO_ELEICAO),
+            r.raw(.CD_TIPO_ELEICAO),
+        ]
+        if let last = lastAssetElection, last.key == rawKey, !r.columns.has(.DT_ELEICAO) || last.values.date != nil {
+            return last.values
+        }
+        let year = r.integer(.ANO_ELEICAO) ?? 0
+        let election = ElectionValues(
+            id: id, code: r.integer(.CD_ELEICAO), year: year, round: 1,
+            electionDescription: r.text(.DS_ELEICAO) ?? "", kind: r.text(.NM_TIPO_ELEICAO),
+            kindCode: r.integer(.CD_TIPO_ELEICAO), scope: nil,
+            date: r.date(.DT_ELEICAO, referenceYear: Int(year)), generatedAt: nil)
+        lastAssetElection = (rawKey, election)
+        return election
     }
 
     /// 1, 2, 3... per candidacy within one file, for layouts without NR_ORDEM_CANDIDATO.

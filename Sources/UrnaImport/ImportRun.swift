@@ -176,7 +176,7 @@ struct ImportRun {
             }
         }
         good.id = ElectionMapper.childID(good.candidateID, good.order)
-        return .found(AssetObjects(good: good, goodType: a.goodType, warnings: []))
+        return .found(AssetObjects(good: good, goodType: a.goodType, election: a.election, warnings: []))
     }
 
     static func missingCandidacy(_ good: GoodValues) -> String {
@@ -211,6 +211,7 @@ struct ImportRun {
                     let slot = try writer.goodsSlot(candidateID: objects.good.candidateID)
                 else { continue }
                 if let type = objects.goodType { catalogue.note(goodType: type) }
+                if let election = objects.election { catalogue.note(election: election) }
                 let outcome = try writer.write(good: objects.good, slot: slot)
                 if case .conflict(_, let reason) = outcome {
                     try rejects.write(location: entry.location, reason: reason, original: entry.original)
@@ -245,6 +246,7 @@ struct ImportRun {
     ) throws -> Bool {
         if let type = a.goodType { catalogue.note(goodType: type) }
         let outcome = try writer.write(good: a.good, slot: slot)
+        if let election = a.election { catalogue.note(election: election) }
         if case .conflict(_, let reason) = outcome {
             try conflict(location, reason, raw)
             return false

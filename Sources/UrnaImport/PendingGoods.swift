@@ -17,6 +17,7 @@ struct PendingGoods {
     private struct Payload: Codable {
         var good: GoodValues
         var goodType: GoodTypeValues?
+        var election: ElectionValues?
     }
 
     let connection: Connection
@@ -30,7 +31,9 @@ struct PendingGoods {
     static func payload(_ a: AssetObjects) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(Payload(good: a.good, goodType: a.goodType)), as: UTF8.self)
+        return String(
+            decoding: try encoder.encode(Payload(good: a.good, goodType: a.goodType, election: a.election)),
+            as: UTF8.self)
     }
 
     /// Keeps a good for a later run.
@@ -60,7 +63,7 @@ struct PendingGoods {
             let line = if case .integer(let l) = r[2] { Int(l) } else { 0 }
             let original: [UInt8] = if case .blob(let b) = r[3] { b } else { [] }
             return Entry(
-                objects: AssetObjects(good: p.good, goodType: p.goodType),
+                objects: AssetObjects(good: p.good, goodType: p.goodType, election: p.election),
                 location: SourceLocation(file: file, line: line, column: 0),
                 original: original, payload: json)
         }

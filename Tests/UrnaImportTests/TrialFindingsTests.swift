@@ -82,4 +82,52 @@ import UrnaStore
         let rejects = try String(contentsOfFile: db + ".rejects.csv", encoding: .isoLatin1)
         #expect(rejects.contains(",2,39,warning: DT_NASCIMENTO is after the election year"), "\(rejects)")
     }
+
+    /// A goods file names its election's CD_ELEICAO, kind and date; when the candidacies came from a file that
+    /// lacks them (an original layout), the attached goods fill them in, whatever the order or runs (they were
+    /// dropped: a Good export gave CD_ELEICAO -1). They never replace what a candidate row says.
+    @Test func goodsFillWhatTheirElectionDoesNotKnow() throws {
+        let folder = try S.scratchFolder()
+        let unknown = [
+            "CD_ELEICAO": "#NULO#", "DT_ELEICAO": "#NULO#", "CD_TIPO_ELEICAO": "-1", "NM_TIPO_ELEICAO": "#NULO#",
+        ]
+        let candidates = try S.candidateFile(
+            [unknown.merging(["SQ_CANDIDATO": "1"]) { $1 }, unknown.merging(["SQ_CANDIDATO": "2"]) { $1 }],
+            in: folder)
+        let goods = try S.assetFile(
+            [
+                ["SQ_CANDIDATO": "1", "NR_ORDEM_CANDIDATO": "1", "DS_BEM_CANDIDATO": "CASA"],
+                ["SQ_CANDIDATO": "2", "NR_ORDEM_CANDIDATO": "1", "DS_BEM_CANDIDATO": "CARRO"],
+            ], in: folder)
+        let data = { (db: String) in
+            try S.dump(db).filter { !$0.hasPrefix("_urna_schema") && !$0.hasPrefix("_urna_history") }
+        }
+        var dumps: [[String]] = []
+        for (k, runs) in [
+            [[candidates, goods]], [[goods, candidates]], [[candidates], [goods]], [[goods], [candidates]],
+        ]
+        .enumerated() {
+            let db = folder + "/order\(k).sqlite"
+            for files in runs { _ = try S.importFiles(files, into: db) }
+            #expect(try S.value(db, "SELECT code FROM Election") == .integer(297), "order \(k)")
+            #expect(try S.value(db, "SELECT date FROM Election") == .text("2018-10-07T00:00:00.000Z"), "order \(k)")
+            #expect(try S.value(db, "SELECT kind FROM Election") == .text("Eleição Ordinária"), "order \(k)")
+            #expect(try S.value(db, "SELECT kindCode FROM Election") == .integer(2), "order \(k)")
+            #expect(
+                try S.value(db, "SELECT generatedAt FROM Election") == .text("2018-09-27T19:04:59.000Z"), "order \(k)")
+            #expect(try S.counts(db)["Good"] == 2)
+            dumps.append(try data(db))
+        }
+        #expect(dumps.allSatisfy { $0 == dumps[0] })
+        // Where the candidate rows know them, the goods change nothing and say nothing (the kind's case differs
+        // between the two files of one generation, as in the real 2022 AC pair).
+        let known = try S.candidateFile([["SQ_CANDIDATO": "1"]], named: "consulta_cand_known.csv", in: folder)
+        let db = folder + "/known.sqlite"
+        let s = try S.importFiles([known, goods], into: db)
+        #expect(try S.value(db, "SELECT kind FROM Election") == .text("ELEIÇÃO ORDINÁRIA"))
+        #expect(s.warnings.allSatisfy { !$0.contains("Election") }, "\(s.warnings)")
+        #expect(s.rejected == 1)  // the good of candidacy 2, kept aside
+        let rejects = try String(contentsOfFile: db + ".rejects.csv", encoding: .isoLatin1)
+        #expect(!rejects.contains("Election."), "\(rejects)")
+    }
 }
