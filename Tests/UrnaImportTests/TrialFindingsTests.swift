@@ -130,4 +130,41 @@ import UrnaStore
         let rejects = try String(contentsOfFile: db + ".rejects.csv", encoding: .isoLatin1)
         #expect(!rejects.contains("Election."), "\(rejects)")
     }
+
+    /// A header-less original whose first row lost or gained a field (historic files shift columns) is still
+    /// recognised by the rows after it: the first row is a reject naming line 1, the rest load (the whole file
+    /// was refused, "not a recognised TSE file", exit 65).
+    @Test(arguments: [-1, 1])
+    func aHeaderlessOriginalWithABadFirstRowLoadsTheOtherRows(extraFields: Int) throws {
+        let folder = try S.scratchFolder()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: S.fixture("consulta_cand_2014_AC.original-excerpt.txt")))
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        #expect(lines.count > 2)
+        var fields = lines[0].split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map { Data($0) }
+        #expect(fields.count == 46)
+        if extraFields < 0 { fields.removeLast() } else { fields.append(Data("\"X\"".utf8)) }
+        var out = Data(fields.joined(separator: [UInt8(ascii: ";")])) + Data([0x0A])
+        for line in lines.dropFirst() { out += line + Data([0x0A]) }
+        let path = folder + "/consulta_cand_2014_AC.txt"
+        try out.write(to: URL(fileURLWithPath: path))
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([path], into: db)
+        #expect(s.rejected == 1)
+        #expect(try S.counts(db)["Candidate"] == lines.count - 1)
+        let rejects = try String(contentsOfFile: db + ".rejects.csv", encoding: .isoLatin1)
+        #expect(rejects.contains("consulta_cand_2014_AC.txt,1,"), "\(rejects)")
+        #expect(rejects.contains("expected 46 fields, found \(46 + extraFields)"), "\(rejects)")
+    }
+
+    /// The rows after a bad first row are looked at only when that row begins as an original does (DATA_GERACAO,
+    /// HORA_GERACAO) and is within two fields of the layout found: a foreign file stays refused.
+    @Test func aForeignFileIsNotReadByItsLaterRows() throws {
+        let folder = try S.scratchFolder()
+        let twelve = (1...12).map { "\"\($0)\"" }.joined(separator: ";")
+        let foreign = try S.write("\"a\";\"b\";\"c\";\"d\";\"e\"\n" + twelve + "\n", named: "planilha.csv", in: folder)
+        #expect(throws: (any Error).self) { _ = try S.importFiles([foreign], into: folder + "/a.sqlite") }
+        let far = try S.write(
+            "\"22/04/2018\";\"03:00:55\";\"x\"\n" + twelve + "\n", named: "distante.csv", in: folder)
+        #expect(throws: (any Error).self) { _ = try S.importFiles([far], into: folder + "/b.sqlite") }
+    }
 }
