@@ -28,6 +28,8 @@ public final class ElectionMapper {
     private var lastPositions: MapperColumnPositions?
     /// The last election read, with the raw fields it came from: rows of one election come together.
     private var lastElection: (key: [String?], values: ElectionValues)?
+    /// The last election an asset row described, with the raw fields it came from.
+    private var lastAssetElection: (key: [String?], values: ElectionValues)?
     /// DS_ELEICAO -> its identity form (upper case, accents folded), for the few descriptions a run sees.
     private var foldedDescriptions: [String: String] = [:]
     /// The last generation stamp read and what it gave: a file has one.
@@ -96,7 +98,7 @@ public final class ElectionMapper {
             socialName: r.text(.NM_SOCIAL_CANDIDATO),
             post: r.text(.DS_CARGO) ?? "", postCode: r.integer(.CD_CARGO) ?? 0,
             state: r.code(.SG_UF) ?? "", unit: unit, unitName: r.text(.NM_UE) ?? "",
-            birthdate: r.date(.DT_NASCIMENTO, referenceYear: referenceYear),
+            birthdate: r.birthdate(electionYear: referenceYear),
             sex: r.text(.DS_GENERO) ?? "", colorRace: r.text(.DS_COR_RACA) ?? "",
             maritalStatus: r.text(.DS_ESTADO_CIVIL) ?? "", nationality: r.text(.DS_NACIONALIDADE) ?? "",
             birthState: r.code(.SG_UF_NASCIMENTO), birthCity: r.text(.NM_MUNICIPIO_NASCIMENTO),
@@ -161,6 +163,9 @@ public final class ElectionMapper {
 
     static func fold(_ text: String) -> String { ElectionsV4.foldedDescription(text) }
 
+    /// The years an ANO_ELEICAO may hold: four digits (`20018` or `999` would each make an election of its own).
+    static let years: ClosedRange<Int64> = 1000...9999
+
     /// The election of a record: `year/round/DESCRIPTION` in every generation; CD_ELEICAO is kept beside it.
     private func mapElection(_ r: FieldReader, generation: String?) throws -> ElectionValues {
         let rawKey = [
@@ -172,9 +177,11 @@ public final class ElectionMapper {
             return last.values
         }
         let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
-        guard year > 0 else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO is not a year: correct it") }
+        guard Self.years.contains(year) else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO is not a year: correct it") }
         let round = r.columns.has(.NR_TURNO) ? try r.requiredInteger(.NR_TURNO, what: "the round") : 1
-        guard round >= 1 else { throw r.problem(.NR_TURNO, "NR_TURNO is not a round (1 or 2): correct it") }
+        guard (1...2).contains(round) else {
+            throw r.problem(.NR_TURNO, "NR_TURNO is not a round (1 or 2): correct it")
+        }
         let code = r.integer(.CD_ELEICAO)
         let description = r.text(.DS_ELEICAO)
         // Without DS_ELEICAO (some XML dumps) CD_ELEICAO stands in: such an election meets no other generation.
@@ -223,7 +230,9 @@ public final class ElectionMapper {
         var electionCode: Int64?
         if let yearText = r.code(.ANO_ELEICAO), let description = r.text(.DS_ELEICAO) {
             let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
-            guard year > 0 else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO \(yearText) is not a year: correct it") }
+            guard Self.years.contains(year) else {
+                throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO \(yearText) is not a year: correct it")
+            }
             electionID = "\(year)/1/\(folded(description))"
         } else if let code = r.integer(.CD_ELEICAO) {
             electionCode = code
@@ -276,7 +285,29 @@ public final class ElectionMapper {
         let type = typeID.map {
             GoodTypeValues(id: $0, typedescription: r.text(.DS_TIPO_BEM_CANDIDATO) ?? "", generatedAt: generation)
         }
-        return AssetObjects(good: good, goodType: type, warnings: warnings.list)
+        let election = electionID.map { assetElection(r, id: $0) }
+        return AssetObjects(good: good, goodType: type, election: election, warnings: warnings.list)
+    }
+
+    /// What an asset row says of its first-round election (CD_ELEICAO, CD/NM_TIPO_ELEICAO, DT_ELEICAO), without
+    /// a generation, so that it only fills what the election's candidate rows left unknown (a goods file whose
+    /// candidacies came from an original file brought CD_ELEICAO and DT_ELEICAO, which were dropped).
+    private func assetElection(_ r: FieldReader, id: String) -> ElectionValues {
+        let rawKey = [
+            id, r.raw(.DS_ELEICAO), r.raw(.CD_ELEICAO), r.raw(.DT_ELEICAO), r.raw(.NM_TIPO_ELEICAO),
+            r.raw(.CD_TIPO_ELEICAO),
+        ]
+        if let last = lastAssetElection, last.key == rawKey, !r.columns.has(.DT_ELEICAO) || last.values.date != nil {
+            return last.values
+        }
+        let year = r.integer(.ANO_ELEICAO) ?? 0
+        let election = ElectionValues(
+            id: id, code: r.integer(.CD_ELEICAO), year: year, round: 1,
+            electionDescription: r.text(.DS_ELEICAO) ?? "", kind: r.text(.NM_TIPO_ELEICAO),
+            kindCode: r.integer(.CD_TIPO_ELEICAO), scope: nil,
+            date: r.date(.DT_ELEICAO, referenceYear: Int(year)), generatedAt: nil)
+        lastAssetElection = (rawKey, election)
+        return election
     }
 
     /// 1, 2, 3... per candidacy within one file, for layouts without NR_ORDEM_CANDIDATO.
@@ -454,6 +485,16 @@ struct FieldReader {
             warnDate(c)
             return nil
         }
+    }
+
+    /// DT_NASCIMENTO, nulled with a warning when it falls after its election's year (out of its domain).
+    func birthdate(electionYear: Int) -> String? {
+        guard let d = date(.DT_NASCIMENTO, referenceYear: electionYear) else { return nil }
+        guard let year = Int(d.prefix(4)), year <= electionYear else {
+            warn(.DT_NASCIMENTO, "DT_NASCIMENTO is after the election year: the field is left empty; correct it")
+            return nil
+        }
+        return d
     }
 
     /// An amount in cents that is not negative, or nil (with a warning when the text is not one).

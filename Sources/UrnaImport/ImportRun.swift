@@ -176,7 +176,7 @@ struct ImportRun {
             }
         }
         good.id = ElectionMapper.childID(good.candidateID, good.order)
-        return .found(AssetObjects(good: good, goodType: a.goodType, warnings: []))
+        return .found(AssetObjects(good: good, goodType: a.goodType, election: a.election, warnings: []))
     }
 
     static func missingCandidacy(_ good: GoodValues) -> String {
@@ -211,6 +211,7 @@ struct ImportRun {
                     let slot = try writer.goodsSlot(candidateID: objects.good.candidateID)
                 else { continue }
                 if let type = objects.goodType { catalogue.note(goodType: type) }
+                if let election = objects.election { catalogue.note(election: election) }
                 let outcome = try writer.write(good: objects.good, slot: slot)
                 if case .conflict(_, let reason) = outcome {
                     try rejects.write(location: entry.location, reason: reason, original: entry.original)
@@ -222,9 +223,11 @@ struct ImportRun {
         if attached > 0 {
             summary.warnings.append(
                 "\(attached) good\(attached == 1 ? "" : "s") an earlier import kept aside (their candidacy was not there "
-                    + "yet) \(attached == 1 ? "was" : "were") attached to \(attached == 1 ? "its candidacy" : "their candidacies")")
+                    + "yet) \(attached == 1 ? "was" : "were") attached to \(attached == 1 ? "its candidacy" : "their candidacies")"
+            )
         }
         let left = try pending!.count()
+        if left == 0 { try pending!.dropIfEmpty() }
         if left > 0 {
             summary.warnings.append(
                 "\(left) good\(left == 1 ? "" : "s") wait\(left == 1 ? "s" : "") for \(left == 1 ? "its candidacy" : "their candidacies") "
@@ -243,6 +246,7 @@ struct ImportRun {
     ) throws -> Bool {
         if let type = a.goodType { catalogue.note(goodType: type) }
         let outcome = try writer.write(good: a.good, slot: slot)
+        if let election = a.election { catalogue.note(election: election) }
         if case .conflict(_, let reason) = outcome {
             try conflict(location, reason, raw)
             return false

@@ -42,12 +42,18 @@ public final class CandidacyObjects: Sendable {
 public final class AssetObjects: Sendable {
     public let good: GoodValues
     public let goodType: GoodTypeValues?
+    /// The first-round election the row names by year and DS_ELEICAO, with what the row says of it (CD_ELEICAO,
+    /// its kind and date) and no generation: an attached good fills only what the election does not know.
+    public let election: ElectionValues?
     /// Fields nulled because they could not be read.
     public let warnings: [FieldWarning]
 
-    public init(good: GoodValues, goodType: GoodTypeValues?, warnings: [FieldWarning] = []) {
+    public init(
+        good: GoodValues, goodType: GoodTypeValues?, election: ElectionValues? = nil, warnings: [FieldWarning] = []
+    ) {
         self.good = good
         self.goodType = goodType
+        self.election = election
         self.warnings = warnings
     }
 }
@@ -78,7 +84,7 @@ public struct FieldWarning: Sendable, Equatable {
 }
 
 /// An `Election`: `id` is `year/round/DESCRIPTION` in every generation (see `ElectionsV4`).
-public struct ElectionValues: Equatable, Sendable {
+public struct ElectionValues: Equatable, Sendable, Codable {
     /// `year/round/DESCRIPTION` (DS_ELEICAO upper-cased, accents folded, spaces collapsed).
     public var id: String
     /// CD_ELEICAO, when the layout has it.

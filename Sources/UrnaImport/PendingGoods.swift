@@ -17,6 +17,7 @@ struct PendingGoods {
     private struct Payload: Codable {
         var good: GoodValues
         var goodType: GoodTypeValues?
+        var election: ElectionValues?
     }
 
     let connection: Connection
@@ -30,7 +31,9 @@ struct PendingGoods {
     static func payload(_ a: AssetObjects) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(Payload(good: a.good, goodType: a.goodType)), as: UTF8.self)
+        return String(
+            decoding: try encoder.encode(Payload(good: a.good, goodType: a.goodType, election: a.election)),
+            as: UTF8.self)
     }
 
     /// Keeps a good for a later run.
@@ -60,7 +63,8 @@ struct PendingGoods {
             let line = if case .integer(let l) = r[2] { Int(l) } else { 0 }
             let original: [UInt8] = if case .blob(let b) = r[3] { b } else { [] }
             return Entry(
-                objects: AssetObjects(good: p.good, goodType: p.goodType), location: SourceLocation(file: file, line: line, column: 0),
+                objects: AssetObjects(good: p.good, goodType: p.goodType, election: p.election),
+                location: SourceLocation(file: file, line: line, column: 0),
                 original: original, payload: json)
         }
     }
@@ -69,6 +73,14 @@ struct PendingGoods {
     func remove(_ payload: String) throws {
         guard exists else { return }
         try connection.run("DELETE FROM \"\(StorageLayout.pendingGoodsTable)\" WHERE payload = ?", [.text(payload)])
+    }
+
+    /// Drops the table once no good waits in it, so a file whose kept goods were all attached is the file one
+    /// run of the same inputs gives (no empty table left behind).
+    mutating func dropIfEmpty() throws {
+        guard exists, try count() == 0 else { return }
+        try connection.execute("DROP TABLE \"\(StorageLayout.pendingGoodsTable)\"")
+        exists = false
     }
 
     /// How many goods wait for their candidacy.

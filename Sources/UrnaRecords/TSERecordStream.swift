@@ -33,17 +33,52 @@ final class TSERecordStream {
             if let bad = early.first { throw RecordFileError.unreadableFirstRow(bad) }
             throw RecordFileError.empty(file: csv.name)
         }
+        var later: [CSVReadResult] = []
         do {
             layout = try TSELayouts.recognize(firstRow: first.strings, file: csv.name)
         } catch {
             // A broken header makes the data row after it unrecognisable: report the header.
             if let bad = early.first { throw RecordFileError.unreadableFirstRow(bad) }
-            throw error
+            // A header-less original whose first row lost or gained a field (historic files shift columns):
+            // a later row gives the layout, and the first row is a reject like any other of the wrong length.
+            guard Self.startsLikeAnOriginal(first), let (original, read) = try Self.headerlessLayout(after: csv),
+                abs(original.fieldCount - first.count) <= 2
+            else { throw error }
+            layout = original
+            later = read
         }
         pending = early.map { .malformed($0) }
         if !layout.hasHeader { pending.append(.row(first)) }
+        pending += later
         pending.reverse()
         columns = ColumnIndex(names: layout.canonicalColumns)
+    }
+
+    /// Whether a row that is not a header begins as every header-less original does, with DATA_GERACAO
+    /// (`dd/MM/yyyy`) and HORA_GERACAO (`HH:mm:ss`): a foreign file is not read as TSE data by its later rows.
+    private static func startsLikeAnOriginal(_ row: CSVRow) -> Bool {
+        let f = row.strings
+        guard f.count >= 2, !TSELayouts.looksLikeHeader(f.map(TSELayouts.normalize)) else { return false }
+        func shaped(_ text: String, _ pattern: String) -> Bool {
+            let t = Array(text.utf8)
+            let p = Array(pattern.utf8)
+            guard t.count == p.count else { return false }
+            return zip(t, p).allSatisfy { c, m in m == UInt8(ascii: "9") ? (0x30...0x39).contains(c) : c == m }
+        }
+        return shaped(f[0], "99/99/9999") && shaped(f[1], "99:99:99")
+    }
+
+    /// The header-less original layout of the first of the next `lookahead` rows whose field count names one,
+    /// with every row read up to it (nil when none does).
+    private static func headerlessLayout(after csv: CSVReader) throws -> (TSELayout, [CSVReadResult])? {
+        var read: [CSVReadResult] = []
+        while read.count < lookahead, let result = try csv.next() {
+            read.append(result)
+            if case .row(let row) = result, let layout = TSELayouts.headerless(fieldCount: row.count) {
+                return (layout, read)
+            }
+        }
+        return nil
     }
 
     func next() throws -> RecordOrReject? {
