@@ -265,6 +265,11 @@ final class StepExecutor {
         try quiet(
             "CREATE TEMP TABLE \"_urna_m_list_owners\" (\"list\" TEXT, \"rid\" INTEGER, \"origin\", PRIMARY KEY (\"list\", \"rid\")) WITHOUT ROWID"
         )
+        // rebuildLists keeps the old rows of the owners a closure did not restage by looking owners up by origin:
+        // without this index that is a scan of every staged owner per old list row (quadratic: 45,000 orders
+        // with 4 items each, all restaged, took 18+ minutes; 12,000 owners take 32 s instead of 0.05 s).
+        try quiet(
+            "CREATE INDEX temp.\"_urna_m_list_owners_origin\" ON \"_urna_m_list_owners\" (\"list\", \"origin\")")
         try quiet(
             "CREATE TEMP TABLE \"_urna_m_list_items\" (\"list\" TEXT, \"rid\" INTEGER, \"position\" INTEGER, \"target\", PRIMARY KEY (\"list\", \"rid\", \"position\")) WITHOUT ROWID"
         )
