@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UrnaMigrator
+import UrnaSchemas
 import UrnaStore
 
 /// What an app developer with a shop schema (a type with no key, an embedded address, a removed type beside a
@@ -189,5 +190,29 @@ import UrnaStore
             try c.rows("SELECT o.id, c.name FROM \"Order\" o JOIN Customer c ON c._id = o.customer ORDER BY o.id")
                 .map { "\($0[0]) \($0[1])" } == ["1 Zé", "2 Ana"])
         #expect(try c.rows("PRAGMA foreign_key_check").isEmpty)
+    }
+
+    /// A real run killed mid-way leaves its lock file in the temporary folder; a dry run after it removes it (it
+    /// was left until the next real run), but never a lock someone holds.
+    @Test func aDryRunRemovesAKilledRunsLockFileButNotAHeldOne() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("people.sqlite")
+        try Fixture.peopleFile(at: path, version: 0)
+        var st = stat()
+        #expect(stat(path, &st) == 0)
+        let lock = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "urna-migrate-\(st.st_dev)-\(st.st_ino).lock")
+        defer { unlink(lock) }
+        // A killed run's: its pid written, nobody holding it.
+        #expect(FileManager.default.createFile(atPath: lock, contents: Data("999999\n".utf8)))
+        let m = Migrator(family: SchemaFamilies.people)
+        _ = try m.dryRun(path: path)
+        #expect(!FileManager.default.fileExists(atPath: lock), "the killed run's lock file is removed")
+        // Held (a run in progress): kept.
+        let fd = open(lock, O_CREAT | O_RDWR, 0o600)
+        #expect(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        defer { close(fd) }
+        _ = try m.dryRun(path: path)
+        #expect(FileManager.default.fileExists(atPath: lock), "a held lock is left alone")
     }
 }
