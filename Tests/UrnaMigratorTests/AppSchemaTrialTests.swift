@@ -215,4 +215,40 @@ import UrnaStore
         _ = try m.dryRun(path: path)
         #expect(FileManager.default.fileExists(atPath: lock), "a held lock is left alone")
     }
+
+    /// A closure that enumerates a type but leaves a converted property to the automatic conversion (text to
+    /// date): a value with no exact date fails the run, and the message names the allowance that permits it.
+    @Test func anInexactConversionBesideAClosureNamesItsAllowance() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("orders.sqlite")
+        func order(_ v: Int, at: Property) throws -> Schema {
+            try Self.schema(
+                v,
+                [
+                    ObjectSchema(
+                        "Order", [Property("id", .int64, primaryKey: true), at, Property("n", .int64, default: 0)])
+                ])
+        }
+        let v0 = try order(0, at: Property("at", .string, default: ""))
+        let store = try Store(path: path, schema: v0)
+        try store.write {
+            try store.create("Order", value: ["id": 1, "at": "2023-11-14T22:13:20.000Z"])
+            try store.create("Order", value: ["id": 2, "at": "14/11/2023"])
+        }
+        let v1 = try order(1, at: Property("at", .date, optional: true))
+        let step = MigrationStep("bump") { m in try m.enumerateObjects(ofType: "Order") { _, new in new["n"] = .int(1) }
+        }
+        let m = Migrator(
+            family: SchemaFamily(name: "shop", versions: [SchemaVersion(v0), SchemaVersion(v1, step: step)]))
+        let dry = try m.dryRun(path: path)
+        #expect(dry.outcome == .failed)
+        let text = dry.failures.map(\.message).joined(separator: "\n")
+        #expect(text.contains("object 2:"), "\(text)")
+        #expect(text.contains(".lossyConversion(type: \"Order\", property: \"at\")"), "\(text)")
+        #expect(text.contains("--allow-loss Order.at"), "\(text)")
+        #expect(
+            try Connection(path: path).rows("SELECT at FROM \"Order\" ORDER BY id").map { "\($0[0])" } == [
+                "2023-11-14T22:13:20.000Z", "14/11/2023",
+            ])
+    }
 }
