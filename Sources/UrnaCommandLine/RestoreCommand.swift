@@ -17,7 +17,7 @@ enum RestoreCommand {
             .value("from", "BACKUP", "The backup to restore from (default: the newest PATH.v<N>.bak)."),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
-        examples: ["urna restore --db library.sqlite", "urna restore --db library.sqlite --from library.sqlite.v0.bak"])
+        examples: ["urna restore --db urna.sqlite", "urna restore --db urna.sqlite --from urna.sqlite.v3.bak"])
 
     static let command = Command(spec: spec) { p in
         let context = CommandContext.current

@@ -14,10 +14,7 @@ final class MigrationLock {
     /// in the temporary folder; a run that took the lock on a name someone removed meanwhile takes it again on
     /// the new file (two runs never hold locks on two different files of one name).
     init?(path: String) throws {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        let name = "urna-migrate-\(st.st_dev)-\(st.st_ino).lock"
-        let lockPath = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+        guard let lockPath = Self.lockPath(of: path) else { return nil }
         self.lockPath = lockPath
         for _ in 0..<20 {
             // The temporary folder is shared: a name planted there (a symlink, a hard link to another file, someone
@@ -54,6 +51,32 @@ final class MigrationLock {
             return
         }
         return nil
+    }
+
+    /// The lock file's path for the database at `path` (nil when the database does not exist).
+    static func lockPath(of path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        let name = "urna-migrate-\(st.st_dev)-\(st.st_ino).lock"
+        return (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+    }
+
+    /// Removes the lock file a killed run left for the database at `path`, when nobody holds it: a dry run, which
+    /// takes no lock, otherwise leaves it in the temporary folder until the next real run. A lock someone holds
+    /// (a run in progress), or a name that is not our own plain file, is left alone.
+    static func removeStale(path: String) {
+        guard let lockPath = lockPath(of: path) else { return }
+        let fd = open(lockPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var own = stat()
+        guard fstat(fd, &own) == 0, (own.st_mode & S_IFMT) == S_IFREG, own.st_uid == geteuid(), own.st_nlink == 1,
+            flock(fd, LOCK_EX | LOCK_NB) == 0
+        else { return }
+        var named = stat()
+        // Removed while held (as a run releasing it does), and only if the name is still this file.
+        if lstat(lockPath, &named) == 0, named.st_ino == own.st_ino, named.st_dev == own.st_dev { unlink(lockPath) }
+        flock(fd, LOCK_UN)
     }
 
     deinit {

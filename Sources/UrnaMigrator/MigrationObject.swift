@@ -199,6 +199,7 @@ public final class MigrationObject {
         }
         switch p.type {
         case .list(let target):
+            if role == .old { layout.transfer.oldListsRead.insert(name) }
             return .list(try executor.listValue(of: self, property: p, target: target))
         case .linkingObjects(let origin, let originProperty):
             guard role == .old else { throw MigrationObjectError.inverseOfNewObject(type: typeName, property: name) }

@@ -80,6 +80,16 @@ public enum MigrationAllowance: Sendable, Hashable, Codable, CustomStringConvert
         }
     }
 
+    /// The allowance as Swift source, for messages (`.lossyConversion(type: "Book", property: "price")`).
+    var swiftSpelling: String {
+        switch self {
+        case .lossyConversion(let t, let p): ".lossyConversion(type: \"\(t)\", property: \"\(p)\")"
+        case .nullsBecomeDefault(let t, let p): ".nullsBecomeDefault(type: \"\(t)\", property: \"\(p)\")"
+        case .discard(let t, let p): ".discard(type: \"\(t)\", property: \"\(p)\")"
+        case .discardType(let t): ".discardType(type: \"\(t)\")"
+        }
+    }
+
     public var description: String {
         switch self {
         case .lossyConversion(let t, let p): "lossy conversion of \(t).\(p)"

@@ -105,7 +105,9 @@ public struct Migrator {
 
     func plan(path: String, to target: Int?, displayPath: String) throws -> MigrationPlan {
         // Even a file with nothing to do loses a killed run's partial backup (of a dead process) here.
-        if FileManager.default.fileExists(atPath: displayPath) { FileCopy.removeStaleBackupTemporaries(of: displayPath) }
+        if FileManager.default.fileExists(atPath: displayPath) {
+            FileCopy.removeStaleBackupTemporaries(of: displayPath)
+        }
         let problems = family.problems()
         guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
         let c = try RecordedFile.open(path, readOnly: true)
@@ -144,8 +146,8 @@ public struct Migrator {
         // A trigger on urna's own tables would run the file's SQL whenever urna records a run (in the failed-run
         // ledger too, after the rollback): never legitimate, so refused like drift.
         for r in try c.rows(
-            "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' AND tbl_name LIKE '\\_urna\\_%' ESCAPE '\\' ORDER BY name")
-        {
+            "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' AND tbl_name LIKE '\\_urna\\_%' ESCAPE '\\' ORDER BY name"
+        ) {
             drift.append(
                 "trigger \(r[0]) on \(r[1]): urna's own tables take no triggers (it would run the file's SQL as urna "
                     + "records the run); drop it")
@@ -285,10 +287,11 @@ public struct Migrator {
             drift: try RecordedFile.drift(in: c, recorded: recorded, family: newer || older ? nil : family),
             history: try RecordedFile.history(in: c, family: family.name))
         if older {
-            status.olderThanSupported = MigrationError.olderThanSupported(
-                path: path, family: family.name, fileVersion: recorded.version, minimum: family.minimumVersion,
-                advice: family.olderFilesAdvice
-            ).description
+            status.olderThanSupported =
+                MigrationError.olderThanSupported(
+                    path: path, family: family.name, fileVersion: recorded.version, minimum: family.minimumVersion,
+                    advice: family.olderFilesAdvice
+                ).description
         }
         return status
     }
@@ -369,6 +372,8 @@ final class PreviewCopy {
             throw MigrationError.fileNotFound(path: original)
         }
         originalPath = original
+        // A killed real run's lock file goes too: a dry run after it leaves nothing in the temporary folder.
+        MigrationLock.removeStale(path: original)
         directory = try FileCopy.makeTemporaryDirectory()
         let started = Date()
         do {

@@ -48,12 +48,41 @@ struct PropertyConversion {
         return PropertyConversion(kind: .widening, reason: reason, allowance: nil)
     }
 
+    /// An embedded type that only gains properties a reader can fill (optional, or with a default) keeps every
+    /// stored object as it is: absent keys read as the added properties' defaults. Any other change of shape
+    /// (a property removed, retyped or added required without a default) needs a closure or an allowance.
+    static func embeddedChange(_ e: String, oldSchema: Schema, newSchema: Schema) -> (
+        kind: ConversionKind, reason: String
+    ) {
+        let changed = (kind: ConversionKind.needsClosure, reason: "embedded type \(e) changes shape")
+        guard let o = oldSchema[type: e], let n = newSchema[type: e], o.embedded, n.embedded else { return changed }
+        for p in o.properties where p.isStored {
+            guard let q = n[property: p.name], q.isStored else {
+                return (.needsClosure, "embedded type \(e) changes shape: \(e).\(p.name) is removed")
+            }
+            let c = classify(type: e, old: p, new: q, oldSchema: oldSchema, newSchema: newSchema)
+            guard c.kind == .identical else {
+                return (.needsClosure, "embedded type \(e) changes shape: \(e).\(p.name) changes")
+            }
+        }
+        let added = n.properties.filter { $0.isStored && o[property: $0.name] == nil }
+        if let required = added.first(where: { !$0.optional && $0.defaultValue == nil }) {
+            return (
+                .needsClosure,
+                "embedded type \(e) changes shape: \(e).\(required.name) is added required without a default"
+            )
+        }
+        return (
+            .widening, "embedded type \(e) gains \(added.map(\.name).joined(separator: ", ")), read as their defaults"
+        )
+    }
+
     static func classifyType(_ a: PropertyType, _ b: PropertyType, oldSchema: Schema, newSchema: Schema) -> (
         kind: ConversionKind, reason: String
     ) {
         if a == b {
             if case .embedded(let e) = a, oldSchema[type: e] != newSchema[type: e] {
-                return (.needsClosure, "embedded type \(e) changes shape")
+                return embeddedChange(e, oldSchema: oldSchema, newSchema: newSchema)
             }
             return (.identical, "")
         }

@@ -80,8 +80,11 @@ final class TypeTransfer {
         }
     }
 
+    /// Old list properties (they have no column) the closure read on some old object.
+    @exclusivity(unchecked) var oldListsRead = Set<String>()
+
     func oldColumnWasRead(_ name: String) -> Bool {
-        guard let i = oldIndex[name] else { return false }
+        guard let i = oldIndex[name] else { return oldListsRead.contains(name) }
         return i < 64 ? oldColumnsRead & (1 << UInt64(i)) != 0 : oldColumnsReadHigh.contains(i)
     }
     @exclusivity(unchecked) var hasKeyMap = false

@@ -145,8 +145,11 @@ extension StepExecutor {
                 var sql =
                     "INSERT INTO \(Identifier.quoted(l.stagingTable)) (\"owner\", \"position\", \"target\") SELECT \(translated("owner", owner)), l.\"position\", \(translated("target", target)) FROM \(Identifier.quoted(old)) l"
                 if staged {
+                    // `+` keeps the owner's affinity off the comparison, so the lookup uses the owners' (list, origin)
+                    // index: an untyped column compared with an INTEGER one cannot use it (one scan of every staged
+                    // owner per old list row, quadratic). Both sides hold the old key as the file stores it.
                     sql +=
-                        " WHERE NOT EXISTS (SELECT 1 FROM \(Self.listOwnersTable) s WHERE s.\"list\" = \(StorageLayout.literal(.text(l.key))) AND s.\"origin\" = l.\"owner\")"
+                        " WHERE NOT EXISTS (SELECT 1 FROM \(Self.listOwnersTable) s WHERE s.\"list\" = \(StorageLayout.literal(.text(l.key))) AND s.\"origin\" = +l.\"owner\")"
                 }
                 try exec(sql)
             }
@@ -267,7 +270,8 @@ extension StepExecutor {
     /// Which steps a dangling reference found now may come from.
     var foreignKeyScope: String {
         guard case .forRun(let steps, let first) = foreignKeyCheck, steps > 1 else { return "" }
-        return " (links are checked once, after the run's last step: any of the \(steps) steps from v\(first) may have left it)"
+        return
+            " (links are checked once, after the run's last step: any of the \(steps) steps from v\(first) may have left it)"
     }
 
     /// Before this step clears links to the objects it deleted (`removeDanglingReferences`), checks the links as
@@ -279,7 +283,8 @@ extension StepExecutor {
         else { return }
         var tables = transfers.filter { $0.old != nil }.map(\.name)
         tables += analysis.lists.compactMap(\.oldTable) + analysis.droppedLists.map(\.table)
-        try checkForeignKeys(tables: tables, scope: " (left by an earlier step of this run, before v\(step.from.version))")
+        try checkForeignKeys(
+            tables: tables, scope: " (left by an earlier step of this run, before v\(step.from.version))")
     }
 
     /// `PRAGMA foreign_key_check` over the whole file, or over `tables` only.

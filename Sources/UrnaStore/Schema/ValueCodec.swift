@@ -25,7 +25,8 @@ public enum ValueCodec {
             default: throw mismatch()
             }
             if let r = property.type.integerRange, !r.contains(i) {
-                throw StoreError.outOfRange(type: type, property: property.name, value: String(i), range: "\(r.lowerBound)...\(r.upperBound)")
+                throw StoreError.outOfRange(
+                    type: type, property: property.name, value: String(i), range: "\(r.lowerBound)...\(r.upperBound)")
             }
             return .int(i)
         case .float, .double:
@@ -59,7 +60,9 @@ public enum ValueCodec {
             case .decimal(let v): d = v
             case .int(let i): d = Decimal(i)
             case .double(let v): d = Decimal(string: String(v)) ?? Decimal(v)
-            case .string(let s): guard let v = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else { throw mismatch() }; d = v
+            case .string(let s):
+                guard let v = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else { throw mismatch() }
+                d = v
             default: throw mismatch()
             }
             _ = try scaledInteger(d, scale: scale, type: type, property: property.name)
@@ -91,7 +94,8 @@ public enum ValueCodec {
         var rr = r
         NSDecimalRound(&rounded, &rr, 0, .plain)
         guard rounded == r else {
-            throw StoreError.outOfRange(type: type, property: property, value: "\(d)", range: "at most \(scale) decimal places")
+            throw StoreError.outOfRange(
+                type: type, property: property, value: "\(d)", range: "at most \(scale) decimal places")
         }
         guard let i = int64(rounded) else {
             throw StoreError.outOfRange(type: type, property: property, value: "\(d)", range: "64-bit")
@@ -169,7 +173,9 @@ public enum ValueCodec {
             let keyType = schema?[type: target]?.primaryKey?.type ?? .int64
             return .link(LinkTarget(type: target, key: decodeKey(v, keyType: keyType)))
         case .embedded(let target):
-            if case .text(let s) = v, let t = schema?[type: target] { return decodeEmbedded(s, type: t, schema: schema) }
+            if case .text(let s) = v, let t = schema?[type: target] {
+                return decodeEmbedded(s, type: t, schema: schema)
+            }
         case .list, .linkingObjects: break
         }
         // A value of an unexpected storage class (someone edited the file by hand): pass it through.
@@ -211,10 +217,16 @@ public enum ValueCodec {
     }
 
     static func decodeEmbedded(_ text: String, type: ObjectSchema, schema: Schema?) -> Value {
-        guard let obj = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return .null }
+        guard let obj = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            return .null
+        }
         var out: [String: Value] = [:]
         for p in type.properties where p.isStored {
-            let raw = obj[p.name]
+            // A key the stored object lacks is a property added to the embedded type since it was written.
+            guard let raw = obj[p.name] else {
+                out[p.name] = p.effectiveDefault
+                continue
+            }
             let sql: SQLValue
             switch raw {
             case let n as NSNumber:
