@@ -222,7 +222,8 @@ struct ImportRun {
         if attached > 0 {
             summary.warnings.append(
                 "\(attached) good\(attached == 1 ? "" : "s") an earlier import kept aside (their candidacy was not there "
-                    + "yet) \(attached == 1 ? "was" : "were") attached to \(attached == 1 ? "its candidacy" : "their candidacies")")
+                    + "yet) \(attached == 1 ? "was" : "were") attached to \(attached == 1 ? "its candidacy" : "their candidacies")"
+            )
         }
         let left = try pending!.count()
         if left > 0 {
@@ -311,6 +312,7 @@ struct ImportRun {
             if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
         }
         try attachPendingGoods()
+        _ = try writer.goodsListBulk.write(writer.connection)
         report(.catalogues)
         try writer.flush(catalogue)
     }
