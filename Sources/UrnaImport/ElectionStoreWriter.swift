@@ -133,7 +133,7 @@ final class ElectionStoreWriter {
     @discardableResult
     func write(candidate: CandidateValues) throws -> UpsertStatements.Outcome {
         if !sequenceIndex.isEmpty { sequenceIndex.removeAll() }
-        let outcome = try candidates.upsert(candidate.row)
+        let outcome = try candidates.upsert(candidate)
         candidateRows.record(outcome)
         return outcome
     }
@@ -292,7 +292,7 @@ final class ElectionStoreWriter {
     /// Upserts a good and makes sure it is in its candidacy's `goods` list (appended at the end).
     @discardableResult
     func write(good: GoodValues, slot: GoodsSlot) throws -> UpsertStatements.Outcome {
-        let outcome = try goods.upsert(good.row)
+        let outcome = try goods.upsert(good)
         goodRows.record(outcome)
         let listed: Bool
         switch outcome {
