@@ -30,6 +30,13 @@ protocol UpsertRow {
     var row: [SQLValue] { get }
 }
 
+/// A value that binds its row's columns (parameters 1...n, as `row` lists them) straight from its fields: the
+/// insert of a new row, the common case, then builds no `[SQLValue]` (the writing thread retained each of a
+/// candidacy's some seventy strings for it, strings the reading thread made and frees).
+protocol BindableUpsertRow: UpsertRow {
+    func bindRow(to statement: Statement)
+}
+
 @inline(__always) func sql(_ v: String?) -> SQLValue { v.map(SQLValue.text) ?? .null }
 @inline(__always) func sql(_ v: Int64?) -> SQLValue { v.map(SQLValue.integer) ?? .null }
 
@@ -67,6 +74,64 @@ extension GoodValues: UpsertRow {
             .text(id), sql(generatedAt), .text(candidateID), .integer(order), .text(goodDescription), sql(typeID),
             sql(valueCents), sql(updatedAt),
         ]
+    }
+}
+
+extension GoodValues: BindableUpsertRow {
+    func bindRow(to s: Statement) {
+        s.bind(id, 1)
+        s.bind(generatedAt, 2)
+        s.bind(candidateID, 3)
+        s.bind(order, 4)
+        s.bind(goodDescription, 5)
+        s.bind(typeID, 6)
+        s.bind(valueCents, 7)
+        s.bind(updatedAt, 8)
+    }
+}
+
+extension CandidateValues: BindableUpsertRow {
+    func bindRow(to s: Statement) {
+        s.bind(id, 1)
+        s.bind(generatedAt, 2)
+        s.bind(sequence, 3)
+        s.bind(electionID, 4)
+        s.bind(round, 5)
+        s.bind(number, 6)
+        s.bind(nickname, 7)
+        s.bind(name, 8)
+        s.bind(socialName, 9)
+        s.bind(post, 10)
+        s.bind(postCode, 11)
+        s.bind(state, 12)
+        s.bind(unit, 13)
+        s.bind(unitName, 14)
+        s.bind(birthdate, 15)
+        s.bind(sex, 16)
+        s.bind(colorRace, 17)
+        s.bind(maritalStatus, 18)
+        s.bind(nationality, 19)
+        s.bind(birthState, 20)
+        s.bind(birthCity, 21)
+        s.bind(literacy, 22)
+        s.bind(occupation, 23)
+        s.bind(partyID, 24)
+        s.bind(coalitionID, 25)
+        s.bind(processNumber, 26)
+        s.bind(protocolNumber, 27)
+        s.bind(spendingLimitFirstRound, 28)
+        s.bind(spendingLimitSecondRound, 29)
+        s.bind(email, 30)
+        s.bind(cpf, 31)
+        s.bind(voterId, 32)
+        s.bind(status, 33)
+        s.bind(result, 34)
+        let start = Int32(ElectionColumns.candidateSourceStart)
+        if sourceValues.count == ElectionsV4.sourceColumns.count {
+            for i in sourceValues.indices { s.bindValue(sourceValues[i], start + 1 + Int32(i)) }
+        } else {
+            for i in 0..<ElectionsV4.sourceColumns.count { s.bindNull(at: start + 1 + Int32(i)) }
+        }
     }
 }
 

@@ -47,12 +47,15 @@ final class ElectionStoreWriter {
     /// The candidacy the last good went to, and its slot (kept here, not in `slots`, while its goods keep
     /// coming): asset rows reach the writer in candidacy order, so most goods skip two dictionary lookups.
     private var lastSlot: (id: String, slot: GoodsSlot)?
+    /// Set when this run's goods lists are written at the end, in one statement (see `GoodsListBulk`).
+    let goodsListBulk: GoodsListBulk
 
     /// Prepares every statement; throws when the store's schema is not the elections schema the
     /// importer writes (so a wrong file is refused before any row is read).
     /// `keepsPersonalData` false: CPF, e-mail and voter ID are erased from the candidacies the run reads
-    /// (the mapper dropped them), not kept from an earlier run.
-    init(store: Store, keepsPersonalData: Bool = false) throws {
+    /// (the mapper dropped them), not kept from an earlier run. `listsGoodsInBulk`: write the goods lists at
+    /// the end when the file holds no goods yet (`GoodsListBulk`); false (triggers run) lists each good as it comes.
+    init(store: Store, keepsPersonalData: Bool = false, listsGoodsInBulk: Bool = true) throws {
         try ElectionStoreWriter.checkSchema(store.schema)
         let c = store.connection
         connection = c
@@ -67,11 +70,13 @@ final class ElectionStoreWriter {
         let description = ElectionColumns.good.firstIndex(of: "goodDescription")!
         goods = try UpsertStatements(
             connection: c, table: "Good", columns: ElectionColumns.good,
-            conflict: { stored, incoming in ElectionStoreWriter.goodConflict(stored, incoming, description: description) },
+            conflict: { stored, incoming in ElectionStoreWriter.goodConflict(stored, incoming, description: description)
+            },
             fieldGenerations: g)
         elections = try UpsertStatements(
             connection: c, table: "Election", columns: ElectionColumns.election, fieldGenerations: g)
-        parties = try UpsertStatements(connection: c, table: "Party", columns: ElectionColumns.party, fieldGenerations: g)
+        parties = try UpsertStatements(
+            connection: c, table: "Party", columns: ElectionColumns.party, fieldGenerations: g)
         coalitions = try UpsertStatements(
             connection: c, table: "Coalition", columns: ElectionColumns.coalition, fieldGenerations: g)
         goodTypes = try UpsertStatements(
@@ -100,6 +105,7 @@ final class ElectionStoreWriter {
             "SELECT \"sequence\", \"id\" FROM \"Candidate\" WHERE \"election\" = ?1")
         candidateRows = RunRowTracker(startMaxRowid: try c.integer("SELECT max(rowid) FROM \"Candidate\""))
         goodRows = RunRowTracker(startMaxRowid: try c.integer("SELECT max(rowid) FROM \"Good\""))
+        goodsListBulk = try GoodsListBulk(connection: c, allowed: listsGoodsInBulk)
     }
 
     /// The store must be the `elections` family with every column this writer fills.
@@ -127,7 +133,7 @@ final class ElectionStoreWriter {
     @discardableResult
     func write(candidate: CandidateValues) throws -> UpsertStatements.Outcome {
         if !sequenceIndex.isEmpty { sequenceIndex.removeAll() }
-        let outcome = try candidates.upsert(candidate.row)
+        let outcome = try candidates.upsert(candidate)
         candidateRows.record(outcome)
         return outcome
     }
@@ -141,7 +147,8 @@ final class ElectionStoreWriter {
         var warnings: [String] = []
         let groups = try connection.rows(
             "SELECT \"code\", \"round\", group_concat(\"id\", char(10)) FROM (SELECT \"code\", \"round\", \"id\" FROM "
-                + "\"Election\" WHERE \"code\" IS NOT NULL ORDER BY \"id\") GROUP BY \"code\", \"round\" HAVING count(*) > 1")
+                + "\"Election\" WHERE \"code\" IS NOT NULL ORDER BY \"id\") GROUP BY \"code\", \"round\" HAVING count(*) > 1"
+        )
         for g in groups {
             guard case .integer(let code) = g[0], case .text(let joined) = g[2] else { continue }
             let ids = joined.split(separator: "\n").map(String.init)
@@ -285,7 +292,7 @@ final class ElectionStoreWriter {
     /// Upserts a good and makes sure it is in its candidacy's `goods` list (appended at the end).
     @discardableResult
     func write(good: GoodValues, slot: GoodsSlot) throws -> UpsertStatements.Outcome {
-        let outcome = try goods.upsert(good.row)
+        let outcome = try goods.upsert(good)
         goodRows.record(outcome)
         let listed: Bool
         switch outcome {
@@ -301,13 +308,15 @@ final class ElectionStoreWriter {
             }
         }
         guard !listed else { return outcome }
-        appendGood.bind(good.candidateID, 1)
-        appendGood.bind(slot.nextPosition, 2)
-        appendGood.bind(good.id, 3)
-        _ = try appendGood.step()
-        appendGood.reset()
+        if !goodsListBulk.isActive {
+            appendGood.bind(good.candidateID, 1)
+            appendGood.bind(slot.nextPosition, 2)
+            appendGood.bind(good.id, 3)
+            _ = try appendGood.step()
+            appendGood.reset()
+        }
         candidateRows.markChanged(slot.candidateRowid)
-        if slot.nextPosition > 0, slot.lastOrder.map({ good.order < $0 }) ?? true {
+        if !goodsListBulk.isActive, slot.nextPosition > 0, slot.lastOrder.map({ good.order < $0 }) ?? true {
             unsortedGoodsLists.insert(good.candidateID)
         }
         var next = slot
@@ -339,14 +348,16 @@ final class ElectionStoreWriter {
         }
         var yearsWithNewParties = Set<Int64>()
         for id in catalogue.parties.keys.sorted() {
-            let outcome = try parties.upsert(catalogue.parties[id]!.row, generations: catalogue.generations("Party", id))
+            let outcome = try parties.upsert(
+                catalogue.parties[id]!.row, generations: catalogue.generations("Party", id))
             if case .inserted = outcome { yearsWithNewParties.insert(catalogue.parties[id]!.year) }
             count("Party", outcome)
         }
         for id in catalogue.goodTypes.keys.sorted() {
             count(
                 "GoodType",
-                try goodTypes.upsert(catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", "\(id)")))
+                try goodTypes.upsert(
+                    catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", "\(id)")))
         }
         // A coalition's composition is matched against every party of its year the file holds (the parties
         // were written just above), not only those this run read, so a list does not depend on how the
@@ -376,7 +387,8 @@ final class ElectionStoreWriter {
             storedCoalitions.bind(year, 1)
             var stored: [(String, String)] = []
             while try storedCoalitions.step() {
-                if case .text(let id) = storedCoalitions.value(at: 0), case .text(let c) = storedCoalitions.value(at: 1),
+                if case .text(let id) = storedCoalitions.value(at: 0),
+                    case .text(let c) = storedCoalitions.value(at: 1),
                     catalogue.coalitions[id] == nil
                 {
                     stored.append((id, c))

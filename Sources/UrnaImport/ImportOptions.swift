@@ -24,6 +24,9 @@ public struct ImportOptions: Sendable {
     public var rejectsRowLimit: Int? = ImportOptions.defaultRejectsRowLimit
     /// Most bytes the rejects file takes; a row that would go past it stops the import. nil: no bound.
     public var rejectsByteLimit: Int64? = ImportOptions.defaultRejectsByteLimit
+    /// Whether a run into a file without goods writes the goods lists at the end in one statement
+    /// (`GoodsListBulk`); the tests turn it off to compare with the good-by-good path.
+    var listsGoodsInBulk = true
     /// Default of `rejectsRowLimit`: a million rows.
     public static let defaultRejectsRowLimit = 1_000_000
     /// Default of `rejectsByteLimit`: 100 MiB (a flood of bad rows stops there instead of filling the disk).

@@ -315,6 +315,7 @@ struct ImportRun {
             if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
         }
         try attachPendingGoods()
+        _ = try writer.goodsListBulk.write(writer.connection)
         report(.catalogues)
         try writer.flush(catalogue)
     }

@@ -186,7 +186,9 @@ public final class Importer {
                 tables: ["Candidate", "Good", StorageLayout.listTable(type: "Candidate", property: "goods")],
                 schema: store.schema)
             var run = ImportRun(
-                writer: try ElectionStoreWriter(store: store, keepsPersonalData: options.keepPersonalData),
+                writer: try ElectionStoreWriter(
+                    store: store, keepsPersonalData: options.keepPersonalData,
+                    listsGoodsInBulk: options.listsGoodsInBulk && !triggersRun),
                 rejects: rejects,
                 maxErrors: options.maxErrors, progress: progress, clock: clock, started: started,
                 bytesTotal: inputs.reduce(0) { $0 + $1.size }, fileCount: inputs.count)

@@ -74,9 +74,28 @@ final class UpsertStatements {
         insert.reset()
         if inserted {
             let rowid = connection.lastInsertRowID
-            if !generations.isEmpty { try fieldGenerations.replace(table: table, key: row[0], with: generations, columns: columns) }
+            if !generations.isEmpty {
+                try fieldGenerations.replace(table: table, key: row[0], with: generations, columns: columns)
+            }
             return .inserted(rowid)
         }
+        return try merge(row, generations: generations)
+    }
+
+    /// `upsert(value.row)`, with the insert bound from the value's fields: the row is only built when the key
+    /// exists and the stored row has to be merged.
+    func upsert(_ value: some BindableUpsertRow) throws -> Outcome {
+        if !ties.isEmpty { ties = [] }
+        value.bindRow(to: insert)
+        _ = try insert.step()
+        let inserted = connection.changes > 0
+        insert.reset()
+        if inserted { return .inserted(connection.lastInsertRowID) }
+        return try merge(value.row, generations: [:])
+    }
+
+    /// Merges `row`, whose key exists, into the stored row (see `upsert`).
+    private func merge(_ row: [SQLValue], generations: [Int: SQLValue]) throws -> Outcome {
         select.bindValue(row[0], 1)
         guard try select.step() else {
             select.reset()
@@ -95,7 +114,8 @@ final class UpsertStatements {
         if let conflict, let disagreement = conflict(stored, row) {
             let order = GenerationMerge.compare(row[1], stored[1])
             guard order != 0 else {
-                return try resolveConflict(rowid: rowid, stored: stored, incoming: row, generations: generations, disagreement)
+                return try resolveConflict(
+                    rowid: rowid, stored: stored, incoming: row, generations: generations, disagreement)
             }
             conflictReason =
                 "conflict: \(disagreement); "
@@ -149,7 +169,8 @@ extension UpsertStatements {
     ) throws -> Outcome {
         let why = "both come from one generation, and a fixed rule keeps the same one in any import order"
         guard GenerationMerge.wins(incoming, over: stored) else {
-            return .conflict(rowid, "conflict: \(disagreement); this row was not stored (\(why)): check which file is right")
+            return .conflict(
+                rowid, "conflict: \(disagreement); this row was not stored (\(why)): check which file is right")
         }
         for (i, v) in incoming.enumerated() { update.bindValue(v, Int32(i + 1)) }
         _ = try update.step()
@@ -181,21 +202,27 @@ final class FieldGenerations {
 
     init(connection: Connection) throws {
         self.connection = connection
-        exists = try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(Self.table)]) != nil
+        exists =
+            try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(Self.table)])
+            != nil
     }
 
     /// The generations recorded for the object `key` of `table`, by index in `columns`.
     func generations(table: String, key: SQLValue, columns: [String]) throws -> [Int: SQLValue] {
         guard exists else { return [:] }
-        let s = try select ?? connection.prepare(
-            "SELECT \"property\", \"generatedAt\" FROM \"\(Self.table)\" WHERE \"type\" = ?1 AND \"key\" = ?2")
+        let s =
+            try select
+            ?? connection.prepare(
+                "SELECT \"property\", \"generatedAt\" FROM \"\(Self.table)\" WHERE \"type\" = ?1 AND \"key\" = ?2")
         select = s
         s.bindValue(.text(table), 1)
         s.bindValue(Self.keyText(key), 2)
         defer { s.reset() }
         var out: [Int: SQLValue] = [:]
         while try s.step() {
-            if case .text(let property) = s.value(at: 0), let i = columns.firstIndex(of: property) { out[i] = s.value(at: 1) }
+            if case .text(let property) = s.value(at: 0), let i = columns.firstIndex(of: property) {
+                out[i] = s.value(at: 1)
+            }
         }
         return out
     }
@@ -214,8 +241,11 @@ final class FieldGenerations {
         _ = try d.step()
         d.reset()
         guard !generations.isEmpty else { return }
-        let ins = try insert ?? connection.prepare(
-            "INSERT INTO \"\(Self.table)\" (\"type\", \"key\", \"property\", \"generatedAt\") VALUES (?1, ?2, ?3, ?4)")
+        let ins =
+            try insert
+            ?? connection.prepare(
+                "INSERT INTO \"\(Self.table)\" (\"type\", \"key\", \"property\", \"generatedAt\") VALUES (?1, ?2, ?3, ?4)"
+            )
         insert = ins
         for (i, g) in generations.sorted(by: { $0.key < $1.key }) {
             ins.bindValue(.text(table), 1)
@@ -248,7 +278,8 @@ enum GenerationMerge {
 
     /// The merged row and the generations of those of its known values older than the merged row's.
     static func merge(
-        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue],
+        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue],
+        incomingGenerations: [Int: SQLValue],
         placeholders: [Int: Set<SQLValue>] = [:]
     ) -> (row: [SQLValue], generations: [Int: SQLValue]) {
         var out = stored
@@ -301,7 +332,8 @@ enum GenerationMerge {
     /// The columns (from 2, leaving out `skipping`) where both rows know a value, of one generation, and the values
     /// differ: the merge could only keep one by its fixed rule. Placeholders are left out (they always yield).
     static func ties(
-        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue], incomingGenerations: [Int: SQLValue],
+        stored: [SQLValue], storedGenerations: [Int: SQLValue], incoming: [SQLValue],
+        incomingGenerations: [Int: SQLValue],
         merged: [SQLValue], placeholders: [Int: Set<SQLValue>], skipping: [Int]
     ) -> [(index: Int, kept: SQLValue, other: SQLValue)] {
         var out: [(index: Int, kept: SQLValue, other: SQLValue)] = []
