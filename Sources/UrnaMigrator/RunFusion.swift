@@ -69,7 +69,9 @@ final class RunFusion {
             case .copy(let oi):
                 if t.oldColumns[oi].isOptional { return "\(new.name).\(c.name) may receive a nil" }
             case .convert(let oi, _, _, _, let nullDefault):
-                if nullDefault == nil && t.oldColumns[oi].isOptional { return "\(new.name).\(c.name) may receive a nil" }
+                if nullDefault == nil && t.oldColumns[oi].isOptional {
+                    return "\(new.name).\(c.name) may receive a nil"
+                }
             case .constant(let v):
                 if v.isNull { return "\(new.name).\(c.name) may receive a nil" }
             case .rowid: break

@@ -69,7 +69,9 @@ extension StepExecutor {
             try quiet(
                 "CREATE TEMP TABLE \(Identifier.quoted(copy)) (\"old_key\" \(target.newKeySQLType) PRIMARY KEY, \"new_key\" \(target.newKeySQLType)) WITHOUT ROWID"
             )
-            try quiet("INSERT INTO temp.\(Identifier.quoted(copy)) SELECT \"old_key\", \"new_key\" FROM \(target.keyMapTable)")
+            try quiet(
+                "INSERT INTO temp.\(Identifier.quoted(copy)) SELECT \"old_key\", \"new_key\" FROM \(target.keyMapTable)"
+            )
             keyMapTables[x] = "temp.\(Identifier.quoted(copy))"
         }
         let select = analysis.carriedSelectSQL(t, from: oldRows(t), keyMapTables: keyMapTables)
