@@ -181,7 +181,8 @@ public struct Migrator {
                     diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames),
                     sql: analysis.previewSQL()
                         + (options.fusesSteps
-                            ? RunFusion.previewLines(analysis, next: index + 1 < resolved.count ? resolved[index + 1] : nil)
+                            ? RunFusion.previewLines(
+                                analysis, next: index + 1 < resolved.count ? resolved[index + 1] : nil)
                             : []),
                     copiedThroughSwift: analysis.transfers.filter { $0.needsSwift && !$0.isAdded }.map {
                         "\($0.name) (\($0.swiftReason ?? ""))"

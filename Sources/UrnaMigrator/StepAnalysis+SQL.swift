@@ -20,9 +20,11 @@ extension StepAnalysis {
 
     /// The SQL expression of new column `i` of `t` in a bulk copy from the old table aliased `o`;
     /// `keyMaps` names the types whose identities changed (links to them are translated), read from
-    /// `keyMapTables` where it names another table for a type (a fused step's copy) or else the step's key map.
+    /// `keyMapTables` where it names another table for a type (a fused step's copy) or else the step's key map;
+    /// `integerKeyMaps`: those copies are keyed by the old keys as integers (probed by the old link as it is).
     func bulkExpression(
-        _ t: TypeTransfer, column i: Int, keyMaps: Set<String>, keyMapTables: [String: String] = [:]
+        _ t: TypeTransfer, column i: Int, keyMaps: Set<String>, keyMapTables: [String: String] = [:],
+        integerKeyMaps: Set<String> = []
     ) -> String {
         let c = t.newColumns[i]
         var expr: String
@@ -45,8 +47,10 @@ extension StepAnalysis {
             } else {
                 oldRef = tt.oldKeySQLType
             }
-            let probe = Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
             let map = keyMapTables[target] ?? tt.keyMapTable
+            let probe =
+                integerKeyMaps.contains(target) && oldRef == "INTEGER"
+                ? expr : Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
             expr = "COALESCE((SELECT m.\"new_key\" FROM \(map) m WHERE m.\"old_key\" = \(probe)), \(expr))"
         }
         return expr
@@ -63,10 +67,13 @@ extension StepAnalysis {
 
     /// The rows the bulk copy of `t` would write, as a SELECT (new columns by name, then the old `rowid`): what a
     /// fused next step reads instead of a table this step did not write.
-    func carriedSelectSQL(_ t: TypeTransfer, from: String, keyMapTables: [String: String]) -> String {
+    func carriedSelectSQL(
+        _ t: TypeTransfer, from: String, keyMapTables: [String: String], integerKeyMaps: Set<String>
+    ) -> String {
         let keyMaps = Set(keyMapTables.keys)
         let exprs = t.newColumns.indices.map {
-            bulkExpression(t, column: $0, keyMaps: keyMaps, keyMapTables: keyMapTables) + " AS "
+            bulkExpression(
+                t, column: $0, keyMaps: keyMaps, keyMapTables: keyMapTables, integerKeyMaps: integerKeyMaps) + " AS "
                 + Identifier.quoted(t.newColumns[$0].name)
         }
         return "SELECT \((exprs + ["o.rowid AS rowid"]).joined(separator: ", ")) FROM \(from) o"
@@ -105,7 +112,9 @@ extension StepAnalysis {
             guard case .copy(let oi) = source, oi == i, t.oldColumns[i].sqlType == t.newColumns[i].sqlType else {
                 return nil
             }
-            if t.oldColumns[i].name != t.newColumns[i].name { renames.append((t.oldColumns[i].name, t.newColumns[i].name)) }
+            if t.oldColumns[i].name != t.newColumns[i].name {
+                renames.append((t.oldColumns[i].name, t.newColumns[i].name))
+            }
         }
         return renames.isEmpty ? nil : renames
     }

@@ -59,22 +59,34 @@ extension StepExecutor {
             if target.deleted > 0 || target.cleared { return false }
         }
         var keyMapTables: [String: String] = [:]
+        var integerKeyMaps = Set<String>()
         for c in t.newColumns {
             guard case .link(let x) = c.type, let target = transfer(x), target.hasKeyMap, keyMapTables[x] == nil else {
                 continue
             }
-            // This step's key maps are dropped when it ends: the SELECT reads a copy.
-            let copy = fusion.temporaryName("keys_" + x)
-            fusion.temporaryTables.append(copy)
-            try quiet(
-                "CREATE TEMP TABLE \(Identifier.quoted(copy)) (\"old_key\" \(target.newKeySQLType) PRIMARY KEY, \"new_key\" \(target.newKeySQLType)) WITHOUT ROWID"
-            )
-            try quiet(
-                "INSERT INTO temp.\(Identifier.quoted(copy)) SELECT \"old_key\", \"new_key\" FROM \(target.keyMapTable)"
-            )
-            keyMapTables[x] = "temp.\(Identifier.quoted(copy))"
+            // This step's key maps are dropped when it ends: the SELECT reads a copy. Old integer keys are kept as
+            // integers there (the map holds them as the new key's type): each row's link is then found by rowid.
+            let name = fusion.temporaryName("keys_" + x)
+            fusion.temporaryTables.append(name)
+            let copy = Identifier.quoted(name)
+            let source = target.keyMapTable
+            if target.oldKeySQLType == "INTEGER" {
+                try quiet(
+                    "CREATE TEMP TABLE \(copy) (\"old_key\" INTEGER PRIMARY KEY, \"new_key\" \(target.newKeySQLType))")
+                try quiet(
+                    "INSERT INTO temp.\(copy) SELECT CAST(\"old_key\" AS INTEGER), \"new_key\" FROM \(source) ORDER BY 1"
+                )
+                integerKeyMaps.insert(x)
+            } else {
+                try quiet(
+                    "CREATE TEMP TABLE \(copy) (\"old_key\" \(target.newKeySQLType) PRIMARY KEY, \"new_key\" \(target.newKeySQLType)) WITHOUT ROWID"
+                )
+                try quiet("INSERT INTO temp.\(copy) SELECT \"old_key\", \"new_key\" FROM \(source)")
+            }
+            keyMapTables[x] = "temp.\(copy)"
         }
-        let select = analysis.carriedSelectSQL(t, from: oldRows(t), keyMapTables: keyMapTables)
+        let select = analysis.carriedSelectSQL(
+            t, from: oldRows(t), keyMapTables: keyMapTables, integerKeyMaps: integerKeyMaps)
         fusion.outgoing[t.name] = select
         // Its staging table is dropped unused (`swapTables`); the old table stays for the next step to read.
         t.rebuilt = false

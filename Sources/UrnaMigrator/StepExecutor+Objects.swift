@@ -57,7 +57,8 @@ extension StepExecutor {
         let selectSQL = analysis.selectOldSQL(t, from: oldRows(t))
         let select = try RowStatement(connection, selectSQL)
         let prefetch =
-            readsAhead && !isIncoming(t.name) ? OldRowPrefetcher(path: connection.path, sql: selectSQL, width: t.oldColumns.count + 1) : nil
+            readsAhead && !isIncoming(t.name)
+            ? OldRowPrefetcher(path: connection.path, sql: selectSQL, width: t.oldColumns.count + 1) : nil
         if let prefetch {
             prefetch.start()
             report.readAhead.append(t.name)
