@@ -86,6 +86,9 @@ public struct StepReport: Sendable, Codable {
     public var copiedThroughSwift: [String] = []
     /// Types whose old rows were read on a second thread while the closures ran (`MigrationOptions.readAhead`).
     public var readAhead: [String] = []
+    /// Types this step did not write because the next step of the run rebuilds them again: the next step read
+    /// their rows through this step's SELECT (fused steps: each table rebuilt once).
+    public var fusedIntoNextStep: [String] = []
     public var objectsTouched = 0
     public var durationSeconds: Double = 0
 

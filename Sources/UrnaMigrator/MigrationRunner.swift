@@ -106,6 +106,7 @@ final class MigrationRunner {
             let ledgerStart = RunLedger.lastId(c)
             let inWAL = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
             let deferredIndexes = DeferredIndexes()
+            let fusion = options.fusesSteps && plan.resolved.count > 1 ? RunFusion(steps: plan.resolved) : nil
             for (index, step) in plan.resolved.enumerated() {
                 if isCancelled { throw MigrationError.cancelled(path: plan.path) }
                 // A second connection sees only committed rows: not what the step's own sqlBefore changed.
@@ -115,16 +116,18 @@ final class MigrationRunner {
                     readsAhead: options.readAhead && index == 0 && inWAL && step.sqlBefore.isEmpty,
                     foreignKeyCheck: index < plan.resolved.count - 1
                         ? .later : .forRun(steps: plan.resolved.count, firstVersion: plan.fromVersion),
-                    inheritsUncheckedLinks: index > 0, deferredIndexes: deferredIndexes)
+                    inheritsUncheckedLinks: index > 0, deferredIndexes: deferredIndexes, fusion: fusion)
                 do {
                     try executor.run()
                     report.steps.append(executor.report)
+                    fusion?.advance()
                 } catch is StepAborted {
                     executor.abandon()
                     report.steps.append(executor.report)
                     break
                 }
             }
+            if log.isEmpty { fusion?.dropTemporaryTables(c) }
             report.countsBefore = report.steps.first?.countsBefore ?? [:]
             report.checks = checks(log)
             clock.skip()  // the steps report their own phases

@@ -25,6 +25,9 @@ enum StoredValueCheck {
             }
             guard !checked.isEmpty else { continue }
             let from = Identifier.quoted(table)
+            // One pass that stops at the first misfit; the common answer (none) costs no per-column sums.
+            let any = checked.map { "(\($0.condition))" }.joined(separator: " OR ")
+            guard try c.scalar("SELECT EXISTS (SELECT 1 FROM \(from) WHERE \(any))") == .integer(1) else { continue }
             let sums = checked.map { "coalesce(sum(\($0.condition)), 0)" }.joined(separator: ", ")
             let counts = try c.rows("SELECT \(sums) FROM \(from)").first ?? []
             let label: String

@@ -56,6 +56,10 @@ public struct MigrationOptions: Sendable {
     /// extension, another process) or a writer holding it, before it throws `migrationRunning`/`busy`. When the
     /// other run has upgraded the file meanwhile, `migrateIfNeeded` returns nil. `plan`/`run` never wait.
     public var waitForOtherMigrator: Duration = .seconds(60)
+    /// Fuse consecutive steps of a run: a type one step would copy with SQL and the next step rebuilds again is
+    /// read once, through the first step's SELECT, and written once (the plan says which). Off: every step
+    /// writes every table it changes, as if run alone.
+    public var fusesSteps = true
 
     public init(
         sample: Int = 0, integrityCheck: IntegrityCheck = .full, maxFailures: Int = 50, pragmas: [String] = [],
@@ -176,7 +180,12 @@ public struct Migrator {
                 PlannedStep(
                     fromVersion: step.from.version, toVersion: step.to.version, summary: step.summary,
                     hasClosure: step.closure != nil,
-                    diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames), sql: analysis.previewSQL(),
+                    diff: SchemaDiff(from: step.from, to: step.to, renames: step.renames),
+                    sql: analysis.previewSQL()
+                        + (options.fusesSteps
+                            ? RunFusion.previewLines(
+                                analysis, next: index + 1 < resolved.count ? resolved[index + 1] : nil)
+                            : []),
                     copiedThroughSwift: analysis.transfers.filter { $0.needsSwift && !$0.isAdded }.map {
                         "\($0.name) (\($0.swiftReason ?? ""))"
                     },

@@ -19,8 +19,13 @@ extension StepAnalysis {
     }
 
     /// The SQL expression of new column `i` of `t` in a bulk copy from the old table aliased `o`;
-    /// `keyMaps` names the types whose identities changed (links to them are translated).
-    func bulkExpression(_ t: TypeTransfer, column i: Int, keyMaps: Set<String>) -> String {
+    /// `keyMaps` names the types whose identities changed (links to them are translated), read from
+    /// `keyMapTables` where it names another table for a type (a fused step's copy) or else the step's key map;
+    /// `integerKeyMaps`: those copies are keyed by the old keys as integers (probed by the old link as it is).
+    func bulkExpression(
+        _ t: TypeTransfer, column i: Int, keyMaps: Set<String>, keyMapTables: [String: String] = [:],
+        integerKeyMaps: Set<String> = []
+    ) -> String {
         let c = t.newColumns[i]
         var expr: String
         switch t.sources[i] {
@@ -42,18 +47,36 @@ extension StepAnalysis {
             } else {
                 oldRef = tt.oldKeySQLType
             }
-            let probe = Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
-            expr = "COALESCE((SELECT m.\"new_key\" FROM \(tt.keyMapTable) m WHERE m.\"old_key\" = \(probe)), \(expr))"
+            let map = keyMapTables[target] ?? tt.keyMapTable
+            let probe =
+                integerKeyMaps.contains(target) && oldRef == "INTEGER"
+                ? expr : Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
+            expr = "COALESCE((SELECT m.\"new_key\" FROM \(map) m WHERE m.\"old_key\" = \(probe)), \(expr))"
         }
         return expr
     }
 
-    /// INSERT ... SELECT copying every old object of `t` into its staging table.
-    func bulkCopySQL(_ t: TypeTransfer, keyMaps: Set<String>) -> String {
+    /// INSERT ... SELECT copying every old object of `t` into its staging table; `from` is where the old rows
+    /// are (the old table, or the SELECT an earlier step of the run left for them: `RunFusion`).
+    func bulkCopySQL(_ t: TypeTransfer, keyMaps: Set<String>, from: String? = nil) -> String {
         let cols = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
         let exprs = t.newColumns.indices.map { bulkExpression(t, column: $0, keyMaps: keyMaps) }.joined(separator: ", ")
         return
-            "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs) FROM \(Identifier.quoted(t.name)) o ORDER BY o.rowid"
+            "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs) FROM \(from ?? Identifier.quoted(t.name)) o ORDER BY o.rowid"
+    }
+
+    /// The rows the bulk copy of `t` would write, as a SELECT (new columns by name, then the old `rowid`): what a
+    /// fused next step reads instead of a table this step did not write.
+    func carriedSelectSQL(
+        _ t: TypeTransfer, from: String, keyMapTables: [String: String], integerKeyMaps: Set<String>
+    ) -> String {
+        let keyMaps = Set(keyMapTables.keys)
+        let exprs = t.newColumns.indices.map {
+            bulkExpression(
+                t, column: $0, keyMaps: keyMaps, keyMapTables: keyMapTables, integerKeyMaps: integerKeyMaps) + " AS "
+                + Identifier.quoted(t.newColumns[$0].name)
+        }
+        return "SELECT \((exprs + ["o.rowid AS rowid"]).joined(separator: ", ")) FROM \(from) o"
     }
 
     /// The prepared INSERT used for objects copied through Swift.
@@ -64,9 +87,9 @@ extension StepAnalysis {
     }
 
     /// The SELECT streaming a type's old objects (stored columns, then rowid).
-    func selectOldSQL(_ t: TypeTransfer) -> String {
+    func selectOldSQL(_ t: TypeTransfer, from: String? = nil) -> String {
         let cols = (t.oldColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
-        return "SELECT \(cols) FROM \(Identifier.quoted(t.name)) ORDER BY rowid"
+        return "SELECT \(cols) FROM \(from ?? Identifier.quoted(t.name)) ORDER BY rowid"
     }
 
     /// Index statements of a schema, by index name (list tables excluded).
@@ -89,7 +112,9 @@ extension StepAnalysis {
             guard case .copy(let oi) = source, oi == i, t.oldColumns[i].sqlType == t.newColumns[i].sqlType else {
                 return nil
             }
-            if t.oldColumns[i].name != t.newColumns[i].name { renames.append((t.oldColumns[i].name, t.newColumns[i].name)) }
+            if t.oldColumns[i].name != t.newColumns[i].name {
+                renames.append((t.oldColumns[i].name, t.newColumns[i].name))
+            }
         }
         return renames.isEmpty ? nil : renames
     }

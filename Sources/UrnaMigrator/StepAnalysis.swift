@@ -89,6 +89,8 @@ final class TypeTransfer {
     }
     @exclusivity(unchecked) var hasKeyMap = false
     var filledBySwift = false
+    /// Not written in this step: the next step reads its rows through this step's SELECT (`RunFusion`).
+    var carriedForward = false
     var filledByBulk = false
     @exclusivity(unchecked) var explicitLinkColumns = Set<String>()
     var created = 0

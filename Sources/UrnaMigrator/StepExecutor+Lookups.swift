@@ -18,7 +18,7 @@ extension StepExecutor {
         } else {
             let cols = (t.oldColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
             s = try connection.prepare(
-                "SELECT \(cols) FROM \(Identifier.quoted(typeName)) WHERE \(Identifier.quoted(old.keyColumn)) = ?")
+                "SELECT \(cols) FROM \(oldRows(typeName)) WHERE \(Identifier.quoted(old.keyColumn)) = ?")
             oldLookups[typeName] = s
             t.oldRead = true
         }
@@ -126,6 +126,11 @@ extension StepExecutor {
             try createDeferredIndexes(on: StorageLayout.listTable(type: origin, property: originProperty))
             sql =
                 "SELECT DISTINCT \"owner\" FROM \(Identifier.quoted(StorageLayout.listTable(type: origin, property: originProperty))) WHERE \"target\" = ? ORDER BY \"owner\""
+        } else if isIncoming(origin) {
+            // Carried rows compute their links: looked up in a copy indexed by the link instead.
+            let rows = try materializedRows(origin, indexing: originProperty)
+            sql =
+                "SELECT \(Identifier.quoted(originType.keyColumn)) FROM \(rows) WHERE \(Identifier.quoted(originProperty)) = ? ORDER BY rowid"
         } else {
             try createDeferredIndexes(on: origin)
             sql =

@@ -23,7 +23,7 @@ extension StepExecutor {
             return
         }
         // Later passes (and types the new version drops) update or read; nothing to insert.
-        let select = try RowStatement(connection, analysis.selectOldSQL(t))
+        let select = try RowStatement(connection, analysis.selectOldSQL(t, from: oldRows(t)))
         let oldCount = t.oldColumns.count
         let removedPlaceholder =
             t.new == nil ? MigrationObject(layout: newLayout, executor: self, values: [], originKey: nil) : nil
@@ -54,10 +54,11 @@ extension StepExecutor {
         guard let source = sources[t.name] else {
             throw MigrationObjectError.unknownType(t.name, version: step.to.version)
         }
-        let selectSQL = analysis.selectOldSQL(t)
+        let selectSQL = analysis.selectOldSQL(t, from: oldRows(t))
         let select = try RowStatement(connection, selectSQL)
         let prefetch =
-            readsAhead ? OldRowPrefetcher(path: connection.path, sql: selectSQL, width: t.oldColumns.count + 1) : nil
+            readsAhead && !isIncoming(t.name)
+            ? OldRowPrefetcher(path: connection.path, sql: selectSQL, width: t.oldColumns.count + 1) : nil
         if let prefetch {
             prefetch.start()
             report.readAhead.append(t.name)

@@ -25,7 +25,7 @@ extension StepExecutor {
                 }
             } else if !gone.isEmpty && objects > 0 {
                 let cols = gone.map { "count(\(Identifier.quoted($0.name)))" }.joined(separator: ", ")
-                let row = try connection.rows("SELECT \(cols) FROM \(Identifier.quoted(t.name))").first ?? []
+                let row = try connection.rows("SELECT \(cols) FROM \(oldRows(t))").first ?? []
                 for (i, p) in gone.enumerated() {
                     if case .integer(let n) = row[i], n > 0 {
                         out.append(DroppedData(type: t.name, property: p.name, values: Int(n)))
@@ -55,7 +55,7 @@ extension StepExecutor {
         guard sampleSize > 0 else { return }
         for t in sampledTypes() {
             guard let old = t.old, let layout = t.oldLayout else { continue }
-            let s = try connection.prepare(analysis.selectOldSQL(t) + " LIMIT \(sampleSize)")
+            let s = try connection.prepare(analysis.selectOldSQL(t, from: oldRows(t)) + " LIMIT \(sampleSize)")
             var samples: [(SQLValue, ObjectSample)] = []
             while try s.step() {
                 let values = (0..<t.oldColumns.count).map { s.value(at: $0) }
@@ -75,6 +75,8 @@ extension StepExecutor {
             let before = samplesBefore[t.name] ?? []
             var after: [ObjectSample] = []
             if let n = t.new, let layout = t.newLayout {
+                // A carried type's table still has its older form: its new rows are the SELECT the next step reads.
+                let rows = fusion?.outgoing[t.name].map { "(\($0))" } ?? Identifier.quoted(t.name)
                 let cols = (t.newColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
                 var keys: [SQLValue] = []
                 if t.isAdded {
@@ -95,7 +97,7 @@ extension StepExecutor {
                 }
                 for key in keys {
                     let row = try connection.rows(
-                        "SELECT \(cols) FROM \(Identifier.quoted(t.name)) WHERE \(Identifier.quoted(n.keyColumn)) = ?",
+                        "SELECT \(cols) FROM \(rows) WHERE \(Identifier.quoted(n.keyColumn)) = ?",
                         [key]
                     ).first
                     guard let row else {

@@ -61,6 +61,9 @@ final class StepExecutor {
     /// An earlier step of the run skipped its link check (`ForeignKeyCheck.later`).
     let inheritsUncheckedLinks: Bool
 
+    /// The run's fused steps: types earlier steps carried forward, and what this step carries on.
+    let fusion: RunFusion?
+
     enum ForeignKeyCheck {
         /// Not after this step: a later step of the same run checks.
         case later
@@ -74,8 +77,9 @@ final class StepExecutor {
     init(
         connection: Connection, step: ResolvedStep, family: String, log: FailureLog, reporter: MigrationReporter?,
         sampleSize: Int, readsAhead: Bool, foreignKeyCheck: ForeignKeyCheck, inheritsUncheckedLinks: Bool,
-        deferredIndexes: DeferredIndexes
+        deferredIndexes: DeferredIndexes, fusion: RunFusion? = nil
     ) {
+        self.fusion = fusion
         self.deferredIndexes = deferredIndexes
         self.inheritsUncheckedLinks = inheritsUncheckedLinks
         self.readsAhead = readsAhead

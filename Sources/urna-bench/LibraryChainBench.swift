@@ -99,7 +99,10 @@ enum LibraryChainBench {
     /// The migrator's side: the whole chain in one run, no backup (the peer keeps none either).
     static func childMigrator(_ path: String) throws {
         let phases = ProcessInfo.processInfo.environment["URNA_BENCH_PHASES"] == nil ? nil : StepPhases()
-        let migrator = Migrator(family: LibraryFamily.family, reporter: phases)
+        var options = MigrationOptions()
+        // URNA_BENCH_NO_FUSION: every step writes every table it changes (to measure what fusing steps gives).
+        options.fusesSteps = ProcessInfo.processInfo.environment["URNA_BENCH_NO_FUSION"] == nil
+        let migrator = Migrator(family: LibraryFamily.family, reporter: phases, options: options)
         _ = try migrator.run(try migrator.plan(path: path), backup: .none)
         if let phases { FileHandle.standardError.write(Data((phases.lines.joined(separator: "\n") + "\n").utf8)) }
     }
