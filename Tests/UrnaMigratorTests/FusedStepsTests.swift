@@ -45,6 +45,15 @@ import UrnaStore
         }
         #expect(try ledger(fusedPath).suffix(4) == ["0→1", "1→2", "2→3", "3→4"])
         #expect(try ledger(fusedPath) == ledger(apartPath))
+        // A dry run shows the carried books as v2 has them (links rewritten), and leaves the file as it was.
+        let previewPath = dir.file("preview.sqlite")
+        try LibraryFamily.fillV0(at: previewPath)
+        let before = try Data(contentsOf: URL(fileURLWithPath: previewPath))
+        let preview = try Migrator(family: LibraryFamily.family).dryRun(path: previewPath)
+        #expect(preview.outcome == .previewed && preview.steps[1].fusedIntoNextStep == ["Book"])
+        let books = try #require(preview.steps[1].samples.first { $0.type == "Book" })
+        #expect(books.after.first?.fields.first { $0.name == "author" }?.value.contains("A1") == true, "\(books.after)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: previewPath)) == before)
         // Every path (one run, now fused, and step by step) agrees with a fresh v4 file.
         let harness = MigrationTestHarness(
             family: LibraryFamily.family, fixtures: [0: { try LibraryFamily.fillV0(at: $0, authors: 5) }])
@@ -177,5 +186,58 @@ import UrnaStore
             #expect(try c.integer("SELECT version FROM _urna_schema") == 0, "rolled back")
             #expect(try c.integer("SELECT author FROM Book WHERE id = 99") == 42)
         }
+    }
+
+    // MARK: - A copy carried through two steps
+
+    static func chainSchema(_ version: Int) -> Schema {
+        let author = ObjectSchema(
+            "Author",
+            [Property("id", version == 0 ? .int64 : .string, primaryKey: true), Property("name", .string, default: "")])
+        var book: [Property] = [
+            Property("id", .int64, primaryKey: true), Property("title", .string, default: ""),
+            Property("author", .link("Author")),
+        ]
+        if version >= 2 { book.append(Property("pages", .int64, default: 7)) }
+        if version >= 3 { book.append(Property("isbn", .string, default: "none")) }
+        return try! Schema(family: "chain", version: version, types: [author, ObjectSchema("Book", book)])
+    }
+
+    /// Books are copied by SQL in all three steps: written once, in the last, through two nested SELECTs.
+    @Test func aCopyCarriedThroughTwoStepsIsWrittenOnceWithTheSameRows() throws {
+        let family = SchemaFamily(
+            name: "chain",
+            versions: [
+                SchemaVersion(Self.chainSchema(0)),
+                SchemaVersion(
+                    Self.chainSchema(1),
+                    step: MigrationStep("authors keyed by \"A<id>\"") { m in
+                        try m.enumerateObjects(ofType: "Author") { old, new in
+                            new["id"] = .string("A\(old["id"].intValue ?? 0)")
+                        }
+                    }),
+                SchemaVersion(Self.chainSchema(2), step: MigrationStep("pages")),
+                SchemaVersion(Self.chainSchema(3), step: MigrationStep("isbn")),
+            ])
+        let dir = try Fixture.directory()
+        var reports: [MigrationReport] = []
+        for fused in [true, false] {
+            let path = dir.file("chain-\(fused).sqlite")
+            let store = try Store(path: path, schema: Self.chainSchema(0))
+            try store.write {
+                let a = try store.create("Author", value: ["id": 1, "name": "Ana"] as [String: Any])
+                let b = try store.create("Author", value: ["id": 2, "name": "José"] as [String: Any])
+                for i in 0..<6 {
+                    try store.create(
+                        "Book", value: ["id": i, "title": "B\(i)", "author": i % 2 == 0 ? a : b] as [String: Any])
+                }
+            }
+            reports.append(try Self.run(family, path, fused: fused))
+        }
+        #expect(reports[0].steps.map(\.fusedIntoNextStep) == [["Book"], ["Book"], []])
+        #expect(Self.rebuilds(reports[0], "Book") == 1 && Self.rebuilds(reports[1], "Book") == 3)
+        let rows = try MigrationTestHarness.rows(dir.file("chain-true.sqlite"))
+        #expect(rows == (try MigrationTestHarness.rows(dir.file("chain-false.sqlite"))))
+        #expect(rows["Book"]?.first == "0|B0|A1|7|none", "\(rows)")
     }
 }
