@@ -251,4 +251,55 @@ import UrnaStore
                 "2023-11-14T22:13:20.000Z", "14/11/2023",
             ])
     }
+
+    /// The app's own table with a foreign key to a family type's hidden `_id`, when the type gains a primary key:
+    /// the plan lists it and the run's failure names it (it was SQLite's raw "foreign key mismatch"), the file
+    /// unchanged; recreated in the step's SQL, the run goes through.
+    @Test func aUserTablesForeignKeyToARemovedKeyIsListedAndNamed() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("s.sqlite")
+        let v0 = try Self.schema(0, [ObjectSchema("Customer", [Property("name", .string, default: "")])])
+        let store = try Store(path: path, schema: v0)
+        try store.write { for i in 0..<3 { try store.create("Customer", value: ["name": "c\(i)"]) } }
+        try Connection(path: path).execute(
+            "CREATE TABLE audit(id INTEGER PRIMARY KEY, cust INTEGER REFERENCES Customer(_id)); INSERT INTO audit(cust) VALUES (1), (2);"
+        )
+        let v1 = try Self.schema(
+            1,
+            [
+                ObjectSchema(
+                    "Customer", [Property("id", .int64, primaryKey: true), Property("name", .string, default: "")])
+            ])
+        func family(_ sqlBefore: [String] = [], _ sqlAfter: [String] = []) -> SchemaFamily {
+            let step = MigrationStep("ids", sqlBefore: sqlBefore, sqlAfter: sqlAfter) { m in
+                try m.enumerateObjects(ofType: "Customer") { old, new in new["id"] = .int(old["_id"].intValue ?? 0) }
+            }
+            return SchemaFamily(name: "shop", versions: [SchemaVersion(v0), SchemaVersion(v1, step: step)])
+        }
+        let m = Migrator(family: family())
+        let plan = try m.plan(path: path)
+        #expect(plan.brokenUserObjects.count == 1)
+        #expect(plan.brokenUserObjects.first?.hasPrefix("table audit has a foreign key to Customer._id") == true)
+        let before = try Fixture.dump(path)
+        do {
+            _ = try m.run(plan, backup: .none)
+            Issue.record("the run must fail")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("table audit has a foreign key to Customer._id"), "\(text)")
+            #expect(!text.contains("foreign key mismatch"), "\(text)")
+        }
+        #expect(try Fixture.dump(path) == before, "rolled back")
+        let fixed = Migrator(
+            family: family(
+                ["ALTER TABLE audit RENAME TO audit_old"],
+                [
+                    "CREATE TABLE audit(id INTEGER PRIMARY KEY, cust INTEGER REFERENCES Customer(id))",
+                    "INSERT INTO audit SELECT * FROM audit_old", "DROP TABLE audit_old",
+                ]))
+        let r = try fixed.run(try fixed.plan(path: path), backup: .none)
+        #expect(r.outcome == .applied)
+        #expect(
+            try Connection(path: path).integer("SELECT count(*) FROM audit a JOIN Customer c ON c.id = a.cust") == 2)
+    }
 }
