@@ -86,6 +86,21 @@ extension Migrator {
                     fix + "; or give the step a closure; or allow the loss: .discard(type: \"\(old.name)\", "
                         + "property: \"\(p.name)\") (command line: --allow-loss \(old.name).\(p.name))")
             }
+            // A primary key added with nothing to set it gives every object the same key: the run would fail on
+            // the second object. Said at plan time (when the file's own objects are known: the first step).
+            if let key = new.primaryKey, old[property: step.oldName(type: new.name, newName: key.name)] == nil,
+                index == 0, probe.start[type: old.name] != nil,
+                (try? probe.connection.integer("SELECT count(*) >= 2 FROM \(Identifier.quoted(old.name))")) == 1
+            {
+                let value = StorageLayout.literal(
+                    ValueCodec.encode(key.effectiveDefault, as: key.type, schema: step.to))
+                refuse(
+                    new.name, key.name,
+                    "the primary key is added and nothing sets it: every existing object would get \(value), so the "
+                        + "upgrade would fail on the second one",
+                    "give the step a closure that sets it (migration.enumerateObjects(ofType: \"\(new.name)\") { old, new in "
+                        + "new[\"\(key.name)\"] = ... })")
+            }
             for p in new.storedProperties where !p.optional && p.defaultValue == nil && !p.primaryKey {
                 let oldName = step.oldName(type: new.name, newName: p.name)
                 guard old[property: oldName] == nil, mayHaveObjects(old.name),

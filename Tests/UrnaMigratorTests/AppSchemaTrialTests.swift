@@ -302,4 +302,37 @@ import UrnaStore
         #expect(
             try Connection(path: path).integer("SELECT count(*) FROM audit a JOIN Customer c ON c.id = a.cust") == 2)
     }
+
+    /// A primary key added to a type without one, with no closure to set it, is refused when the plan is made,
+    /// naming the property (the run failed with one "same primary key" line per object after the first).
+    @Test func aPrimaryKeyAddedWithNothingToSetItIsRefusedAtPlan() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("s.sqlite")
+        let v0 = try Self.schema(0, [ObjectSchema("Customer", [Property("name", .string, default: "")])])
+        let store = try Store(path: path, schema: v0)
+        try store.write { for i in 0..<3 { try store.create("Customer", value: ["name": "c\(i)"]) } }
+        let v1 = try Self.schema(
+            1,
+            [
+                ObjectSchema(
+                    "Customer", [Property("id", .int64, primaryKey: true), Property("name", .string, default: "")])
+            ])
+        let m = Migrator(family: SchemaFamily(name: "shop", versions: [SchemaVersion(v0), SchemaVersion(v1)]))
+        do {
+            _ = try m.plan(path: path)
+            Issue.record("the plan must be refused")
+        } catch MigrationError.refused(_, let reasons) {
+            #expect(reasons.count == 1)
+            #expect(reasons.first?.type == "Customer" && reasons.first?.property == "id", "\(reasons)")
+            #expect(reasons.first?.reason.contains("every existing object would get 0") == true, "\(reasons)")
+        }
+        // One object: its key 0 is unique, so the upgrade goes through.
+        let one = dir.file("one.sqlite")
+        let s1 = try Store(path: one, schema: v0)
+        try s1.write { try s1.create("Customer", value: ["name": "only"]) }
+        let r = try m.run(try m.plan(path: one), backup: .none)
+        #expect(r.outcome == .applied)
+        #expect(
+            try Connection(path: one).rows("SELECT id, name FROM Customer").map { "\($0[0]) \($0[1])" } == ["0 only"])
+    }
 }
