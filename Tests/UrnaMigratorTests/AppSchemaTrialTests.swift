@@ -335,4 +335,27 @@ import UrnaStore
         #expect(
             try Connection(path: one).rows("SELECT id, name FROM Customer").map { "\($0[0]) \($0[1])" } == ["0 only"])
     }
+
+    /// A closure that rewrites the lists of some owners only (reorders every other order's items, text-keyed
+    /// products, integer-keyed orders): the rewritten lists take the new order, the others keep theirs (the
+    /// rebuild looks restaged owners up by their old key through an index, without the column's affinity).
+    @Test func listsRewrittenForSomeOwnersKeepTheOthers() throws {
+        let dir = try Fixture.directory()
+        let (path, v0) = try Self.shopV0(dir)
+        let v1 = try Self.schema(1, v0.types)
+        let step = MigrationStep("every other order's items reversed") { m in
+            try m.enumerateObjects(ofType: "Order") { old, new in
+                guard old["id"].intValue == 1, case .list(let items) = old["items"] else { return }
+                new["items"] = .list(items.reversed())
+            }
+        }
+        let m = Migrator(
+            family: SchemaFamily(name: "shop", versions: [SchemaVersion(v0), SchemaVersion(v1, step: step)]))
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        #expect(
+            try c.rows("SELECT owner, position, target FROM Order_items ORDER BY owner, position").map {
+                "\($0[0]).\($0[1])=\($0[2])"
+            } == ["1.0=A", "1.1=B", "2.0=A", "2.1=B"])
+    }
 }
