@@ -86,6 +86,21 @@ extension Migrator {
                     fix + "; or give the step a closure; or allow the loss: .discard(type: \"\(old.name)\", "
                         + "property: \"\(p.name)\") (command line: --allow-loss \(old.name).\(p.name))")
             }
+            // A primary key added with nothing to set it gives every object the same key: the run would fail on
+            // the second object. Said at plan time (when the file's own objects are known: the first step).
+            if let key = new.primaryKey, old[property: step.oldName(type: new.name, newName: key.name)] == nil,
+                index == 0, probe.start[type: old.name] != nil,
+                (try? probe.connection.integer("SELECT count(*) >= 2 FROM \(Identifier.quoted(old.name))")) == 1
+            {
+                let value = StorageLayout.literal(
+                    ValueCodec.encode(key.effectiveDefault, as: key.type, schema: step.to))
+                refuse(
+                    new.name, key.name,
+                    "the primary key is added and nothing sets it: every existing object would get \(value), so the "
+                        + "upgrade would fail on the second one",
+                    "give the step a closure that sets it (migration.enumerateObjects(ofType: \"\(new.name)\") { old, new in "
+                        + "new[\"\(key.name)\"] = ... })")
+            }
             for p in new.storedProperties where !p.optional && p.defaultValue == nil && !p.primaryKey {
                 let oldName = step.oldName(type: new.name, newName: p.name)
                 guard old[property: oldName] == nil, mayHaveObjects(old.name),
@@ -115,6 +130,11 @@ extension Migrator {
                 guard let new = step.to[type: old.name] else {
                     removedTables[old.name.lowercased()] = old.name
                     continue
+                }
+                // A type that gains a primary key loses its hidden `_id` column.
+                if old.primaryKey == nil, new.primaryKey != nil {
+                    removedColumns[old.name.lowercased(), default: [:]][ObjectSchema.rowIdColumn.lowercased()] =
+                        "\(old.name).\(ObjectSchema.rowIdColumn)"
                 }
                 for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
                     if new[property: step.newName(type: old.name, oldName: p.name)] == nil
@@ -155,7 +175,44 @@ extension Migrator {
                 "\(kind) \(name) uses \(what), which the upgrade removes or renames: drop it first, or recreate it "
                     + "in a step's SQL (MigrationStep sqlAfter)")
         }
+        out += brokenForeignKeys(own: own, removedTables: removedTables, removedColumns: removedColumns, probe: probe)
         return out.sorted()
+    }
+
+    /// The app's own tables whose foreign keys name a table or column the run removes: SQLite's foreign key checks
+    /// refuse the whole file then ("foreign key mismatch"), so the run would fail at its last check.
+    static func brokenForeignKeys(
+        own: Set<String>, removedTables: [String: String], removedColumns: [String: [String: String]],
+        probe: DataProbe
+    ) -> [String] {
+        guard
+            let tables = try? probe.connection.rows(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                    + "AND name NOT LIKE '\\_urna\\_%' ESCAPE '\\'")
+        else { return [] }
+        var out: [String] = []
+        for r in tables {
+            guard case .text(let table) = r[0], !own.contains(table.lowercased()),
+                let keys = try? probe.connection.rows("PRAGMA foreign_key_list(\(Identifier.quoted(table)))")
+            else { continue }
+            var what: Set<String> = []
+            for k in keys where k.count > 4 {
+                guard case .text(let parent) = k[2] else { continue }
+                if let t = removedTables[parent.lowercased()] {
+                    what.insert("table \(t)")
+                } else if case .text(let column) = k[4],
+                    let c = removedColumns[parent.lowercased()]?[column.lowercased()]
+                {
+                    what.insert(c)
+                }
+            }
+            guard !what.isEmpty else { continue }
+            out.append(
+                "table \(table) has a foreign key to \(what.sorted().joined(separator: ", ")), which the upgrade removes "
+                    + "or renames (its foreign key checks would fail): recreate the table in a step's SQL "
+                    + "(MigrationStep sqlBefore/sqlAfter) with a key the new version has")
+        }
+        return out
     }
 
     /// The lower-cased words of some SQL (identifiers with their quotes taken off).

@@ -249,7 +249,7 @@ public struct Migrator {
         let need = try Self.checkSpace(plan, path: plan.path, backupPath: backupPath)
         let runner = MigrationRunner(
             plan: plan, family: family, dryRun: false, backupPath: backupPath, options: options, reporter: reporter)
-        var report = try runner.run(at: plan.path)
+        var report = try Self.explainingBrokenForeignKeys(plan, path: plan.path) { try runner.run(at: plan.path) }
         report.spaceNeed = need
         return report
     }
@@ -271,11 +271,32 @@ public struct Migrator {
         _ = try Self.checkSpace(plan, path: copy.path, backupPath: nil)
         let size = FileCopy.size(copy.path) + FileCopy.size(copy.path + "-wal")
         let sameDisk = Self.device(near: copy.originalPath) != nil
-        var report = try runner.run(at: copy.path)
+        var report = try Self.explainingBrokenForeignKeys(plan, path: copy.originalPath) {
+            try runner.run(at: copy.path)
+        }
         report.spaceNeed = try Self.spaceNeed(plan, path: copy.path, backupBytes: sameDisk ? size : 0)
         report.path = copy.originalPath
         report.projectedSeconds = report.durationSeconds + copy.seconds
         return report
+    }
+
+    /// SQLite's foreign key check refuses a whole file whose own table has a foreign key to a column the run
+    /// removed ("foreign key mismatch"): the failure says which table, as the plan does, instead of SQLite's words.
+    static func explainingBrokenForeignKeys<T>(_ plan: MigrationPlan, path: String, _ body: () throws -> T) throws -> T
+    {
+        do {
+            return try body()
+        } catch MigrationError.storage(let e) where e.message.contains("foreign key mismatch") {
+            let broken = plan.brokenUserObjects.filter { $0.contains("has a foreign key to") }
+            guard !broken.isEmpty else { throw MigrationError.storage(e) }
+            throw MigrationError.validationFailed(
+                path: path,
+                failures: broken.map {
+                    ValidationFailure(
+                        check: "foreign-key", type: $0.split(separator: " ").dropFirst().first.map(String.init),
+                        message: $0)
+                }, total: broken.count)
+        }
     }
 
     /// Where the file stands: its version, the family's latest, the steps still to run, the history,

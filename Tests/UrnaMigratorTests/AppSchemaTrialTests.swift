@@ -251,4 +251,111 @@ import UrnaStore
                 "2023-11-14T22:13:20.000Z", "14/11/2023",
             ])
     }
+
+    /// The app's own table with a foreign key to a family type's hidden `_id`, when the type gains a primary key:
+    /// the plan lists it and the run's failure names it (it was SQLite's raw "foreign key mismatch"), the file
+    /// unchanged; recreated in the step's SQL, the run goes through.
+    @Test func aUserTablesForeignKeyToARemovedKeyIsListedAndNamed() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("s.sqlite")
+        let v0 = try Self.schema(0, [ObjectSchema("Customer", [Property("name", .string, default: "")])])
+        let store = try Store(path: path, schema: v0)
+        try store.write { for i in 0..<3 { try store.create("Customer", value: ["name": "c\(i)"]) } }
+        try Connection(path: path).execute(
+            "CREATE TABLE audit(id INTEGER PRIMARY KEY, cust INTEGER REFERENCES Customer(_id)); INSERT INTO audit(cust) VALUES (1), (2);"
+        )
+        let v1 = try Self.schema(
+            1,
+            [
+                ObjectSchema(
+                    "Customer", [Property("id", .int64, primaryKey: true), Property("name", .string, default: "")])
+            ])
+        func family(_ sqlBefore: [String] = [], _ sqlAfter: [String] = []) -> SchemaFamily {
+            let step = MigrationStep("ids", sqlBefore: sqlBefore, sqlAfter: sqlAfter) { m in
+                try m.enumerateObjects(ofType: "Customer") { old, new in new["id"] = .int(old["_id"].intValue ?? 0) }
+            }
+            return SchemaFamily(name: "shop", versions: [SchemaVersion(v0), SchemaVersion(v1, step: step)])
+        }
+        let m = Migrator(family: family())
+        let plan = try m.plan(path: path)
+        #expect(plan.brokenUserObjects.count == 1)
+        #expect(plan.brokenUserObjects.first?.hasPrefix("table audit has a foreign key to Customer._id") == true)
+        let before = try Fixture.dump(path)
+        do {
+            _ = try m.run(plan, backup: .none)
+            Issue.record("the run must fail")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("table audit has a foreign key to Customer._id"), "\(text)")
+            #expect(!text.contains("foreign key mismatch"), "\(text)")
+        }
+        #expect(try Fixture.dump(path) == before, "rolled back")
+        let fixed = Migrator(
+            family: family(
+                ["ALTER TABLE audit RENAME TO audit_old"],
+                [
+                    "CREATE TABLE audit(id INTEGER PRIMARY KEY, cust INTEGER REFERENCES Customer(id))",
+                    "INSERT INTO audit SELECT * FROM audit_old", "DROP TABLE audit_old",
+                ]))
+        let r = try fixed.run(try fixed.plan(path: path), backup: .none)
+        #expect(r.outcome == .applied)
+        #expect(
+            try Connection(path: path).integer("SELECT count(*) FROM audit a JOIN Customer c ON c.id = a.cust") == 2)
+    }
+
+    /// A primary key added to a type without one, with no closure to set it, is refused when the plan is made,
+    /// naming the property (the run failed with one "same primary key" line per object after the first).
+    @Test func aPrimaryKeyAddedWithNothingToSetItIsRefusedAtPlan() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("s.sqlite")
+        let v0 = try Self.schema(0, [ObjectSchema("Customer", [Property("name", .string, default: "")])])
+        let store = try Store(path: path, schema: v0)
+        try store.write { for i in 0..<3 { try store.create("Customer", value: ["name": "c\(i)"]) } }
+        let v1 = try Self.schema(
+            1,
+            [
+                ObjectSchema(
+                    "Customer", [Property("id", .int64, primaryKey: true), Property("name", .string, default: "")])
+            ])
+        let m = Migrator(family: SchemaFamily(name: "shop", versions: [SchemaVersion(v0), SchemaVersion(v1)]))
+        do {
+            _ = try m.plan(path: path)
+            Issue.record("the plan must be refused")
+        } catch MigrationError.refused(_, let reasons) {
+            #expect(reasons.count == 1)
+            #expect(reasons.first?.type == "Customer" && reasons.first?.property == "id", "\(reasons)")
+            #expect(reasons.first?.reason.contains("every existing object would get 0") == true, "\(reasons)")
+        }
+        // One object: its key 0 is unique, so the upgrade goes through.
+        let one = dir.file("one.sqlite")
+        let s1 = try Store(path: one, schema: v0)
+        try s1.write { try s1.create("Customer", value: ["name": "only"]) }
+        let r = try m.run(try m.plan(path: one), backup: .none)
+        #expect(r.outcome == .applied)
+        #expect(
+            try Connection(path: one).rows("SELECT id, name FROM Customer").map { "\($0[0]) \($0[1])" } == ["0 only"])
+    }
+
+    /// A closure that rewrites the lists of some owners only (reorders every other order's items, text-keyed
+    /// products, integer-keyed orders): the rewritten lists take the new order, the others keep theirs (the
+    /// rebuild looks restaged owners up by their old key through an index, without the column's affinity).
+    @Test func listsRewrittenForSomeOwnersKeepTheOthers() throws {
+        let dir = try Fixture.directory()
+        let (path, v0) = try Self.shopV0(dir)
+        let v1 = try Self.schema(1, v0.types)
+        let step = MigrationStep("every other order's items reversed") { m in
+            try m.enumerateObjects(ofType: "Order") { old, new in
+                guard old["id"].intValue == 1, case .list(let items) = old["items"] else { return }
+                new["items"] = .list(items.reversed())
+            }
+        }
+        let m = Migrator(
+            family: SchemaFamily(name: "shop", versions: [SchemaVersion(v0), SchemaVersion(v1, step: step)]))
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        #expect(
+            try c.rows("SELECT owner, position, target FROM Order_items ORDER BY owner, position").map {
+                "\($0[0]).\($0[1])=\($0[2])"
+            } == ["1.0=A", "1.1=B", "2.0=A", "2.1=B"])
+    }
 }
