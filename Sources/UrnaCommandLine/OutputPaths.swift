@@ -39,8 +39,11 @@ enum OutputPaths {
         // folder of the file on standard input.)
         let given = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
         let folder = realPath((given as NSString).deletingLastPathComponent) ?? ""
-        if folder == "/dev" || folder == "/sys" || folder.hasPrefix("/sys/") || folder == "/proc"
-            || folder.hasPrefix("/proc/")
+        // (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are descriptors, written through.)
+        let descriptor = descriptorNumber(output) != nil || output == "/dev/stdout" || output == "/dev/stderr"
+        if !descriptor,
+            folder == "/dev" || folder == "/sys" || folder.hasPrefix("/sys/") || folder == "/proc"
+                || folder.hasPrefix("/proc/")
         {
             throw UsageError(
                 "\(option) \(output) is in \(folder), where urna writes only to devices and FIFOs, never creates or "
