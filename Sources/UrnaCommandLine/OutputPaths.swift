@@ -32,6 +32,23 @@ enum OutputPaths {
                     + "urna (\(n)>FILE in the shell) or give \(option) a file (nothing was changed)")
         }
         if output == "-" || isStream(output) { return }
+        // /dev, /proc and /sys hold devices and the kernel's files, never an output: a name there that is not a
+        // stream would get a temporary file beside it renamed over it (as root, `--out /dev/stdin` with a file on
+        // standard input would have replaced the system's /dev/stdin link).
+        // (Not `absolute`: standardizingPath follows the last link too, and /dev/stdin's folder then read as the
+        // folder of the file on standard input.)
+        let given = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
+        let folder = realPath((given as NSString).deletingLastPathComponent) ?? ""
+        // (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are descriptors, written through.)
+        let descriptor = descriptorNumber(output) != nil || output == "/dev/stdout" || output == "/dev/stderr"
+        if !descriptor,
+            folder == "/dev" || folder == "/sys" || folder.hasPrefix("/sys/") || folder == "/proc"
+                || folder.hasPrefix("/proc/")
+        {
+            throw UsageError(
+                "\(option) \(output) is in \(folder), where urna writes only to devices and FIFOs, never creates or "
+                    + "replaces a file; give \(option) a file in an ordinary folder (nothing was changed)")
+        }
         var protected: [(path: String, what: String)] = []
         if let database {
             protected.append((database, "the database"))

@@ -62,8 +62,10 @@ final class MarkWriter: @unchecked Sendable {
 /// `urna restore` while another process commits to the file: every commit made before the restore replaced
 /// the file is in the copy of the file as it was (`.before-restore.bak`).
 @Suite struct RestoreConcurrentWriterTests {
-    @Test("A writer committing during restore: its last commit is in the kept copy, in every run that restores")
-    func commitsDuringRestoreAreKept() throws {
+    @Test(
+        "A writer committing during restore: its last commit is in the kept copy, in every run that restores",
+        arguments: ["wal", "delete"])
+    func commitsDuringRestoreAreKept(journalMode: String) throws {
         let dir = try Hostile.folder()
         let backup = try Hostile.sample("consulta_cand_2016_AC.txt", into: dir, as: "ac.txt")
         #expect(try Hostile.urna(["import", "--db", "backup.sqlite", "--quiet", backup], in: dir).code == 0)
@@ -73,6 +75,7 @@ final class MarkWriter: @unchecked Sendable {
             let db = "db\(run).sqlite"
             try FileManager.default.copyItem(
                 at: dir.appendingPathComponent(original), to: dir.appendingPathComponent(db))
+            try Hostile.sql(dir.appendingPathComponent(db).path, "PRAGMA journal_mode = \(journalMode)")
             let writer = try MarkWriter(path: dir.appendingPathComponent(db).path)
             writer.start()
             Thread.sleep(forTimeInterval: 0.2)
@@ -93,6 +96,8 @@ final class MarkWriter: @unchecked Sendable {
             #expect(writer.lastCommitted > 0)
             #expect(try Hostile.sql(path, "SELECT count(*) FROM sqlite_master WHERE name = 'marks'") == ["0"])
         }
-        #expect(restored > 0, "every run found the file locked: the test proved nothing")
+        // A rollback-journal file with a writer never pausing long is mostly found busy (the change counter moved
+        // between the copy and the lock); a WAL file must restore.
+        if journalMode == "wal" { #expect(restored > 0, "every run found the file locked: the test proved nothing") }
     }
 }

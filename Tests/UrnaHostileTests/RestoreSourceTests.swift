@@ -32,4 +32,17 @@ import Testing
         #expect(copy.code == 64, "\(copy.stderr)")
         #expect(copy.stderr.contains("--from pipe is a FIFO"), "\(copy.stderr)")
     }
+
+    @Test("restore without --from skips a FIFO under a backup's name (it waited forever) and takes the real backup")
+    func defaultBackupThatIsAFIFO() throws {
+        let dir = try Hostile.folder()
+        let db = try Hostile.sample("elections-v1-seed.sqlite", into: dir, as: "old.sqlite")
+        try FileManager.default.copyItem(
+            at: dir.appendingPathComponent(db), to: dir.appendingPathComponent("old.sqlite.v1.bak"))
+        #expect(mkfifo(dir.appendingPathComponent("old.sqlite.v9.bak").path, 0o644) == 0)  // the newest name
+        let r = try Hostile.urna(["restore", "--db", db], in: dir, timeout: 20)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("restored old.sqlite from old.sqlite.v1.bak"), "\(r.stdout)")
+        #expect(Hostile.fileType(dir.appendingPathComponent("old.sqlite.v9.bak").path) == S_IFIFO)
+    }
 }
