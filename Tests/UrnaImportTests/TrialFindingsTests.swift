@@ -167,4 +167,21 @@ import UrnaStore
             "\"22/04/2018\";\"03:00:55\";\"x\"\n" + twelve + "\n", named: "distante.csv", in: folder)
         #expect(throws: (any Error).self) { _ = try S.importFiles([far], into: folder + "/b.sqlite") }
     }
+
+    /// A Windows-1252 byte (0x80-0x9F, read by Latin-1 as a control character) is said wherever it is in the
+    /// file: one past the first 64 KiB was stored as U+0093 with no warning, one before them was said.
+    @Test(arguments: [1, 400])
+    func windows1252BytesAreSaidWhereverTheyAre(rowsBefore: Int) throws {
+        let folder = try S.scratchFolder()
+        var rows = (1...rowsBefore).map { ["SQ_CANDIDATO": "\($0)"] }
+        rows.append(["SQ_CANDIDATO": "\(rowsBefore + 1)", "NM_URNA_CANDIDATO": "\u{93}FULANO\u{94}"])
+        let file = try S.candidateFile(rows, in: folder)
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+        #expect(rowsBefore == 1 || size > 128 * 1024)
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([file], into: db)
+        #expect(try S.counts(db)["Candidate"] == rowsBefore + 1)
+        #expect(
+            s.warnings.contains { $0.contains("read as Latin-1, but it holds bytes 0x80-0x9F") }, "\(s.warnings)")
+    }
 }
