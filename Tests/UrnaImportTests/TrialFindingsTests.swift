@@ -184,4 +184,21 @@ import UrnaStore
         #expect(
             s.warnings.contains { $0.contains("read as Latin-1, but it holds bytes 0x80-0x9F") }, "\(s.warnings)")
     }
+
+    /// A header ending in a separator has an unnamed column: the warning names it "(unnamed)" (it read
+    /// "column  is in no TSE layout"), and the rows load.
+    @Test func anUnnamedHeaderColumnIsNamedInItsWarning() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.write(
+            S.candidateHeader58 + ";\n" + S.candidateRow(["SQ_CANDIDATO": "1"]) + ";\n", named: "consulta_cand.csv",
+            in: folder)
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([file], into: db)
+        #expect(try S.counts(db)["Candidate"] == 1)
+        #expect(
+            s.warnings == [
+                "consulta_cand.csv: column (unnamed) is in no TSE layout urna knows; its values were not stored (the rest of each row was)"
+            ],
+            "\(s.warnings)")
+    }
 }
