@@ -201,4 +201,25 @@ import UrnaStore
             ],
             "\(s.warnings)")
     }
+
+    /// An original file and a re-released one that describe one election two ways (DS_ELEICAO) keep two copies
+    /// of each candidacy: that is said in a warning naming both elections (it was silent). Elections of one year
+    /// and round that share no candidacy (2018's federal and state elections) give none.
+    @Test func oneElectionUnderTwoDescriptionsIsSaid() throws {
+        let folder = try S.scratchFolder()
+        let rows = [["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2"]]
+        let rereleased = try S.candidateFile(rows, named: "consulta_cand_relancado.csv", in: folder)
+        let original = try S.candidateFile(
+            rows.map { $0.merging(["DS_ELEICAO": "ELEICOES 2018", "CD_ELEICAO": "#NULO#"]) { $1 } },
+            named: "consulta_cand_original.csv", in: folder)
+        let s = try S.importFiles([rereleased, original], into: folder + "/two.sqlite")
+        let said = s.warnings.filter { $0.contains("hold the same candidacy") }
+        #expect(said.count == 1, "\(s.warnings)")
+        #expect(said.first?.contains("'2018/1/ELEICOES 2018' and '2018/1/ELEICOES GERAIS ESTADUAIS 2018'") == true)
+        let federal = try S.candidateFile(
+            [["SQ_CANDIDATO": "3", "CD_ELEICAO": "295", "DS_ELEICAO": "Eleição Geral Federal 2018"]],
+            named: "consulta_cand_federal.csv", in: folder)
+        let apart = try S.importFiles([rereleased, federal], into: folder + "/apart.sqlite")
+        #expect(apart.warnings.allSatisfy { !$0.contains("hold the same candidacy") }, "\(apart.warnings)")
+    }
 }
