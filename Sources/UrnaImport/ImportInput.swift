@@ -33,14 +33,17 @@ final class ImportInput {
                     if layout.kind == .coalition {
                         let dropped = Self.unstoredCoalitionColumns(of: layout)
                         guard !dropped.isEmpty else { return nil }
-                        return "\(file): the coalition layout's columns \(dropped.joined(separator: ", ")) are not stored: "
+                        return
+                            "\(file): the coalition layout's columns \(dropped.joined(separator: ", ")) are not stored: "
                             + "urna keeps each coalition (SQ_COLIGACAO) with its unit, name, kind, composition and parties, "
                             + "not the election, round and office of each row; keep the file for those"
                     }
-                    let unknown = Self.unstoredColumns(of: layout)
+                    // An empty name is a header ending in a separator (or holding two in a row): named so.
+                    let unknown = Self.unstoredColumns(of: layout).map { $0.isEmpty ? "(unnamed)" : $0 }
                     guard !unknown.isEmpty else { return nil }
                     let s = unknown.count == 1 ? "" : "s"
-                    return "\(file): column\(s) \(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is" : "are") in no "
+                    return
+                        "\(file): column\(s) \(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is" : "are") in no "
                         + "TSE layout urna knows; \(unknown.count == 1 ? "its" : "their") values were not stored (the rest "
                         + "of each row was)"
                 }
@@ -78,7 +81,8 @@ final class ImportInput {
     }
 
     /// The columns urna stores: those the mapper reads and the source columns kept as they are.
-    static let storedColumns: Set<String> = Set(MapperColumn.allCases.map(\.name) + ElectionsV4.sourceColumns.map(\.name))
+    static let storedColumns: Set<String> = Set(
+        MapperColumn.allCases.map(\.name) + ElectionsV4.sourceColumns.map(\.name))
 
     /// What a coalition legend row (consulta_legendas, consulta_coligacao) stores: its coalition and party
     /// (`ElectionMapper.mapCoalitionMember`); the rest of the row is not kept.
@@ -135,7 +139,8 @@ final class ImportInput {
                 throw ImportError.unrecognizedFile(
                     file: file, reason: "not a recognised TSE file: \(reason)", missingColumns: missing)
             case .unreadableFirstRow, .zip:
-                throw ImportError.unrecognizedFile(file: error.file, reason: error.reasonWithoutFile, missingColumns: [])
+                throw ImportError.unrecognizedFile(
+                    file: error.file, reason: error.reasonWithoutFile, missingColumns: [])
             }
         } catch {
             // XML refused at its start (a DOCTYPE, another encoding, not well-formed).

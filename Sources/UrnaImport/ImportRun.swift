@@ -326,6 +326,7 @@ struct ImportRun {
         report(.linkingVices)
         for election in catalogue.electionIDs { summary.headsWithVice += try writer.linkVices(election: election) }
         summary.warnings += try writer.electionsSharingCode(touched: catalogue.electionIDs)
+        summary.warnings += try writer.electionsSharingCandidacies(touched: catalogue.electionIDs)
         for (type, c) in writer.catalogueCounts { set(type, c) }
         if writer.personalDataErased > 0 {
             summary.warnings.append(

@@ -42,9 +42,11 @@ public final class CSVReader {
     private var undecided: Bool
     /// The options in force (limits clamped to what the reader supports).
     public let options: CSVOptions
-    /// The file is read as Latin-1 and its first 64 KiB hold bytes 0x80-0x9F, which Latin-1 reads as control
-    /// characters: it is probably Windows-1252 (curly quotes, dashes, €), said in a warning.
-    public let mayBeWindows1252: Bool
+    /// The file is read as Latin-1 and the bytes read so far hold some in 0x80-0x9F, which Latin-1 reads as
+    /// control characters: it is probably Windows-1252 (curly quotes, dashes, €), said in a warning. Complete
+    /// once the file is read to its end (a byte past the first 64 KiB went unsaid).
+    public var mayBeWindows1252: Bool { sawC1Bytes && encoding == .latin1 }
+    private var sawC1Bytes: Bool
     /// The source being read.
     public let source: ByteSource
 
@@ -89,11 +91,7 @@ public final class CSVReader {
         let (resolved, bom) = encoding.resolve(
             prefix: UnsafeBufferPointer(start: buffer, count: filled), atEnd: exhausted)
         self.encoding = resolved
-        self.mayBeWindows1252 =
-            resolved == .latin1
-            && UnsafeBufferPointer(start: buffer, count: min(filled, TextEncoding.detectionWindow)).contains {
-                $0 >= 0x80 && $0 < 0xA0
-            }
+        self.sawC1Bytes = resolved == .latin1 && Self.holdsC1Bytes(UnsafeBufferPointer(start: buffer, count: filled))
         // A single-byte encoding guessed from the start of the file may meet UTF-8 rows further on.
         self.guessedSingleByte = encoding == .auto && resolved != .utf8
         self.undecided =
@@ -204,7 +202,15 @@ public final class CSVReader {
     private func readMore() throws {
         let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end))
         if n == 0 { atEOF = true }
+        if !sawC1Bytes && encoding == .latin1 && n > 0 {
+            sawC1Bytes = Self.holdsC1Bytes(UnsafeBufferPointer(start: buffer + end, count: n))
+        }
         end += n
+    }
+
+    /// Whether `bytes` hold one in 0x80-0x9F.
+    static func holdsC1Bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.contains { $0 & 0xE0 == 0x80 }
     }
 
     /// Moves the unread bytes to the front, grows the buffer if they fill it, and reads until full or EOF.

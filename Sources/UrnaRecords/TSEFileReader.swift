@@ -44,8 +44,8 @@ public final class TSEFileReader: Sequence {
     public private(set) var blankMembers: [String] = []
     /// The layout of the file, or of each zip member opened so far (named `archive.zip:member.csv`), in order.
     public private(set) var layouts: [(file: String, layout: TSELayout)] = []
-    /// The file, or the zip members opened so far, read as Latin-1 although bytes 0x80-0x9F in their first 64 KiB
-    /// suggest Windows-1252 (see `CSVReader.mayBeWindows1252`).
+    /// The file, or the zip members opened so far, read as Latin-1 although bytes 0x80-0x9F suggest Windows-1252
+    /// (see `CSVReader.mayBeWindows1252`): those in the first 64 KiB at open, the others once read to the end.
     public private(set) var mayBeWindows1252: [String] = []
     /// The error that ended a `for`-loop iteration early, if one did.
     public private(set) var failure: Error?
@@ -135,6 +135,9 @@ public final class TSEFileReader: Sequence {
     public func next() throws -> RecordOrReject? {
         while !done {
             if let item = try currentStream.next() { return item }
+            // Read to its end: a Windows-1252 byte past the first 64 KiB is known only now.
+            let csv = currentStream.csv
+            if csv.mayBeWindows1252 && !mayBeWindows1252.contains(csv.name) { mayBeWindows1252.append(csv.name) }
             if try remainingEntries.isEmpty || !openNextMember() { done = true }
         }
         return nil

@@ -167,4 +167,59 @@ import UrnaStore
             "\"22/04/2018\";\"03:00:55\";\"x\"\n" + twelve + "\n", named: "distante.csv", in: folder)
         #expect(throws: (any Error).self) { _ = try S.importFiles([far], into: folder + "/b.sqlite") }
     }
+
+    /// A Windows-1252 byte (0x80-0x9F, read by Latin-1 as a control character) is said wherever it is in the
+    /// file: one past the first 64 KiB was stored as U+0093 with no warning, one before them was said.
+    @Test(arguments: [1, 400])
+    func windows1252BytesAreSaidWhereverTheyAre(rowsBefore: Int) throws {
+        let folder = try S.scratchFolder()
+        var rows = (1...rowsBefore).map { ["SQ_CANDIDATO": "\($0)"] }
+        rows.append(["SQ_CANDIDATO": "\(rowsBefore + 1)", "NM_URNA_CANDIDATO": "\u{93}FULANO\u{94}"])
+        let file = try S.candidateFile(rows, in: folder)
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+        #expect(rowsBefore == 1 || size > 128 * 1024)
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([file], into: db)
+        #expect(try S.counts(db)["Candidate"] == rowsBefore + 1)
+        #expect(
+            s.warnings.contains { $0.contains("read as Latin-1, but it holds bytes 0x80-0x9F") }, "\(s.warnings)")
+    }
+
+    /// A header ending in a separator has an unnamed column: the warning names it "(unnamed)" (it read
+    /// "column  is in no TSE layout"), and the rows load.
+    @Test func anUnnamedHeaderColumnIsNamedInItsWarning() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.write(
+            S.candidateHeader58 + ";\n" + S.candidateRow(["SQ_CANDIDATO": "1"]) + ";\n", named: "consulta_cand.csv",
+            in: folder)
+        let db = folder + "/urna.sqlite"
+        let s = try S.importFiles([file], into: db)
+        #expect(try S.counts(db)["Candidate"] == 1)
+        #expect(
+            s.warnings == [
+                "consulta_cand.csv: column (unnamed) is in no TSE layout urna knows; its values were not stored (the rest of each row was)"
+            ],
+            "\(s.warnings)")
+    }
+
+    /// An original file and a re-released one that describe one election two ways (DS_ELEICAO) keep two copies
+    /// of each candidacy: that is said in a warning naming both elections (it was silent). Elections of one year
+    /// and round that share no candidacy (2018's federal and state elections) give none.
+    @Test func oneElectionUnderTwoDescriptionsIsSaid() throws {
+        let folder = try S.scratchFolder()
+        let rows = [["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2"]]
+        let rereleased = try S.candidateFile(rows, named: "consulta_cand_relancado.csv", in: folder)
+        let original = try S.candidateFile(
+            rows.map { $0.merging(["DS_ELEICAO": "ELEICOES 2018", "CD_ELEICAO": "#NULO#"]) { $1 } },
+            named: "consulta_cand_original.csv", in: folder)
+        let s = try S.importFiles([rereleased, original], into: folder + "/two.sqlite")
+        let said = s.warnings.filter { $0.contains("hold the same candidacy") }
+        #expect(said.count == 1, "\(s.warnings)")
+        #expect(said.first?.contains("'2018/1/ELEICOES 2018' and '2018/1/ELEICOES GERAIS ESTADUAIS 2018'") == true)
+        let federal = try S.candidateFile(
+            [["SQ_CANDIDATO": "3", "CD_ELEICAO": "295", "DS_ELEICAO": "Eleição Geral Federal 2018"]],
+            named: "consulta_cand_federal.csv", in: folder)
+        let apart = try S.importFiles([rereleased, federal], into: folder + "/apart.sqlite")
+        #expect(apart.warnings.allSatisfy { !$0.contains("hold the same candidacy") }, "\(apart.warnings)")
+    }
 }
