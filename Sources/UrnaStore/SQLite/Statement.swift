@@ -70,6 +70,14 @@ public final class Statement {
             arena = ByteArena(chunkSize: 4096)
             boundText = arena
         }
+        // Native strings lend their UTF-8 bytes in place; copying `s` into a `var` for `withUTF8` retained every
+        // bound string (an atomic write to memory the import's reading thread allocated and later frees).
+        if let rc = s.utf8.withContiguousStorageIfAvailable({ buf in
+            let p = arena.copy(buf)
+            return sqlite3_bind_text(handle, index, p.assumingMemoryBound(to: CChar.self), Int32(buf.count), nil)
+        }) {
+            return rc
+        }
         var s = s
         return s.withUTF8 { buf in
             let p = arena.copy(buf)
