@@ -1,4 +1,5 @@
 import Foundation
+import UrnaStore
 
 /// Held by a run for the whole time it writes a file, so a second migrator of the same file is told
 /// "another migration is running" at once instead of waiting on SQLite's lock and failing with "database is
@@ -14,10 +15,8 @@ final class MigrationLock {
     /// in the temporary folder; a run that took the lock on a name someone removed meanwhile takes it again on
     /// the new file (two runs never hold locks on two different files of one name).
     init?(path: String) throws {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        let name = "urna-migrate-\(st.st_dev)-\(st.st_ino).lock"
-        let lockPath = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+        // The store looks for this file too, to tell a running migration from another holder of SQLite's lock.
+        guard let lockPath = MigrationMarker.lockPath(forDatabase: path) else { return nil }
         self.lockPath = lockPath
         for _ in 0..<20 {
             // The temporary folder is shared: a name planted there (a symlink, a hard link to another file, someone
