@@ -1,6 +1,19 @@
 import Foundation
 import Synchronization
 
+/// `ObserverRegistry` behind an `NSLock`: a pthread mutex, which the thread sanitizer understands (it cannot see
+/// `Synchronization.Mutex`'s futex on Linux, and reported every delivery from two committing threads as a race).
+final class LockedObserverRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var registry = ObserverRegistry()
+
+    func withLock<R>(_ body: (inout ObserverRegistry) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&registry)
+    }
+}
+
 /// The store's observers and the timer that looks for other connections' commits while there are any.
 struct ObserverRegistry: ~Copyable {
     var callbacks: [Int: @Sendable (ChangeSet) -> Void] = [:]
