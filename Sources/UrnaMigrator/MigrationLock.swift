@@ -1,4 +1,5 @@
 import Foundation
+import UrnaStore
 
 /// Held by a run for the whole time it writes a file, so a second migrator of the same file is told
 /// "another migration is running" at once instead of waiting on SQLite's lock and failing with "database is
@@ -14,7 +15,8 @@ final class MigrationLock {
     /// in the temporary folder; a run that took the lock on a name someone removed meanwhile takes it again on
     /// the new file (two runs never hold locks on two different files of one name).
     init?(path: String) throws {
-        guard let lockPath = Self.lockPath(of: path) else { return nil }
+        // The store looks for this file too, to tell a running migration from another holder of SQLite's lock.
+        guard let lockPath = MigrationMarker.lockPath(forDatabase: path) else { return nil }
         self.lockPath = lockPath
         for _ in 0..<20 {
             // The temporary folder is shared: a name planted there (a symlink, a hard link to another file, someone
@@ -55,10 +57,7 @@ final class MigrationLock {
 
     /// The lock file's path for the database at `path` (nil when the database does not exist).
     static func lockPath(of path: String) -> String? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        let name = "urna-migrate-\(st.st_dev)-\(st.st_ino).lock"
-        return (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+        MigrationMarker.lockPath(forDatabase: path)
     }
 
     /// Removes the lock file a killed run left for the database at `path`, when nobody holds it: a dry run, which

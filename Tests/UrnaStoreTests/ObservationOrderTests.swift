@@ -37,6 +37,10 @@ struct ObservationOrderTests {
             }
         }
         group.wait()
+        // When the observer is slower than the writers, the last deliveries may go on on a background thread
+        // after the writes returned (so that no committing thread is kept delivering): wait for the last one.
+        let deadline = Date().addingTimeInterval(10)
+        while heard.withLock({ $0.last }) != 200 && Date() < deadline { usleep(10_000) }
         token.invalidate()
         let counts = heard.withLock { $0 }
         let regressions = zip(counts, counts.dropFirst()).filter { $1 < $0 }.count
@@ -61,5 +65,50 @@ struct ObservationOrderTests {
         #expect(
             heard.withLock { $0 }.contains(.update(count: 1, deletions: [], insertions: [0], modifications: [])),
             "heard: \(heard.withLock { $0 })")
+    }
+
+    @Test("A write returns while other threads keep committing to a slow observer (its delivery is bounded)")
+    func committerIsNotKeptDelivering() throws {
+        let (dir, path) = try Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: Self.schema)
+        let delivering = DispatchSemaphore(value: 0)
+        let firstCall = Atomic<Bool>(true)
+        let token = store.observe { _ in
+            if firstCall.exchange(false, ordering: .relaxed) { delivering.signal() }
+            usleep(20_000)
+        }
+        let mine = DispatchSemaphore(value: 0)
+        let returned = Atomic<Bool>(false)
+        Thread.detachNewThread {
+            // This thread commits first, so it is the one calling the observer when the others start.
+            try? store.write { try store.create("Note", value: ["id": 0]) }
+            returned.store(true, ordering: .relaxed)
+            mine.signal()
+        }
+        delivering.wait()
+        let others = DispatchGroup()
+        let hitDeadline = Atomic<Bool>(false)
+        for t in 1...2 {
+            others.enter()
+            Thread.detachNewThread {
+                var i = 0
+                let deadline = Date().addingTimeInterval(10)
+                // Before deliveries were bounded, the first thread delivered every change these queued, for as
+                // long as they went on committing: its write returned only after they stopped.
+                while !returned.load(ordering: .relaxed) && Date() < deadline {
+                    i += 1
+                    try? store.write { try store.create("Note", value: ["id": t * 1_000_000 + i]) }
+                }
+                if !returned.load(ordering: .relaxed) { hitDeadline.store(true, ordering: .relaxed) }
+                others.leave()
+            }
+        }
+        others.wait()
+        mine.wait()
+        token.invalidate()
+        let waitedForOthers = hitDeadline.load(ordering: .relaxed)
+        #expect(!waitedForOthers, "the first write returned only when the others stopped")
+        #expect(try store.objects("Note").count > 1)
     }
 }

@@ -20,6 +20,10 @@ public final class DynamicObject {
     var loadedGeneration = -1
     /// Set when this reference deleted the object (its store and key are gone then).
     var wasDeleted = false
+    /// Set when a read outside a write found the object's row gone (deleted by another task, store or process): it
+    /// stays gone, as in Realm, even if an object with the same key is created later. Reading it again would mix
+    /// what it answered while gone (its defaults, or its last values) with the new object's values.
+    var foundGone = false
 
     /// An unmanaged object of `type` with some property values (the rest take their defaults when added).
     public init(type: ObjectSchema, values: [String: Value] = [:]) {
@@ -67,12 +71,18 @@ public final class DynamicObject {
     /// Whether this object was deleted (through this or another reference, another store or process):
     /// reading it then throws (`value(forKey:)`) or traps (the subscript). False for unmanaged objects.
     public var isInvalidated: Bool {
-        if wasDeleted { return true }
+        if wasDeleted || foundGone { return true }
         guard let key = storedKey else { return false }
         guard let store else { return true }
         if loadedGeneration == store.generation && !store.isInWriteTransaction && !values.isEmpty { return false }
         // A read that fails is not a deletion: the error surfaces from the next read.
-        do { return try store.rowExists(type: type, key: key) == false } catch { return false }
+        do {
+            guard try store.rowExists(type: type, key: key) else {
+                if !store.isInWriteTransaction { foundGone = true }
+                return true
+            }
+            return false
+        } catch { return false }
     }
 
     /// A property's value by name (`.null` for unknown names; use `value(forKey:)` to get an error).
@@ -106,7 +116,7 @@ public final class DynamicObject {
     /// A property's value; throws for unknown properties or a deleted object.
     public func value(forKey name: String) throws -> Value {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
-        if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if wasDeleted || foundGone { throw StoreError.invalidated(type: type.name) }
         if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
         switch p.type {
@@ -127,7 +137,7 @@ public final class DynamicObject {
     /// Sets a property (in a write transaction when managed).
     public func setValue(_ value: Value, forKey name: String) throws {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
-        if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if wasDeleted || foundGone { throw StoreError.invalidated(type: type.name) }
         if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else {
             values[name] = value
@@ -211,7 +221,11 @@ public final class DynamicObject {
         // The generation before the read, as `Results.keys()` does: one taken after it could be a write's that
         // committed meanwhile, and the values read before it would pass for current.
         let generation = store.generation
-        guard let row = try store.loadRow(type: type, key: key) else { throw StoreError.invalidated(type: type.name) }
+        guard let row = try store.loadRow(type: type, key: key) else {
+            // Committed state (a write's own delete may still roll back): this object is gone for good.
+            if !store.isInWriteTransaction { foundGone = true }
+            throw StoreError.invalidated(type: type.name)
+        }
         values = row
         loadedGeneration = generation
     }

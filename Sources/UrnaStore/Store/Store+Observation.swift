@@ -1,6 +1,19 @@
 import Foundation
 import Synchronization
 
+/// `ObserverRegistry` behind an `NSLock`: a pthread mutex, which the thread sanitizer understands (it cannot see
+/// `Synchronization.Mutex`'s futex on Linux, and reported every delivery from two committing threads as a race).
+final class LockedObserverRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var registry = ObserverRegistry()
+
+    func withLock<R>(_ body: (inout ObserverRegistry) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&registry)
+    }
+}
+
 /// The store's observers and the timer that looks for other connections' commits while there are any.
 struct ObserverRegistry: ~Copyable {
     var callbacks: [Int: @Sendable (ChangeSet) -> Void] = [:]
@@ -29,6 +42,8 @@ extension Store {
     /// The callback runs on the thread that committed (or refreshed), after the write lock is released. Callbacks
     /// are called one at a time, in the order of the commits: a commit made while another thread is calling
     /// observers (or by an observer itself) is delivered by that thread, right after the callback it is running.
+    /// A thread delivers at most `deliveriesPerCaller` queued changes, then leaves the rest to a background thread:
+    /// a `write` returns even while other threads keep committing to a slow observer.
     public func observe(_ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObservationToken {
         observe(callback, returningID: ()).token
     }
@@ -86,6 +101,17 @@ extension Store {
             return true
         }
         guard deliverHere else { return }
+        deliverPending(upTo: Self.deliveriesPerCaller)
+    }
+
+    /// How many queued change sets a committing thread delivers before it hands the rest to a background thread:
+    /// while other threads keep committing, the queue may never empty, and that thread's `write` would not return.
+    static let deliveriesPerCaller = 32
+
+    /// Delivers queued change sets, in order, until the queue is empty or `limit` were delivered; then the rest goes
+    /// on on a background thread (still one at a time, in order). Called by the one thread that set `delivering`.
+    private func deliverPending(upTo limit: Int) {
+        var delivered = 0
         while let next = observation.withLock({ registry -> (changes: ChangeSet, only: Int?)? in
             if registry.pending.isEmpty {
                 registry.delivering = false
@@ -97,6 +123,11 @@ extension Store {
             for id in ids {
                 guard let c = observation.withLock({ $0.callbacks[id] }) else { continue }
                 c(next.changes)
+            }
+            delivered += 1
+            if delivered >= limit {
+                DispatchQueue.global().async { self.deliverPending(upTo: Int.max) }
+                return
             }
         }
     }

@@ -67,7 +67,7 @@ extension Store {
             throw StoreError.alreadyInWriteTransaction
         }
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try beginImmediateWaitingForMigration()
         } catch {
             writeLock.unlock()
             throw error
@@ -87,6 +87,21 @@ extension Store {
             writeOpen = false
             writeLock.unlock()
             throw StoreError.schemaMismatch(problem)
+        }
+    }
+
+    /// `BEGIN IMMEDIATE`; when SQLite's busy wait (5 s) runs out because a migration of this file holds it (the app's
+    /// own `migrateIfNeeded` on another thread, `urna migrate` in another process), waits for the migration to end
+    /// and tries again. The write then finds the file migrated and throws `schemaMismatch`, saying what to do,
+    /// instead of "database is locked".
+    func beginImmediateWaitingForMigration() throws {
+        while true {
+            do {
+                try connection.execute("BEGIN IMMEDIATE")
+                return
+            } catch let e as SQLiteError where e.isBusy && MigrationMarker.isRunning(forDatabase: connection.path) {
+                while MigrationMarker.isRunning(forDatabase: connection.path) { usleep(50_000) }
+            }
         }
     }
 

@@ -50,7 +50,7 @@ public final class Store: @unchecked Sendable {
     /// Set when another connection changed the family or version the file records (a migration ran while
     /// this store had it open): this store's schema no longer describes the file, so its writes are refused.
     var fileSchemaProblem: String?
-    let observation = Mutex(ObserverRegistry())
+    let observation = LockedObserverRegistry()
     /// Held while a refresh (or the poll) looks for other commits and tells observers, so `refresh()` returns
     /// only after observers heard of what was found; always taken before `writeLock`, never after it.
     let refreshLock = NSRecursiveLock()
