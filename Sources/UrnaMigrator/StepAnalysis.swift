@@ -91,6 +91,9 @@ final class TypeTransfer {
     var filledBySwift = false
     /// Not written in this step: the next step reads its rows through this step's SELECT (`RunFusion`).
     var carriedForward = false
+    /// The rows a carried copy holds: written by the next step, but changed by this one (its ledger counts them,
+    /// as a stepwise run's would).
+    var carriedRows = 0
     var filledByBulk = false
     @exclusivity(unchecked) var explicitLinkColumns = Set<String>()
     var created = 0
