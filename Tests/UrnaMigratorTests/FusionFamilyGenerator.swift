@@ -62,6 +62,7 @@ struct FusionFamilyGenerator {
         case readItems
         case rekeyOwners(prefix: String, fromInt: Bool)
         case deleteTagData
+        case deleteItemData
         var description: String {
             switch self {
             case .writeItems(let t, _, let s): "Item.\(t) ← f(old.\(s))"
@@ -74,6 +75,7 @@ struct FusionFamilyGenerator {
             case .readItems: "read Items"
             case .rekeyOwners(let p, _): "re-key Owners \(p)<id>"
             case .deleteTagData: "deleteData(Tag)"
+            case .deleteItemData: "deleteData(Item)"
             }
         }
     }
@@ -94,6 +96,18 @@ struct FusionFamilyGenerator {
         var id: Int64 {
             switch self {
             case .throwAt(let i), .cancelAt(let i, _): i
+            }
+        }
+    }
+
+    /// Objects seen by an injected failure's enumeration.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n: Int64 = 0
+        func next() -> Int64 {
+            lock.withLock {
+                n += 1
+                return n
             }
         }
     }
@@ -219,8 +233,8 @@ struct FusionFamilyGenerator {
                     model.item.remove(at: i)
                 }
             }
-            // Closure work, about half the steps.
-            if Bool.random(using: &rng) {
+            // Closure work, in about two steps of five.
+            if Int.random(in: 0..<5, using: &rng) < 2 {
                 for _ in 0..<Int.random(in: 1...2, using: &rng) {
                     switch Int.random(in: 0..<9, using: &rng) {
                     case 0:
@@ -246,7 +260,12 @@ struct FusionFamilyGenerator {
                     case 6:
                         if let t = model.tag.first(where: { $0.id == 21 }) { ops.append(.lookUpItems(target: t.name)) }
                     case 7: ops.append(.readItems)
-                    default: if Int.random(in: 0..<3, using: &rng) == 0 { ops.append(.deleteTagData) }
+                    default:
+                        switch Int.random(in: 0..<6, using: &rng) {
+                        case 0: ops.append(.deleteTagData)
+                        case 1: ops.append(.deleteItemData)
+                        default: break
+                        }
                     }
                 }
             }
@@ -258,19 +277,19 @@ struct FusionFamilyGenerator {
             let last = v == versions - 1
             let injected = last ? failure : nil
             let closureOps = ops
-            let itemKey = old.item.first { $0.pk }!.name
             var closure: MigrationClosure? = nil
             if !closureOps.isEmpty || injected != nil {
+                let counter = Counter()
                 closure = { @Sendable (m: Migration) throws -> Void in
-                    for op in closureOps { try Self.perform(op, m) }
-                    guard let injected else { return }
-                    try m.enumerateObjects(ofType: "Item") { o, _ in
-                        guard o[itemKey] == .int(injected.id) else { return }
-                        switch injected {
-                        case .throwAt: throw Injected()
-                        case .cancelAt(_, let c): c.cancel()
+                    // The failure comes first (later work may delete every Item) at the N-th Item, or at the end.
+                    if let injected {
+                        try m.enumerateObjects(ofType: "Item") { _, _ in
+                            guard counter.next() == injected.id else { return }
+                            if case .cancelAt(_, let c) = injected { c.cancel() } else { throw Injected() }
                         }
+                        if case .cancelAt(_, let c) = injected { c.cancel() } else { throw Injected() }
                     }
+                    for op in closureOps { try Self.perform(op, m) }
                 }
             }
             lines.append(
@@ -291,7 +310,8 @@ struct FusionFamilyGenerator {
             try m.enumerateObjects(ofType: "Item") { o, n in
                 let s = o[source]
                 let text: String = if case .string(let t) = s { t } else { "nil" }
-                n[target] = type == .int64 ? .int(Int64(text.unicodeScalars.count)) : .string("w:" + text)
+                let tags: Int = if case .list(let l) = o["tags"] { l.count } else { -1 }
+                n[target] = type == .int64 ? .int(Int64(text.unicodeScalars.count * 10 + tags)) : .string("w:" + text)
             }
         case .deleteOwners(let modulo):
             try m.enumerateObjects(ofType: "Owner") { o, n in
@@ -338,6 +358,8 @@ struct FusionFamilyGenerator {
             }
         case .deleteTagData:
             try m.deleteData(forType: "Tag")
+        case .deleteItemData:
+            try m.deleteData(forType: "Item")
         }
     }
 }

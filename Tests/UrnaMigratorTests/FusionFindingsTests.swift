@@ -51,4 +51,76 @@ import UrnaStore
         #expect(ledgers[1].suffix(2) == ["0→1: 5", "1→2: 5"])
         #expect(touched[0] == touched[1])
     }
+
+    /// v1 adds a property (a copy), v2 only renames one: v2 renames the columns in place, so v1's copy is not
+    /// carried into it (that made v2 write every row, and its ledger count differ from the stepwise run's).
+    @Test func aCopyIsNotCarriedIntoARenameOnlyStep() throws {
+        let v2Item = ObjectSchema(
+            "Item",
+            [
+                Property("id", .int64, primaryKey: true), Property("t", .string, optional: true),
+                Property("a", .int64, default: 1),
+            ])
+        let family = SchemaFamily(
+            name: "twoadds",
+            versions: [
+                SchemaVersion(Self.schema(0)), SchemaVersion(Self.schema(1), step: MigrationStep("a")),
+                SchemaVersion(
+                    try Schema(family: "twoadds", version: 2, types: [v2Item]),
+                    step: MigrationStep("s → t", renames: [PropertyRename(type: "Item", from: "s", to: "t")])),
+            ])
+        let dir = try Fixture.directory()
+        var ledgers: [[String]] = []
+        for fused in [true, false] {
+            let path = dir.file("rename-\(fused).sqlite")
+            let store = try Store(path: path, schema: Self.schema(0))
+            try store.write {
+                for i in 0..<4 { try store.create("Item", value: ["id": i, "s": "v\(i)"] as [String: Any]) }
+            }
+            var options = MigrationOptions()
+            options.fusesSteps = fused
+            let m = Migrator(family: family, options: options)
+            let plan = try m.plan(path: path)
+            if fused {
+                #expect(
+                    plan.steps[0].sql.contains {
+                        $0
+                            == "-- Item: rebuilt here and again in v1 → v2, not fused: v1 → v2 only renames its columns (in place)"
+                    }, "\(plan.steps[0].sql)")
+            }
+            let report = try m.run(plan, backup: .none)
+            #expect(report.steps.allSatisfy { $0.fusedIntoNextStep.isEmpty })
+            ledgers.append(try Self.ledger(path))
+            let c = try Connection(path: path, readOnly: true, create: false)
+            #expect(try c.rows("SELECT id, t, a FROM Item ORDER BY id").map { "\($0)" }.first == "[0, v0, 1]")
+        }
+        #expect(ledgers[0] == ledgers[1])
+        #expect(ledgers[1].suffix(2) == ["0→1: 4", "1→2: 0"])
+    }
+
+    /// A cancel asked for in the last step's closure rolls the run back in both modes. It committed when no
+    /// statement long enough for SQLite's progress handler followed it: fused runs do more work in their last
+    /// step, so the same family was cancelled fused and committed stepwise (or the other way).
+    @Test func aCancelInTheLastStepsClosureRollsBackInBothModes() throws {
+        let dir = try Fixture.directory()
+        for fused in [true, false] {
+            let cancel = MigrationCancellation()
+            let family = SchemaFamily(
+                name: "twoadds",
+                versions: [
+                    SchemaVersion(Self.schema(0)), SchemaVersion(Self.schema(1), step: MigrationStep("a")),
+                    SchemaVersion(Self.schema(2), step: MigrationStep("b") { _ in cancel.cancel() }),
+                ])
+            let path = dir.file("cancel-\(fused).sqlite")
+            let store = try Store(path: path, schema: Self.schema(0))
+            try store.write { try store.create("Item", value: ["id": 1, "s": "x"] as [String: Any]) }
+            var options = MigrationOptions()
+            options.fusesSteps = fused
+            options.cancellation = cancel
+            let m = Migrator(family: family, options: options)
+            #expect(throws: MigrationError.self) { _ = try m.run(try m.plan(path: path), backup: .none) }
+            let c = try Connection(path: path, readOnly: true, create: false)
+            #expect(try c.integer("SELECT version FROM _urna_schema") == 0, "fused: \(fused)")
+        }
+    }
 }
