@@ -63,6 +63,8 @@ struct FusionFamilyGenerator {
         case rekeyOwners(prefix: String, fromInt: Bool)
         case deleteTagData
         case deleteItemData
+        case closureRename(type: String, from: String, to: String)
+        case readOwnerThroughLink(target: String, owner: String, name: String)
         var description: String {
             switch self {
             case .writeItems(let t, _, let s): "Item.\(t) ← f(old.\(s))"
@@ -76,6 +78,8 @@ struct FusionFamilyGenerator {
             case .rekeyOwners(let p, _): "re-key Owners \(p)<id>"
             case .deleteTagData: "deleteData(Tag)"
             case .deleteItemData: "deleteData(Item)"
+            case .closureRename(let t, let f, let to): "renameProperty(\(t).\(f) → \(to))"
+            case .readOwnerThroughLink(let t, _, _): "Item.\(t) ← old.owner.linked().name"
             }
         }
     }
@@ -204,8 +208,14 @@ struct FusionFamilyGenerator {
                     let from = pick == 0 ? model.item[i].name : model.tag[i].name
                     let to = "r\(v)_\(from.prefix(8))"
                     if pick == 0 { model.item[i].name = to } else { model.tag[i].name = to }
-                    renames.append(PropertyRename(type: typeName, from: from, to: to))
-                    changes.append("rename \(typeName).\(from) → \(to)")
+                    // Declared, or asked for by the closure (`Migration.renameProperty`) before anything else.
+                    if Bool.random(using: &rng) {
+                        renames.append(PropertyRename(type: typeName, from: from, to: to))
+                        changes.append("rename \(typeName).\(from) → \(to)")
+                    } else {
+                        ops.insert(.closureRename(type: typeName, from: from, to: to), at: 0)
+                        changes.append("closure renames \(typeName).\(from) → \(to)")
+                    }
                 case 5:  // an index toggled
                     let candidates = model.item.indices.filter {
                         !model.item[$0].pk && model.item[$0].type != .double && model.item[$0].type.isColumn
@@ -259,7 +269,17 @@ struct FusionFamilyGenerator {
                         }
                     case 6:
                         if let t = model.tag.first(where: { $0.id == 21 }) { ops.append(.lookUpItems(target: t.name)) }
-                    case 7: ops.append(.readItems)
+                    case 7:
+                        let strings = model.item.filter { p in
+                            old.item.contains { $0.id == p.id && $0.name == p.name } && p.id > 100 && p.type == .string
+                        }
+                        if let t = strings.randomElement(using: &rng), let o = old.item.first(where: { $0.id == 14 }),
+                            let name = old.owner.first(where: { $0.id == 2 })
+                        {
+                            ops.append(.readOwnerThroughLink(target: t.name, owner: o.name, name: name.name))
+                        } else {
+                            ops.append(.readItems)
+                        }
                     default:
                         switch Int.random(in: 0..<6, using: &rng) {
                         case 0: ops.append(.deleteTagData)
@@ -360,6 +380,16 @@ struct FusionFamilyGenerator {
             try m.deleteData(forType: "Tag")
         case .deleteItemData:
             try m.deleteData(forType: "Item")
+        case .closureRename(let type, let from, let to):
+            try m.renameProperty(onType: type, from: from, to: to)
+        case .readOwnerThroughLink(let target, let owner, let name):
+            try m.enumerateObjects(ofType: "Item") { o, n in
+                guard let linked = try o.linked(owner) else {
+                    n[target] = .string("no owner")
+                    return
+                }
+                n[target] = .string("\(linked.primaryKeyValue)/\(linked[name])")
+            }
         }
     }
 }

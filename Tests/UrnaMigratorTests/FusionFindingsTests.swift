@@ -123,4 +123,43 @@ import UrnaStore
             #expect(try c.integer("SELECT version FROM _urna_schema") == 0, "fused: \(fused)")
         }
     }
+
+    static func keyed(_ v: Int) -> Schema {
+        let p = [
+            Property("id", .int64, primaryKey: true),
+            Property("n", v < 2 ? .int64 : .string, default: v < 2 ? 0 : "0"), Property("x", .double, optional: true),
+        ]
+        return try! Schema(family: "minkey", version: v, types: [ObjectSchema("Item", p)])
+    }
+
+    /// An object keyed Int64.min copied through Swift in a step other than the run's first (no read-ahead, so its
+    /// key is read lazily): the key wasn't read when the skipped-insert sentinel was chosen, so its written row
+    /// was taken for a skipped one ("[unique] Item: object NULL cannot be written"), fused or not.
+    @Test(arguments: [true, false]) func anInt64MinKeyCopiedThroughSwiftInALaterStepIsWritten(fused: Bool) throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("minkey.sqlite")
+        let store = try Store(path: path, schema: Self.keyed(0))
+        try store.write {
+            for id in [Int64.min, 1, Int64.max] {
+                try store.create("Item", value: ["id": id, "n": 5, "x": 1.5] as [String: Any])
+            }
+        }
+        let family = SchemaFamily(
+            name: "minkey",
+            versions: [
+                SchemaVersion(Self.keyed(0)), SchemaVersion(Self.keyed(1), step: MigrationStep("nothing")),
+                SchemaVersion(
+                    Self.keyed(2),
+                    step: MigrationStep("n as text", allowances: [.lossyConversion(type: "Item", property: "n")])),
+            ])
+        var options = MigrationOptions()
+        options.fusesSteps = fused
+        let m = Migrator(family: family, options: options)
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        #expect(
+            try c.rows("SELECT id, n FROM Item ORDER BY id").map { "\($0)" } == [
+                "[\(Int64.min), 5]", "[1, 5]", "[\(Int64.max), 5]",
+            ])
+    }
 }
