@@ -133,6 +133,9 @@ final class TypeTransfer {
     @exclusivity(unchecked) var insertStatement: RowStatement?
     /// Whether the recorder has this type's INSERT for created objects (noted on the first create only).
     @exclusivity(unchecked) var createNoted = false
+    /// The hidden `_id` the next object a closure creates gets (a type without a primary key): above every old
+    /// object's, which the copy of old rows keeps. Nil until the first creation.
+    var nextCreatedID: Int64?
     @exclusivity(unchecked) var keyMapInsert: Statement?
     @exclusivity(unchecked) var oldLayout: ObjectLayout?
     @exclusivity(unchecked) var newLayout: ObjectLayout?

@@ -162,4 +162,38 @@ import UrnaStore
                 "[\(Int64.min), 5]", "[1, 5]", "[\(Int64.max), 5]",
             ])
     }
+
+    static func unkeyed(_ v: Int) -> Schema {
+        let p = [Property(v == 0 ? "name" : "label", .string, default: ""), Property("w", .double, optional: true)]
+        return try! Schema(family: "unkeyed", version: v, types: [ObjectSchema("Tag", p)])
+    }
+
+    /// A closure creating an object of a type without a primary key in a step that copies the old objects: the
+    /// created object took `_id` 1 and the copy of the old rows (which keep theirs) failed with "UNIQUE
+    /// constraint failed: _urna_new_Tag._id", fused or not.
+    @Test func anObjectCreatedBesideCopiedUnkeyedObjectsGetsAFreshID() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("unkeyed.sqlite")
+        let store = try Store(path: path, schema: Self.unkeyed(0))
+        try store.write { for i in 0..<3 { try store.create("Tag", value: ["name": "t\(i)"] as [String: Any]) } }
+        let family = SchemaFamily(
+            name: "unkeyed",
+            versions: [
+                SchemaVersion(Self.unkeyed(0)),
+                SchemaVersion(
+                    Self.unkeyed(1),
+                    step: MigrationStep("label", renames: [PropertyRename(type: "Tag", from: "name", to: "label")]) {
+                        m in
+                        try m.create("Tag", value: ["label": .string("new")])
+                        try m.create("Tag", value: ["label": .string("newer")])
+                    }),
+            ])
+        let m = Migrator(family: family)
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        #expect(
+            try c.rows("SELECT _id, label FROM Tag ORDER BY _id").map { "\($0)" } == [
+                "[1, t0]", "[2, t1]", "[3, t2]", "[4, new]", "[5, newer]",
+            ])
+    }
 }
