@@ -98,7 +98,7 @@ import UrnaStore
         }
     }
 
-    static let seeds: [UInt64] = Array(1...150)
+    static let seeds: [UInt64] = Array(1...120)
 
     /// What a run reports per step that a person reads: counts, lossy conversions, dropped data.
     static func reported(_ r: MigrationReport) -> [String] {
