@@ -238,10 +238,16 @@ final class EnumerationCursor {
             emitted += 1
             arena.reset()
             if rowidColumns == nil {
-                rowidColumns = (t.newKeyIndex.map { [$0] } ?? []) + n.layout.hidden.indices.filter { n.layout.hidden[$0] }
+                rowidColumns =
+                    (t.newKeyIndex.map { [$0] } ?? []) + n.layout.hidden.indices.filter { n.layout.hidden[$0] }
             }
             var keyIsMin = false
-            for i in rowidColumns.unsafelyUnwrapped where n.values.base[i] == .integer(Int64.min) { keyIsMin = true }
+            for i in rowidColumns.unsafelyUnwrapped {
+                // A key carried from the old row and not read yet (objects are loaded lazily without read-ahead)
+                // is read here: unread, an Int64.min key went unnoticed and its written row looked skipped.
+                if !n.isLoaded(i), n.layout.rowColumn[i] >= 0 { n.load(i) }
+                if n.values.base[i] == .integer(Int64.min) { keyIsMin = true }
+            }
             currentSentinel = keyIsMin ? Int64.max : Self.sentinel
             sqlite3_set_last_insert_rowid(db, currentSentinel)
             return true

@@ -163,6 +163,9 @@ final class MigrationRunner {
             report.countsAfter = report.steps.last?.countsAfter ?? [:]
             report.measuredGrowthBytes = diskBytes(path) - startBytes
             if !dryRun, let v = options.appVersion { try RunLedger.markApplied(c, after: ledgerStart, appVersion: v) }
+            // A cancel asked for before the commit is honoured whether or not SQLite's progress handler ran since
+            // (how many statements followed it depends on the steps' work: fused or not).
+            if isCancelled { throw MigrationError.cancelled(path: plan.path) }
             try c.execute("COMMIT")
             try c.execute("PRAGMA foreign_keys = ON")
             clock.mark("commit")
@@ -223,7 +226,8 @@ final class MigrationRunner {
     /// `integrity_check` of each table the run wrote (its indexes compared with it, entry by entry); a table the
     /// run did not write is as it was before the run, so comparing its indexes again would only repeat the
     /// file's past (one full `integrity_check` when no unwritten table has an index). `.quick`: `quick_check` only.
-    func integrityCheck(_ c: Connection, log: FailureLog, report: inout MigrationReport, written: WrittenTables) throws {
+    func integrityCheck(_ c: Connection, log: FailureLog, report: inout MigrationReport, written: WrittenTables) throws
+    {
         var pragmas: [String]
         var tables: [String] = []
         switch options.integrityCheck {
@@ -258,6 +262,7 @@ final class MigrationRunner {
         let scope = tables.isEmpty ? "" : "indexes compared with the tables written: \(tables.joined(separator: ", "))"
         report.checks.append(
             CheckResult(
-                name: name, passed: messages.isEmpty, detail: messages.isEmpty ? scope : "\(messages.count) problem(s)"))
+                name: name, passed: messages.isEmpty, detail: messages.isEmpty ? scope : "\(messages.count) problem(s)")
+        )
     }
 }

@@ -62,6 +62,18 @@ final class RunFusion {
         for s in nt.sources {
             if case .rowid = s { return "v\(next.from.version) → v\(next.to.version) keeps its row ids as _id" }
         }
+        // Renamed columns only: the next step renames them in place (no copy), so carrying gains nothing and would
+        // make that step write every row (its ledger would count them, the stepwise run's none).
+        if following.columnRenamesOnly(nt) != nil {
+            return "v\(next.from.version) → v\(next.to.version) only renames its columns (in place)"
+        }
+        // The same when its closure may rename them (`Migration.renameProperty`): columns that differ only by name.
+        if next.closure != nil, nt.oldColumns.count == nt.newColumns.count,
+            zip(nt.oldColumns, nt.newColumns).allSatisfy({ $0.sqlType == $1.sqlType }),
+            zip(nt.oldColumns, nt.newColumns).contains(where: { $0.name != $1.name })
+        {
+            return "v\(next.from.version) → v\(next.to.version) may only rename its columns (its closure can)"
+        }
         // A nil that a NOT NULL column would refuse must fail in this step, naming it: only columns that can't
         // receive one are carried.
         for (i, c) in t.newColumns.enumerated() where !c.isOptional && c.property != nil {

@@ -91,6 +91,9 @@ final class TypeTransfer {
     var filledBySwift = false
     /// Not written in this step: the next step reads its rows through this step's SELECT (`RunFusion`).
     var carriedForward = false
+    /// The rows a carried copy holds: written by the next step, but changed by this one (its ledger counts them,
+    /// as a stepwise run's would).
+    var carriedRows = 0
     var filledByBulk = false
     @exclusivity(unchecked) var explicitLinkColumns = Set<String>()
     var created = 0
@@ -130,6 +133,9 @@ final class TypeTransfer {
     @exclusivity(unchecked) var insertStatement: RowStatement?
     /// Whether the recorder has this type's INSERT for created objects (noted on the first create only).
     @exclusivity(unchecked) var createNoted = false
+    /// The hidden `_id` the next object a closure creates gets (a type without a primary key): above every old
+    /// object's, which the copy of old rows keeps. Nil until the first creation.
+    var nextCreatedID: Int64?
     @exclusivity(unchecked) var keyMapInsert: Statement?
     @exclusivity(unchecked) var oldLayout: ObjectLayout?
     @exclusivity(unchecked) var newLayout: ObjectLayout?

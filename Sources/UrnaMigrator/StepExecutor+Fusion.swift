@@ -92,6 +92,7 @@ extension StepExecutor {
         t.rebuilt = false
         t.filled = true
         t.carriedForward = true
+        t.carriedRows = Int(try connection.integer("SELECT count(*) FROM \(oldRows(t))"))
         report.fusedIntoNextStep.append(t.name)
         recorder.note(
             "-- \(t.name): not written in this step (fused with the next one, which rebuilds it): its rows are read there as \(select)"

@@ -298,6 +298,7 @@ extension StepExecutor {
         o.isCreated = true
         o.isPending = true
         for (name, v) in given.sorted(by: { $0.key < $1.key }) { try o.setValue(v, forKey: name) }
+        try assignCreatedID(o, of: t)
         if !t.createNoted {
             recorder.noteOnce(analysis.insertSQL(t))
             t.createNoted = true
@@ -378,5 +379,27 @@ extension StepExecutor {
         t.prepare(oldSchema: step.from, newSchema: step.to)
         analysis = analysis.withRenames(renames)
         if t.tableChanges { markRebuilt(t) }
+    }
+
+    /// A created object of a type without a primary key gets an `_id` above every old object's (kept by the copy
+    /// of old rows, which comes after the closure: SQLite's own choice, one above the staging table's largest,
+    /// collided with them and failed the step).
+    func assignCreatedID(_ o: MigrationObject, of t: TypeTransfer) throws {
+        guard let n = t.new, n.primaryKey == nil, let layout = t.newLayout,
+            let i = layout.hidden.indices.first(where: { layout.hidden[$0] }), o.values[i] == .null
+        else { return }
+        if t.nextCreatedID == nil {
+            var top: Int64 = 0
+            if let old = t.old {
+                let column = old.primaryKey == nil ? Identifier.quoted(ObjectSchema.rowIdColumn) : "rowid"
+                top = try connection.integer("SELECT coalesce(max(\(column)), 0) FROM \(oldRows(t))")
+            }
+            let staged = try connection.integer(
+                "SELECT coalesce(max(\(Identifier.quoted(ObjectSchema.rowIdColumn))), 0) FROM \(Identifier.quoted(t.tableName))"
+            )
+            t.nextCreatedID = max(top, staged) &+ 1
+        }
+        o.values[i] = .integer(t.nextCreatedID!)
+        t.nextCreatedID! &+= 1
     }
 }

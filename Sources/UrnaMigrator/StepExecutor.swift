@@ -164,7 +164,7 @@ final class StepExecutor {
         report.countsAfter = try counts(step.to)
         report.samples = try collectSamples()
         report.activity = activity()
-        report.objectsTouched = transfers.reduce(0) { $0 + $1.rowsWritten + $1.created + $1.deleted }
+        report.objectsTouched = transfers.reduce(0) { $0 + $1.rowsWritten + $1.carriedRows + $1.created + $1.deleted }
         report.copiedThroughSwift = transfers.filter { $0.filledBySwift }.map(\.name)
         try dropTempTables()
         connection.clearStatementCache()
