@@ -67,6 +67,9 @@ final class TypeTransfer {
     var cleared = false
     /// The closure looked up an old object of this type (`oldObject`, `linked`): it read the type's old data.
     var oldRead = false
+    /// For a removed type the closure only looked up (never enumerated): the rows it looked up, so that objects it
+    /// never looked at are not dropped on the strength of the others (`checkClosureLosses`).
+    var removedRowsLookedUp = Set<Int64>()
     /// Old columns (by index) the closure read on some old object of this type: a removed property it never read
     /// is data the step drops without having looked at it (`checkClosureLosses`).
     @exclusivity(unchecked) var oldColumnsRead: UInt64 = 0

@@ -25,6 +25,11 @@ extension StepExecutor {
         try s.bind(storedKey, at: 1)
         defer { s.reset() }
         guard try s.step() else { return nil }
+        if t.isRemoved, case .integer(let rowid) = s.value(at: t.oldColumns.count) {
+            t.removedRowsLookedUp.insert(rowid)
+        }
+        // A lookup by key reads the key: a removed key column the closure looked objects up by was not dropped unseen.
+        if let k = t.oldKeyIndex { t.noteOldRead(k) }
         let values = (0..<t.oldColumns.count).map { s.value(at: $0) }
         return MigrationObject(
             layout: layout, executor: self, values: values, originKey: t.oldKeyIndex.map { values[$0] })

@@ -428,7 +428,10 @@ extension StepExecutor {
         let before = log.total
         for d in report.droppedData where d.values > 0 {
             guard let t = transfer(d.type), !t.cleared else { continue }
-            let typeRead = t.enumerations > 0 || t.oldRead
+            // A removed type the closure only looked up by key was read on the objects it looked up, not on the
+            // others (an orphan Profile no Customer pointed at went unseen): those need the type's allowance.
+            let unseen = d.property == nil && t.enumerations == 0 ? d.values - t.removedRowsLookedUp.count : 0
+            let typeRead = (t.enumerations > 0 || t.oldRead) && unseen <= 0
             // A type the closure read is trusted with what it dropped of it, but for a removed property the closure
             // never read on any object: that one it dropped without looking (a misspelt rename beside a closure
             // that only bumps ages lost every value).
@@ -446,9 +449,13 @@ extension StepExecutor {
                 never = typeRead ? "\(d.type).\(p) on any object" : d.type
             } else {
                 allowance = .discardType(type: d.type)
-                what = "\(d.type) is removed and its \(d.values) object(s) would be dropped"
+                what =
+                    unseen > 0 && t.oldRead
+                    ? "\(d.type) is removed and \(unseen) of its \(d.values) object(s) would be dropped unseen (the "
+                        + "closure looked up \(t.removedRowsLookedUp.count) by key and never enumerated the type)"
+                    : "\(d.type) is removed and its \(d.values) object(s) would be dropped"
                 swift = ".discardType(type: \"\(d.type)\")"
-                never = d.type
+                never = unseen > 0 && t.oldRead ? "those objects" : d.type
             }
             if step.allows(allowance) { continue }
             var flag = d.property.map { "\(d.type).\($0)" } ?? d.type
