@@ -68,9 +68,11 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .alreadyCurrent: 0
         case .fileNotFound: 66
         case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
-            .valuesDoNotFit, .restoreRefused, .refused, .validationFailed, .planOutdated, .adoptionRefused, .alreadyAdopted, .olderThanSupported:
+            .valuesDoNotFit, .restoreRefused, .refused, .validationFailed, .planOutdated, .adoptionRefused,
+            .alreadyAdopted, .olderThanSupported:
             65
-        case .closureFailed, .backupFailed, .previewCopyFailed, .storage, .invalidFamily, .busy, .insufficientSpace, .migrationRunning,
+        case .closureFailed, .backupFailed, .previewCopyFailed, .storage, .invalidFamily, .busy, .insufficientSpace,
+            .migrationRunning,
             .cancelled:
             1
         }
@@ -139,7 +141,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .planOutdated(let p, let reason):
             return "\(p) changed since the plan was made (\(reason)): plan again"
         case .closureFailed(let from, let to, let message):
-            return "the migration closure of step v\(from) → v\(to) failed: \(message); the file's data and version were "
+            return
+                "the migration closure of step v\(from) → v\(to) failed: \(message); the file's data and version were "
                 + "not changed (a real run records the failure in _urna_history)"
         case .validationFailed(let p, let failures, let total):
             var s =
@@ -149,9 +152,15 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             if total > failures.count { s += "\n  ... and \(total - failures.count) more" }
             return s + "\nrun with --dry-run to see every problem"
         case .backupFailed(let p, let reason):
+            let full = reason.lowercased().contains("space") || reason.lowercased().contains("full")
+            // restore's safety copy has no --backup option: its name is fixed beside the file.
+            if p.contains(".before-restore") {
+                return "cannot write the copy of the file as it was, \(p): \(reason); the file was not changed ("
+                    + (full ? "free some space on that disk)" : "move what is there away)")
+            }
             return
                 "cannot write the backup \(p): \(reason); the file was not changed ("
-                + (reason.lowercased().contains("space") || reason.lowercased().contains("full")
+                + (full
                     ? "free some space or choose --backup PATH)" : "choose --backup PATH, or move what is there away)")
         case .restoreRefused(let p, let b, let reason):
             return "\(p) was not restored from \(b): \(reason); the file was not changed"

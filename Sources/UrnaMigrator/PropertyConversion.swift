@@ -32,10 +32,11 @@ struct PropertyConversion {
         }
         if old.optional && !new.optional && new.isStored {
             if new.defaultValue != nil {
-                return PropertyConversion(
-                    kind: .widening,
-                    reason: "nil becomes the default \(ValueCodec.encode(new.effectiveDefault, as: new.type))",
-                    allowance: nil)
+                // Text defaults are quoted, so an empty one reads `""` rather than nothing.
+                let stored = ValueCodec.encode(new.effectiveDefault, as: new.type)
+                let shown: String
+                if case .text(let t) = stored { shown = "\"\(t)\"" } else { shown = "\(stored)" }
+                return PropertyConversion(kind: .widening, reason: "nil becomes the default \(shown)", allowance: nil)
             }
             return PropertyConversion(
                 kind: .needsClosure, reason: "optional becomes required and has no default",
