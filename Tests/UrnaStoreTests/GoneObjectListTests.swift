@@ -82,6 +82,10 @@ struct GoneObjectListTests {
         #expect(try member.owners.count == 0, "not the owners of the new member 1")
         #expect(member.owners.map(\.name) == [])
         #expect(member.owners.first == nil)
+        // Nor does it write into the new owner 1's list.
+        #expect(throws: StoreError.invalidated(type: "Owner")) {
+            try store.write { try owner.items.append(GoneList.Member(value: [4, "m4"])) }
+        }
         // The new objects are read through new handles.
         let newOwner = try #require(try store.object(ofType: GoneList.Owner.self, forPrimaryKey: 1))
         #expect(newOwner.items.map(\.name) == ["m3"])
@@ -94,7 +98,8 @@ struct GoneObjectListTests {
         try Self.fill(store)
         let owner = try #require(try store.object(ofType: "Owner", forPrimaryKey: .int(1)))
         let member = try #require(try store.object(ofType: "Member", forPrimaryKey: .int(1)))
-        #expect(try owner.list("items").count == 2)
+        let held = try owner.list("items")  // results taken before the delete, kept
+        #expect(try held.count == 2)
         try Self.replace(store)
         #expect(owner.isInvalidated)
         #expect(member.isInvalidated)
@@ -104,6 +109,9 @@ struct GoneObjectListTests {
         #expect(throws: StoreError.invalidated(type: "Owner")) { try owner.linked("buddy") }
         #expect(throws: StoreError.invalidated(type: "Member")) { try member.linkingObjects("owners") }
         #expect(throws: StoreError.invalidated(type: "Member")) { try member.value(forKey: "owners") }
+        #expect(held.isInvalidated)
+        #expect(try held.count == 0, "not the new owner 1's members")
+        #expect(try held.objects().isEmpty)
     }
 
     @Test("A list read that finds its owner deleted marks the handle gone before the key is used again")
