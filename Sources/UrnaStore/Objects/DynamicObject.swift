@@ -25,6 +25,10 @@ public final class DynamicObject {
     /// what it answered while gone (its defaults, or its last values) with the new object's values.
     var foundGone = false
 
+    /// Whether this reference deleted its object or a read found it deleted: it then never reads by its key
+    /// again (another object may have taken it).
+    var isGone: Bool { wasDeleted || foundGone }
+
     /// An unmanaged object of `type` with some property values (the rest take their defaults when added).
     public init(type: ObjectSchema, values: [String: Value] = [:]) {
         self.type = type
@@ -121,8 +125,11 @@ public final class DynamicObject {
         guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
         switch p.type {
         case .list(let target):
+            // Read by the owner's key: check the owner is still there first (as a property read does).
+            if isInvalidated { throw StoreError.invalidated(type: type.name) }
             return .list(try store.listTargets(owner: type, property: p, key: key, target: target))
         case .linkingObjects:
+            if isInvalidated { throw StoreError.invalidated(type: type.name) }
             return .list(
                 try store.linkingObjects(of: self, property: p).map {
                     LinkTarget(type: $0.type.name, key: $0.primaryKeyValue)
@@ -161,20 +168,27 @@ public final class DynamicObject {
     }
 
     /// The members of a list property, as live results that can be filtered and sorted.
+    ///
+    /// Throws `StoreError.invalidated` when the object is gone (deleted by this or another reference, task, store
+    /// or process); results taken before it went read empty from then on, never the members of an object created
+    /// later under the same key.
     public func list(_ name: String) throws -> Results {
         guard let p = type[property: name], case .list = p.type else {
             throw StoreError.unknownProperty(type: type.name, property: name)
         }
         guard let store, storedKey != nil else { throw StoreError.unmanagedObject(type: type.name) }
+        if isInvalidated { throw StoreError.invalidated(type: type.name) }
         return try store.listResults(owner: self, property: p)
     }
 
-    /// The objects whose link or list points at this one, through an inverse (linkingObjects) property.
+    /// The objects whose link or list points at this one, through an inverse (linkingObjects) property; throws
+    /// `StoreError.invalidated` when this object is gone, as `list(_:)` does.
     public func linkingObjects(_ name: String) throws -> Results {
         guard let p = type[property: name], case .linkingObjects = p.type else {
             throw StoreError.unknownProperty(type: type.name, property: name)
         }
         guard let store, storedKey != nil else { throw StoreError.unmanagedObject(type: type.name) }
+        if isInvalidated { throw StoreError.invalidated(type: type.name) }
         return try store.linkingObjects(of: self, property: p)
     }
 

@@ -41,14 +41,19 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
         return try? o.list(propertyName)
     }
 
+    /// Whether the list's object is gone (deleted, or found deleted by a read): the list then reads empty, never
+    /// the members of an object created later under the same key.
+    var ownerIsGone: Bool { strongOwner?.isGone ?? false }
+
     /// The members as typed results (filter and sort them like any query).
     public var results: TypedResults<Element>? { managedResults.map(TypedResults.init) }
 
-    /// The number of members; throws when reading a managed list fails (see `Results.count`).
+    /// The number of members (0 once the list's object is gone); throws when reading a managed list fails (see
+    /// `Results.count`).
     public var count: Int {
         get throws {
-            guard let o = strongOwner, o.isManaged else { return items.count }
-            return try o.list(propertyName).count
+            guard let o = strongOwner, o.isManaged else { return ownerIsGone ? 0 : items.count }
+            do { return try o.list(propertyName).count } catch StoreError.invalidated { return 0 }
         }
     }
 
@@ -188,7 +193,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
 
     public func makeIterator() -> IndexingIterator<[Element]> {
         if let r = managedResults { return r.map { Element.bound($0) }.makeIterator() }
-        return items.makeIterator()
+        return (ownerIsGone ? [] : items).makeIterator()
     }
 }
 
@@ -225,11 +230,11 @@ public final class LinkingObjects<Element: Object>: PersistableValue, AnyLinking
         return TypedResults(r)
     }
 
-    /// The number of objects linking here (0 when unmanaged); throws when the read fails.
+    /// The number of objects linking here (0 when unmanaged or gone); throws when the read fails.
     public var count: Int {
         get throws {
             guard let o = owner, o.isManaged else { return 0 }
-            return try o.linkingObjects(propertyName).count
+            do { return try o.linkingObjects(propertyName).count } catch StoreError.invalidated { return 0 }
         }
     }
     public var first: Element? { results?.first }

@@ -235,16 +235,17 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
     private func read<E: Object>(in object: E, storage: AnyKeyPath) -> T {
         guard let o = object.managedObject else { return box.local }
         let name = name(in: object, storage: storage)
-        if o.wasDeleted || o.storeWasReleased {
-            // Gone (deleted, its store released): the values it last read, as `DynamicObject`'s subscript answers;
-            // a list or inverse link as an empty one, a link as nil (its target cannot be read without the store).
+        if o.isGone || o.storeWasReleased {
+            // Gone (deleted, found deleted by a read, its store released): the values it last read, as
+            // `DynamicObject`'s subscript answers; a list or inverse link as an empty one, a link as nil (never by
+            // its key, which another object may have taken since).
             switch T.persistedType {
             case .list, .linkingObjects: return box.local
             case .link: return T.fromPersisted(.null, store: nil)
             default: break
             }
             let error: StoreError =
-                o.wasDeleted ? .invalidated(type: o.type.name) : .storeReleased(type: o.type.name)
+                o.isGone ? .invalidated(type: o.type.name) : .storeReleased(type: o.type.name)
             if let last = o.lastKnownValue(forKey: name, after: error) { return T.fromPersisted(last, store: nil) }
             preconditionFailure(error.description)
         }
@@ -263,7 +264,9 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
                 // Deleted by another task or process since it was read: the values it last read (another task can
                 // delete between any `isInvalidated` check and this read). Otherwise a getter cannot throw, and a
                 // default would be a silent wrong value.
-                if let last = o.lastKnownValue(forKey: name, after: error) { return T.fromPersisted(last, store: o.store) }
+                if let last = o.lastKnownValue(forKey: name, after: error) {
+                    return T.fromPersisted(last, store: o.store)
+                }
                 preconditionFailure("cannot read \(o.type.name).\(name): \(error)")
             }
         }

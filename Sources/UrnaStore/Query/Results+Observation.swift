@@ -108,7 +108,8 @@ extension Results {
         }
     }
 
-    /// The same query as a new, independent instance (its caches its own).
+    /// The same query as a new, independent instance (its caches its own). Without the owner's handle: the copy
+    /// runs on committing threads, and the handle belongs to the task that read it.
     func copy() -> Results {
         Results(
             store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: limitCount,

@@ -36,12 +36,17 @@ public final class Results: Sequence {
 
     /// The object whose list or inverse links these results are.
     let owner: (type: ObjectSchema, key: SQLValue)?
+    /// The handle these results were taken from: once it is gone (deleted, or found deleted by a read) they read
+    /// empty, never the list or inverse links of an object created later under the same key.
+    let ownerObject: DynamicObject?
 
     init(
         store: Store, type: ObjectSchema, scope: Scope, predicate: QueryPredicate? = nil, sorts: [SortKey] = [],
-        limit: Int? = nil, owner: (type: ObjectSchema, key: SQLValue)? = nil, distinct: [String] = []
+        limit: Int? = nil, owner: (type: ObjectSchema, key: SQLValue)? = nil, ownerObject: DynamicObject? = nil,
+        distinct: [String] = []
     ) {
         self.owner = owner
+        self.ownerObject = ownerObject
         self.distinctKeyPaths = distinct
         self.store = store
         self.type = type
@@ -68,7 +73,7 @@ public final class Results: Sequence {
         let combined: QueryPredicate = predicate.map { .and([$0, p]) } ?? p
         return Results(
             store: store, type: type, scope: scope, predicate: combined, sorts: sortDescriptors, limit: limitCount,
-            owner: owner, distinct: distinctKeyPaths)
+            owner: owner, ownerObject: ownerObject, distinct: distinctKeyPaths)
     }
 
     /// Sorted by one key path (through to-one links allowed); throws `QueryPredicateError` now, as `filter`
@@ -82,7 +87,7 @@ public final class Results: Sequence {
         _ = try store.compiler.orderBy(descriptors, on: type.name, alias: "t0")  // report errors now, not on first touch
         return Results(
             store: store, type: type, scope: scope, predicate: predicate, sorts: descriptors, limit: limitCount,
-            owner: owner, distinct: distinctKeyPaths)
+            owner: owner, ownerObject: ownerObject, distinct: distinctKeyPaths)
     }
 
     /// The first object of each distinct combination of values of `keyPaths`, in these results' order
@@ -91,7 +96,7 @@ public final class Results: Sequence {
         _ = try store.compiler.distinctTerms(keyPaths, on: type.name, alias: "t0")  // report errors now
         return Results(
             store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors, limit: limitCount,
-            owner: owner, distinct: distinctKeyPaths + keyPaths)
+            owner: owner, ownerObject: ownerObject, distinct: distinctKeyPaths + keyPaths)
     }
 
     /// At most `n` objects.
@@ -99,13 +104,14 @@ public final class Results: Sequence {
         Results(
             store: store, type: type, scope: scope, predicate: predicate, sorts: sortDescriptors,
             limit: Swift.max(0, n),
-            owner: owner, distinct: distinctKeyPaths)
+            owner: owner, ownerObject: ownerObject, distinct: distinctKeyPaths)
     }
 
     /// Whether these results can no longer be used: the object whose list (or inverse links) they are was
     /// deleted. Results of a whole type or a query over it are never invalidated.
     public var isInvalidated: Bool {
         guard let owner else { return false }
+        if let ownerObject { return ownerObject.isInvalidated }
         // A read that fails is not a deletion: the error surfaces from the next read.
         do { return try store.rowExists(type: owner.type, key: owner.key) == false } catch { return false }
     }
@@ -140,7 +146,9 @@ public final class Results: Sequence {
     /// check-then-act no task can make safe) answers an object that is already gone: `isInvalidated`, its
     /// properties' defaults.
     public subscript(index: Int) -> DynamicObject {
-        do { return try object(at: index) } catch StoreError.indexOutOfRange { return DynamicObject.gone(type: type) } catch {
+        do { return try object(at: index) } catch StoreError.indexOutOfRange {
+            return DynamicObject.gone(type: type)
+        } catch {
             preconditionFailure("\(error)")
         }
     }
@@ -260,6 +268,8 @@ public final class Results: Sequence {
         var defaultOrder = ""
         switch scope {
         case .all: break
+        case _ where ownerObject?.isGone == true:
+            conditions.append("0")  // the owner is gone: its key may be another object's now
         case .list(let lt, let owner):
             from += " JOIN \(Identifier.quoted(lt)) l0 ON l0.target = \(key)"
             conditions.append("l0.owner = ?")

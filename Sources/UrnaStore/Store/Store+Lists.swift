@@ -11,6 +11,8 @@ extension Store {
         guard let p = owner.type[property: property], case .list(let target) = p.type, let key = owner.storedKey else {
             throw StoreError.unknownProperty(type: owner.type.name, property: property)
         }
+        // A handle a read found deleted: its key may be another object's now.
+        if owner.foundGone { throw StoreError.invalidated(type: owner.type.name) }
         return (
             Identifier.quoted(StorageLayout.listTable(type: owner.type.name, property: p.name)), key,
             try objectSchema(target)

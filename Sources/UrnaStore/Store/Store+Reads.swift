@@ -67,7 +67,7 @@ extension Store {
         return Results(
             store: self, type: try objectSchema(target),
             scope: .list(table: StorageLayout.listTable(type: owner.type.name, property: p.name), owner: key),
-            owner: (owner.type, key))
+            owner: (owner.type, key), ownerObject: owner)
     }
 
     func linkingObjects(of object: DynamicObject, property p: Property) throws -> Results {
@@ -83,9 +83,10 @@ extension Store {
                 store: self, type: o,
                 scope: .inverseList(
                     table: StorageLayout.listTable(type: origin, property: originProperty), target: key),
-                owner: (object.type, key))
+                owner: (object.type, key), ownerObject: object)
         }
         return Results(
-            store: self, type: o, scope: .inverseLink(column: originProperty, target: key), owner: (object.type, key))
+            store: self, type: o, scope: .inverseLink(column: originProperty, target: key), owner: (object.type, key),
+            ownerObject: object)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension Store {
     /// Whether the calling thread has a write transaction open on this store.
@@ -307,11 +308,29 @@ extension Store {
     /// `write` for async code: runs `body` in one write transaction off the caller's thread (so a task
     /// waiting for another writer does not hold up Swift's cooperative threads) and returns its result.
     ///
+    /// Cancellation: a task cancelled before its write begins (before the call, or while it waits for another
+    /// writer) throws `CancellationError` and writes nothing; `body` then never runs. Once `body` has begun, the
+    /// write is not interrupted: it commits, or rolls back as a whole when `body` throws (never half of it).
+    /// `body` can check for cancellation itself only through values it captured: it runs off the task.
+    ///
     /// ```swift
     /// let id = try await store.asyncWrite { try store.create("Person", value: ["fullName": "Ada"]).primaryKeyValue }
     /// ```
     public func asyncWrite<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await Self.offThread { try self.write(body) }
+        try Task.checkCancellation()
+        let cancelled = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await Self.offThread {
+                try self.write {
+                    // Checked with the write open (the wait for another writer is over): a cancelled write rolls
+                    // back with nothing done.
+                    if cancelled.isSet { throw CancellationError() }
+                    return try body()
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+        }
     }
 
     /// Runs a read (anything not writing: queries, counts, object reads) off the caller's thread and
@@ -331,4 +350,11 @@ extension Store {
             DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
         }
     }
+}
+
+/// Set when the task that started an `asyncWrite` is cancelled (the write runs off the task, so it cannot ask).
+private final class CancellationFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
