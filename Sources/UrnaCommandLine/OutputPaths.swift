@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 
 #if canImport(Glibc)
     import Glibc
@@ -23,7 +24,7 @@ enum OutputPaths {
                 "\(option) \(output) is a symbolic link: urna does not write through links; give \(option) "
                     + "another path (nothing was changed)")
         }
-        if let n = descriptorNumber(output), fcntl(n, F_GETFD) < 0 {
+        if let n = OutputFileName.descriptorNumber(output), fcntl(n, F_GETFD) < 0 {
             // Not open now, before urna opens anything: the number would be the database's, its -wal's or
             // -shm's by the time the output is written (`--rejects /dev/fd/4` wrote CSV over the database).
             throw UsageError(
@@ -40,7 +41,8 @@ enum OutputPaths {
         let given = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
         let folder = realPath((given as NSString).deletingLastPathComponent) ?? ""
         // (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are descriptors, written through.)
-        let descriptor = descriptorNumber(output) != nil || output == "/dev/stdout" || output == "/dev/stderr"
+        let descriptor =
+            OutputFileName.descriptorNumber(output) != nil || output == "/dev/stdout" || output == "/dev/stderr"
         if !descriptor,
             folder == "/dev" || folder == "/sys" || folder.hasPrefix("/sys/") || folder == "/proc"
                 || folder.hasPrefix("/proc/")
@@ -112,14 +114,6 @@ enum OutputPaths {
                 "\(option) \(output) has no write permission (mode \(String(st.st_mode & 0o777, radix: 8))): urna does not "
                     + "replace a file protected that way; give \(option) another path (nothing was changed)")
         }
-    }
-
-    /// The descriptor `/dev/fd/N` or `/proc/self/fd/N` names (as the writers read those paths), or nil.
-    static func descriptorNumber(_ path: String) -> Int32? {
-        for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-            if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return n }
-        }
-        return nil
     }
 
     /// What an existing file is when it belongs to an SQLite database beside the data: "the write-ahead log"

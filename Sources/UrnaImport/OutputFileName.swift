@@ -27,9 +27,7 @@ public enum OutputFileName {
     public static func streamTarget(_ path: String) throws -> StreamTarget? {
         if path == "-" || path == "/dev/stdout" { return .descriptor(STDOUT_FILENO) }
         if path == "/dev/stderr" { return .descriptor(STDERR_FILENO) }
-        for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-            if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return .descriptor(n) }
-        }
+        if let n = descriptorNumber(path) { return .descriptor(n) }
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         switch st.st_mode & S_IFMT {
@@ -39,6 +37,14 @@ public enum OutputFileName {
         default:
             throw OutputPathError(path: path, reason: "is a block device or a socket, which Urna does not write to")
         }
+    }
+
+    /// The descriptor `/dev/fd/N` or `/proc/self/fd/N` names, or nil.
+    public static func descriptorNumber(_ path: String) -> Int32? {
+        for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+            if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return n }
+        }
+        return nil
     }
 
     /// Opens a stream target for writing: a FIFO nobody reads is refused at once instead of hanging.

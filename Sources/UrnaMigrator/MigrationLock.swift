@@ -55,16 +55,11 @@ final class MigrationLock {
         return nil
     }
 
-    /// The lock file's path for the database at `path` (nil when the database does not exist).
-    static func lockPath(of path: String) -> String? {
-        MigrationMarker.lockPath(forDatabase: path)
-    }
-
     /// Removes the lock file a killed run left for the database at `path`, when nobody holds it: a dry run, which
     /// takes no lock, otherwise leaves it in the temporary folder until the next real run. A lock someone holds
     /// (a run in progress), or a name that is not our own plain file, is left alone.
     static func removeStale(path: String) {
-        guard let lockPath = lockPath(of: path) else { return }
+        guard let lockPath = MigrationMarker.lockPath(forDatabase: path) else { return }
         let fd = open(lockPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return }
         defer { close(fd) }

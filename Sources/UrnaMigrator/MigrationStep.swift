@@ -90,6 +90,18 @@ public enum MigrationAllowance: Sendable, Hashable, Codable, CustomStringConvert
         }
     }
 
+    /// The `--allow-loss` argument that gives the allowance: `Type.property`, or `Type` for `.discardType`.
+    var commandLineSpelling: String {
+        switch self {
+        case .lossyConversion(let t, let p), .nullsBecomeDefault(let t, let p), .discard(let t, let p): "\(t).\(p)"
+        case .discardType(let t): t
+        }
+    }
+
+    /// Both spellings, as refusals give them: `.discard(type: "Book", property: "isbn") (command line: --allow-loss
+    /// Book.isbn)`.
+    var spelledOut: String { "\(swiftSpelling) (command line: --allow-loss \(commandLineSpelling))" }
+
     public var description: String {
         switch self {
         case .lossyConversion(let t, let p): "lossy conversion of \(t).\(p)"

@@ -57,7 +57,7 @@ extension Migrator {
                 refuse(
                     old.name, nil, "the type is removed and its objects would be dropped",
                     "give the step a closure that moves what it needs, or allow the loss: "
-                        + ".discardType(type: \"\(old.name)\") (command line: --allow-loss \(old.name))")
+                        + MigrationAllowance.discardType(type: old.name).spelledOut)
                 continue
             }
             for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
@@ -83,8 +83,8 @@ extension Migrator {
                 }
                 refuse(
                     old.name, p.name, reason,
-                    fix + "; or give the step a closure; or allow the loss: .discard(type: \"\(old.name)\", "
-                        + "property: \"\(p.name)\") (command line: --allow-loss \(old.name).\(p.name))")
+                    fix + "; or give the step a closure; or allow the loss: "
+                        + MigrationAllowance.discard(type: old.name, property: p.name).spelledOut)
             }
             // A primary key added with nothing to set it gives every object the same key: the run would fail on
             // the second object. Said at plan time (when the file's own objects are known: the first step).

@@ -215,14 +215,11 @@ public struct Migrator {
                     "give step v\(step.to.version) a closure that sets it (migration.enumerateObjects(ofType: \"\(t.name)\"))"
                 if let a = c.allowance, p.type.isColumn {
                     switch a {
-                    case .lossyConversion:
-                        fix += ", or allow .lossyConversion(type: \"\(t.name)\", property: \"\(p.name)\")"
-                    case .nullsBecomeDefault:
-                        fix +=
-                            ", give it a default, or allow .nullsBecomeDefault(type: \"\(t.name)\", property: \"\(p.name)\")"
+                    case .lossyConversion: fix += ", or allow \(a.swiftSpelling)"
+                    case .nullsBecomeDefault: fix += ", give it a default, or allow \(a.swiftSpelling)"
                     case .discard, .discardType: break
                     }
-                    fix += " (command line: --allow-loss \(t.name).\(p.name))"
+                    fix += " (command line: --allow-loss \(a.commandLineSpelling))"
                 }
                 out.append(
                     PlanRefusal(

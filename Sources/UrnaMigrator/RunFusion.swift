@@ -50,12 +50,15 @@ final class RunFusion {
 
     /// Why `t`, as step `step` would copy it, can't be carried into `next`'s rebuild (nil: it can, when the
     /// closure leaves it alone). Only what the two descriptors decide; the executor checks what the closure did.
-    static func reasonNotCarried(_ t: TypeTransfer, step: ResolvedStep, next: ResolvedStep?) -> String? {
+    /// `following` is `next`'s analysis, when the caller has it.
+    static func reasonNotCarried(
+        _ t: TypeTransfer, step: ResolvedStep, next: ResolvedStep?, following: StepAnalysis? = nil
+    ) -> String? {
         guard let next else { return "the run's last step" }
         guard let new = t.new, t.old != nil, t.tableChanges, !t.needsSwift else { return "not copied by SQL here" }
         if !step.sqlAfter.isEmpty || !next.sqlBefore.isEmpty { return "SQL runs between the two steps" }
         if !step.to.views.isEmpty { return "v\(step.to.version) defines views" }
-        let following = StepAnalysis(step: next)
+        let following = following ?? StepAnalysis(step: next)
         guard let nt = following.byName[t.name], nt.old != nil, nt.new != nil, nt.tableChanges else {
             return "v\(next.from.version) → v\(next.to.version) keeps its table"
         }
@@ -96,11 +99,11 @@ final class RunFusion {
     static func previewLines(_ analysis: StepAnalysis, next: ResolvedStep?) -> [String] {
         guard let next else { return [] }
         var out: [String] = []
+        let nextAnalysis = StepAnalysis(step: next)
         for t in analysis.transfers where t.old != nil && t.new != nil && t.tableChanges && !t.needsSwift {
             if analysis.columnRenamesOnly(t) != nil { continue }
-            let nextAnalysis = StepAnalysis(step: next)
             guard let nt = nextAnalysis.byName[t.name], nt.tableChanges else { continue }
-            if let reason = reasonNotCarried(t, step: analysis.step, next: next) {
+            if let reason = reasonNotCarried(t, step: analysis.step, next: next, following: nextAnalysis) {
                 out.append(
                     "-- \(t.name): rebuilt here and again in v\(next.from.version) → v\(next.to.version), not fused: \(reason)"
                 )

@@ -151,8 +151,7 @@ extension StepExecutor {
                         check: "conversion", type: t.name, property: name,
                         message:
                             "object \(o.originKey.map { "\($0)" } ?? "(new)"): its old value has no exact \(t.newColumns[i].type.name) value; set it in the closure or allow the lossy conversion: "
-                            + "\(MigrationAllowance.lossyConversion(type: t.name, property: name).swiftSpelling) "
-                            + "(command line: --allow-loss \(t.name).\(name))"
+                            + MigrationAllowance.lossyConversion(type: t.name, property: name).spelledOut
                     ))
             }
         }

@@ -403,10 +403,7 @@ final class StepExecutor {
                 if (countsBefore[t.name] ?? 0) == 0 { continue }
                 let name = t.newColumns[i].name
                 // Every refusal names the allowance that permits it.
-                let allow =
-                    conversion.allowance.map {
-                        "; enumerate it, or allow it: \($0.swiftSpelling) (command line: --allow-loss \(t.name).\(name))"
-                    } ?? ""
+                let allow = conversion.allowance.map { "; enumerate it, or allow it: \($0.spelledOut)" } ?? ""
                 log.record(
                     ValidationFailure(
                         check: "closure", type: t.name, property: name,
@@ -440,12 +437,10 @@ extension StepExecutor {
             if d.property != nil, t.new == nil, step.allows(.discardType(type: d.type)) { continue }
             let allowance: MigrationAllowance
             let what: String
-            var swift: String
             let never: String
             if let p = d.property {
                 allowance = .discard(type: d.type, property: p)
                 what = "\(d.type).\(p) is removed and its \(d.values) non-nil value(s) would be dropped"
-                swift = ".discard(type: \"\(d.type)\", property: \"\(p)\")"
                 never = typeRead ? "\(d.type).\(p) on any object" : d.type
             } else {
                 allowance = .discardType(type: d.type)
@@ -454,15 +449,16 @@ extension StepExecutor {
                     ? "\(d.type) is removed and \(unseen) of its \(d.values) object(s) would be dropped unseen (the "
                         + "closure looked up \(t.removedRowsLookedUp.count) by key and never enumerated the type)"
                     : "\(d.type) is removed and its \(d.values) object(s) would be dropped"
-                swift = ".discardType(type: \"\(d.type)\")"
                 never = unseen > 0 && t.oldRead ? "those objects" : d.type
             }
             if step.allows(allowance) { continue }
-            var flag = d.property.map { "\(d.type).\($0)" } ?? d.type
+            var swift = allowance.swiftSpelling
+            var flag = allowance.commandLineSpelling
             if d.property != nil, t.new == nil {
                 // A removed type's objects go as a whole: name the type's allowance too.
-                swift += " or .discardType(type: \"\(d.type)\")"
-                flag += " or --allow-loss \(d.type)"
+                let whole = MigrationAllowance.discardType(type: d.type)
+                swift += " or \(whole.swiftSpelling)"
+                flag += " or --allow-loss \(whole.commandLineSpelling)"
             }
             log.record(
                 ValidationFailure(

@@ -75,7 +75,7 @@ public final class DynamicObject {
     /// Whether this object was deleted (through this or another reference, another store or process):
     /// reading it then throws (`value(forKey:)`) or traps (the subscript). False for unmanaged objects.
     public var isInvalidated: Bool {
-        if wasDeleted || foundGone { return true }
+        if isGone { return true }
         guard let key = storedKey else { return false }
         guard let store else { return true }
         if loadedGeneration == store.generation && !store.isInWriteTransaction && !values.isEmpty { return false }
@@ -120,7 +120,7 @@ public final class DynamicObject {
     /// A property's value; throws for unknown properties or a deleted object.
     public func value(forKey name: String) throws -> Value {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
-        if wasDeleted || foundGone { throw StoreError.invalidated(type: type.name) }
+        if isGone { throw StoreError.invalidated(type: type.name) }
         if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
         switch p.type {
@@ -144,7 +144,7 @@ public final class DynamicObject {
     /// Sets a property (in a write transaction when managed).
     public func setValue(_ value: Value, forKey name: String) throws {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
-        if wasDeleted || foundGone { throw StoreError.invalidated(type: type.name) }
+        if isGone { throw StoreError.invalidated(type: type.name) }
         if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else {
             values[name] = value

@@ -45,12 +45,11 @@ extension Store {
     /// A thread delivers at most `deliveriesPerCaller` queued changes, then leaves the rest to a background thread:
     /// a `write` returns even while other threads keep committing to a slow observer.
     public func observe(_ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObservationToken {
-        observe(callback, returningID: ()).token
+        register(callback).token
     }
 
-    private func observe(
-        _ callback: @escaping @Sendable (ChangeSet) -> Void, returningID: Void
-    ) -> (token: ObservationToken, id: Int) {
+    /// Registers `callback` (see `observe`) and returns its token and its id in the registry.
+    private func register(_ callback: @escaping @Sendable (ChangeSet) -> Void) -> (token: ObservationToken, id: Int) {
         let id = observation.withLock { registry -> Int in
             let id = registry.nextID
             registry.nextID += 1
@@ -135,7 +134,7 @@ extension Store {
     /// Registers `callback` like `observe`, then has it called once (in delivery order) so that it catches up with
     /// commits made between its caller's first snapshot and this registration, which nobody told it of.
     func observeCatchingUp(_ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObservationToken {
-        let (token, id) = observe(callback, returningID: ())
+        let (token, id) = register(callback)
         notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name))), only: id)
         return token
     }
