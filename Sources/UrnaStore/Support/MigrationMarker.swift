@@ -18,13 +18,19 @@ package enum MigrationMarker {
     }
 
     /// Whether a migration of the database at `path` is running: its lock file exists and names a live process
-    /// (or names none yet: the migrator writes its pid just after taking the lock). A file left by a process that
-    /// died is not a running migration.
+    /// (or names none yet: the migrator writes its pid just after taking the lock, so an empty file counts only in
+    /// its first seconds). A file left by a process that died is not a running migration: one killed before it
+    /// named itself left an empty file, and a write waiting for "the migration" waited forever.
     static func isRunning(forDatabase path: String) -> Bool {
         guard let lockPath = lockPath(forDatabase: path), let data = FileManager.default.contents(atPath: lockPath)
         else { return false }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let pid = Int32(text) else { return text.isEmpty }
+        guard let pid = Int32(text) else {
+            guard text.isEmpty, let attributes = try? FileManager.default.attributesOfItem(atPath: lockPath),
+                let modified = attributes[.modificationDate] as? Date
+            else { return false }
+            return Date().timeIntervalSince(modified) < 5
+        }
         return kill(pid, 0) == 0 || errno != ESRCH
     }
 }
