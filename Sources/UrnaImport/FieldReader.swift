@@ -1,0 +1,200 @@
+import Foundation
+import UrnaRecords
+import UrnaSchemas
+import UrnaStore
+
+/// The warnings of the record being mapped (one list, emptied for every record).
+final class FieldWarnings {
+    var list: [FieldWarning] = []
+}
+
+/// Reads one record's fields by position, turning TSE conventions into values, warnings or problems.
+///
+/// Optional fields never cost the row: a value that cannot be read (or is out of its domain, like a negative
+/// number) becomes nil and a `FieldWarning`. Only the identifying fields (`requiredInteger`) throw.
+struct FieldReader {
+    let record: Record
+    let columns: MapperColumnPositions
+    let interner: FieldInterner
+    /// The record's bytes (a CSV row's, or an XML record's column texts), lent for the time of one `map`
+    /// call (nil for records built from strings).
+    let row: EncodedRowView?
+    let warnings: FieldWarnings
+
+    /// A field's text as read (not cleaned); nil when the layout lacks the column.
+    @inline(__always) func raw(_ c: MapperColumn) -> String? {
+        guard let p = columns.position(c) else { return nil }
+        return raw(at: p)
+    }
+
+    @inline(__always) func raw(at p: Int) -> String? {
+        if let row, let bytes = row.field(p) { return row.encoding.decode(bytes) }
+        return record.value(at: p)
+    }
+
+    @inline(__always) func text(_ c: MapperColumn) -> String? { remembered(c, .text) }
+
+    @inline(__always) func code(_ c: MapperColumn) -> String? { remembered(c, .code) }
+
+    /// Columns that repeat from row to row go through the interner; the others are decoded each time.
+    @inline(__always) private func remembered(_ c: MapperColumn, _ reading: FieldInterner.Reading) -> String? {
+        if c.repeatsAcrossRows, let p = columns.position(c), let row, let bytes = row.field(p) {
+            return interner.value(c, reading, bytes: bytes, encoding: row.encoding)
+        }
+        return FieldInterner.read(reading, raw(c))
+    }
+
+    /// A whole number that is not negative, or nil (with a warning when the text is not one).
+    func integer(_ c: MapperColumn) -> Int64? {
+        // Most integer fields are plain digits: read them from the row's bytes without building a string.
+        if let p = columns.position(c), let row, let bytes = row.field(p), let v = FieldReader.plainDigits(bytes) {
+            return v
+        }
+        switch TSEField.integer(raw(c)) {
+        case .null: return nil
+        case .value(let v) where v >= 0: return v
+        case .value:
+            warn(c, "\(c.name) is negative, which no TSE number is: the field is left empty; correct it")
+            return nil
+        case .invalid:
+            warn(c, "\(c.name) is not a whole number: the field is left empty; correct it (or empty it if unknown)")
+            return nil
+        }
+    }
+
+    /// The value of 1 to 18 ASCII digits and nothing else (cannot overflow); nil for anything else,
+    /// which then takes `TSEField.integer`'s full path (blanks, signs, null markers, errors).
+    static func plainDigits(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count > 0, bytes.count <= 18 else { return nil }
+        var v: Int64 = 0
+        for b in bytes {
+            let d = b &- 0x30
+            guard d <= 9 else { return nil }
+            v = v &* 10 &+ Int64(d)
+        }
+        return v
+    }
+
+    /// An identifying whole number: a row without it (or with a negative one) cannot be imported.
+    func requiredInteger(_ c: MapperColumn, what: String) throws -> Int64 {
+        guard columns.has(c) else {
+            throw problem(c, "\(c.name) is missing from this layout: it holds \(what), which identifies the row")
+        }
+        if let p = columns.position(c), let row, let bytes = row.field(p), let v = FieldReader.plainDigits(bytes) {
+            return v
+        }
+        switch TSEField.integer(raw(c)) {
+        case .null:
+            throw problem(c, "\(c.name) is empty: it holds \(what), which identifies the row; fill it in")
+        case .value(let v) where v >= 0: return v
+        case .value:
+            throw problem(c, "\(c.name) is negative: it holds \(what), which identifies the row; correct it")
+        case .invalid:
+            throw problem(c, "\(c.name) is not a whole number: it holds \(what), which identifies the row; correct it")
+        }
+    }
+
+    func date(_ c: MapperColumn, referenceYear: Int?) -> String? {
+        switch TSEDate.parse(raw(c), referenceYear: referenceYear) {
+        case .null: return nil
+        case .date(let d): return d
+        case .invalid:
+            warnDate(c)
+            return nil
+        }
+    }
+
+    /// DT_NASCIMENTO, nulled with a warning when it falls after its election's year (out of its domain).
+    func birthdate(electionYear: Int) -> String? {
+        guard let d = date(.DT_NASCIMENTO, referenceYear: electionYear) else { return nil }
+        guard let year = Int(d.prefix(4)), year <= electionYear else {
+            warn(.DT_NASCIMENTO, "DT_NASCIMENTO is after the election year: the field is left empty; correct it")
+            return nil
+        }
+        return d
+    }
+
+    /// An amount in cents that is not negative, or nil (with a warning when the text is not one).
+    func money(_ c: MapperColumn) -> Int64? {
+        switch Reais.parseCents(raw(c)) {
+        case .null: return nil
+        case .cents(let v) where v >= 0: return v
+        case .cents:
+            warn(c, "\(c.name) is a negative amount: the field is left empty; correct it")
+            return nil
+        case .invalid:
+            warn(
+                c,
+                "\(c.name) is not an amount in reais (like 1270629.01 or 3669,04): the field is left empty; correct it")
+            return nil
+        }
+    }
+
+    /// The `ElectionsV4.sourceColumns` values of this row, typed (`.null` where absent or unreadable).
+    func sourceValues(referenceYear: Int) -> [SQLValue] {
+        let specs = ElectionsV4.sourceColumns
+        guard columns.hasSourceColumns else { return [SQLValue](repeating: .null, count: specs.count) }
+        var out: [SQLValue] = []
+        out.reserveCapacity(specs.count)
+        for (i, spec) in specs.enumerated() {
+            let p = columns.sourcePositions[i]
+            guard p >= 0 else {
+                out.append(.null)
+                continue
+            }
+            switch spec.type {
+            case .integer:
+                if let row, let bytes = row.field(p), let v = FieldReader.plainDigits(bytes) {
+                    out.append(.integer(v))
+                    continue
+                }
+                switch TSEField.integer(raw(at: p)) {
+                case .null: out.append(.null)
+                case .value(let v) where v >= 0: out.append(.integer(v))
+                case .value, .invalid:
+                    warn(
+                        at: p, name: spec.name,
+                        "\(spec.name) is not a whole number of 0 or more: the field is left empty")
+                    out.append(.null)
+                }
+            case .text:
+                let text = spec.name.hasPrefix("CD_") ? TSEField.code(raw(at: p)) : TSEField.text(raw(at: p))
+                out.append(text.map(SQLValue.text) ?? .null)
+            case .date:
+                switch TSEDate.parse(raw(at: p), referenceYear: referenceYear) {
+                case .null: out.append(.null)
+                case .date(let d): out.append(.text(d))
+                case .invalid:
+                    warn(at: p, name: spec.name, "\(spec.name) is not a date (dd/MM/yyyy): the field is left empty")
+                    out.append(.null)
+                }
+            }
+        }
+        return out
+    }
+
+    func warnDate(_ c: MapperColumn) {
+        warn(
+            c,
+            "\(c.name) is not a date (expected dd/MM/yyyy, ddMMyyyy, dd/MM/yyyy HH:mm:ss or 22-MAR-52): the field is "
+                + "left empty; correct it, or empty it if unknown")
+    }
+
+    /// Records that column `c` was nulled, with its original text.
+    func warn(_ c: MapperColumn, _ reason: String) {
+        guard let p = columns.position(c) else { return }
+        warn(at: p, name: c.name, reason)
+    }
+
+    func warn(at position: Int, name: String, _ reason: String) {
+        var location = record.location
+        location.column = position + 1
+        warnings.list.append(FieldWarning(location: location, reason: reason, original: raw(at: position) ?? ""))
+    }
+
+    func problem(_ c: MapperColumn, _ reason: String) -> MappingProblem {
+        var location = record.location
+        location.column = columns.fieldNumber(c)
+        return MappingProblem(location: location, reason: reason)
+    }
+}
