@@ -310,6 +310,15 @@ public final class ElectionMapper {
         return election
     }
 
+    /// Starts the records of another input: assets without NR_ORDEM_CANDIDATO are numbered from 1 again, even
+    /// when the input has the name of the one before it (one path named twice, or two generations of
+    /// `bem_candidato_2016_AC.txt` in two folders: numbered on, every good was stored twice). Call it before
+    /// each file's records when one mapper reads several files.
+    public func startFile() {
+        assetOrdinalFile = ""
+        assetOrdinals.removeAll()
+    }
+
     /// 1, 2, 3... per candidacy within one file, for layouts without NR_ORDEM_CANDIDATO.
     private func nextOrdinal(candidateID: String, file: String) -> Int64 {
         if file != assetOrdinalFile {

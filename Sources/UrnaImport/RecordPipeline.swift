@@ -147,6 +147,7 @@ final class RecordPipeline: @unchecked Sendable {
             // already come together, after it.
             let sortsAssets = !input.mayHoldCandidacies
             batch.append(.fileStart(index))
+            mapper.startFile()
             var rows = 0
             while true {
                 let item: RecordOrReject?

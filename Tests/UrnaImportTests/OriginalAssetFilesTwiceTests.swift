@@ -16,7 +16,8 @@ import UrnaStore
     /// The committed 2014 AC excerpt (83 goods of 40 candidacies) as two generations of one file name, in
     /// two folders; the second generation is a day later.
     static func twoGenerations(in folder: String) throws -> (candidates: String, first: String, second: String) {
-        let excerpt = try Data(contentsOf: URL(fileURLWithPath: S.fixture("bem_candidato_2014_AC.original-excerpt.txt")))
+        let excerpt = try Data(
+            contentsOf: URL(fileURLWithPath: S.fixture("bem_candidato_2014_AC.original-excerpt.txt")))
         let older = Array("\"22/04/2018\";\"03:00:35\"".utf8)
         let newer = Array("\"23/04/2018\";\"03:00:35\"".utf8)
         var later = [UInt8](excerpt)
