@@ -16,8 +16,14 @@ enum StoredValueCheck {
         let kinds = AdoptionRebuild.valueKinds(schema)
         for (table, columns) in kinds.sorted(by: { $0.key < $1.key }) {
             guard try c.tableExists(table) else { continue }
-            let present = Set(try c.rows("PRAGMA table_info(\(Identifier.quoted(table)))").map { "\($0[1])" })
-            let checked = columns.sorted(by: { $0.key < $1.key }).compactMap { name, kind in
+            let info = try c.rows("PRAGMA table_info(\(Identifier.quoted(table)))")
+            let present = Set(info.map { "\($0[1])" })
+            let rowid = try rowidColumn(of: table, info: info, in: c)
+            let checked = columns.sorted(by: { $0.key < $1.key }).compactMap {
+                name, kind -> (name: String, condition: String, need: String)? in
+                // The rowid's own column holds integers only (SQLite refuses to store anything else there): no
+                // 64-bit integer in it can misfit, and reading it for every row cost a tenth of the scan.
+                if name == rowid, case .integer(let range) = kind, range == Int64.min...Int64.max { return nil }
                 let q = Identifier.quoted(name)
                 let (misfit, need) = AdoptionRebuild.misfit(q, kind: kind)
                 return name == ObjectSchema.rowIdColumn || misfit == "0" || !present.contains(name)
@@ -55,5 +61,18 @@ enum StoredValueCheck {
             }
         }
         return out
+    }
+
+    /// The column that is the table's rowid (an `INTEGER PRIMARY KEY` of a rowid table), if any. A primary key with
+    /// an index of its own is not one: a WITHOUT ROWID table's, or SQLite's `INTEGER PRIMARY KEY DESC` quirk.
+    static func rowidColumn(of table: String, info: [[SQLValue]], in c: Connection) throws -> String? {
+        let key = info.filter { if case .integer(let pk) = $0[5] { pk > 0 } else { false } }
+        guard key.count == 1, case .text(let name) = key[0][1], case .text(let type) = key[0][2],
+            type.uppercased() == "INTEGER"
+        else { return nil }
+        let keyIndexes = try c.rows("PRAGMA index_list(\(Identifier.quoted(table)))").filter {
+            $0.count > 3 && $0[3] == .text("pk")
+        }
+        return keyIndexes.isEmpty ? name : nil
     }
 }

@@ -26,6 +26,19 @@ extension StepAnalysis {
         _ t: TypeTransfer, column i: Int, keyMaps: Set<String>, keyMapTables: [String: String] = [:],
         integerKeyMaps: Set<String> = []
     ) -> String {
+        var joins: [String]?
+        return bulkExpression(
+            t, column: i, keyMaps: keyMaps, keyMapTables: keyMapTables, integerKeyMaps: integerKeyMaps, joins: &joins)
+    }
+
+    /// `bulkExpression`, translating links through `LEFT JOIN`s that it appends to `joins` (aliased `m0`, `m1`,
+    /// ...) when `joins` is not nil: a key map's `old_key` is its primary key, so each row finds at most one entry,
+    /// as the scalar subquery does, and SQLite seeks it without running a subquery per row (1M links: 0.09 s
+    /// against 0.31 s). Nil: a scalar subquery (an expression that stands alone).
+    func bulkExpression(
+        _ t: TypeTransfer, column i: Int, keyMaps: Set<String>, keyMapTables: [String: String] = [:],
+        integerKeyMaps: Set<String> = [], joins: inout [String]?
+    ) -> String {
         let c = t.newColumns[i]
         var expr: String
         switch t.sources[i] {
@@ -51,7 +64,13 @@ extension StepAnalysis {
             let probe =
                 integerKeyMaps.contains(target) && oldRef == "INTEGER"
                 ? expr : Affinity.sqlExpression(expr, from: oldRef, to: tt.newKeySQLType)
-            expr = "COALESCE((SELECT m.\"new_key\" FROM \(map) m WHERE m.\"old_key\" = \(probe)), \(expr))"
+            if let made = joins {
+                let alias = "m\(made.count)"
+                joins = made + ["LEFT JOIN \(map) \(alias) ON \(alias).\"old_key\" = \(probe)"]
+                expr = "COALESCE(\(alias).\"new_key\", \(expr))"
+            } else {
+                expr = "COALESCE((SELECT m.\"new_key\" FROM \(map) m WHERE m.\"old_key\" = \(probe)), \(expr))"
+            }
         }
         return expr
     }
@@ -60,9 +79,11 @@ extension StepAnalysis {
     /// are (the old table, or the SELECT an earlier step of the run left for them: `RunFusion`).
     func bulkCopySQL(_ t: TypeTransfer, keyMaps: Set<String>, from: String? = nil) -> String {
         let cols = t.newColumns.map { Identifier.quoted($0.name) }.joined(separator: ", ")
-        let exprs = t.newColumns.indices.map { bulkExpression(t, column: $0, keyMaps: keyMaps) }.joined(separator: ", ")
+        var joins: [String]? = []
+        let exprs = t.newColumns.indices.map { bulkExpression(t, column: $0, keyMaps: keyMaps, joins: &joins) }
+        let joined = (joins ?? []).map { " " + $0 }.joined()
         return
-            "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs) FROM \(from ?? Identifier.quoted(t.name)) o ORDER BY o.rowid"
+            "INSERT INTO \(Identifier.quoted(Self.stagingName(t.name))) (\(cols)) SELECT \(exprs.joined(separator: ", ")) FROM \(from ?? Identifier.quoted(t.name)) o\(joined) ORDER BY o.rowid"
     }
 
     /// The rows the bulk copy of `t` would write, as a SELECT (new columns by name, then the old `rowid`): what a
@@ -71,12 +92,14 @@ extension StepAnalysis {
         _ t: TypeTransfer, from: String, keyMapTables: [String: String], integerKeyMaps: Set<String>
     ) -> String {
         let keyMaps = Set(keyMapTables.keys)
+        var joins: [String]? = []
         let exprs = t.newColumns.indices.map {
             bulkExpression(
-                t, column: $0, keyMaps: keyMaps, keyMapTables: keyMapTables, integerKeyMaps: integerKeyMaps) + " AS "
-                + Identifier.quoted(t.newColumns[$0].name)
+                t, column: $0, keyMaps: keyMaps, keyMapTables: keyMapTables, integerKeyMaps: integerKeyMaps,
+                joins: &joins) + " AS " + Identifier.quoted(t.newColumns[$0].name)
         }
-        return "SELECT \((exprs + ["o.rowid AS rowid"]).joined(separator: ", ")) FROM \(from) o"
+        let joined = (joins ?? []).map { " " + $0 }.joined()
+        return "SELECT \((exprs + ["o.rowid AS rowid"]).joined(separator: ", ")) FROM \(from) o\(joined)"
     }
 
     /// The prepared INSERT used for objects copied through Swift.

@@ -296,8 +296,10 @@ extension StepExecutor {
         try checkIncomingLinks(transfers.filter { $0.old != nil && isIncoming($0.name) }.map(\.name), scope: scope)
     }
 
-    /// `PRAGMA foreign_key_check` over the whole file, or over `tables` only.
+    /// `PRAGMA foreign_key_check` over the whole file, or over `tables` only. Over the whole file, the cheaper
+    /// `ForeignKeyProbe` says first whether any link dangles; the pragma then lists them.
     func checkForeignKeys(tables: [String]? = nil, scope: String? = nil) throws {
+        if tables == nil, try !ForeignKeyProbe.anyDangling(in: connection) { return }
         var reported = 0
         var rows: [[SQLValue]] = []
         if let tables {

@@ -52,7 +52,9 @@ struct DecimalFastPathTests {
                 let want = Self.slow(r, scale: scale)
                 if let got {
                     if !got.1 { rounded += 1 }
-                    #expect(want?.0 == .integer(got.0) && want?.1 == got.1, "\(r) at scale \(scale): \(got) vs \(String(describing: want))")
+                    #expect(
+                        want?.0 == .integer(got.0) && want?.1 == got.1,
+                        "\(r) at scale \(scale): \(got) vs \(String(describing: want))")
                 } else {
                     // Declined only where the Decimal path also has no 64-bit answer.
                     #expect(want == nil, "\(r) at scale \(scale) declined, Decimal gives \(String(describing: want))")
@@ -65,6 +67,50 @@ struct DecimalFastPathTests {
         #expect(StoredValueConverter.shortestUnits(-2.5, scale: 0)! == (-2, false))
         #expect(StoredValueConverter.exactUnits(0.1 + 0.2, scale: 2) == nil)
         #expect(StoredValueConverter.exactUnits(26_697_376.47, scale: 2) == 2_669_737_647)
-        #expect(StoredValueConverter.exactUnits(.nan, scale: 2) == nil && StoredValueConverter.exactUnits(.infinity, scale: 2) == nil)
+        #expect(
+            StoredValueConverter.exactUnits(.nan, scale: 2) == nil
+                && StoredValueConverter.exactUnits(.infinity, scale: 2) == nil)
+    }
+
+    /// `ValueCodec.scaledInteger` as it was before its shortcuts (a whole product is not rounded again, one bound
+    /// compared by the sign): the reference the shortcuts must match.
+    static func scaledReference(_ d: Decimal, scale: Int) -> Int64? {
+        var v = d
+        var r = Decimal()
+        _ = NSDecimalMultiplyByPowerOf10(&r, &v, Int16(scale), .plain)
+        var rounded = Decimal()
+        var rr = r
+        NSDecimalRound(&rounded, &rr, 0, .plain)
+        guard rounded == r else { return nil }
+        guard rounded <= Decimal(Int64.max), rounded >= Decimal(Int64.min) else { return nil }
+        return NSDecimalNumber(decimal: rounded).int64Value
+    }
+
+    @Test("scaledInteger's shortcuts give what the full Decimal arithmetic gives, bounds and fractions included")
+    func scaledIntegerAgreesWithReference() {
+        var rng = SystemRandomNumberGenerator()
+        var values: [Decimal] = [
+            0, Decimal(Int64.max), Decimal(Int64.min), Decimal(Int64.max) + 1, Decimal(Int64.min) - 1, .nan,
+            Decimal(sign: .plus, exponent: -2, significand: 1234),
+        ]
+        for text in [
+            "92233720368547758.07", "92233720368547758.08", "-92233720368547758.08", "-92233720368547758.09", "12.345",
+            "5E+3", "1E+30", "-0.005", "-0",
+        ] {
+            values.append(Decimal(string: text)!)
+        }
+        for _ in 0..<20_000 {
+            let units = Int64.random(in: Int64.min...Int64.max, using: &rng) >> Int64.random(in: 0...62, using: &rng)
+            values.append(
+                Decimal(
+                    sign: units < 0 ? .minus : .plus, exponent: Int.random(in: -20...20, using: &rng),
+                    significand: Decimal(units.magnitude)))
+        }
+        for d in values {
+            for scale in [0, 1, 2, 3, 6, 10] {
+                let got = try? ValueCodec.scaledInteger(d, scale: scale, type: "T", property: "p")
+                #expect(got == Self.scaledReference(d, scale: scale), "\(d) at scale \(scale)")
+            }
+        }
     }
 }

@@ -90,12 +90,19 @@ public enum ValueCodec {
         var v = d
         var r = Decimal()
         _ = NSDecimalMultiplyByPowerOf10(&r, &v, Int16(scale), .plain)
-        var rounded = Decimal()
-        var rr = r
-        NSDecimalRound(&rounded, &rr, 0, .plain)
-        guard rounded == r else {
-            throw StoreError.outOfRange(
-                type: type, property: property, value: "\(d)", range: "at most \(scale) decimal places")
+        let rounded: Decimal
+        if !r.isNaN, r.exponent >= 0 {
+            // A whole number already (its digits times a power of ten): rounding would give it back unchanged.
+            rounded = r
+        } else {
+            var whole = Decimal()
+            var rr = r
+            NSDecimalRound(&whole, &rr, 0, .plain)
+            guard whole == r else {
+                throw StoreError.outOfRange(
+                    type: type, property: property, value: "\(d)", range: "at most \(scale) decimal places")
+            }
+            rounded = whole
         }
         guard let i = int64(rounded) else {
             throw StoreError.outOfRange(type: type, property: property, value: "\(d)", range: "64-bit")
@@ -106,7 +113,12 @@ public enum ValueCodec {
     /// A whole `d` as an Int64; nil when it is outside the 64-bit range (the bounds are compared as Decimals,
     /// natively, without boxing every value).
     public static func int64(_ d: Decimal) -> Int64? {
-        guard d <= int64MaxDecimal, d >= int64MinDecimal else { return nil }
+        if d.isNaN {
+            guard d <= int64MaxDecimal, d >= int64MinDecimal else { return nil }
+        } else {
+            // One bound to compare, by the sign (Foundation's decimal comparison is costly).
+            guard d.sign == .minus ? d >= int64MinDecimal : d <= int64MaxDecimal else { return nil }
+        }
         return NSDecimalNumber(decimal: d).int64Value
     }
 
