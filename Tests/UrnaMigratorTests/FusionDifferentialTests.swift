@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UrnaStore
+import UrnaTestSupport
 
 @testable import UrnaMigrator
 

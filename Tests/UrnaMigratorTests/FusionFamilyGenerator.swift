@@ -1,20 +1,8 @@
 import Foundation
 import UrnaStore
+import UrnaTestSupport
 
 @testable import UrnaMigrator
-
-/// A deterministic random source (SplitMix64) for generated families.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Generated multi-step families over three types (Owner ← Item → [Tag]) that mix the changes the migrator copies
 /// with SQL (added properties, conversions, optionality, renames, re-keys, indexes, primary keys) with closure

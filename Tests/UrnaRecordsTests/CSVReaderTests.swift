@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import UrnaTestSupport
+
 @testable import UrnaRecords
 
 @Suite("CSV reader: quoting, line ends, limits")
@@ -173,7 +175,7 @@ struct CSVReaderTests {
         "random well-formed CSV round-trips through any chunking, with the right line numbers",
         arguments: [11, 12, 13, 14])
     func randomRoundTrip(seed: UInt64) throws {
-        var rng = SplitMix(seed: seed)
+        var rng = SeededRandom(seed: seed)
         // Tabs and other control bytes below CR matter too: the scanner's word-at-a-time test stops at them
         // and must step over them. Fields run up to 23 characters, past one 8-byte word.
         let alphabet: [String] = [
@@ -222,7 +224,7 @@ struct CSVReaderTests {
 
     @Test("random bytes never crash the reader, and lines only move forward", arguments: [1, 2, 3, 4, 5])
     func randomGarbage(seed: UInt64) throws {
-        var rng = SplitMix(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let pieces: [[UInt8]] = [[0x22], [0x3B], [0x0A], [0x0D], [0x00], [0x61], [0xE9], [0xC3, 0xA9], [0x22, 0x22]]
         var bytes: [UInt8] = []
         for _ in 0..<5000 { bytes += pieces[Int(rng.next() % UInt64(pieces.count))] }
@@ -236,18 +238,5 @@ struct CSVReaderTests {
             #expect(lines == lines.sorted())
             #expect(lines.allSatisfy { $0 >= 1 })
         }
-    }
-}
-
-/// A small seeded generator, so random tests fail the same way every time.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
