@@ -21,16 +21,24 @@ public enum ZipMembers {
             return wanted.contains(base[base.index(after: underscore)...].uppercased())
         }
         // Two members in different folders of the zip would be written to one file: the second would replace the
-        // first without a word.
+        // first without a word. So would two names that differ only in letter case or in how an accent is encoded
+        // (NFC, NFD), on the file systems that do not tell those apart (macOS, Windows, FAT and exFAT drives).
+        // (Swift compares strings by canonical equivalence: the names are compared by their bytes.)
         var seen: [String: String] = [:]
         for e in chosen {
-            if let first = seen[baseName(e)] {
+            let key = baseName(e).precomposedStringWithCanonicalMapping.lowercased()
+            if let first = seen[key] {
+                let how =
+                    (first.split(separator: "/").last.map(String.init) ?? first).utf8.elementsEqual(baseName(e).utf8)
+                    ? "would both be written as \(baseName(e))"
+                    : "have names that differ only in letter case or accents, which many file systems (macOS, "
+                        + "Windows, FAT and exFAT drives) take for one name: one would replace the other"
                 throw DownloadError.localFile(
                     path: path,
-                    reason: "its members \(first) and \(e.name) would both be written as \(baseName(e)); nothing was "
+                    reason: "its members \(first) and \(e.name) \(how); nothing was "
                         + "extracted: unzip it yourself and import the members one by one")
             }
-            seen[baseName(e)] = e.name
+            seen[key] = e.name
         }
         return chosen
     }
