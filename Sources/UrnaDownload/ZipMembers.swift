@@ -48,9 +48,18 @@ public enum ZipMembers {
         e.name.split(separator: "/").last.map(String.init) ?? e.name
     }
 
+    /// The hidden temporary file `extract` fills for `entry` in `folder` before renaming it into place.
+    public static func temporaryPath(of entry: ZipArchive.Entry, in folder: String) -> String {
+        (folder as NSString).appendingPathComponent(".\(baseName(entry)).extracting")
+    }
+
     /// Inflates `entry` of the archive at `path` into `folder` under the member's own base name, through a
     /// temporary file renamed at the end (the CRC-32 is checked before the rename). Returns the file's path.
-    public static func extract(_ entry: ZipArchive.Entry, of path: String, into folder: String) throws -> String {
+    /// `stop` is asked between blocks: when it says yes (a signal), the temporary file is removed and
+    /// `CancellationError` thrown, so an interrupted run leaves no half member behind.
+    public static func extract(
+        _ entry: ZipArchive.Entry, of path: String, into folder: String, stop: () -> Bool = { false }
+    ) throws -> String {
         let archive = try ZipArchive(path: path)
         let base = baseName(entry)
         // A NUL cuts the name short for the system calls below: a member named `x_MG.csv\0..._MG.csv` had
@@ -61,7 +70,7 @@ public enum ZipMembers {
             throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
         }
         let target = (folder as NSString).appendingPathComponent(base)
-        let temporary = (folder as NSString).appendingPathComponent(".\(base).extracting")
+        let temporary = temporaryPath(of: entry, in: folder)
         let source = try archive.open(entry)
         _ = FileManager.default.createFile(atPath: temporary, contents: nil)
         do {
@@ -69,6 +78,7 @@ public enum ZipMembers {
             defer { try? output.close() }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
+                if stop() { throw CancellationError() }
                 let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
                 if n == 0 { break }
                 try output.write(contentsOf: buffer[0..<n])
