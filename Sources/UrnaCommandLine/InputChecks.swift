@@ -22,6 +22,20 @@ enum InputChecks {
                     + "another name (an existing file: move it to one first, such as \(path).sqlite) (nothing was changed)"
             )
         }
+        // SQLite will not open its -wal, -shm or -journal through a symbolic link (one planted there could point
+        // at any file, which it would overwrite); every command then failed with "unable to open database file
+        // ... its folder must exist and be writable", which pointed away from the link.
+        for suffix in ["-wal", "-shm", "-journal"] {
+            var link = stat()
+            guard lstat(path + suffix, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { continue }
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path + suffix)) ?? "?"
+            throw CLIError(
+                ExitCode.failure,
+                "\(path)\(suffix) is a symbolic link (to \(target)): SQLite keeps \(path)'s \(suffix.dropFirst()) "
+                    + "file under that name and never writes through a link (it would overwrite what the link points "
+                    + "to), so it cannot open \(path); remove the link if you did not put it there "
+                    + "(rm \(path)\(suffix)) (nothing was changed)")
+        }
         var st = stat()
         guard stat(path, &st) == 0 else { return }
         let type = st.st_mode & S_IFMT

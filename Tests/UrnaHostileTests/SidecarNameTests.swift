@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A path named as another database's companion file (`b.sqlite-wal`, `-shm`, `-journal` beside an SQLite
 /// file `b.sqlite`): SQLite finds those files by name alone and deletes or rewrites what it finds there the next
 /// time `b.sqlite` is opened. A database or an output created under such a name was lost without a word.
@@ -60,7 +64,10 @@ import Testing
         let listing = Hostile.listing(dir)
         let oldBytes = Hostile.bytes(dir, old)
         for (args, option) in [
-            (["export", "--db", "e.sqlite", "--format", "csv", "--type", "Coalition", "--out", "b.sqlite-wal"], "--out"),
+            (
+                ["export", "--db", "e.sqlite", "--format", "csv", "--type", "Coalition", "--out", "b.sqlite-wal"],
+                "--out"
+            ),
             (["datasette-metadata", "--db", "e.sqlite", "--out", "b.sqlite-journal"], "--out"),
             (["import", "--db", "e.sqlite", "--rejects", "b.sqlite-wal", cand], "--rejects"),
             (["migrate", "--db", old, "--backup", "b.sqlite-wal"], "--backup"),
@@ -81,5 +88,30 @@ import Testing
         let r = try Hostile.urna(["init", "--db", "b.sqlite-wal", "--family", "people"], in: dir)
         #expect(r.code == 0, "\(r.stderr)")
         #expect(try Hostile.urna(["status", "--db", "b.sqlite-wal"], in: dir).code == 0)
+    }
+
+    @Test("A symbolic link planted as the database's -wal, -shm or -journal: exit 1 naming the link and the fix")
+    func plantedSidecarLink() throws {
+        let dir = try Hostile.folder()
+        let db = try Hostile.importedDatabase(in: dir)
+        try Data("precious\n".utf8).write(to: dir.appendingPathComponent("victim.txt"))
+        let before = Hostile.bytes(dir, db)
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let link = dir.appendingPathComponent(db + suffix).path
+            try? FileManager.default.removeItem(atPath: link)
+            #expect(symlink("victim.txt", link) == 0)
+            // Before: "cannot open the database (unable to open database file): its folder must exist and be
+            // writable", or "SQLite error 14" for a query: nothing said where the trouble was.
+            for args in [["query", "--db", db, "Party", "--count"], ["import", "--db", db, "--quiet", "bens.csv"]] {
+                let r = try Hostile.urna(args, in: dir)
+                #expect(r.code == 1, "\(args) \(suffix): \(r.stderr)")
+                #expect(
+                    r.stderr.contains("\(db)\(suffix) is a symbolic link (to victim.txt)")
+                        && r.stderr.contains("rm \(db)\(suffix)"), "\(args) \(suffix): \(r.stderr)")
+            }
+            try FileManager.default.removeItem(atPath: link)
+        }
+        #expect(Hostile.bytes(dir, "victim.txt") == Data("precious\n".utf8))
+        #expect(Hostile.bytes(dir, db) == before)
     }
 }
