@@ -242,9 +242,16 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
             "\(path) does not exist: give --db PATH, or create it with `urna init` or `urna import`")
     }
     try HotJournal.recoverIfNeeded(path)
-    guard readOnly else { return try Store.openExisting(path: path, readOnly: false) }
+    func open(readOnly: Bool) throws -> Store {
+        do {
+            return try Store.openExisting(path: path, readOnly: readOnly)
+        } catch {
+            throw unusableDescriptor(error, path: path) ?? error
+        }
+    }
+    guard readOnly else { return try open(readOnly: false) }
     for _ in 0..<10 {
-        let store = try Store.openExisting(path: path, readOnly: true)
+        let store = try open(readOnly: true)
         try store.connection.execute("BEGIN")
         // The first read inside the transaction fixes the snapshot; it must record the schema the store uses.
         if let recorded = try Store.recordedSchema(in: store.connection),
@@ -257,6 +264,24 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     throw CLIError(
         ExitCode.failure,
         "\(path) kept changing its schema while urna tried to read it; try again when the migration finishes")
+}
+
+/// The descriptor a file records, when it cannot be read or used (edited by hand, damaged), said with the file's
+/// name and the way back: `status` and `query` said only "the schema descriptor is not valid: The given data was
+/// not valid JSON." (a descriptor nested 100,000 deep) or "type 'goods' is declared twice", naming no file.
+func unusableDescriptor(_ error: Error, path: String) -> CLIError? {
+    let prefix = "the schema descriptor is not valid: "
+    let reason: String
+    switch error {
+    case let e as SchemaError: reason = e.description
+    case StoreError.schemaMismatch(let m) where m.hasPrefix(prefix): reason = String(m.dropFirst(prefix.count))
+    default: return nil
+    }
+    return CLIError(
+        ExitCode.badData,
+        "\(path): the schema it records in \(StorageLayout.schemaTable) cannot be used (\(reason)): it was edited by "
+            + "hand or damaged; nothing was changed: restore the file from a backup (urna restore --db \(path), or a "
+            + "copy of \(path).v<N>.bak)")
 }
 
 /// Whether the folder holding `path` exists and can be written (for root too: a read-only mount or an

@@ -37,7 +37,9 @@ enum CopyCommand {
         switch (PostgresURL.isPostgres(from), PostgresURL.isPostgres(to)) {
         case (false, true): return try fileToPostgres(from, to, replace: p.has("replace"))
         case (true, false):
-            if p.has("replace") { throw UsageError("--replace is for PostgreSQL targets: a file target must not exist") }
+            if p.has("replace") {
+                throw UsageError("--replace is for PostgreSQL targets: a file target must not exist")
+            }
             return try postgresToFile(from, to)
         case (false, false):
             throw UsageError("both are SQLite files: copy the file itself (sqlite3 FROM \".backup TO\")")
@@ -55,7 +57,8 @@ enum CopyCommand {
         let sqlite = try Connection(path: file, readOnly: true, create: false)
         try sqlite.execute("BEGIN")  // one snapshot, whatever writes the file meanwhile
         guard let schema = try Store.recordedSchema(in: sqlite) else {
-            throw CLIError(ExitCode.badData, "\(file) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
+            throw CLIError(
+                ExitCode.badData, "\(file) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
         let target = try PostgresStaging.openWorkingCopy(url, writing: true)
         if let old = target.recorded, !replace {
@@ -74,6 +77,7 @@ enum CopyCommand {
     }
 
     static func postgresToFile(_ url: String, _ file: String) throws -> Int32 {
+        try InputChecks.checkDatabase(file, option: "--to")
         if FileManager.default.fileExists(atPath: file) {
             throw CLIError(ExitCode.failure, "\(file) already exists; copy never replaces a file: give --to a new path")
         }
@@ -93,9 +97,10 @@ enum CopyCommand {
                 ExitCode.missingInput, "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table)")
         }
         var counts: PostgresTransfer.Counts = []
-        let schema = try PostgresTransfer.pull(
-            from: pg, to: temporary, pageSize: recorded.family == "elections" ? Importer.pageSize : nil,
-            resolve: PostgresStaging.codeSchema, progress: { counts.append(($0, $1)) }) ?? recorded
+        let schema =
+            try PostgresTransfer.pull(
+                from: pg, to: temporary, pageSize: recorded.family == "elections" ? Importer.pageSize : nil,
+                resolve: PostgresStaging.codeSchema, progress: { counts.append(($0, $1)) }) ?? recorded
         guard link(temporary, file) == 0 else {
             throw CLIError(
                 ExitCode.failure, "cannot create \(file): \(String(cString: strerror(errno))); nothing was written")
@@ -111,7 +116,9 @@ enum CopyCommand {
 
     /// Tables and views of the source that are not the family's (a user's own, an FTS index): copy moves only
     /// the family's object graph, so it names the rest rather than leaving them behind without a word.
-    static func warnNotCopied(_ relations: [(String, String)], copied: PostgresTransfer.Counts, schema: Schema, from: String) {
+    static func warnNotCopied(
+        _ relations: [(String, String)], copied: PostgresTransfer.Counts, schema: Schema, from: String
+    ) {
         var own = Set(copied.map { $0.table.lowercased() })
         own.formUnion(schema.views.map { $0.name.lowercased() })
         // urna's own bookkeeping (`_urna_schema`, `_urna_history`, ...) is left out by its prefix below.

@@ -1,5 +1,6 @@
 import Foundation
 import UrnaDownload
+import UrnaStore
 
 /// `urna download`: TSE's official zips for whole years, resumable and cached, ready for `urna import DIR`.
 enum DownloadCommand {
@@ -107,7 +108,7 @@ enum DownloadCommand {
             notice: { say($0) })
         var firstFailure: Int32?
         for year in years {
-            for kind in selected {
+            for kind in selected where !CreatedFiles.isStopping {
                 let file = "\(kind.stem)_\(year).zip"
                 let job = Job(
                     url: "\(base)/\(kind.stem)/\(file)", zipPath: (zipDir as NSString).appendingPathComponent(file),
@@ -160,7 +161,12 @@ enum DownloadCommand {
             let base = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
             let target = (dir as NSString).appendingPathComponent(base)
             if refresh || !FileManager.default.fileExists(atPath: target) {
-                paths.append(try ZipMembers.extract(entry, of: job.zipPath, into: dir))
+                // A signal: the half-written member (a hidden file of hundreds of MB) was left in the folder.
+                let temporary = ZipMembers.temporaryPath(of: entry, in: dir)
+                CreatedFiles.register(temporary)
+                defer { CreatedFiles.unregister(temporary) }
+                paths.append(
+                    try ZipMembers.extract(entry, of: job.zipPath, into: dir, stop: { CreatedFiles.isStopping }))
                 say("  extracted \(base) (\(String(format: "%.1f", mib(entry.uncompressedSize))) MiB)")
             } else {
                 paths.append(target)

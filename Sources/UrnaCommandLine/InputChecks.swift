@@ -13,6 +13,29 @@ enum InputChecks {
     /// application (a non-zero `application_id` in its header; Urna sets none).
     /// `option` names the path in messages (`--from` for `copy` and `restore`).
     static func checkDatabase(_ path: String, option: String = "--db") throws {
+        if let (database, what) = companion(path) {
+            // `import --db b.sqlite-wal` beside b.sqlite made a database there (exit 0); the next program to open
+            // b.sqlite found a -wal that was no log of its, and deleted it with every imported row.
+            throw UsageError(
+                "\(option) \(path) has the name SQLite gives \(database)'s \(what): whoever opens \(database) next "
+                    + "deletes or rewrites the file of that name, so a database there would be lost; give \(option) "
+                    + "another name (an existing file: move it to one first, such as \(path).sqlite) (nothing was changed)"
+            )
+        }
+        // SQLite will not open its -wal, -shm or -journal through a symbolic link (one planted there could point
+        // at any file, which it would overwrite); every command then failed with "unable to open database file
+        // ... its folder must exist and be writable", which pointed away from the link.
+        for suffix in ["-wal", "-shm", "-journal"] {
+            var link = stat()
+            guard lstat(path + suffix, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { continue }
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path + suffix)) ?? "?"
+            throw CLIError(
+                ExitCode.failure,
+                "\(path)\(suffix) is a symbolic link (to \(target)): SQLite keeps \(path)'s \(suffix.dropFirst()) "
+                    + "file under that name and never writes through a link (it would overwrite what the link points "
+                    + "to), so it cannot open \(path); remove the link if you did not put it there "
+                    + "(rm \(path)\(suffix)) (nothing was changed)")
+        }
         var st = stat()
         guard stat(path, &st) == 0 else { return }
         let type = st.st_mode & S_IFMT
@@ -32,6 +55,22 @@ enum InputChecks {
                     + "Urna does not take it over; give \(option) the path of an Urna file, or a new path (nothing was changed)"
             )
         }
+    }
+
+    /// When `path` is named as SQLite names another database's companion files (`X-wal`, `X-shm` or `X-journal`
+    /// beside an SQLite file `X`): `X` and what that file is to it. SQLite finds those files by name alone, so
+    /// it takes whatever is there for its own: an invalid log or journal is deleted, a -shm rewritten.
+    static func companion(_ path: String) -> (database: String, what: String)? {
+        let kinds = [("-wal", "write-ahead log"), ("-shm", "shared-memory index"), ("-journal", "rollback journal")]
+        for (suffix, what) in kinds where path.hasSuffix(suffix) && path.count > suffix.count {
+            let database = String(path.dropLast(suffix.count))
+            var st = stat()
+            guard !database.hasSuffix("/"), stat(database, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+                looksLikeSQLite(database) == true
+            else { continue }
+            return (database, what)
+        }
+        return nil
     }
 
     /// Inputs must be regular files or folders: a FIFO, a pipe or a device would block or never end.

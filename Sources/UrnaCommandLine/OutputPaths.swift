@@ -76,6 +76,23 @@ enum OutputPaths {
                         + "give \(option) another path (nothing was changed)")
             }
         }
+        // A new file named as another database's -wal, -shm or -journal is lost the next time that database is
+        // opened (an existing one is that database's own, refused by `refuseReplacing` naming what it holds).
+        if let (database, what) = InputChecks.companion(output),
+            sqliteSidecar(head: head(of: output), path: output) == nil
+        {
+            throw UsageError(
+                "\(option) \(output) has the name SQLite gives \(database)'s \(what): whoever opens \(database) next "
+                    + "deletes or rewrites the file of that name, so what urna wrote there would be lost; give "
+                    + "\(option) another path (nothing was changed)")
+        }
+    }
+
+    /// The first 16 bytes of a file (none when it does not exist or cannot be read).
+    static func head(of path: String) -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return Data() }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) ?? Data()
     }
 
     /// Refuses an existing file an output would be renamed over when replacing it could not be what was meant:

@@ -6,14 +6,16 @@ import UrnaStore
 enum SQLCommand {
     static let spec = CommandSpec(
         name: "sql", abstract: "Run one SQL statement (read-only) and print its rows as a table, CSV or JSON.",
-        usage: "urna sql [--db PATH] SQL [--table|--csv|--json] [--param NAME=VALUE]... [--write]",
+        usage: "urna sql [--db PATH] SQL [--table|--csv|--json] [--param NAME=VALUE]... [--write [--allow-triggers]]",
         discussion: """
             For what `urna query` cannot say: GROUP BY, sums, joins. The tables are the file's object types
             (Candidate, Party, Election, Good, ...; `urna schema --family elections` lists their columns;
             links hold the target's key, money is in exact cents). The file is opened read-only: a statement
             that would write (INSERT, UPDATE, DELETE, CREATE, DROP, ...) is refused unless --write, which runs it
             in one transaction, and rolled back if it would change the family's own tables (a DROP TABLE Good,
-            a dropped column or index: use a migration step for those; tables and indexes of your own are fine).
+            a dropped column or index: use a migration step for those; tables and indexes of your own are fine), or
+            if it sets off a trigger the file holds (unless --allow-triggers), or changes _urna_schema,
+            _urna_history, application_id or user_version.
             Values go in with --param NAME=VALUE as :NAME (a plain whole number binds as an
             integer, anything else as text), never pasted into the SQL. Strings in SQL take single quotes
             ('PT'); double quotes name columns. Rows are printed as they come: --table (the default) takes its
@@ -26,6 +28,8 @@ enum SQLCommand {
             .flag("json", "Print a JSON array of objects keyed by column name."),
             .value("param", "NAME=VALUE", "Bind VALUE to :NAME in the SQL (repeatable).", repeatable: true),
             .flag("write", "Allow a statement that changes the file (run in one transaction)."),
+            .flag(
+                "allow-triggers", "With --write, let triggers the file holds run (else the statement is rolled back)."),
         ],
         positionals: [("SQL", "One SQL statement, e.g. \"SELECT count(*) FROM Candidate\".")],
         minPositionals: 1, maxPositionals: 1,
@@ -64,6 +68,9 @@ enum SQLCommand {
         let store = try openExistingStore(path, readOnly: !write)
         let connection = store.connection
         if !write { try connection.execute("PRAGMA query_only = 1") }
+        // Triggers are SQL the file carries: one that a --write statement sets off (a planted `AFTER UPDATE ON
+        // Party BEGIN DELETE FROM Good; END` under "1 row changed") is rolled back unless --allow-triggers.
+        let triggers = write ? TriggerWatch(connection) : nil
         let statement = try SQLStatement(p.positionals[0], on: connection)
         if statement.writes && !write {
             throw UsageError(
@@ -77,20 +84,38 @@ enum SQLCommand {
             // already): a statement that adds a difference is rolled back.
             let expected = write ? try DatabaseShape.expected(for: store.schema) : nil
             let shapeBefore = try expected.map { try familyDifferences(connection, expected: $0) } ?? []
+            let recordsBefore = write ? try bookkeeping(connection) : []
             let rows = try printRows(of: statement, as: format)
             if let expected {
                 let changed = connection.changes
-                let added = try familyDifferences(connection, expected: expected).filter { !shapeBefore.contains($0) }
+                if let fired = triggers?.fired, !fired.isEmpty, !p.has("allow-triggers") {
+                    try? connection.execute("ROLLBACK")
+                    let names = fired.map { "\"\($0)\"" }.joined(separator: ", ")
+                    throw CLIError(
+                        ExitCode.badData,
+                        "the statement set off \(fired.count == 1 ? "a trigger" : "\(fired.count) triggers") the file "
+                            + "holds (\(names)), SQL of the file's own that urna does not run unasked; it was rolled "
+                            + "back (nothing was changed): pass --allow-triggers to let \(fired.count == 1 ? "it" : "them") "
+                            + "run, or drop \(fired.count == 1 ? "it" : "them") (DROP TRIGGER \(names.split(separator: ",")[0]))"
+                    )
+                }
+                var added = try familyDifferences(connection, expected: expected).filter { !shapeBefore.contains($0) }
+                added += zip(recordsBefore, try bookkeeping(connection)).filter { $0.0.values != $0.1.values }.map {
+                    "\($0.0.what) changed"
+                }
                 guard added.isEmpty else {
                     try? connection.execute("ROLLBACK")
                     throw CLIError(
                         ExitCode.badData,
-                        "this statement changes the \(store.schema.family) family's tables, which urna's imports and "
+                        "this statement changes the \(store.schema.family) family's tables or what urna records about the file, which its imports and "
                             + "migrations rely on: " + added.joined(separator: "; ")
                             + "; it was rolled back (nothing was changed): change them with a migration step instead")
                 }
                 try connection.execute("COMMIT")
-                CLI.printError("\(changed) row\(changed == 1 ? "" : "s") changed")
+                let ran = triggers?.fired ?? []
+                CLI.printError(
+                    "\(changed) row\(changed == 1 ? "" : "s") changed"
+                        + (ran.isEmpty ? "" : " (and what the triggers \(ran.joined(separator: ", ")) changed)"))
             } else if format == .table {
                 CLI.printError("\(rows) row\(rows == 1 ? "" : "s")")
             }
@@ -99,6 +124,26 @@ enum SQLCommand {
             throw error
         }
         return ExitCode.ok
+    }
+
+    /// What urna records about the file besides its tables, each with the words that name it: the schema it
+    /// records (`_urna_schema`: an edited descriptor left every command refusing the file), its migration history,
+    /// and the header's `application_id` (non-zero: urna takes the file for another application's and refuses it)
+    /// and `user_version` (the version the descriptor records).
+    static func bookkeeping(_ c: Connection) throws -> [(what: String, values: [[SQLValue]])] {
+        [
+            (
+                "the recorded schema (\(StorageLayout.schemaTable))",
+                try c.rows("SELECT * FROM \(StorageLayout.schemaTable)")
+            ),
+            (
+                "the migration history (\(StorageLayout.historyTable))",
+                // (Files made before the history existed have none: nothing to change there.)
+                (try? c.rows("SELECT * FROM \(StorageLayout.historyTable) ORDER BY rowid")) ?? []
+            ),
+            ("the file's application_id", try c.rows("PRAGMA application_id")),
+            ("the file's user_version", try c.rows("PRAGMA user_version")),
+        ]
     }
 
     /// How the file's tables differ from its family's storage contract (tables and indexes of its own are not

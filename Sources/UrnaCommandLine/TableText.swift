@@ -62,16 +62,17 @@ struct TableText {
         return parts.joined(separator: " | ")
     }
 
-    /// A cell on one line: line breaks and tabs shown as `\n`, `\t`; other control characters (C1 too) as `?`.
+    /// A cell on one line: line breaks and tabs shown as `\n`, `\t`; other control characters (C1 too) and the
+    /// bidirectional formatting characters (which would reorder the row's other cells) as `?`.
     static func printable(_ s: String) -> String {
-        guard s.unicodeScalars.contains(where: TerminalSafe.isControl) else { return s }
+        guard s.unicodeScalars.contains(where: TerminalSafe.isUnsafe) else { return s }
         var out = ""
         for u in s.unicodeScalars {
             switch u {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where TerminalSafe.isControl(u): out += "?"
+            case _ where TerminalSafe.isUnsafe(u): out += "?"
             default: out.unicodeScalars.append(u)
             }
         }

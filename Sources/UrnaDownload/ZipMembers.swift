@@ -21,16 +21,24 @@ public enum ZipMembers {
             return wanted.contains(base[base.index(after: underscore)...].uppercased())
         }
         // Two members in different folders of the zip would be written to one file: the second would replace the
-        // first without a word.
+        // first without a word. So would two names that differ only in letter case or in how an accent is encoded
+        // (NFC, NFD), on the file systems that do not tell those apart (macOS, Windows, FAT and exFAT drives).
+        // (Swift compares strings by canonical equivalence: the names are compared by their bytes.)
         var seen: [String: String] = [:]
         for e in chosen {
-            if let first = seen[baseName(e)] {
+            let key = baseName(e).precomposedStringWithCanonicalMapping.lowercased()
+            if let first = seen[key] {
+                let how =
+                    (first.split(separator: "/").last.map(String.init) ?? first).utf8.elementsEqual(baseName(e).utf8)
+                    ? "would both be written as \(baseName(e))"
+                    : "have names that differ only in letter case or accents, which many file systems (macOS, "
+                        + "Windows, FAT and exFAT drives) take for one name: one would replace the other"
                 throw DownloadError.localFile(
                     path: path,
-                    reason: "its members \(first) and \(e.name) would both be written as \(baseName(e)); nothing was "
+                    reason: "its members \(first) and \(e.name) \(how); nothing was "
                         + "extracted: unzip it yourself and import the members one by one")
             }
-            seen[baseName(e)] = e.name
+            seen[key] = e.name
         }
         return chosen
     }
@@ -40,9 +48,18 @@ public enum ZipMembers {
         e.name.split(separator: "/").last.map(String.init) ?? e.name
     }
 
+    /// The hidden temporary file `extract` fills for `entry` in `folder` before renaming it into place.
+    public static func temporaryPath(of entry: ZipArchive.Entry, in folder: String) -> String {
+        (folder as NSString).appendingPathComponent(".\(baseName(entry)).extracting")
+    }
+
     /// Inflates `entry` of the archive at `path` into `folder` under the member's own base name, through a
     /// temporary file renamed at the end (the CRC-32 is checked before the rename). Returns the file's path.
-    public static func extract(_ entry: ZipArchive.Entry, of path: String, into folder: String) throws -> String {
+    /// `stop` is asked between blocks: when it says yes (a signal), the temporary file is removed and
+    /// `CancellationError` thrown, so an interrupted run leaves no half member behind.
+    public static func extract(
+        _ entry: ZipArchive.Entry, of path: String, into folder: String, stop: () -> Bool = { false }
+    ) throws -> String {
         let archive = try ZipArchive(path: path)
         let base = baseName(entry)
         // A NUL cuts the name short for the system calls below: a member named `x_MG.csv\0..._MG.csv` had
@@ -53,7 +70,7 @@ public enum ZipMembers {
             throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
         }
         let target = (folder as NSString).appendingPathComponent(base)
-        let temporary = (folder as NSString).appendingPathComponent(".\(base).extracting")
+        let temporary = temporaryPath(of: entry, in: folder)
         let source = try archive.open(entry)
         _ = FileManager.default.createFile(atPath: temporary, contents: nil)
         do {
@@ -61,6 +78,7 @@ public enum ZipMembers {
             defer { try? output.close() }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
+                if stop() { throw CancellationError() }
                 let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
                 if n == 0 { break }
                 try output.write(contentsOf: buffer[0..<n])

@@ -145,12 +145,15 @@ struct CLIDownloadTests {
             open(sys.argv[1], "wb").write(data)
             """)
         let d = dir.appendingPathComponent("D")
-        let r = try download(["2018", "--state", "MG", "--kinds", "bem,cand", "--base-url", server.baseURL, "--dir", d.path])
+        let r = try download([
+            "2018", "--state", "MG", "--kinds", "bem,cand", "--base-url", server.baseURL, "--dir", d.path,
+        ])
         // The bem member was extracted, then deleted by the NUL-named one (its name cut at the NUL), exit 0.
         #expect(r.code != 0, "\(r.stderr)")
         #expect(r.stderr.contains("cannot be a file name here"), "\(r.stderr)")
         let bem = try Data(contentsOf: d.appendingPathComponent("bem_candidato_2018_MG.csv"))
-        #expect(bem == (try Data(contentsOf: AnalysisFixtures.sample.appendingPathComponent("bem_candidato_2018_MG.csv"))))
+        #expect(
+            bem == (try Data(contentsOf: AnalysisFixtures.sample.appendingPathComponent("bem_candidato_2018_MG.csv"))))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("slip_MG.csv").path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.path).allSatisfy { !$0.contains("XXXXXX") })
     }
@@ -169,10 +172,41 @@ struct CLIDownloadTests {
                 z.writestr("b/consulta_cand_2018_MG.csv", b"second")
             """)
         let d = dir.appendingPathComponent("D")
-        let r = try download(["2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
+        let r = try download([
+            "2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path,
+        ])
         #expect(r.code != 0, "\(r.stderr)")
         #expect(r.stderr.contains("would both be written as consulta_cand_2018_MG.csv"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_cand_2018_MG.csv").path))
+    }
+
+    @Test("Members whose names differ only in case or accent encoding are refused, never one over the other")
+    func caseAndNormalizationTwins() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        for (first, second) in [
+            ("consulta_cand_2018_MG.csv", "CONSULTA_CAND_2018_MG.csv"),
+            ("consulta_cand_2018_S\\u00c3O_MG.csv", "consulta_cand_2018_SA\\u0303O_MG.csv"),
+        ] {
+            // On a case-insensitive drive (macOS, FAT/exFAT) the second was written over the first, exit 0.
+            try Self.replaceCandidateZip(
+                of: server,
+                """
+                with zipfile.ZipFile(sys.argv[1], "w") as z:
+                    z.writestr("\(first)", b"first")
+                    z.writestr("\(second)", b"second")
+                """)
+            let d = dir.appendingPathComponent("D-\(UUID().uuidString)")
+            let r = try download([
+                "2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path,
+            ])
+            #expect(r.code != 0, "\(r.stderr)")
+            #expect(r.stderr.contains("differ only in letter case or accents"), "\(r.stderr)")
+            let written = (try? FileManager.default.contentsOfDirectory(atPath: d.path)) ?? []
+            #expect(written.allSatisfy { $0.hasPrefix(".") }, "\(written)")
+        }
     }
 
     @Test("A folder with the zip's or a member's name is never deleted: exit 1 naming it, its files kept")

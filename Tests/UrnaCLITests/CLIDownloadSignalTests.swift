@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SIGINT while `urna download --state` writes a member: the hidden half member (`.NAME.extracting`, hundreds
+/// of MB with TSE's files) was left in the folder after "interrupted: nothing was changed".
+@Suite("urna download interrupted", .serialized)
+struct CLIDownloadSignalTests {
+    @Test("SIGINT during a member's extraction: exit 130, no half member left, the member not published")
+    func interruptedExtraction() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        // 64 MiB that does not compress (the zip-bomb checks refuse absurd ratios), so extracting takes a while.
+        try CLIDownloadTests.replaceCandidateZip(
+            of: server,
+            """
+            import os
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_STORED) as z:
+                z.writestr("consulta_cand_2018_MG.csv", os.urandom(64 << 20))
+            """)
+        let d = dir.appendingPathComponent("D")
+        let p = Process()
+        p.executableURL = CLIRunner.binary
+        p.arguments = [
+            "download", "2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path,
+        ]
+        p.environment = AnalysisFixtures.loopbackEnvironment
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let half = d.appendingPathComponent(".consulta_cand_2018_MG.csv.extracting").path
+        let start = Date()
+        while p.isRunning, !FileManager.default.fileExists(atPath: half), Date().timeIntervalSince(start) < 60 {
+            usleep(1000)
+        }
+        #expect(FileManager.default.fileExists(atPath: half), "the extraction was never seen running")
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 130)
+        let left = try FileManager.default.contentsOfDirectory(atPath: d.path)
+        #expect(!left.contains { $0.hasSuffix(".extracting") }, "\(left)")
+        #expect(!left.contains("consulta_cand_2018_MG.csv"), "\(left)")
+    }
+}

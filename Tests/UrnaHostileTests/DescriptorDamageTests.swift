@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// A file whose `_urna_schema` descriptor was edited or damaged (JSON nested 100,000 deep, a type declared
+/// twice): read commands said "the schema descriptor is not valid: The given data was not valid JSON." or
+/// "type 'goods' is declared twice", naming neither the file nor the way back.
+@Suite struct DescriptorDamageTests {
+    @Test("status and query name the file, the table and the fix (restore) for an unusable descriptor")
+    func unusableDescriptorNamed() throws {
+        let dir = try Hostile.folder()
+        #expect(try Hostile.urna(["init", "--db", "p.sqlite", "--family", "people"], in: dir).code == 0)
+        let path = dir.appendingPathComponent("p.sqlite").path
+        let original = try Hostile.sql(path, "SELECT descriptor FROM _urna_schema")[0]
+        for damaged in [
+            String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000),
+            original.replacingOccurrences(
+                of: "\"types\" : [", with: "\"types\" : [{\"name\":\"Person\",\"properties\":[]},"),
+        ] {
+            try Hostile.sql(
+                path, "UPDATE _urna_schema SET descriptor = '\(damaged.replacingOccurrences(of: "'", with: "''"))'")
+            let before = Hostile.bytes(dir, "p.sqlite")
+            for args in [["status", "--db", "p.sqlite"], ["query", "--db", "p.sqlite", "Person", "--count"]] {
+                let r = try Hostile.urna(args, in: dir)
+                #expect(r.code == 65, "\(args): \(r.stderr)")
+                #expect(
+                    r.stderr.contains("p.sqlite: the schema it records in _urna_schema cannot be used (")
+                        && r.stderr.contains("urna restore --db p.sqlite"), "\(args): \(r.stderr)")
+            }
+            #expect(Hostile.bytes(dir, "p.sqlite") == before)
+        }
+    }
+}
