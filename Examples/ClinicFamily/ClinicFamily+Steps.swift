@@ -110,7 +110,7 @@ extension ClinicFamily {
                 ]
                 if i % 3 != 0 { p["birth"] = Date(timeIntervalSince1970: Double(i) * 86_400 * 3_000) }
                 if i % 2 == 1 { p["phone"] = "+55 11 9\(1000 + i)" }
-                if i % 5 != 0 { p["photo"] = Data([0, 1, 2, UInt8(i)]) }
+                if i % 5 != 0 { p["photo"] = Data([0, 1, 2, UInt8(i % 256)]) }
                 if i % 2 == 0 { p["address"] = ["street": "Rua \(i)", "city": "São Paulo"] }
                 let patient = try store.create("Patient", value: p)
                 for j in 0..<2 {
