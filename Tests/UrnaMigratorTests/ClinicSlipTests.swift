@@ -114,3 +114,27 @@ extension ClinicSlipTests {
             try c.rows("SELECT id, address FROM Patient").map { "\($0[0]) \($0[1])" } == [#"P1 {"phone":"+55 11 1"}"#])
     }
 }
+
+extension ClinicSlipTests {
+    /// An embedded object a closure writes with a property its type lacks (a typo: `phnoe`) would keep the value
+    /// in the JSON where nothing reads it: the run fails naming it, and the file keeps its phones.
+    @Test func anEmbeddedPropertyTheTypeLacksIsRefused() throws {
+        let dir = try Fixture.directory()
+        let path = try ClinicMistakeTests.file(dir, at: 3)
+        let before = try Fixture.dump(path)
+        let step = MigrationStep("phone into the address, misspelt") { m in
+            try m.enumerateObjects(ofType: "Patient") { old, new in
+                new["id"] = .string("P\(old["id"].intValue ?? 0)")
+                if let phone = old["phone"].stringValue, !phone.isEmpty {
+                    new["address"] = .embedded(["phnoe": .string(phone)])
+                }
+            }
+            try m.enumerateObjects(ofType: "Visit") { old, new in
+                if case .link(let c) = old["clinician"] { new["clinicians"] = .list([c]) }
+            }
+        }
+        let text = ClinicMistakeTests.outcome(ClinicMistakeTests.family(4, step), path)
+        #expect(text.contains("phnoe") && text.contains("Address"), "\(text)")
+        #expect(try Fixture.dump(path) == before)
+    }
+}

@@ -106,3 +106,63 @@ import UrnaStore
         #expect(try Self.strings(path, "SELECT count(*) FROM CareTeam") == ["8"])
     }
 }
+
+extension ClinicTrialTests {
+    /// What `ClinicFamily.fillV0(patients: 6)` becomes at v4, written fresh at v4 (the harness's latest fixture).
+    static func fillV4(at path: String) throws {
+        let store = try Store(path: path, schema: ClinicFamily.v4)
+        try store.write {
+            let clinicians = try (1...3).map { i in
+                try store.create(
+                    "Clinician",
+                    value: [
+                        "code": "D\(i)", "name": "Dr. \(["Ana", "João", "Zoë"][i - 1])", "specialty": [0, 1, 9][i - 1],
+                    ])
+            }
+            for i in 1...6 {
+                let doctors = i % 3 == 0 ? [] : [i % 3, (i + 1) % 3]
+                var p: [String: Any] = [
+                    "id": "P\(i)", "name": ClinicFamily.patientName(i), "smoker": i % 2 == 0,
+                    "status": i % 4 == 0 ? "archived" : "active",
+                    "address": i % 2 == 1
+                        ? ["phone": "+55 11 9\(1000 + i)"] : ["street": "Rua \(i)", "city": "São Paulo"],
+                ]
+                if let first = doctors.first { p["primary"] = clinicians[first] }
+                if i % 3 != 0 { p["birth"] = Date(timeIntervalSince1970: Double(i) * 86_400 * 3_000) }
+                if i % 5 != 0 { p["photo"] = Data([0, 1, 2, UInt8(i % 256)]) }
+                let patient = try store.create("Patient", value: p)
+                for (k, d) in doctors.enumerated() {
+                    try store.create(
+                        "CareTeam",
+                        value: [
+                            "id": "\(i)/D\(d + 1)", "patient": patient, "clinician": clinicians[d],
+                            "role": k == 0 ? "primary" : "member",
+                        ]
+                            as [String: Any])
+                }
+                for j in 0..<2 {
+                    var v: [String: Any] = [
+                        "id": i * 10 + j, "patient": patient, "fee": Decimal(string: "\(100 + i).\(j)5")!,
+                        "closed": j == 0,
+                        "at": Date(timeIntervalSince1970: 1_700_000_000 + Double(i * 10 + j) * 3600),
+                        "diagnosis": i % 2 == 0 ? "J0\(i)" : "", "clinicians": j == 0 ? [clinicians[i % 3]] : [],
+                    ]
+                    if j == 0 {
+                        v["drug"] = (0..<(1 + i % 2)).map { "drug \(i)-\($0)" }.joined(separator: "; ")
+                        v["doses"] = (0..<(1 + i % 2)).reduce(0) { $0 + $1 + 1 }
+                    }
+                    try store.create("Visit", value: v)
+                }
+            }
+        }
+    }
+
+    @Test func migratedEqualsFreshRowByRow() throws {
+        let dir = try Fixture.directory()
+        let harness = MigrationTestHarness(
+            family: ClinicFamily.family,
+            fixtures: [0: { try ClinicFamily.fillV0(at: $0) }, 4: { try Self.fillV4(at: $0) }])
+        let problems = try harness.check(in: dir.path)
+        #expect(problems == [], "\(problems)")
+    }
+}
