@@ -111,7 +111,7 @@ extension ClinicSlipTests {
                 $0.map { "\($0)" }.joined(separator: " ")
             } == ["3 3 adopted clinic-app 1.0 (urna test)", "3 4 applied clinic-app 1.0 (urna test)"])
         #expect(
-            try c.rows("SELECT id, address FROM Patient").map { "\($0[0]) \($0[1])" } == [#"P1 {"phone":"+55 11 1"}"#])
+            try c.rows("SELECT id, address FROM Patient").map { "\($0[0]) \($0[1])" } == [#"P1 {"city":"","phone":"+55 11 1","street":""}"#])
     }
 }
 
