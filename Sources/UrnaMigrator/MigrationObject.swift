@@ -296,32 +296,8 @@ public final class MigrationObject {
             }
         }
         let p = layout.propertyOf[name] ?? Property(name, layout.types[i])
-        var v = try ValueCodec.coerce(value, to: p, in: typeName)
-        if case .embedded(let target) = p.type, case .embedded(let given) = v, let t = schema[type: target] {
-            v = .embedded(try Self.embeddedValues(given, of: t, in: schema))
-        }
+        let v = try ValueCodec.coerce(value, to: p, in: typeName, schema: schema)
         return ValueCodec.encode(v, as: p.type, schema: layout.needsSchema[i] ? schema : nil)
-    }
-
-    /// An embedded object as the store writes one: every stored property of its type (the ones not given take
-    /// their defaults), each of its own type. A name the type lacks is refused: the JSON would keep its value
-    /// where no reader looks (a misspelt `phnoe` lost every phone).
-    static func embeddedValues(_ given: [String: Value], of type: ObjectSchema, in schema: Schema) throws -> [String:
-        Value]
-    {
-        var out: [String: Value] = [:]
-        for (name, value) in given {
-            guard let p = type[property: name], p.isStored else {
-                throw StoreError.unknownProperty(type: type.name, property: name)
-            }
-            var v = try ValueCodec.coerce(value, to: p, in: type.name)
-            if case .embedded(let target) = p.type, case .embedded(let inner) = v, let t = schema[type: target] {
-                v = .embedded(try embeddedValues(inner, of: t, in: schema))
-            }
-            out[name] = v
-        }
-        for p in type.properties where p.isStored && out[p.name] == nil { out[p.name] = p.effectiveDefault }
-        return out
     }
 
     /// Lists (and unknown or computed properties) have no column.
