@@ -93,3 +93,35 @@ import UrnaStore
         try Self.expectFollowed(path) { "\(7 - $0)" }
     }
 }
+
+extension ClinicKeyTests {
+    /// A closure that deletes an object and creates another under its key (a "replace"), and creates then deletes
+    /// a scratch object: the replacement is there once and the scratch object is not; the deletion is counted.
+    @Test func aClosureThatReplacesAnObjectUnderItsKey() throws {
+        let family = try Self.family(
+            patientKey: .int64,
+            step: MigrationStep("patient 2 replaced") { m in
+                try m.enumerateObjects(ofType: "Patient") { old, new in
+                    guard old["id"].intValue == 2 else { return }
+                    try m.delete(new)
+                    try m.create("Patient", value: ["id": .int(2), "name": .string("José Lima (replaced)")])
+                    let scratch = try m.create("Patient", value: ["id": .int(99), "name": .string("scratch")])
+                    try m.delete(scratch)
+                }
+            })
+        let dir = try Fixture.directory()
+        let path = dir.file("clinic.sqlite")
+        try Self.fill(path, family)
+        let m = Migrator(family: family)
+        let report = try m.run(try m.plan(path: path), backup: .none)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        #expect(
+            try c.rows("SELECT id, name FROM Patient WHERE id IN (2, 99)").map { "\($0[0]) \($0[1])" } == [
+                "2 José Lima (replaced)"
+            ])
+        #expect(try c.integer("SELECT count(*) FROM Patient") == 6)
+        // Its visits' links are not checked here: they point at the replacement (the key is the same), where Realm
+        // would have set them to nil at the delete; reported as an open question, not pinned by a test.
+        #expect(report.steps.first?.activity.first { $0.type == "Patient" }?.deleted ?? 0 >= 1)
+    }
+}
