@@ -15,16 +15,37 @@ import UrnaStore
         func overallProgress(fraction: Double, phase: String) { lock.withLock { heard.append(fraction) } }
     }
 
-    /// The clinic family whose first step is slowed down (a quarter of a millisecond per visit), so a task can
-    /// be cancelled while it runs.
-    static var slowFamily: SchemaFamily {
+    /// Holds the run at its first visit until the test has cancelled the task (a busy machine may not wake the
+    /// test's task before an unheld run ends).
+    final class Gate: @unchecked Sendable {
+        private let lock = NSLock()
+        private var isStarted = false
+        private var isOpen = false
+        var started: Bool { lock.withLock { isStarted } }
+        func open() { lock.withLock { isOpen = true } }
+        /// Called by the run: says it started, then waits (at most 30 s) for `open()`.
+        func hold() {
+            lock.withLock { isStarted = true }
+            let deadline = Date().addingTimeInterval(30)
+            while !lock.withLock({ isOpen }) && Date() < deadline { usleep(1_000) }
+        }
+    }
+
+    /// The clinic family whose first step waits at `gate` at its first visit, then takes a quarter of a
+    /// millisecond per visit.
+    static func slowFamily(_ gate: Gate) -> SchemaFamily {
         var versions = ClinicFamily.family.versions
         let real = ClinicFamily.steps[0].migration!
         versions[1] = SchemaVersion(
             ClinicFamily.v1,
             step: MigrationStep(ClinicFamily.steps[0].summary) { m in
                 try real(m)
-                try m.enumerateObjects(ofType: "Visit") { _, _ in usleep(250) }
+                var first = true
+                try m.enumerateObjects(ofType: "Visit") { _, _ in
+                    if first { gate.hold() }
+                    first = false
+                    usleep(250)
+                }
             })
         return SchemaFamily(name: "clinic", versions: versions)
     }
@@ -34,11 +55,12 @@ import UrnaStore
         let path = dir.file("clinic.sqlite")
         try ClinicFamily.fillV0(at: path, patients: 2_000)
         let before = try Fixture.dump(path)
-        let fractions = Fractions()
-        let m = Migrator(family: Self.slowFamily, reporter: fractions)
+        let gate = Gate()
+        let m = Migrator(family: Self.slowFamily(gate))
         let task = Task { try await m.migrateIfNeeded(path: path, backup: .none) }
-        while fractions.values.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        while !gate.started { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
+        gate.open()
         await #expect(throws: MigrationError.self) { _ = try await task.value }
         #expect(try Fixture.dump(path) == before)
         let c = try Connection(path: path, readOnly: true, create: false)
