@@ -44,6 +44,9 @@ let package = Package(
         // An app's own family and executable (UrnaCommandLine.main(families:)), for tests and the benchmark.
         .target(name: "LibraryFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/LibraryFamily"),
         .executableTarget(name: "library-app", dependencies: ["UrnaCommandLine", "LibraryFamily"], path: "Examples/library-app"),
+        // A third app's family (a clinic: type renamed and changed, merged types, join types, keys with incoming links).
+        .target(name: "ClinicFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/ClinicFamily"),
+        .executableTarget(name: "clinic-app", dependencies: ["UrnaCommandLine", "ClinicFamily"], path: "Examples/clinic-app"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
         .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite", "PostgresTestSupport", "LibraryFamily"]),
         // A throwaway PostgreSQL server on 127.0.0.1 for the backend tests (skipped, with the reason, without one).
@@ -51,7 +54,7 @@ let package = Package(
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
-        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "UrnaTestSupport"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport"], exclude: ["tse_http_server.py"]),

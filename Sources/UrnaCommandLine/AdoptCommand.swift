@@ -51,12 +51,17 @@ enum AdoptCommand {
         if !dryRun { try requireWritableDatabase(path, command: "\(context.toolName) adopt") }
         let report: AdoptionReport
         do {
-            report = try Migrator(family: family).adopt(path: path, version: version, dryRun: dryRun)
+            var options = MigrationOptions()
+            options.appVersion = context.ledgerVersion
+            report = try Migrator(family: family, options: options).adopt(path: path, version: version, dryRun: dryRun)
         } catch let e as MigrationError {
             if case .alreadyCurrent(_, let f, let v) = e {
                 print(
                     p.has("json")
-                        ? JSONText.object([("status", JSONText.string("nothing to do")), ("family", JSONText.string(f)), ("version", String(v))])
+                        ? JSONText.object([
+                            ("status", JSONText.string("nothing to do")), ("family", JSONText.string(f)),
+                            ("version", String(v)),
+                        ])
                         : "nothing to do: \(DatabaseName.of(path)) is already \(f) version \(v)")
                 return ExitCode.ok
             }
@@ -70,7 +75,10 @@ enum AdoptCommand {
                     ("family", JSONText.string(report.family)), ("version", String(report.version)),
                     ("dryRun", dryRun ? "true" : "false"),
                     ("counts", JSONText.object(report.counts.keys.sorted().map { ($0, String(report.counts[$0]!)) })),
-                    ("rebuilt", JSONText.object(report.rebuilt.keys.sorted().map { ($0, String(report.rebuilt[$0]!)) })),
+                    (
+                        "rebuilt",
+                        JSONText.object(report.rebuilt.keys.sorted().map { ($0, String(report.rebuilt[$0]!)) })
+                    ),
                     ("created", "[" + report.created.map(JSONText.string).joined(separator: ",") + "]"),
                     ("changes", "[" + report.changes.map(JSONText.string).joined(separator: ",") + "]"),
                     ("otherTables", "[" + report.otherTables.map(JSONText.string).joined(separator: ",") + "]"),
@@ -82,7 +90,8 @@ enum AdoptCommand {
             let outcome =
                 rebuilt.isEmpty
                 ? "no row \(dryRun ? "would change" : "was changed")"
-                : "\(dryRun ? "would rebuild" : "rebuilt") into the storage contract: " + rebuilt.joined(separator: ", ")
+                : "\(dryRun ? "would rebuild" : "rebuilt") into the storage contract: "
+                    + rebuilt.joined(separator: ", ")
             print("\(verb) \(path): \(report.family) version \(report.version) (\(counts)); \(outcome)")
             for change in report.changes { print("  \(change)") }
             if !report.created.isEmpty {

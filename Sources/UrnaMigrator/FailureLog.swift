@@ -5,11 +5,14 @@ final class FailureLog {
     let limit: Int
     private(set) var failures: [ValidationFailure] = []
     private(set) var total = 0
+    /// The last failure recorded, also past `limit` (what a refused `create` throws with).
+    private(set) var last: ValidationFailure?
 
     init(limit: Int) { self.limit = limit }
 
     func record(_ f: ValidationFailure) {
         total += 1
+        last = f
         if failures.count < limit { failures.append(f) }
     }
 

@@ -296,7 +296,7 @@ public final class MigrationObject {
             }
         }
         let p = layout.propertyOf[name] ?? Property(name, layout.types[i])
-        let v = try ValueCodec.coerce(value, to: p, in: typeName)
+        let v = try ValueCodec.coerce(value, to: p, in: typeName, schema: schema)
         return ValueCodec.encode(v, as: p.type, schema: layout.needsSchema[i] ? schema : nil)
     }
 
@@ -389,6 +389,8 @@ public enum MigrationObjectError: Error, Sendable, CustomStringConvertible {
     case badRename(type: String, from: String, to: String, reason: String)
     case removedType(String)
     case keyChangeNeedsOrigin(type: String)
+    /// SQLite refused to write the object (two objects given one primary key, most often); `reason` says which.
+    case notWritten(type: String, reason: String)
 
     public var description: String {
         switch self {
@@ -411,6 +413,7 @@ public enum MigrationObjectError: Error, Sendable, CustomStringConvertible {
         case .removedType(let t): "\(t) is not in the new version: there are no new \(t) objects"
         case .keyChangeNeedsOrigin(let t):
             "change a \(t)'s primary key while enumerating it, or on the object newObject(for:) returns, so links to it follow"
+        case .notWritten(_, let reason): reason
         }
     }
 }

@@ -38,7 +38,7 @@ public struct MigrationTestHarness {
         let latestRows: [String: [String]]? = try fixtures[latest].map { build in
             let p = (directory as NSString).appendingPathComponent("fixture-v\(latest).sqlite")
             try build(p)
-            return try Self.rows(p)
+            return try Self.rows(p, schema: family.latest)
         }
         for start in family.versionNumbers where start < latest {
             guard let build = fixtures[start] else { continue }
@@ -70,29 +70,21 @@ public struct MigrationTestHarness {
                 for d in actual.differences(from: expected, allowExtraIndexes: false, allowExtraTables: true) {
                     problems.append("\(name): differs from a fresh v\(latest) file: \(d)")
                 }
-                if let latestRows, try Self.rows(path) != latestRows {
-                    problems.append("\(name): its rows differ from the v\(latest) fixture's")
+                let rows = try Self.rows(path, schema: family.latest)
+                if let latestRows, rows != latestRows {
+                    problems.append(
+                        "\(name): its rows differ from the v\(latest) fixture's: "
+                            + Self.differences(rows, latestRows, expectedName: "the fixture"))
                 }
             }
-            if try Self.rows(direct) != Self.rows(stepwise) {
-                problems.append("v\(start): one run and step by step give different rows")
+            let directRows = try Self.rows(direct, schema: family.latest)
+            let stepwiseRows = try Self.rows(stepwise, schema: family.latest)
+            if directRows != stepwiseRows {
+                problems.append(
+                    "v\(start): one run and step by step give different rows: "
+                        + Self.differences(directRows, stepwiseRows, expectedName: "step by step"))
             }
         }
         return problems
-    }
-
-    /// Every row of every family table (metadata left out), as text, sorted.
-    static func rows(_ path: String) throws -> [String: [String]] {
-        let c = try Connection(path: path, readOnly: true, create: false)
-        var out: [String: [String]] = [:]
-        for r in try c.rows(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_urna%' ESCAPE '\\'"
-        ) {
-            guard case .text(let name) = r[0] else { continue }
-            out[name] = try c.rows("SELECT * FROM \(Identifier.quoted(name))").map { row in
-                row.map { "\($0)" }.joined(separator: "|")
-            }.sorted()
-        }
-        return out
     }
 }

@@ -82,22 +82,28 @@ extension Migrator {
             if let recorded = try? Store.recordedSchema(in: c) {
                 // Adopted already (the same family and version): nothing to do, as for a migration.
                 if recorded.family == family.name && recorded.version == version {
-                    throw MigrationError.alreadyCurrent(path: displayPath, family: recorded.family, version: recorded.version)
+                    throw MigrationError.alreadyCurrent(
+                        path: displayPath, family: recorded.family, version: recorded.version)
                 }
-                throw MigrationError.alreadyAdopted(path: displayPath, family: recorded.family, version: recorded.version)
+                throw MigrationError.alreadyAdopted(
+                    path: displayPath, family: recorded.family, version: recorded.version)
             }
             if try c.tableExists(StorageLayout.schemaTable) || c.tableExists(StorageLayout.historyTable) {
-                throw refused(["it has a \(StorageLayout.schemaTable) or \(StorageLayout.historyTable) table of its own"])
+                throw refused([
+                    "it has a \(StorageLayout.schemaTable) or \(StorageLayout.historyTable) table of its own"
+                ])
             }
             let actual = try DatabaseShape.read(c)
             var expected = try DatabaseShape.expected(for: schema)
             expected.tables[StorageLayout.schemaTable] = nil
             expected.tables[StorageLayout.historyTable] = nil
-            if let leftover = actual.tables.keys.sorted().first(where: { $0.hasPrefix(AdoptionRebuild.stagingPrefix) }) {
+            if let leftover = actual.tables.keys.sorted().first(where: { $0.hasPrefix(AdoptionRebuild.stagingPrefix) })
+            {
                 throw refused(["it has a table \(leftover), a name adopting uses for its own work: rename it"])
             }
             let differences =
-                actual.differences(from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: false)
+                actual.differences(
+                    from: expected, allowExtraIndexes: true, allowExtraTables: true, compareTableText: false)
                 + Self.constraintsOutsideContract(actual, expected: expected)
             let rebuild = AdoptionRebuild(schema: schema, actual: actual, expected: expected, differences: differences)
             var rebuilt: [String: Int] = [:]
@@ -105,7 +111,8 @@ extension Migrator {
                 // Shape problems and rows that cannot go in (missing required values, duplicate keys) are listed
                 // together; values of the wrong type and broken links can only be read off the rebuilt tables.
                 let misfits =
-                    rebuild.problems.isEmpty ? try rebuild.rowsThatDoNotFit(c) : ((try? rebuild.rowsThatDoNotFit(c)) ?? [])
+                    rebuild.problems.isEmpty
+                    ? try rebuild.rowsThatDoNotFit(c) : ((try? rebuild.rowsThatDoNotFit(c)) ?? [])
                 guard rebuild.problems.isEmpty, misfits.isEmpty else {
                     throw refused(rebuild.problems + misfits)
                 }
@@ -132,6 +139,13 @@ extension Migrator {
                     .text(ISODate.format(Date())), .integer(Int64(Date().timeIntervalSince(started) * 1000)),
                     .text(SchemaDescriptor.checksum(schema)),
                 ])
+            if let app = options.appVersion {
+                // The ledger says which program adopted the file, as it does for the runs that follow.
+                try RunLedger.ensureColumns(c)
+                try c.run(
+                    "UPDATE \"\(StorageLayout.historyTable)\" SET outcome = 'adopted', app_version = ? WHERE id = ?",
+                    [.text(app), .integer(c.lastInsertRowID)])
+            }
             var counts: [String: Int] = [:]
             for t in schema.tableTypes {
                 counts[t.name] = Int(try c.integer("SELECT count(*) FROM \(Identifier.quoted(t.name))"))

@@ -54,9 +54,22 @@ extension Migrator {
         for old in step.from.tableTypes {
             guard let new = step.to[type: old.name] else {
                 guard mayHaveObjects(old.name), !step.allows(.discardType(type: old.name)) else { continue }
+                // SQLite ignores case in table names, and a type is never renamed by itself: say so.
+                let sameButCase = step.to.tableTypes.first {
+                    $0.name != old.name && $0.name.lowercased() == old.name.lowercased()
+                }
                 refuse(
-                    old.name, nil, "the type is removed and its objects would be dropped",
-                    "give the step a closure that moves what it needs, or allow the loss: "
+                    old.name, nil,
+                    "the type is removed and its objects would be dropped"
+                        + (sameButCase.map {
+                            " (\($0.name) is added and differs from it only in case: types are not renamed by "
+                                + "themselves)"
+                        } ?? ""),
+                    (sameButCase.map {
+                        "keep the name \(old.name), or give the step a closure that creates each \($0.name) from its "
+                            + "\(old.name) (migration.create(\"\($0.name)\", value:)) and sets the links to it; or allow "
+                            + "the loss: "
+                    } ?? "give the step a closure that moves what it needs, or allow the loss: ")
                         + MigrationAllowance.discardType(type: old.name).spelledOut)
                 continue
             }

@@ -203,10 +203,11 @@ extension StepExecutor {
             t.insertStatement = nil
             t.keyMapInsert = nil
         }
-        for t in transfers {
-            if t.isRemoved {
-                try exec("DROP TABLE \(Identifier.quoted(t.name))")
-            } else if t.rebuilt {
+        // Removed types' tables go first: a type renamed by case only ("Doctor" → "doctor") takes a name SQLite
+        // holds the same as the removed one's ("there is already another table or index with this name").
+        for t in transfers where t.isRemoved { try exec("DROP TABLE \(Identifier.quoted(t.name))") }
+        for t in transfers where !t.isRemoved {
+            if t.rebuilt {
                 if !t.isAdded { try exec("DROP TABLE \(Identifier.quoted(t.name))") }
                 try exec("ALTER TABLE \(Identifier.quoted(t.tableName)) RENAME TO \(Identifier.quoted(t.name))")
             } else {

@@ -134,7 +134,8 @@ extension StepExecutor {
             ValidationFailure(
                 check: "required", type: t.name, property: name,
                 message:
-                    "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default"
+                    "object \(o.originKey.map { "\($0)" } ?? "(new)") has no value for this required property: set it in the closure, give it a default, or allow nils to become the default: "
+                    + MigrationAllowance.nullsBecomeDefault(type: t.name, property: name).spelledOut
             ))
     }
 
@@ -171,17 +172,33 @@ extension StepExecutor {
         do {
             try s.run()
         } catch let e as SQLiteError where e.isConstraint {
-            let keyText = t.newKeyIndex.map { "\(o.values[$0])" } ?? "(new)"
             log.record(
                 ValidationFailure(
-                    check: e.message.contains("UNIQUE") || e.message.contains("PRIMARY") ? "unique" : "constraint",
-                    type: t.name,
-                    message: "object \(keyText) cannot be written: \(e.message)"))
+                    check: Self.isUniqueViolation(e) ? "unique" : "constraint", type: t.name,
+                    message: refusedWrite(o, e)))
             o.isDeleted = true
             return false
         }
         o.rowid = connection.lastInsertRowID
         return true
+    }
+
+    static func isUniqueViolation(_ e: SQLiteError) -> Bool {
+        e.message.contains("UNIQUE") || e.message.contains("PRIMARY")
+    }
+
+    /// Why SQLite refused to write `o`, said with the type and the key (the staging table's name is ours, not
+    /// the app's): two objects given one key in this step is the closure's mistake to fix.
+    func refusedWrite(_ o: MigrationObject, _ e: SQLiteError) -> String {
+        let t = o.transfer
+        let key = t.newKeyIndex.map { "\(o.values[$0])" } ?? "(new)"
+        if Self.isUniqueViolation(e), let k = t.newKeyIndex {
+            return "two \(t.name) objects were given the primary key \(key) in this step (\(t.newColumns[k].name)): "
+                + "give each its own key, or change the one that has it (migration.newObject(ofType: \"\(t.name)\", "
+                + "forPrimaryKey:))"
+        }
+        let reason = e.message.replacingOccurrences(of: "_urna_new_", with: "")
+        return "\(t.name) \(key) cannot be written: \(reason)"
     }
 
     /// Writes a created object (all its values are in memory).
@@ -239,9 +256,13 @@ extension StepExecutor {
         let t = o.transfer
         guard let rowid = o.rowid else { return }
         let c = t.newColumns[i]
-        try connection.run(
-            "UPDATE \(Identifier.quoted(t.tableName)) SET \(Identifier.quoted(c.name)) = ? WHERE rowid = ?",
-            [o.values[i], .integer(rowid)])
+        do {
+            try connection.run(
+                "UPDATE \(Identifier.quoted(t.tableName)) SET \(Identifier.quoted(c.name)) = ? WHERE rowid = ?",
+                [o.values[i], .integer(rowid)])
+        } catch let e as SQLiteError where e.isConstraint {
+            throw MigrationObjectError.notWritten(type: t.name, reason: refusedWrite(o, e))
+        }
         if i == t.newKeyIndex {
             try noteKeyChange(o)
             if t.newKeySQLType == "INTEGER", case .integer(let newRowid) = o.values[i], newRowid != rowid {
@@ -308,7 +329,10 @@ extension StepExecutor {
             t.rowsWritten -= 1
             t.created += 1
         }
-        if o.isDeleted { throw MigrationObjectError.deleted(type: typeName) }
+        if o.isDeleted {
+            // Only a refused INSERT marks a new object deleted here: say why, not "deleted".
+            throw MigrationObjectError.notWritten(type: typeName, reason: log.last?.message ?? "refused by SQLite")
+        }
         return o
     }
 

@@ -463,12 +463,27 @@ extension StepExecutor {
                 swift += " or \(whole.swiftSpelling)"
                 flag += " or --allow-loss \(whole.commandLineSpelling)"
             }
+            var rename = "declare the rename if it is one"
+            if let p = d.property, let old = step.from[type: d.type], let new = step.to[type: d.type] {
+                // The same hint a step without a closure gives: a property spelt the same but for case, or nearly.
+                let added = new.properties.filter { old[property: $0.name] == nil }.map(\.name)
+                let same = added.first { $0.lowercased() == p.lowercased() }
+                if let near = same
+                    ?? added.first(where: { Migrator.editDistance($0.lowercased(), p.lowercased()) <= 2 })
+                {
+                    rename =
+                        "\(d.type).\(near) is added\(same != nil ? " and differs from it only in case" : ""): if it is "
+                        + "the same property, declare the rename (MigrationStep(renames: [PropertyRename(type: "
+                        + "\"\(d.type)\", from: \"\(p)\", to: \"\(near)\")])) or copy it in the closure"
+                }
+            }
             log.record(
                 ValidationFailure(
                     check: "loss", type: d.type, property: d.property,
                     message:
-                        "\(what), but the step's closure never reads \(never): declare the rename if it is one, "
-                        + "read it in the closure, or allow the loss: \(swift) (command line: --allow-loss \(flag))"))
+                        "\(what), but the step's closure never reads \(never): \(rename); "
+                        + "or read it in the closure, or allow the loss: \(swift) (command line: --allow-loss \(flag))")
+            )
         }
         if log.total > before { throw StepAborted() }
     }

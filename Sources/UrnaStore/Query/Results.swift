@@ -226,7 +226,8 @@ public final class Results: Sequence {
             _ = target
         } else {
             encoded = ValueCodec.encode(
-                try ValueCodec.coerce(value, to: p, in: type.name), as: p.type, schema: store.schema)
+                try ValueCodec.coerce(value, to: p, in: type.name, schema: store.schema), as: p.type,
+                schema: store.schema)
         }
         let (sql, bindings) = try keySQL()
         try store.connection.run(

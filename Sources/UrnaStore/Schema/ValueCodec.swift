@@ -3,8 +3,11 @@ import Foundation
 /// Converts property values to what SQLite stores and back, by property type (the storage contract).
 public enum ValueCodec {
     /// Converts a loosely typed value (an Int for a Double property, text for a date, ...) into the
-    /// canonical value for `property`, or throws a `StoreError.typeMismatch` naming the property.
-    public static func coerce(_ value: Value, to property: Property, in type: String) throws -> Value {
+    /// canonical value for `property`, or throws a `StoreError.typeMismatch` naming the property. Given the
+    /// schema, an embedded object is completed as `embeddedValues` does.
+    public static func coerce(_ value: Value, to property: Property, in type: String, schema: Schema? = nil) throws
+        -> Value
+    {
         if value.isNull {
             if property.optional { return .null }
             throw StoreError.nullNotAllowed(type: type, property: property.name)
@@ -77,12 +80,30 @@ public enum ValueCodec {
             guard case .list(let items) = value else { throw mismatch() }
             for i in items where i.type != target { throw mismatch() }
             return value
-        case .embedded:
-            guard case .embedded = value else { throw mismatch() }
-            return value
+        case .embedded(let target):
+            guard case .embedded(let given) = value else { throw mismatch() }
+            guard let schema, let t = schema[type: target] else { return value }
+            return .embedded(try embeddedValues(given, of: t, in: schema))
         case .linkingObjects:
             throw StoreError.readOnlyProperty(type: type, property: property.name)
         }
+    }
+
+    /// An embedded object as a dictionary is written: every stored property of its type (the ones not given take
+    /// their defaults), each coerced to its own type. A name the type lacks is refused (`unknownProperty`): the
+    /// JSON would keep its value where no reader looks (a misspelt `phnoe` lost every phone).
+    public static func embeddedValues(_ given: [String: Value], of type: ObjectSchema, in schema: Schema) throws
+        -> [String: Value]
+    {
+        var out: [String: Value] = [:]
+        for (name, value) in given {
+            guard let p = type[property: name], p.isStored else {
+                throw StoreError.unknownProperty(type: type.name, property: name)
+            }
+            out[name] = try coerce(value, to: p, in: type.name, schema: schema)
+        }
+        for p in type.properties where p.isStored && out[p.name] == nil { out[p.name] = p.effectiveDefault }
+        return out
     }
 
     /// `d × 10^scale` as an exact integer; throws when `d` has more fraction digits than `scale` or overflows.

@@ -159,7 +159,7 @@ extension Store {
                     isNil(raw) ? .null : try linkKey(raw, target: tt, update: update, owner: t.name, property: p.name)
                 columns.append((p, k))
             default:
-                let v = try ValueCodec.coerce(try toValue(raw, for: p, in: t.name), to: p, in: t.name)
+                let v = try ValueCodec.coerce(try toValue(raw, for: p, in: t.name), to: p, in: t.name, schema: schema)
                 columns.append((p, ValueCodec.encode(v, as: p.type, schema: schema)))
             }
         }
@@ -185,7 +185,7 @@ extension Store {
             case (.bool, .bool(let x)): s.bindInt(x ? 1 : 0, at: index)
             default:
                 let p = plan.properties[i]
-                let v = try ValueCodec.coerce(values[i], to: p, in: t.name)
+                let v = try ValueCodec.coerce(values[i], to: p, in: t.name, schema: schema)
                 switch ValueCodec.encode(v, as: p.type, schema: schema) {
                 case .null: s.bindNull(at: index)
                 case .integer(let x): s.bindInt(x, at: index)
@@ -208,7 +208,8 @@ extension Store {
 
     /// Before rows of a type without a primary key are deleted (those `condition` selects, or all): remembers the
     /// largest `_id` among them.
-    private func noteDeletedRowids(of t: ObjectSchema, where condition: String = "", _ bindings: [SQLValue] = []) throws {
+    private func noteDeletedRowids(of t: ObjectSchema, where condition: String = "", _ bindings: [SQLValue] = []) throws
+    {
         guard t.primaryKey == nil else { return }
         let top = try connection.scalar(
             "SELECT max(\(Identifier.quoted(t.keyColumn))) FROM \(Identifier.quoted(t.name))\(condition)", bindings)
@@ -394,7 +395,7 @@ extension Store {
                 columns.append(
                     (p, v.isNull ? .null : try linkKey(v, target: tt, update: .error, owner: t.name, property: name)))
             default:
-                let c = try ValueCodec.coerce(v, to: p, in: t.name)
+                let c = try ValueCodec.coerce(v, to: p, in: t.name, schema: schema)
                 columns.append((p, ValueCodec.encode(c, as: p.type, schema: schema)))
             }
         }
@@ -435,7 +436,7 @@ extension Store {
             }
             for (k, v) in d {
                 guard let ep = tt[property: k] else { throw StoreError.unknownProperty(type: target, property: k) }
-                out[k] = try ValueCodec.coerce(try toValue(v, for: ep, in: target), to: ep, in: target)
+                out[k] = try ValueCodec.coerce(try toValue(v, for: ep, in: target), to: ep, in: target, schema: schema)
             }
             for ep in tt.storedProperties where out[ep.name] == nil { out[ep.name] = ep.effectiveDefault }
             return .embedded(out)
