@@ -44,6 +44,8 @@ let package = Package(
         // An app's own family and executable (UrnaCommandLine.main(families:)), for tests and the benchmark.
         .target(name: "LibraryFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/LibraryFamily"),
         .executableTarget(name: "library-app", dependencies: ["UrnaCommandLine", "LibraryFamily"], path: "Examples/library-app"),
+        // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
+        .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
         .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite", "PostgresTestSupport", "LibraryFamily"]),
         // A throwaway PostgreSQL server on 127.0.0.1 for the backend tests (skipped, with the reason, without one).
