@@ -68,7 +68,8 @@ struct FourthThreadsTrialTests {
         let s = try store.connection.prepare("INSERT INTO Hound(id, name) VALUES (2, 'raw')")
         try s.runToCompletion()
         writerDone.wait()
-        #expect(try TrialFour.count(path, "SELECT count(*) FROM Hound WHERE id = 2") == 1, "the raw insert reported done")
+        #expect(
+            try TrialFour.count(path, "SELECT count(*) FROM Hound WHERE id = 2") == 1, "the raw insert reported done")
         #expect(try TrialFour.count(path, "SELECT count(*) FROM Hound WHERE id = 1") == 0)
     }
 
@@ -121,7 +122,9 @@ struct FourthThreadsTrialTests {
         #expect(throws: invalidated) {
             try store.write { try w.hounds.append(contentsOf: [TrialFour.Hound(value: [4, "Di"])]) }
         }
-        #expect(throws: invalidated) { try store.write { try w.hounds.insert(TrialFour.Hound(value: [5, "Ed"]), at: 0) } }
+        #expect(throws: invalidated) {
+            try store.write { try w.hounds.insert(TrialFour.Hound(value: [5, "Ed"]), at: 0) }
+        }
         #expect(throws: invalidated) { try store.write { try w.hounds.removeAll() } }
         #expect(throws: invalidated) { try store.write { try w.hounds.remove(at: 0) } }
         #expect(throws: invalidated) { try store.write { try w.hounds.move(from: 0, to: 0) } }
