@@ -79,6 +79,8 @@ struct FourthThreadsTrialTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         var walker: TrialFour.Walker?
         var hound: TrialFour.Hound?
+        var unreadWalker: TrialFour.Walker?
+        var neverReadHound: TrialFour.Hound?
         do {
             let store = try Store(path: path, schema: try TrialFour.schema())
             try store.write {
@@ -87,12 +89,19 @@ struct FourthThreadsTrialTests {
             }
             walker = try store.object(ofType: TrialFour.Walker.self, forPrimaryKey: 1)
             hound = try store.object(ofType: TrialFour.Hound.self, forPrimaryKey: 1)
+            unreadWalker = try store.object(ofType: TrialFour.Walker.self, forPrimaryKey: 1)
+            neverReadHound = try store.object(ofType: TrialFour.Hound.self, forPrimaryKey: 1)
             #expect(try walker?.hounds.count == 1)
             #expect(try hound?.walkers.count == 1)
         }
         let w = try #require(walker)
         let h = try #require(hound)
+        let unread = try #require(unreadWalker)
+        let unreadHound = try #require(neverReadHound)
         #expect(!w.isManaged, "the store is released")
+        // Handles whose list and inverse links were never read before the release.
+        #expect(throws: StoreError.storeReleased(type: "Walker")) { try unread.hounds.count }
+        #expect(throws: StoreError.storeReleased(type: "Hound")) { try unreadHound.walkers.count }
         #expect(throws: StoreError.storeReleased(type: "Walker")) { try w.hounds.count }
         #expect(throws: StoreError.storeReleased(type: "Hound")) { try h.walkers.count }
         #expect(throws: StoreError.storeReleased(type: "Walker")) { try w.managedObject?.list("hounds") }
@@ -101,6 +110,9 @@ struct FourthThreadsTrialTests {
             try other.write { try w.hounds.append(TrialFour.Hound(value: [2, "Bo"])) }
         }
         #expect(throws: StoreError.storeReleased(type: "Walker")) { try other.write { try w.hounds.removeAll() } }
+        #expect(throws: StoreError.storeReleased(type: "Walker")) {
+            try other.write { try unread.hounds.append(TrialFour.Hound(value: [3, "Cy"])) }
+        }
         #expect(try other.objects(TrialFour.Hound.self).count == 1)
         #expect(try TrialFour.count(path, "SELECT count(*) FROM Walker_hounds") == 1)
     }
@@ -129,6 +141,11 @@ struct FourthThreadsTrialTests {
         #expect(throws: invalidated) { try store.write { try w.hounds.remove(at: 0) } }
         #expect(throws: invalidated) { try store.write { try w.hounds.move(from: 0, to: 0) } }
         #expect(throws: invalidated) { try store.write { try w.hounds.replace(index: 0, object: TrialFour.Hound()) } }
+        // A handle whose list was never read before its object was deleted through it.
+        let unread: TrialFour.Walker = try store.write { try store.create(TrialFour.Walker.self, value: [2, "Bea"]) }
+        try store.write { try store.delete(unread) }
+        #expect(throws: invalidated) { try store.write { try unread.hounds.append(TrialFour.Hound(value: [6, "Flo"])) } }
+        #expect(throws: invalidated) { try store.write { try unread.hounds.removeAll() } }
         #expect(try store.objects(TrialFour.Hound.self).count == 1, "no hound was added by the refused edits")
         #expect(try w.hounds.count == 0)
         #expect(hounds.map(\.name) == [])
