@@ -54,7 +54,7 @@ enum Hammer {
         let b = try Store(path: path, schema: schema)
         try a.write { try a.create(Counter.self, value: [1, 0]) }
         let tally = Tally()
-        let n = 150
+        let n = 400
         let child = try spawnChild(["child-hammer", path, "\(n)"])
         let started = Date()
         // Threads.

@@ -11,6 +11,7 @@ default:
     let only = Set(args.dropFirst())
     func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
     if wanted("hammer") { try await watchdog("hammer", seconds: 300) { try await Hammer.run() } }
+    if wanted("reentrant") { try await watchdog("reentrant", seconds: 60) { try await Reentrancy.run() } }
     if wanted("raw") { try Probes.rawStatementDuringWrite() }
     if wanted("released") { try Probes.releasedStore() }
     if wanted("deleted") { try Probes.deletedOwnerList() }
@@ -31,4 +32,13 @@ default:
     }
     if wanted("kill") { try await watchdog("kill", seconds: 120) { try await Processes.killNine() } }
     if wanted("full") { try Processes.diskFull() }
+    if wanted("import") {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        try await watchdog("import", seconds: 180) {
+            try await ImportWhileReading.run(
+                urna: root.appendingPathComponent(".build/debug/urna").path,
+                fixtures: root.appendingPathComponent("Tests/UrnaImportTests/Fixtures").path)
+        }
+    }
 }

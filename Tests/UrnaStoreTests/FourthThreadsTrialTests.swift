@@ -144,7 +144,9 @@ struct FourthThreadsTrialTests {
         // A handle whose list was never read before its object was deleted through it.
         let unread: TrialFour.Walker = try store.write { try store.create(TrialFour.Walker.self, value: [2, "Bea"]) }
         try store.write { try store.delete(unread) }
-        #expect(throws: invalidated) { try store.write { try unread.hounds.append(TrialFour.Hound(value: [6, "Flo"])) } }
+        #expect(throws: invalidated) {
+            try store.write { try unread.hounds.append(TrialFour.Hound(value: [6, "Flo"])) }
+        }
         #expect(throws: invalidated) { try store.write { try unread.hounds.removeAll() } }
         #expect(try store.objects(TrialFour.Hound.self).count == 1, "no hound was added by the refused edits")
         #expect(try w.hounds.count == 0)
