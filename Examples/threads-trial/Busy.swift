@@ -11,10 +11,15 @@ enum Busy {
         let store = try Store(path: path, schema: try TrialSchema.schema())
         let tally = Tally()
         let told = ToldSet()
+        let cancelSent = ToldSet()  // "committed" here: cancel() was called before the body began
+        let began = ToldSet()
         // A writer that holds the lock 2 ms at a time, so asyncWrites wait their turn and are cancelled while waiting.
         let stop = Flag()
         let blocker = Thread {
-            while !stop.isSet { try? store.write { usleep(2000) } }
+            while !stop.isSet {
+                try? store.write { usleep(5000) }
+                usleep(500)
+            }
         }
         blocker.start()
         defer { stop.set() }
@@ -23,10 +28,17 @@ enum Busy {
                 let task = Task {
                     do {
                         try await store.asyncWrite {
+                            began.insert("c\(i)", committed: true)
                             try store.create(Item.self, value: ["id": "c\(i)", "worker": "cancel", "seq": i])
                             usleep(UInt32.random(in: 0...300))
                         }
                         told.insert("c\(i)", committed: true)
+                        if cancelSent.contains("c\(i)") {
+                            tally.add("committed although cancel() came before it returned")
+                        }
+                        if cancelSent.snapshot().0.contains("c\(i)") {
+                            tally.add("committed although cancel() came before its body began (wrong)")
+                        }
                     } catch is CancellationError {
                         told.insert("c\(i)", committed: false)
                     } catch {
@@ -35,7 +47,8 @@ enum Busy {
                     }
                 }
                 group.addTask {
-                    try? await Task.sleep(for: .microseconds(Int.random(in: 0...3000)))
+                    try? await Task.sleep(for: .microseconds(Int.random(in: 0...30000)))
+                    cancelSent.insert("c\(i)", committed: !began.contains("c\(i)"))
                     task.cancel()
                     await task.value
                 }
@@ -64,6 +77,7 @@ enum Busy {
             lock.withLock { if yes { committed.insert(id) } else { cancelled.insert(id) } }
         }
         func snapshot() -> (Set<String>, Set<String>) { lock.withLock { (committed, cancelled) } }
+        func contains(_ id: String) -> Bool { lock.withLock { committed.contains(id) || cancelled.contains(id) } }
     }
 
     /// Two threads append to one person's list while a third moves and removes members; positions must stay

@@ -52,7 +52,8 @@ enum ImportWhileReading {
         tally.add("observer calls", changes["observer calls"])
         tally.note("before \(before), after \(after), seen \(seen)")
         let sqliteAfter =
-            SQLite3.query(path, "SELECT count(*) FROM Candidate") + "/" + SQLite3.query(path, "SELECT count(*) FROM Good")
+            SQLite3.query(path, "SELECT count(*) FROM Candidate") + "/"
+            + SQLite3.query(path, "SELECT count(*) FROM Good")
         tally.add("store's last read equals sqlite3's", after == sqliteAfter ? 1 : 0)
         token.invalidate()
         tally.report("urna import in another process while the app reads")
