@@ -203,4 +203,33 @@ struct FourthThreadsTrialTests {
         while last.current != 2 && Date() < deadline { usleep(10_000) }
         #expect(last.current == 2, "the file holds 2 hounds")
     }
+
+    @Test("A second Store's write nested in the first's on one thread is refused at once, not after a 5 s busy wait")
+    func nestedWriteOfAnotherStoreOfTheFile() throws {
+        let (dir, path) = try TrialFour.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: try TrialFour.schema())
+        let other = try Store(path: path, schema: try TrialFour.schema())
+        var refusal: Error?
+        try store.write {
+            try store.create(TrialFour.Hound.self, value: [1, "outer"])
+            do {
+                try other.write { try other.create(TrialFour.Hound.self, value: [2, "inner"]) }
+            } catch {
+                refusal = error
+            }
+        }
+        #expect(refusal as? StoreError == .alreadyInWriteTransaction, "it was \(String(describing: refusal))")
+        #expect(try TrialFour.count(path, "SELECT count(*) FROM Hound") == 1, "the outer write committed, alone")
+        // Each store writes on its own afterwards, and both on other threads at once.
+        try other.write { try other.create(TrialFour.Hound.self, value: [3, "other"]) }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? other.write { try other.create(TrialFour.Hound.self, value: [4, "other thread"]) }
+            done.signal()
+        }
+        try store.write { try store.create(TrialFour.Hound.self, value: [5, "this thread"]) }
+        done.wait()
+        #expect(try TrialFour.count(path, "SELECT count(*) FROM Hound") == 4)
+    }
 }
