@@ -47,6 +47,8 @@ let package = Package(
         // A third app's family (a clinic: type renamed and changed, merged types, join types, keys with incoming links).
         .target(name: "ClinicFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/ClinicFamily"),
         .executableTarget(name: "clinic-app", dependencies: ["UrnaCommandLine", "ClinicFamily"], path: "Examples/clinic-app"),
+        // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
+        .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
         .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite", "PostgresTestSupport", "LibraryFamily"]),
         // A throwaway PostgreSQL server on 127.0.0.1 for the backend tests (skipped, with the reason, without one).

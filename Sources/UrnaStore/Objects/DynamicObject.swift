@@ -176,6 +176,8 @@ public final class DynamicObject {
         guard let p = type[property: name], case .list = p.type else {
             throw StoreError.unknownProperty(type: type.name, property: name)
         }
+        if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, storedKey != nil else { throw StoreError.unmanagedObject(type: type.name) }
         if isInvalidated { throw StoreError.invalidated(type: type.name) }
         return try store.listResults(owner: self, property: p)
@@ -187,6 +189,8 @@ public final class DynamicObject {
         guard let p = type[property: name], case .linkingObjects = p.type else {
             throw StoreError.unknownProperty(type: type.name, property: name)
         }
+        if wasDeleted { throw StoreError.invalidated(type: type.name) }
+        if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, storedKey != nil else { throw StoreError.unmanagedObject(type: type.name) }
         if isInvalidated { throw StoreError.invalidated(type: type.name) }
         return try store.linkingObjects(of: self, property: p)

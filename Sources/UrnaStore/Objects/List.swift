@@ -49,9 +49,10 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
     public var results: TypedResults<Element>? { managedResults.map(TypedResults.init) }
 
     /// The number of members (0 once the list's object is gone); throws when reading a managed list fails (see
-    /// `Results.count`).
+    /// `Results.count`), and `StoreError.storeReleased` when its object's store was released (it used to answer 0).
     public var count: Int {
         get throws {
+            if let o = strongOwner, o.storeWasReleased { throw StoreError.storeReleased(type: o.type.name) }
             guard let o = strongOwner, o.isManaged else { return ownerIsGone ? 0 : items.count }
             do { return try o.list(propertyName).count } catch StoreError.invalidated { return 0 }
         }
@@ -65,7 +66,17 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
             return items[i]
         }
         set {
-            guard let (o, store) = managedOwner else {
+            let target: (DynamicObject, Store)?
+            do { target = try managedOwner() } catch {
+                // A setter cannot throw: the enclosing write throws the error (an object deleted through this very
+                // reference, or whose store was released, has no store left to tell: that traps, as its setters do).
+                guard let store = strongOwner?.store, store.isInWriteTransaction else {
+                    preconditionFailure("cannot set \(propertyName)[\(i)]: \(error)")
+                }
+                store.recordWriteError(error)
+                return
+            }
+            guard let (o, store) = target else {
                 items[i] = newValue
                 return
             }
@@ -80,15 +91,21 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
         }
     }
 
-    private var managedOwner: (DynamicObject, Store)? {
-        guard let o = strongOwner, o.isManaged, let store = o.store else { return nil }
+    /// The list's object and store for an edit; nil for an unmanaged list (edited in memory). Throws when the list
+    /// was a managed object's that is gone (deleted through any reference) or whose store was released: the edit
+    /// used to land in this in-memory copy only, reported done and never written (`remove(at:)` trapped).
+    private func managedOwner() throws -> (DynamicObject, Store)? {
+        guard let o = strongOwner else { return nil }
+        if o.isGone { throw StoreError.invalidated(type: o.type.name) }
+        if o.storeWasReleased { throw StoreError.storeReleased(type: o.type.name) }
+        guard o.isManaged, let store = o.store else { return nil }
         return (o, store)
     }
 
     /// Appends an object (in a write transaction when the list is managed); an unmanaged object is added
     /// to the store. One insert, whatever the list's length.
     public func append(_ object: Element) throws {
-        guard let (o, store) = managedOwner else {
+        guard let (o, store) = try managedOwner() else {
             items.append(object)
             return
         }
@@ -97,7 +114,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
 
     /// Appends several objects, in order.
     public func append<S: Sequence>(contentsOf objects: S) throws where S.Element == Element {
-        guard let (o, store) = managedOwner else {
+        guard let (o, store) = try managedOwner() else {
             items.append(contentsOf: objects)
             return
         }
@@ -106,7 +123,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
 
     /// Inserts an object at `index` (0...count).
     public func insert(_ object: Element, at index: Int) throws {
-        guard let (o, store) = managedOwner else {
+        guard let (o, store) = try managedOwner() else {
             items.insert(object, at: index)
             return
         }
@@ -115,7 +132,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
 
     /// Removes the member at `index` (the object itself stays in the store).
     public func remove(at index: Int) throws {
-        guard let (o, store) = managedOwner else {
+        guard let (o, store) = try managedOwner() else {
             items.remove(at: index)
             return
         }
@@ -124,7 +141,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
 
     /// Removes every member (the objects stay in the store).
     public func removeAll() throws {
-        guard let (o, store) = managedOwner else {
+        guard let (o, store) = try managedOwner() else {
             items.removeAll()
             return
         }
@@ -133,7 +150,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
 
     /// Moves the member at `from` to `to` (indices in the list before the move).
     public func move(from: Int, to: Int) throws {
-        guard let (o, store) = managedOwner else {
+        guard let (o, store) = try managedOwner() else {
             items.insert(items.remove(at: from), at: to)
             return
         }
@@ -142,7 +159,7 @@ public final class List<Element: Object>: PersistableValue, AnyObjectList, Seque
 
     /// Replaces the member at `index` (Realm's `replace(index:object:)`).
     public func replace(index: Int, object: Element) throws {
-        guard let (o, store) = managedOwner else {
+        guard let (o, store) = try managedOwner() else {
             items[index] = object
             return
         }
@@ -230,9 +247,11 @@ public final class LinkingObjects<Element: Object>: PersistableValue, AnyLinking
         return TypedResults(r)
     }
 
-    /// The number of objects linking here (0 when unmanaged or gone); throws when the read fails.
+    /// The number of objects linking here (0 when unmanaged or gone); throws when the read fails, and
+    /// `StoreError.storeReleased` when this object's store was released (it used to answer 0).
     public var count: Int {
         get throws {
+            if let o = owner, o.storeWasReleased { throw StoreError.storeReleased(type: o.type.name) }
             guard let o = owner, o.isManaged else { return 0 }
             do { return try o.linkingObjects(propertyName).count } catch StoreError.invalidated { return 0 }
         }

@@ -240,7 +240,14 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
             // `DynamicObject`'s subscript answers; a list or inverse link as an empty one, a link as nil (never by
             // its key, which another object may have taken since).
             switch T.persistedType {
-            case .list, .linkingObjects: return box.local
+            // Attached even now, so that counting throws `storeReleased` and edits throw instead of going to the
+            // in-memory copy (a list first read after its object went was unattached: 0, edits dropped).
+            case .list:
+                (box.local as? AnyObjectList)?.attach(owner: o, property: name)
+                return box.local
+            case .linkingObjects:
+                (box.local as? AnyLinkingObjects)?.attach(owner: o, property: name)
+                return box.local
             case .link: return T.fromPersisted(.null, store: nil)
             default: break
             }

@@ -86,17 +86,22 @@ public final class Statement {
     }
 
     /// Steps once: true when a row is available, false when done.
+    ///
+    /// On a store's writer (`store.connection`) each step holds the store's write lock, as the connection's own
+    /// methods do: a statement prepared there and run on a thread that is not writing waits for another thread's
+    /// open write instead of running inside it (an INSERT reported done, then rolled back with that write).
     @discardableResult
     public func step() throws -> Bool {
-        let rc = sqlite3_step(handle)
-        switch rc {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        default:
+        let (rc, failure) = connection.exclusive { () -> (Int32, SQLiteError?) in
+            let rc = sqlite3_step(handle)
+            guard rc != SQLITE_ROW && rc != SQLITE_DONE else { return (rc, nil) }
+            // The message is read before another thread's statement can replace it.
             let e = connection.error(rc, sql: sql)
             sqlite3_reset(handle)
-            throw e
+            return (rc, e)
         }
+        if let failure { throw failure }
+        return rc == SQLITE_ROW
     }
 
     /// Steps until done (for statements that return no rows), then resets, bindings cleared: bind every

@@ -100,6 +100,12 @@ extension Store {
             return true
         }
         guard deliverHere else { return }
+        if let readers, readers.isInSnapshot() {
+            // Inside `read { }` (a `refresh()` or an observer registered there) this thread's reads come from the
+            // read's commit: observers called here would compare against it and never hear of the later commits.
+            DispatchQueue.global().async { self.deliverPending(upTo: Int.max) }
+            return
+        }
         deliverPending(upTo: Self.deliveriesPerCaller)
     }
 

@@ -67,6 +67,11 @@ extension Store {
             writeLock.unlock()
             throw StoreError.alreadyInWriteTransaction
         }
+        if let fileID, FileWriters.shared.isWriting(fileID, thread: currentThreadID()) {
+            // This thread writes the file through another Store: SQLite's lock is its own, waiting would never end.
+            writeLock.unlock()
+            throw StoreError.alreadyInWriteTransaction
+        }
         do {
             try beginImmediateWaitingForMigration()
         } catch {
@@ -74,6 +79,7 @@ extension Store {
             throw error
         }
         writeOpen = true
+        if let fileID { FileWriters.shared.begin(fileID, thread: currentThreadID()) }
         pendingChanges = ChangeSet()
         deferredWriteError = nil
         touched.reset()
@@ -86,6 +92,7 @@ extension Store {
             try? connection.execute("ROLLBACK")
             pendingChanges = ChangeSet()
             writeOpen = false
+            if let fileID { FileWriters.shared.end(fileID, thread: currentThreadID()) }
             writeLock.unlock()
             throw StoreError.schemaMismatch(problem)
         }
@@ -141,6 +148,7 @@ extension Store {
         touched.reset()
         deletedInWrite = []
         writeOpen = false
+        if let fileID { FileWriters.shared.end(fileID, thread: currentThreadID()) }
         bumpGeneration()
         writeLock.unlock()
         if !changes.isEmpty { notifyObservers(changes) }
@@ -168,6 +176,7 @@ extension Store {
         bumpGeneration()
         if writeOpen {
             writeOpen = false
+            if let fileID { FileWriters.shared.end(fileID, thread: currentThreadID()) }
             writeLock.unlock()
         }
     }

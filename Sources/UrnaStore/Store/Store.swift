@@ -54,6 +54,8 @@ public final class Store: @unchecked Sendable {
     /// Held while a refresh (or the poll) looks for other commits and tells observers, so `refresh()` returns
     /// only after observers heard of what was found; always taken before `writeLock`, never after it.
     let refreshLock = NSRecursiveLock()
+    /// The file's identity, for refusing a write nested in another `Store`'s write of it on one thread (nil in memory).
+    let fileID: FileWriters.FileID?
 
     /// Bumped by every write and by every commit seen from elsewhere; cached results and object values
     /// reload when it moves.
@@ -99,6 +101,7 @@ public final class Store: @unchecked Sendable {
         self.connection = connection
         self.schema = schema
         self.compiler = QueryCompiler(schema: schema)
+        self.fileID = FileWriters.identity(of: connection.path)
         let inMemory =
             connection.path.isEmpty || connection.path == ":memory:" || connection.path.hasPrefix("file::memory:")
         self.readers =
