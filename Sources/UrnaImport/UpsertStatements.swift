@@ -177,7 +177,26 @@ extension UpsertStatements {
         update.reset()
         try fieldGenerations.replace(table: table, key: incoming[0], with: generations, columns: columns)
         return .conflict(
-            rowid, "conflict: \(disagreement); this row replaced the stored one (\(why)): check which file is right")
+            rowid,
+            "conflict: \(disagreement); this row replaced the stored one (\(why)): check which file is right; "
+                + "the replaced row held \(Self.spelledOut(stored, columns: columns))")
+    }
+
+    /// A stored row's known values as `column=value` pairs (nulls left out), so that a row a conflict replaced
+    /// is kept in the rejects file rather than lost.
+    static func spelledOut(_ row: [SQLValue], columns: [String]) -> String {
+        var pairs: [String] = []
+        for (column, value) in zip(columns, row) {
+            switch value {
+            case .null: continue
+            case .integer(let i): pairs.append("\(column)=\(i)")
+            case .real(let d): pairs.append("\(column)=\(d)")
+            case .text(let t): pairs.append("\(column)='\(t.replacing("'", with: "''"))'")
+            case .blob(let b):
+                pairs.append("\(column)=x'\(b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())'")
+            }
+        }
+        return pairs.joined(separator: ", ")
     }
 }
 

@@ -32,7 +32,9 @@ import UrnaStore
             let row = S.candidateRow([
                 "SQ_CANDIDATO": "1", "DS_SIT_TOT_TURNO": result, "NM_PARTIDO": party, "NM_MUNICIPIO_NASCIMENTO": city,
             ]).replacingOccurrences(of: "\"27/09/2018\";\"19:04:59\"", with: "\"\(date)\";\"10:00:00\"")
-            return try S.write(S.candidateHeader58 + "\n" + row + "\n", named: "g-\(date.replacingOccurrences(of: "/", with: "")).csv", in: folder)
+            return try S.write(
+                S.candidateHeader58 + "\n" + row + "\n", named: "g-\(date.replacingOccurrences(of: "/", with: "")).csv",
+                in: folder)
         }
         let files = [
             try generation("09/09/2018", result: "SUPLENTE", party: "PARTIDO ANTIGO", city: "ARAXÁ"),
@@ -52,7 +54,9 @@ import UrnaStore
                 #expect(try S.value(db, "SELECT result FROM Candidate") == .text("ELEITO POR QP"), "\(label)")
                 #expect(try S.value(db, "SELECT name FROM Party") == .text("PARTIDO DO MEIO"), "\(label)")
                 #expect(try S.value(db, "SELECT birthCity FROM Candidate") == .text("ARAXÁ"), "\(label)")
-                #expect(try S.value(db, "SELECT generatedAt FROM Candidate") == .text("2019-01-22T10:00:00.000Z"), "\(label)")
+                #expect(
+                    try S.value(db, "SELECT generatedAt FROM Candidate") == .text("2019-01-22T10:00:00.000Z"),
+                    "\(label)")
                 dumps.append(try Self.data(db) + S.dump(db).filter { $0.hasPrefix(FieldGenerations.table) })
             }
         }
@@ -67,12 +71,15 @@ import UrnaStore
         let generations: [SQLValue] = [.null, .text("2016"), .text("2017"), .text("2018")]
         func permutations(_ xs: [Int]) -> [[Int]] {
             guard xs.count > 1 else { return [xs] }
-            return xs.indices.flatMap { i in permutations(xs.enumerated().filter { $0.offset != i }.map(\.element)).map { [xs[i]] + $0 } }
+            return xs.indices.flatMap { i in
+                permutations(xs.enumerated().filter { $0.offset != i }.map(\.element)).map { [xs[i]] + $0 }
+            }
         }
         for _ in 0..<300 {
             let n = Int.random(in: 2...4, using: &rng)
             let snapshots: [[SQLValue]] = (0..<n).map { _ in
-                [.text("k"), generations.randomElement(using: &rng)!] + (0..<4).map { _ in values.randomElement(using: &rng)! }
+                [.text("k"), generations.randomElement(using: &rng)!]
+                    + (0..<4).map { _ in values.randomElement(using: &rng)! }
             }
             var results: Set<String> = []
             for order in permutations(Array(0..<n)) {
@@ -86,10 +93,12 @@ import UrnaStore
                 // Each field: the greatest (generation, value) among the snapshots that know it.
                 for f in 2..<6 {
                     let known = snapshots.filter { !GenerationMerge.isUnknown($0[f]) }
-                    guard let best = known.max(by: {
-                        let g = GenerationMerge.compare($0[1], $1[1])
-                        return g < 0 || (g == 0 && GenerationMerge.compare($0[f], $1[f]) < 0)
-                    }) else { continue }
+                    guard
+                        let best = known.max(by: {
+                            let g = GenerationMerge.compare($0[1], $1[1])
+                            return g < 0 || (g == 0 && GenerationMerge.compare($0[f], $1[f]) < 0)
+                        })
+                    else { continue }
                     #expect(row[f] == best[f], "\(snapshots) in order \(order): field \(f) is \(row[f])")
                 }
             }
@@ -118,7 +127,9 @@ import UrnaStore
                         placeholders: placeholders)
                 }
                 results.insert("\(row) \(gens.sorted { $0.key < $1.key })")
-                let real = snapshots.contains { if case .text(let t) = $0[2] { !t.isEmpty && t != "PARTIDO ISOLADO" } else { false } }
+                let real = snapshots.contains {
+                    if case .text(let t) = $0[2] { !t.isEmpty && t != "PARTIDO ISOLADO" } else { false }
+                }
                 if real { #expect(row[2] != .text("PARTIDO ISOLADO"), "\(snapshots) in order \(order)") }
             }
             #expect(results.count == 1, "\(snapshots): \(results)")
@@ -239,7 +250,9 @@ import UrnaStore
             for files in runs { _ = try S.importFiles(files, into: db) }
             let c = try Connection(path: db, readOnly: true, create: false)
             #expect(
-                try c.rows("SELECT name FROM Coalition WHERE id = '2018/MG/902'").map { $0[0] } == [.text("FRENTE POPULAR")],
+                try c.rows("SELECT name FROM Coalition WHERE id = '2018/MG/902'").map { $0[0] } == [
+                    .text("FRENTE POPULAR")
+                ],
                 "runs \(n)")
         }
         // A coalition only the placeholder names keeps it.
@@ -253,18 +266,23 @@ import UrnaStore
     /// stored, and the rest of each row is.
     @Test func aColumnNoLayoutHasIsNamedInAWarning() throws {
         let folder = try S.scratchFolder()
-        let text = [
-            S.candidateHeader58 + ";\"NOVA_COLUNA\"", S.candidateRow(["SQ_CANDIDATO": "5"]) + ";\"valor\"",
-        ].joined(separator: "\n") + "\n"
+        let text =
+            [
+                S.candidateHeader58 + ";\"NOVA_COLUNA\"", S.candidateRow(["SQ_CANDIDATO": "5"]) + ";\"valor\"",
+            ].joined(separator: "\n") + "\n"
         let file = try S.write(text, named: "consulta_cand_nova.csv", in: folder)
         let summary = try S.importFiles([file], into: folder + "/n.sqlite")
         #expect(summary.inserted["Candidate"] == 1)
         #expect(
             summary.warnings.contains {
-                $0.contains("consulta_cand_nova.csv: column NOVA_COLUNA is in no TSE layout urna knows; its values were not stored")
+                $0.contains(
+                    "consulta_cand_nova.csv: column NOVA_COLUNA is in no TSE layout urna knows; its values were not stored"
+                )
             }, "\(summary.warnings)")
         let known = try S.candidateFile([["SQ_CANDIDATO": "6"]], in: folder)
-        #expect(!(try S.importFiles([known], into: folder + "/k.sqlite").warnings.contains { $0.contains("no TSE layout") }))
+        #expect(
+            !(try S.importFiles([known], into: folder + "/k.sqlite").warnings.contains { $0.contains("no TSE layout") })
+        )
     }
 
     /// Two rows under one candidacy key that are not one candidacy (another name, another office): one is kept
@@ -278,6 +296,7 @@ import UrnaStore
             [["SQ_CANDIDATO": "7", "NM_CANDIDATO": "ANA", "DS_CARGO": "DEPUTADO FEDERAL", "DT_GERACAO": "01/10/2018"]],
             named: "newer.csv", in: folder)
         var n = 0
+        var replacements = 0
         for (files, kept) in [([a, b], "BRUNO"), ([b, a], "BRUNO"), ([b, newer], "ANA"), ([newer, b], "ANA")] {
             for oneRun in [true, false] {
                 n += 1
@@ -287,13 +306,22 @@ import UrnaStore
                     ? try S.importFiles(files, into: db).rows.conflicts
                     : try files.map { try S.importFiles([$0], into: db).rows.conflicts }.reduce(0, +)
                 #expect(conflicts == 1, "\(files) one run: \(oneRun)")
-                #expect(try S.value(db, "SELECT group_concat(name) FROM Candidate") == .text(kept), "\(files) \(oneRun)")
+                #expect(
+                    try S.value(db, "SELECT group_concat(name) FROM Candidate") == .text(kept), "\(files) \(oneRun)")
                 let rejects = try RejectTests.readRejects(db + ".rejects.csv").dropFirst().map { $0[3] }
                 #expect(
-                    rejects.contains { $0.hasPrefix("conflict: two rows hold this candidacy key") && $0.contains("'ANA'") },
+                    rejects.contains {
+                        $0.hasPrefix("conflict: two rows hold this candidacy key") && $0.contains("'ANA'")
+                    },
                     "\(rejects)")
+                // A stored row the conflict replaced is kept in the rejects file, value by value.
+                for reason in rejects where reason.contains("this row replaced the stored one") {
+                    replacements += 1
+                    #expect(reason.contains("the replaced row held id='") && reason.contains("name='ANA'"), "\(reason)")
+                }
             }
         }
+        #expect(replacements > 0)
     }
 
     /// Two rows of one generation under one key that disagree on a value (not on the name or office): one value
@@ -301,13 +329,16 @@ import UrnaStore
     @Test func oneGenerationDisagreeingOnAValueIsSaid() throws {
         let folder = try S.scratchFolder()
         let a = try S.candidateFile([["SQ_CANDIDATO": "9", "NM_URNA_CANDIDATO": "ANINHA"]], named: "a.csv", in: folder)
-        let b = try S.candidateFile([["SQ_CANDIDATO": "9", "NM_URNA_CANDIDATO": "ANA DO POVO"]], named: "b.csv", in: folder)
+        let b = try S.candidateFile(
+            [["SQ_CANDIDATO": "9", "NM_URNA_CANDIDATO": "ANA DO POVO"]], named: "b.csv", in: folder)
         for (n, files) in [[a, b], [b, a]].enumerated() {
             let db = folder + "/ties-\(n).sqlite"
             let s = try S.importFiles(files, into: db)
             #expect(s.rows.conflicts == 0 && s.rejected == 0)
             #expect(try S.value(db, "SELECT nickname FROM Candidate") == .text("ANINHA"), "\(files)")
-            #expect(s.warnings.contains { $0.hasPrefix("1 values disagreed between rows of one generation") }, "\(s.warnings)")
+            #expect(
+                s.warnings.contains { $0.hasPrefix("1 values disagreed between rows of one generation") },
+                "\(s.warnings)")
             let rejects = try RejectTests.readRejects(db + ".rejects.csv").dropFirst().map { $0[3] }
             #expect(
                 rejects == [
@@ -374,7 +405,8 @@ import UrnaStore
         #expect(rejects.filter { $0.contains("DT_GERACAO is not a date") }.count == 1, "\(rejects)")
         #expect(rejects.count == 3, "\(rejects)")
         #expect(
-            try S.value(db, "SELECT generatedAt FROM Candidate WHERE sequence = 1") == .text("2018-09-27T00:00:00.000Z"))
+            try S.value(db, "SELECT generatedAt FROM Candidate WHERE sequence = 1") == .text("2018-09-27T00:00:00.000Z")
+        )
         #expect(try S.value(db, "SELECT generatedAt FROM Candidate WHERE sequence = 3") == .null)
     }
 
@@ -385,7 +417,8 @@ import UrnaStore
         let file = try S.candidateFile([["SQ_CANDIDATO": "1", "NM_URNA_CANDIDATO": "\u{93}ZE\u{94}"]], in: folder)
         let s = try S.importFiles([file], into: folder + "/a.sqlite")
         #expect(s.warnings.contains { $0.contains("--encoding cp1252") }, "\(s.warnings)")
-        let plain = try S.candidateFile([["SQ_CANDIDATO": "1", "NM_URNA_CANDIDATO": "JOSÉ"]], named: "p.csv", in: folder)
+        let plain = try S.candidateFile(
+            [["SQ_CANDIDATO": "1", "NM_URNA_CANDIDATO": "JOSÉ"]], named: "p.csv", in: folder)
         #expect(!(try S.importFiles([plain], into: folder + "/b.sqlite").warnings.contains { $0.contains("cp1252") }))
     }
 
@@ -394,14 +427,17 @@ import UrnaStore
     @Test func aGoodsListIsInAssetOrderWhateverTheFileOrder() throws {
         let folder = try S.scratchFolder()
         let candidates = try S.candidateFile([["SQ_CANDIDATO": "1"]], in: folder)
-        let rows = (1...4).map { ["SQ_CANDIDATO": "1", "NR_ORDEM_CANDIDATO": "\($0)", "DS_BEM_CANDIDATO": "BEM \($0)"] }
+        let rows = (1...4).map {
+            ["SQ_CANDIDATO": "1", "NR_ORDEM_CANDIDATO": "\($0)", "DS_BEM_CANDIDATO": "BEM \($0)"]
+        }
         let forward = try S.assetFile(rows, named: "bem_f.csv", in: folder)
         let backward = try S.assetFile(rows.reversed(), named: "bem_b.csv", in: folder)
         let partial = try S.assetFile([rows[3], rows[1]], named: "bem_p.csv", in: folder)
         var lists: [String] = []
-        for (n, files) in [[candidates, forward, backward], [candidates, backward, forward], [candidates, partial, forward]]
-            .enumerated()
-        {
+        for (n, files) in [
+            [candidates, forward, backward], [candidates, backward, forward], [candidates, partial, forward],
+        ]
+        .enumerated() {
             let one = folder + "/one-\(n).sqlite"
             _ = try S.importFiles(files, into: one)
             let two = folder + "/two-\(n).sqlite"
@@ -413,7 +449,10 @@ import UrnaStore
             }
         }
         #expect(Set(lists).count == 1, "\(lists)")
-        #expect(lists.first?.hasSuffix("/1|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/2|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/3|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/4") == true, "\(lists)")
+        #expect(
+            lists.first?.hasSuffix(
+                "/1|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/2|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/3|2018/1/ELEICOES GERAIS ESTADUAIS 2018/MG/1/4"
+            ) == true, "\(lists)")
     }
 
     @Test func anInvalidElectionDateIsNulledWhateverTheRowOrder() throws {
@@ -436,7 +475,8 @@ import UrnaStore
     @Test func the21ColumnCoalitionLayoutNamesWhatIsNotStored() {
         #expect(
             ImportInput.unstoredCoalitionColumns(of: TSELayouts.coalition21) == [
-                "CD_TIPO_ELEICAO", "NM_TIPO_ELEICAO", "NR_TURNO", "CD_ELEICAO", "DS_ELEICAO", "DT_ELEICAO", "SG_UF", "NM_UE",
+                "CD_TIPO_ELEICAO", "NM_TIPO_ELEICAO", "NR_TURNO", "CD_ELEICAO", "DS_ELEICAO", "DT_ELEICAO", "SG_UF",
+                "NM_UE",
                 "CD_CARGO", "DS_CARGO",
             ])
     }
@@ -451,7 +491,12 @@ import UrnaStore
                 + S.candidateRow(["SQ_CANDIDATO": "9", "CD_CARGO": "abc"]).replacingOccurrences(
                     of: "\"27/09/2018\";\"19:04:59\"", with: "\"01/06/2019\";\"10:00:00\"") + "\n",
             named: "bad.csv", in: folder)
-        let known = try S.value(try { let db = folder + "/known.sqlite"; _ = try S.importFiles([good], into: db); return db }(),
+        let known = try S.value(
+            try {
+                let db = folder + "/known.sqlite"
+                _ = try S.importFiles([good], into: db)
+                return db
+            }(),
             "SELECT postCode FROM Candidate")
         #expect(known != .integer(0) && known != nil)
         for (i, files) in [[good, bad], [bad, good]].enumerated() {
@@ -479,7 +524,8 @@ import UrnaStore
                 $0.hasPrefix("every one of the 1 rows read was rejected: no object was stored (1 goods were kept aside")
             }, "\(s.warnings)")
         let file = try S.candidateFile([["SQ_CANDIDATO": "1"]], in: folder)
-        #expect(!(try S.importFiles([file], into: folder + "/ok.sqlite").warnings.contains { $0.hasPrefix("every one") }))
+        #expect(
+            !(try S.importFiles([file], into: folder + "/ok.sqlite").warnings.contains { $0.hasPrefix("every one") }))
     }
 
     /// Goods imported in a run before their candidacies' file are kept aside and attached by the run that brings
@@ -552,7 +598,9 @@ import UrnaStore
     func blankZipMembersAreSkippedNotTheZip() throws {
         let folder = try S.scratchFolder()
         let file = try S.candidateFile([["SQ_CANDIDATO": "1"], ["SQ_CANDIDATO": "2"]], in: folder)
-        for (name, blank, first) in [("lf-first", "\\n", true), ("crlf-last", "\\r\\n", false), ("spaces-first", "   \\n  \\n", true)] {
+        for (name, blank, first) in [
+            ("lf-first", "\\n", true), ("crlf-last", "\\r\\n", false), ("spaces-first", "   \\n  \\n", true),
+        ] {
             let zip = folder + "/\(name).zip"
             guard
                 try Self.python(
@@ -567,7 +615,8 @@ import UrnaStore
             let db = folder + "/\(name).sqlite"
             let s = try S.importFiles([zip], into: db)
             #expect(try S.counts(db)["Candidate"] == 2, "\(name): the data member beside the blank one was lost")
-            #expect(s.warnings.contains { $0.contains("blank.txt") && $0.contains("skipped") }, "\(name): \(s.warnings)")
+            #expect(
+                s.warnings.contains { $0.contains("blank.txt") && $0.contains("skipped") }, "\(name): \(s.warnings)")
         }
         // A zip of blank members only is an empty input: skipped with a warning, not an error.
         let onlyBlank = folder + "/only-blank.zip"
