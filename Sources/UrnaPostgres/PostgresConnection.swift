@@ -83,7 +83,8 @@ public final class PostgresConnection {
         }
         defer { PQclear(r) }
         try check(r, sql: sql)
-        let rows = Int(PQntuples(r)), columns = Int(PQnfields(r))
+        let rows = Int(PQntuples(r))
+        let columns = Int(PQnfields(r))
         var out = PostgresRows(
             columns: (0..<columns).map { String(cString: PQfname(r, Int32($0))) },
             types: (0..<columns).map { UInt32(PQftype(r, Int32($0))) },
@@ -250,6 +251,12 @@ public final class CopyInWriter {
     public func endRow() throws {
         buffer.append(10)
         if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    /// Sends bytes that are already whole COPY lines, after anything buffered.
+    func send(_ lines: UnsafeRawBufferPointer) throws {
+        try flush()
+        try connection.putCopyData(lines)
     }
 
     func flush() throws {
