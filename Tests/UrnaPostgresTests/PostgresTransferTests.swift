@@ -169,6 +169,34 @@ struct PostgresTransferTests {
         #expect(try pg.psql("SELECT count(*) FROM \"Thing\"", url: url) == "2\n")
     }
 
+    @Test("Rows go in frozen, into new tables and refilled ones, whatever the database's default isolation level")
+    func pushedRowsAreFrozen() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "frozen")
+        let name = String(url.split(separator: "/").last ?? "")
+        _ = try pg.psql("ALTER DATABASE \"\(name)\" SET default_transaction_isolation = 'serializable'", url: url)
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("kinds.sqlite").path
+        try Self.makeFile(file)
+        for old in [nil, Self.schema] {  // created, then emptied by TRUNCATE and filled again
+            let conn = try PostgresConnection(url)
+            #expect(try conn.scalar("SHOW transaction_isolation") == "serializable")
+            try conn.execute("BEGIN")
+            try PostgresTransfer.push(from: try Connection(path: file), to: conn, replacing: old)
+            try conn.execute("COMMIT")
+        }
+        #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
+        #expect(try pg.psql("SELECT count(*) FROM \"Thing\"", url: url) == "2\n")
+        guard try pg.psql("SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_visibility'", url: url) == "1\n"
+        else { try Test.cancel("the server has no pg_visibility extension to read the visibility map with") }
+        _ = try pg.psql("CREATE EXTENSION pg_visibility", url: url)
+        for table in ["Log", "Thing", "Thing_tags", "Tag"] {
+            let frozen = try pg.psql("SELECT bool_and(all_frozen) FROM pg_visibility_map('\"\(table)\"')", url: url)
+            #expect(frozen == "t\n", "\(table)")
+        }
+    }
+
     @Test("A table of the new schema that urna does not own there is never dropped or filled")
     func foreignTablesAreLeftAlone() throws {
         let pg = try postgresClusterOrSkip()
