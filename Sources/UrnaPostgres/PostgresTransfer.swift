@@ -301,18 +301,12 @@ public enum PostgresTransfer {
         let insert = try c.prepare(
             "INSERT INTO \(q(t.name)) (\(t.columns.map { q($0.name) }.joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: t.columns.count).joined(separator: ", ") + ")")
-        let labels = t.columns.map { "\(t.name).\($0.name)" }  // for messages, made once
+        let binder = CopyLineBinder(t)
         var n = 0
         do {
-            try pg.copyOut("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { fields in
-                guard fields.count == t.columns.count else {
-                    throw PostgresTransferError.badValue(
-                        column: t.name, value: "\(fields.count) fields", expected: "\(t.columns.count) fields")
-                }
+            try pg.copyOutLines("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { line in
                 insert.reset()
-                for (i, c) in t.columns.enumerated() {
-                    try insert.bind(c.kind.sqliteValue(fields[i], column: labels[i]), at: Int32(i + 1))
-                }
+                try binder.bind(line, to: insert)
                 try insert.runToCompletion()
                 n += 1
             }
