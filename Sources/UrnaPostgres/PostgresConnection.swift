@@ -83,7 +83,8 @@ public final class PostgresConnection {
         }
         defer { PQclear(r) }
         try check(r, sql: sql)
-        let rows = Int(PQntuples(r)), columns = Int(PQnfields(r))
+        let rows = Int(PQntuples(r))
+        let columns = Int(PQnfields(r))
         var out = PostgresRows(
             columns: (0..<columns).map { String(cString: PQfname(r, Int32($0))) },
             types: (0..<columns).map { UInt32(PQftype(r, Int32($0))) },
@@ -140,6 +141,12 @@ public final class PostgresConnection {
 
     /// Runs `COPY ... TO STDOUT` (text format) and hands each row's fields to `row` (nil for NULL).
     public func copyOut(_ sql: String, _ row: ([String?]) throws -> Void) throws {
+        try copyOutLines(sql) { try row(CopyText.decodeLine($0)) }
+    }
+
+    /// Runs `COPY ... TO STDOUT` and hands each line as the server sent it (newline included, valid only inside
+    /// `line`); after an error thrown by `line` the rest is read and dropped, so the connection stays usable.
+    public func copyOutLines(_ sql: String, _ line: (UnsafeRawBufferPointer) throws -> Void) throws {
         try startCopy(sql, expecting: PGRES_COPY_OUT)
         var pending: Error?
         while true {
@@ -151,7 +158,7 @@ public final class PostgresConnection {
             defer { PQfreemem(buffer) }
             if pending != nil { continue }  // read to the end so the connection stays usable
             let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(n))
-            do { try row(CopyText.decodeLine(bytes)) } catch { pending = error }
+            do { try line(bytes) } catch { pending = error }
         }
         var failure: PostgresError?
         while let res = PQgetResult(handle) {
@@ -250,6 +257,12 @@ public final class CopyInWriter {
     public func endRow() throws {
         buffer.append(10)
         if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    /// Sends bytes that are already whole COPY lines, after anything buffered.
+    func send(_ lines: UnsafeRawBufferPointer) throws {
+        try flush()
+        try connection.putCopyData(lines)
     }
 
     func flush() throws {

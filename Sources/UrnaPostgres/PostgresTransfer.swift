@@ -55,7 +55,8 @@ public enum PostgresTransfer {
         resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil
     ) throws -> Counts {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
-            throw PostgresTransferError.notUrna("\(sqlite.path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
+            throw PostgresTransferError.notUrna(
+                "\(sqlite.path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
         let tables = try PostgresLayout.tables(for: schema)
         // First of all: readers take _urna_schema before anything else (see beginSnapshot), so holding it here
@@ -66,7 +67,8 @@ public enum PostgresTransfer {
         if let old, !recreate { try refuseServerOnlyColumns(of: old, in: pg) }
         // Index builds and key checks after the load sort in memory instead of spilling (this transaction only).
         try pg.execute("SET LOCAL maintenance_work_mem = '256MB'")
-        let sameShape = !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
+        let sameShape =
+            !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
         for t in tables where !oldNames.contains(t.name) {
             if try relationExists(t.name, in: pg) {
@@ -78,7 +80,9 @@ public enum PostgresTransfer {
         // Urna's own views go first and come back from code after the load (a view of someone else's on them stops
         // the run, as on the tables).
         for name in Set((old?.views ?? []).map(\.name) + schema.views.map(\.name)).sorted()
-        where try pg.scalar("SELECT 1 FROM pg_views WHERE schemaname = current_schema() AND viewname = $1", [name]) == "1" {
+        where try pg.scalar("SELECT 1 FROM pg_views WHERE schemaname = current_schema() AND viewname = $1", [name])
+            == "1"
+        {
             try pg.execute("DROP VIEW \(q(name))")
         }
         if sameShape {
@@ -92,7 +96,8 @@ public enum PostgresTransfer {
         if !sameShape { for t in tables { try pg.execute(t.createSQL) } }
         var counts: Counts = []
         for t in tables {
-            let n = try copyRows(of: t, from: sqlite, to: pg)
+            // Every table was created or emptied by TRUNCATE above, in this transaction: its rows can go in frozen.
+            let n = try copyRows(of: t, from: sqlite, to: pg, freeze: true)
             counts.append((t.name, n))
             progress?(t.name, n)
         }
@@ -111,37 +116,40 @@ public enum PostgresTransfer {
             for v in code.views {
                 guard let sql = v.postgresSQL else { continue }
                 try pg.execute("CREATE VIEW \(q(v.name)) AS\n\(sql)")
-                try pg.execute("COMMENT ON VIEW \(q(v.name)) IS '\(v.viewDescription.replacingOccurrences(of: "'", with: "''"))'")
+                try pg.execute(
+                    "COMMENT ON VIEW \(q(v.name)) IS '\(v.viewDescription.replacingOccurrences(of: "'", with: "''"))'")
             }
         }
         return counts
     }
 
-    static func copyRows(of t: PostgresTable, from sqlite: Connection, to pg: PostgresConnection) throws -> Int {
+    /// Copies every row of `t` from the file; `freeze` (a table created or emptied by TRUNCATE in this
+    /// transaction) stores them already frozen, so the first reads after the commit need not rewrite every
+    /// page to set hint bits, nor a vacuum to freeze them later.
+    static func copyRows(of t: PostgresTable, from sqlite: Connection, to pg: PostgresConnection, freeze: Bool = false)
+        throws -> Int
+    {
         let columns = t.columns.map { q($0.name) }.joined(separator: ", ")
         let select = try sqlite.prepare("SELECT \(columns) FROM \(q(t.name))")
+        let encoder = CopyRowEncoder(t)
         // The count is the server's own: the rows COPY stored.
-        return try pg.copyIn("COPY \(q(t.name)) (\(columns)) FROM STDIN") { w in
+        return try pg.copyIn("COPY \(q(t.name)) (\(columns)) FROM STDIN" + (freeze ? " WITH (FREEZE)" : "")) { w in
+            var buffer = CopyBuffer(capacity: 1 << 17)
             while try select.step() {
-                for (i, c) in t.columns.enumerated() {
-                    // The common cases straight from SQLite's bytes; the rest through the value conversion.
-                    switch (c.kind, select.storageClass(at: i)) {
-                    case (.text, 3), (.json, 3), (.uuid, 3), (.timestamp, 3):
-                        select.withText(at: i) { w.field($0, first: i == 0) }
-                    case (.integer, 1):
-                        w.field(select.int(at: i), first: i == 0)
-                    default:
-                        w.field(
-                            try c.kind.postgresText(select.value(at: i), column: "\(t.name).\(c.name)"), first: i == 0)
-                    }
+                try encoder.encodeRow(of: select, into: &buffer)
+                if buffer.count >= 1 << 16 {
+                    try buffer.withBytes { try w.send($0) }
+                    buffer.removeAll()
                 }
-                try w.endRow()
             }
+            try buffer.withBytes { try w.send($0) }
         }
     }
 
     /// A table's columns on the server, in order: name, information_schema's `data_type`, and whether NULL is allowed.
-    static func serverColumns(_ table: String, in pg: PostgresConnection) throws -> [(name: String, type: String, nullable: Bool)] {
+    static func serverColumns(_ table: String, in pg: PostgresConnection) throws -> [(
+        name: String, type: String, nullable: Bool
+    )] {
         try pg.query(
             "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 "
                 + "AND table_schema = current_schema() ORDER BY ordinal_position", [table]
@@ -159,7 +167,8 @@ public enum PostgresTransfer {
             if let extra = try serverColumns(t.name, in: pg).map(\.name).first(where: { !expected.contains($0) }) {
                 throw PostgresTransferError.occupied(
                     "\(pg.displayName): \(t.name) has a column \(extra) that \(schema.family) version \(schema.version) does not have; "
-                        + "writing would lose its values, so nothing was changed: move it to a table of your own (or drop it)")
+                        + "writing would lose its values, so nothing was changed: move it to a table of your own (or drop it)"
+                )
             }
         }
     }
@@ -182,7 +191,8 @@ public enum PostgresTransfer {
                 columns.append((name, kind))
             }
             if !primaryKey.isEmpty {
-                defs.append("PRIMARY KEY (" + primaryKey.sorted { $0.0 < $1.0 }.map { q($0.1) }.joined(separator: ", ") + ")")
+                defs.append(
+                    "PRIMARY KEY (" + primaryKey.sorted { $0.0 < $1.0 }.map { q($0.1) }.joined(separator: ", ") + ")")
             }
             if try relationExists(table, in: pg) {
                 let have = Set(try serverColumns(table, in: pg).map(\.name))
@@ -204,7 +214,9 @@ public enum PostgresTransfer {
     /// way the storage contract does (whole numbers and booleans INTEGER, floats REAL, bytea BLOB, dates
     /// ISO-8601 UTC text, numeric as text, the rest text); NOT NULL is kept. Returns the tables copied.
     @discardableResult
-    public static func pullPlainTables(_ names: [String], from pg: PostgresConnection, to path: String) throws -> [String] {
+    public static func pullPlainTables(_ names: [String], from pg: PostgresConnection, to path: String) throws
+        -> [String]
+    {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw PostgresTransferError.occupied("\(path) already exists; the copy never replaces a file")
         }
@@ -226,7 +238,9 @@ public enum PostgresTransfer {
             }
             try c.execute("COMMIT")
         } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
             throw error
         }
         return copied
@@ -251,20 +265,32 @@ public enum PostgresTransfer {
         do {
             let c = try Connection(path: path)
             if let pageSize { try c.execute("PRAGMA page_size = \(pageSize)") }
-            try c.execute("PRAGMA journal_mode = WAL")
+            // A new file is filled as the importer fills one: through a rollback journal (new pages need none,
+            // where WAL writes each page twice), with a 32 MiB page cache, and with the secondary indexes built
+            // once the rows are in (one sort each instead of a B-tree insert per row into an index that outgrows
+            // the cache). WAL afterwards, as the store makes files.
+            try c.execute("PRAGMA journal_mode = DELETE")
+            try c.execute("PRAGMA cache_size = -32768")
             try c.execute("BEGIN")
             try c.execute(StorageLayout.metadataSQL)
-            for sql in StorageLayout.createSQL(for: schema) { try c.execute(sql) }
+            let statements = StorageLayout.createSQL(for: schema)
+            let isIndex = { (sql: String) in sql.hasPrefix("CREATE INDEX ") }
+            for sql in statements where !isIndex(sql) { try c.execute(sql) }
             for t in try PostgresLayout.tables(for: schema) {
                 let n = try pullRows(of: t, from: pg, to: c)
                 progress?(t.name, n)
             }
+            // Index builds sort faster in a small cache (see the importer's BulkLoad).
+            try c.execute("PRAGMA cache_size = -4096")
+            for sql in statements where isIndex(sql) { try c.execute(sql) }
             try pullMetadata(from: pg, to: c)
             try c.setUserVersion(schema.version)
             try c.execute("COMMIT")
-            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try c.execute("PRAGMA journal_mode = WAL")
         } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
             throw error
         }
         return schema
@@ -275,17 +301,12 @@ public enum PostgresTransfer {
         let insert = try c.prepare(
             "INSERT INTO \(q(t.name)) (\(t.columns.map { q($0.name) }.joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: t.columns.count).joined(separator: ", ") + ")")
+        let binder = CopyLineBinder(t)
         var n = 0
         do {
-            try pg.copyOut("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { fields in
-                guard fields.count == t.columns.count else {
-                    throw PostgresTransferError.badValue(
-                        column: t.name, value: "\(fields.count) fields", expected: "\(t.columns.count) fields")
-                }
+            try pg.copyOutLines("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { line in
                 insert.reset()
-                for (i, c) in t.columns.enumerated() {
-                    try insert.bind(c.kind.sqliteValue(fields[i], column: "\(t.name).\(c.name)"), at: Int32(i + 1))
-                }
+                try binder.bind(line, to: insert)
                 try insert.runToCompletion()
                 n += 1
             }

@@ -7,6 +7,7 @@ enum BenchMain {
         var candidates = 500_000
         var assets = 1_000_000
         var rounds = 3
+        var baseline: String?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -25,12 +26,18 @@ enum BenchMain {
             case "--rounds":
                 i += 1
                 rounds = max(Int(args[i]) ?? rounds, 1)
+            case "--baseline":
+                i += 1
+                baseline = args[i]
             case "--help":
                 print(
                     """
-                    urna-bench [--only store,typed,list,migrate,chain,import,xml,postgres] [--rows N] [--candidates N] [--assets N] [--rounds N]
+                    urna-bench [--only store,typed,list,migrate,chain,import,xml,postgres,postgres-import] [--rows N] [--candidates N]
+                               [--assets N] [--rounds N] [--baseline URNA]
                     Prints urna's time against a real peer on the same data, as a ratio. The migration, import and
                     XML parts run both sides --rounds times (default 3), taking turns, and compare the medians.
+                    postgres-import is the PostgreSQL import alone (no migration part); --baseline names another
+                    urna executable (an older build) that the PostgreSQL import runs in every round too, in turn.
                     """)
                 return 0
             default:
@@ -61,10 +68,12 @@ enum BenchMain {
                     .appendingPathComponent("urna").path
                 try XMLBench.run(urna: urna, candidates: candidates, assets: assets, rounds: rounds)
             }
-            if sections.contains("postgres") {
+            if sections.contains("postgres") || sections.contains("postgres-import") {
                 let urna = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                     .appendingPathComponent("urna").path
-                try PostgresBench.run(candidates: candidates, assets: assets, rows: rows, urna: urna, rounds: rounds)
+                try PostgresBench.run(
+                    candidates: candidates, assets: assets, rows: rows, urna: urna, rounds: rounds, baseline: baseline,
+                    importOnly: !sections.contains("postgres"))
             }
         } catch {
             print("benchmark failed: \(error)")

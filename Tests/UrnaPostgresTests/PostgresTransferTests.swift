@@ -18,7 +18,8 @@ struct PostgresTransferTests {
     static let schema = try! Schema(
         family: "kinds", version: 3,
         types: [
-            ObjectSchema("Place", embedded: true, [Property("city", .string, default: ""), Property("zip", .int32, default: 0)]),
+            ObjectSchema(
+                "Place", embedded: true, [Property("city", .string, default: ""), Property("zip", .int32, default: 0)]),
             ObjectSchema("Tag", [Property("name", .string, primaryKey: true)]),
             ObjectSchema(
                 "Thing",
@@ -105,10 +106,17 @@ struct PostgresTransferTests {
             types.trimmingCharacters(in: .whitespacesAndNewlines)
                 == "id:uuid,flag:boolean,tiny:smallint,small:smallint,medium:integer,big:bigint,single:real,real:double precision,text:text,when:timestamp with time zone,bytes:bytea,money:numeric,place:jsonb,main:text,note:text"
         )
-        #expect(try pg.psql("SELECT money::text FROM \"Thing\" ORDER BY money", url: url) == "-12345678901234.56\n0.05\n")
-        #expect(try pg.psql("SELECT place->>'city' FROM \"Thing\" WHERE place IS NOT NULL", url: url) == "Belo Horizonte\n")
-        #expect(try pg.psql("SELECT encode(bytes, 'hex') FROM \"Thing\" WHERE bytes IS NOT NULL", url: url) == "00015cff0a09\n")
-        #expect(try pg.psql("SELECT text = E'\(Self.awkward.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\u{1}", with: "\\x01"))' FROM \"Thing\" WHERE flag = false", url: url) == "t\n")
+        #expect(
+            try pg.psql("SELECT money::text FROM \"Thing\" ORDER BY money", url: url) == "-12345678901234.56\n0.05\n")
+        #expect(
+            try pg.psql("SELECT place->>'city' FROM \"Thing\" WHERE place IS NOT NULL", url: url) == "Belo Horizonte\n")
+        #expect(
+            try pg.psql("SELECT encode(bytes, 'hex') FROM \"Thing\" WHERE bytes IS NOT NULL", url: url)
+                == "00015cff0a09\n")
+        #expect(
+            try pg.psql(
+                "SELECT text = E'\(Self.awkward.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\u{1}", with: "\\x01"))' FROM \"Thing\" WHERE flag = false",
+                url: url) == "t\n")
         let keys = try pg.psql(
             "SELECT count(*) FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY'", url: url)
         #expect(keys == "3\n")  // Thing.main, Thing_tags.owner, Thing_tags.target
@@ -127,19 +135,26 @@ struct PostgresTransferTests {
             #expect(try Self.rows(copy, table) == Self.rows(source, table), "\(table)")
         }
         // Thing: every column the same bytes, but jsonb's own spacing of the embedded object's JSON.
-        let a = try Self.rows(source, "Thing"), b = try Self.rows(copy, "Thing")
+        let a = try Self.rows(source, "Thing")
+        let b = try Self.rows(copy, "Thing")
         #expect(a.count == 2 && b.count == 2)
         for (ra, rb) in zip(a, b) {
             for (i, (va, vb)) in zip(ra, rb).enumerated() where i != 12 { #expect(va == vb, "column \(i)") }
         }
         // ... and the objects read back equal, embedded one included.
         let store = try Store(path: back, schema: Self.schema)
-        let thing = try #require(try store.object(ofType: "Thing", forPrimaryKey: .uuid(UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!)))
+        let thing = try #require(
+            try store.object(
+                ofType: "Thing", forPrimaryKey: .uuid(UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!)))
         #expect(try thing.value(atKeyPath: "place.city") == .string("Belo Horizonte"))
         #expect(try thing.value(atKeyPath: "place.zip") == .int(30_000))
         #expect(try thing.value(atKeyPath: "money") == .decimal(Decimal(string: "-12345678901234.56")!))
         #expect(try copy.integer("PRAGMA user_version") == 3)
         #expect(try copy.rows("PRAGMA integrity_check") == [[.text("ok")]])
+        // The same tables and indexes as the store makes (the pull builds the indexes after the rows), in WAL.
+        let shape = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+        #expect(try copy.rows(shape) == source.rows(shape))
+        #expect(try copy.rows("PRAGMA journal_mode") == [[.text("wal")]])
     }
 
     @Test("A value that cannot be its column's type stops the copy, and PostgreSQL keeps what it had")
@@ -167,6 +182,35 @@ struct PostgresTransferTests {
         try conn.execute("ROLLBACK")
         #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
         #expect(try pg.psql("SELECT count(*) FROM \"Thing\"", url: url) == "2\n")
+    }
+
+    @Test("Rows go in frozen, into new tables and refilled ones, whatever the database's default isolation level")
+    func pushedRowsAreFrozen() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "frozen")
+        let name = String(url.split(separator: "/").last ?? "")
+        _ = try pg.psql("ALTER DATABASE \"\(name)\" SET default_transaction_isolation = 'serializable'", url: url)
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("kinds.sqlite").path
+        try Self.makeFile(file)
+        for old in [nil, Self.schema] {  // created, then emptied by TRUNCATE and filled again
+            let conn = try PostgresConnection(url)
+            #expect(try conn.scalar("SHOW transaction_isolation") == "serializable")
+            try conn.execute("BEGIN")
+            try PostgresTransfer.push(from: try Connection(path: file), to: conn, replacing: old)
+            try conn.execute("COMMIT")
+        }
+        #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
+        #expect(try pg.psql("SELECT count(*) FROM \"Thing\"", url: url) == "2\n")
+        guard
+            try pg.psql("SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_visibility'", url: url) == "1\n"
+        else { try Test.cancel("the server has no pg_visibility extension to read the visibility map with") }
+        _ = try pg.psql("CREATE EXTENSION pg_visibility", url: url)
+        for table in ["Log", "Thing", "Thing_tags", "Tag"] {
+            let frozen = try pg.psql("SELECT bool_and(all_frozen) FROM pg_visibility_map('\"\(table)\"')", url: url)
+            #expect(frozen == "t\n", "\(table)")
+        }
     }
 
     @Test("A table of the new schema that urna does not own there is never dropped or filled")
@@ -197,7 +241,8 @@ struct PostgresTransferTests {
         _ = try pg.psql("ALTER DATABASE \(name) SET standard_conforming_strings = off", url: url)
         let hostile = #"x\'); CREATE TABLE pwned (a int); --"#
         let schema = try Schema(
-            family: "hostile", version: 1, types: [ObjectSchema("Note", [Property("text", .string, default: .string(hostile))])])
+            family: "hostile", version: 1,
+            types: [ObjectSchema("Note", [Property("text", .string, default: .string(hostile))])])
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("h.sqlite").path
@@ -222,8 +267,11 @@ struct PostgresTransferTests {
             for t in try PostgresLayout.tables(for: version.schema) { try conn.execute(try #require(t.primaryKeySQL)) }
             for t in try PostgresLayout.tables(for: version.schema) { for s in t.constraintSQL { try conn.execute(s) } }
             try conn.execute("COMMIT")
-            let n = try pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", url: url)
-            #expect(Int(n.trimmingCharacters(in: .whitespacesAndNewlines)) == PostgresLayout.tableNames(for: version.schema).count)
+            let n = try pg.psql(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", url: url)
+            #expect(
+                Int(n.trimmingCharacters(in: .whitespacesAndNewlines))
+                    == PostgresLayout.tableNames(for: version.schema).count)
         }
     }
 
@@ -269,7 +317,9 @@ struct PostgresTransferTests {
         } catch {
             try Test.cancel(Comment(rawValue: "skipped: this PostgreSQL cannot create an ICU database: \(error)"))
         }
-        #expect(try pg.psql("SELECT string_agg(k, ',' ORDER BY k) FROM (VALUES ('b'), ('B'), ('a')) v(k)", url: url) == "a,b,B\n")
+        #expect(
+            try pg.psql("SELECT string_agg(k, ',' ORDER BY k) FROM (VALUES ('b'), ('B'), ('a')) v(k)", url: url)
+                == "a,b,B\n")
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("kinds.sqlite").path
@@ -299,10 +349,18 @@ struct PostgresTransferTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         // Two indexed properties whose index names share their first 63 bytes (PostgreSQL would cut both to one).
         let stem = String(repeating: "n", count: 54)
-        let a = stem + "_first", b = stem + "_other"
+        let a = stem + "_first"
+        let b = stem + "_other"
         let ok = try Schema(
             family: "names", version: 1,
-            types: [ObjectSchema("Note", [Property("id", .int64, primaryKey: true), Property(a, .string, default: "", indexed: true), Property(b, .string, default: "", indexed: true)])])
+            types: [
+                ObjectSchema(
+                    "Note",
+                    [
+                        Property("id", .int64, primaryKey: true), Property(a, .string, default: "", indexed: true),
+                        Property(b, .string, default: "", indexed: true),
+                    ])
+            ])
         let path = dir.appendingPathComponent("ok.sqlite").path
         let store = try Store(path: path, schema: ok)
         try store.write { try store.create("Note", value: ["id": 1, a: "x", b: "y"]) }
@@ -311,15 +369,20 @@ struct PostgresTransferTests {
         try conn.execute("BEGIN")
         try PostgresTransfer.push(from: try Connection(path: path), to: conn, replacing: nil)
         try conn.execute("COMMIT")
-        let indexes = try pg.psql("SELECT count(*) FROM pg_indexes WHERE tablename = 'Note' AND indexname <> 'Note_pkey'", url: url)
+        let indexes = try pg.psql(
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'Note' AND indexname <> 'Note_pkey'", url: url)
         #expect(indexes == "2\n")
-        #expect(try pg.psql("SELECT max(octet_length(indexname)) <= 63 FROM pg_indexes WHERE tablename = 'Note'", url: url) == "t\n")
+        #expect(
+            try pg.psql("SELECT max(octet_length(indexname)) <= 63 FROM pg_indexes WHERE tablename = 'Note'", url: url)
+                == "t\n")
 
         // A column name of 64 bytes would be cut: refused, naming it, and the database keeps nothing of it.
         let long = String(repeating: "x", count: 64)
         let bad = try Schema(
             family: "names", version: 1,
-            types: [ObjectSchema("Memo", [Property("id", .int64, primaryKey: true), Property(long, .string, default: "")])])
+            types: [
+                ObjectSchema("Memo", [Property("id", .int64, primaryKey: true), Property(long, .string, default: "")])
+            ])
         let badPath = dir.appendingPathComponent("bad.sqlite").path
         _ = try Store(path: badPath, schema: bad)
         let other = try pg.createDatabase(prefix: "names_bad")
@@ -330,7 +393,9 @@ struct PostgresTransferTests {
         }
         try c2.execute("ROLLBACK")
         #expect("\(error!)".contains("property Memo.\(long)") && "\(error!)".contains("63 bytes"), "\(error!)")
-        #expect(try pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_name = 'Memo'", url: other) == "0\n")
+        #expect(
+            try pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_name = 'Memo'", url: other) == "0\n"
+        )
     }
 
     @Test("COPY text escaping reads back what it wrote; passwords never reach messages")
@@ -340,8 +405,12 @@ struct PostgresTransferTests {
         CopyText.encodeLine(fields, into: &buffer)
         let decoded = buffer.withUnsafeBytes { CopyText.decodeLine($0) }
         #expect(decoded == fields)
-        #expect(PostgresURL.redacted("postgresql://ana:s3cret@db.example:5432/tse") == "postgresql://ana:***@db.example:5432/tse")
-        #expect(PostgresURL.redacted("postgresql://ana@db/tse?password=s3cret&sslmode=require") == "postgresql://ana@db/tse?password=***&sslmode=require")
+        #expect(
+            PostgresURL.redacted("postgresql://ana:s3cret@db.example:5432/tse")
+                == "postgresql://ana:***@db.example:5432/tse")
+        #expect(
+            PostgresURL.redacted("postgresql://ana@db/tse?password=s3cret&sslmode=require")
+                == "postgresql://ana@db/tse?password=***&sslmode=require")
         #expect(PostgresURL.isPostgres("postgres://x/y") && !PostgresURL.isPostgres("urna.sqlite"))
     }
 }
