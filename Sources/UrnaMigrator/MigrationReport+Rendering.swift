@@ -48,9 +48,13 @@ extension MigrationReport {
                     out.append("    \(a.type): " + parts.joined(separator: ", "))
                 }
             }
-            if !s.droppedData.isEmpty {
-                out.append("  Data this step discards:")
-                for d in s.droppedData {
+            let (read, discarded) = (s.droppedData.filter(\.readByClosure), s.droppedData.filter { !$0.readByClosure })
+            for (title, group) in [
+                ("  Data this step discards:", discarded),
+                ("  Old data the closure read before it went (the closure decides what is kept):", read),
+            ] where !group.isEmpty {
+                out.append(title)
+                for d in group {
                     if let p = d.property {
                         out.append("    \(d.type).\(p): \(d.values) non-nil value(s)")
                     } else {
@@ -108,7 +112,10 @@ extension MigrationReport {
             let before = SpaceNeed.megabytes(v.bytesBefore)
             if let after = v.bytesAfter {
                 out.append(
-                    String(format: "VACUUM: \(before) → \(SpaceNeed.megabytes(after))\(dryRun ? " (on the copy)" : "") in %.3f s", v.seconds))
+                    String(
+                        format:
+                            "VACUUM: \(before) → \(SpaceNeed.megabytes(after))\(dryRun ? " (on the copy)" : "") in %.3f s",
+                        v.seconds))
             } else {
                 out.append(
                     "VACUUM failed (\(v.error ?? "?")); the file stays \(before)"

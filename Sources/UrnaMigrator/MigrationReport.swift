@@ -148,11 +148,15 @@ public struct DroppedData: Sendable, Codable, Equatable {
     public let type: String
     public let property: String?
     public let values: Int
+    /// The step's closure read this data on every object before it went (it may have moved it elsewhere, as
+    /// people v1 moves firstName and lastName into fullName); false: nothing read it.
+    public let readByClosure: Bool
 
-    public init(type: String, property: String?, values: Int) {
+    public init(type: String, property: String?, values: Int, readByClosure: Bool = false) {
         self.type = type
         self.property = property
         self.values = values
+        self.readByClosure = readByClosure
     }
 }
 

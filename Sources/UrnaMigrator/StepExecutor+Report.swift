@@ -18,17 +18,26 @@ extension StepExecutor {
                 gone = old.storedProperties
             }
             let objects = countsBefore[t.name] ?? 0
-            if t.isRemoved { out.append(DroppedData(type: t.name, property: nil, values: objects)) }
+            if t.isRemoved {
+                out.append(
+                    DroppedData(type: t.name, property: nil, values: objects, readByClosure: readByClosure(t, nil)))
+            }
             if !gone.isEmpty, let counted = t.droppedCounts, t.droppedColumns.count == gone.count {
                 for (k, c) in t.droppedColumns.enumerated() where counted[k] > 0 {
-                    out.append(DroppedData(type: t.name, property: t.oldColumns[c].name, values: counted[k]))
+                    let name = t.oldColumns[c].name
+                    out.append(
+                        DroppedData(
+                            type: t.name, property: name, values: counted[k], readByClosure: readByClosure(t, name)))
                 }
             } else if !gone.isEmpty && objects > 0 {
                 let cols = gone.map { "count(\(Identifier.quoted($0.name)))" }.joined(separator: ", ")
                 let row = try connection.rows("SELECT \(cols) FROM \(oldRows(t))").first ?? []
                 for (i, p) in gone.enumerated() {
                     if case .integer(let n) = row[i], n > 0 {
-                        out.append(DroppedData(type: t.name, property: p.name, values: Int(n)))
+                        out.append(
+                            DroppedData(
+                                type: t.name, property: p.name, values: Int(n), readByClosure: readByClosure(t, p.name))
+                        )
                     }
                 }
             } else if !gone.isEmpty {
@@ -37,9 +46,21 @@ extension StepExecutor {
         }
         for d in analysis.droppedLists {
             let n = try count("SELECT count(*) FROM \(Identifier.quoted(d.table))")
-            out.append(DroppedData(type: d.owner, property: d.property, values: n))
+            let read = transfer(d.owner).map { readByClosure($0, d.property) } ?? false
+            out.append(DroppedData(type: d.owner, property: d.property, values: n, readByClosure: read))
         }
         return out
+    }
+
+    /// Whether the step's closure read `property` (nil: the removed type's objects) on every object of `t` before
+    /// it went: the type enumerated (or read) with no object of a removed type left unseen, and the property read.
+    /// The same reading `checkClosureLosses` trusts; a type the closure cleared was discarded, not read.
+    private func readByClosure(_ t: TypeTransfer, _ property: String?) -> Bool {
+        guard step.closure != nil, !t.cleared else { return false }
+        let objects = countsBefore[t.name] ?? 0
+        let unseen = property == nil && t.enumerations == 0 ? objects - t.removedRowsLookedUp.count : 0
+        guard (t.enumerations > 0 || t.oldRead) && unseen <= 0 else { return false }
+        return property.map { t.oldColumnWasRead($0) } ?? true
     }
 
     /// Which types the samples cover: those the step changes (all of them when there is a closure).

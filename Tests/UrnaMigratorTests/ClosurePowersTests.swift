@@ -99,7 +99,7 @@ import UrnaStore
         let report = try migrator.run(try migrator.plan(path: path), backup: .none)
         let step = report.steps[0]
         #expect(step.diff.typeChanges.first { $0.type == "Dog" }?.renamed == [Rename(from: "name", to: "nickname")])
-        #expect(step.droppedData.contains(DroppedData(type: "Kennel", property: nil, values: 1)))
+        #expect(step.droppedData.contains(DroppedData(type: "Kennel", property: nil, values: 1, readByClosure: true)))
         let activity = Dictionary(uniqueKeysWithValues: step.activity.map { ($0.type, $0) })
         #expect(activity["Dog"]?.deleted == 1)
         #expect(activity["Owner"]?.created == 1)

@@ -45,9 +45,13 @@ import UrnaStore
         #expect(step.activity == [TypeActivity(type: "Person", enumerated: 4, changed: 4, copied: 4)])
         #expect(
             step.droppedData == [
-                DroppedData(type: "Person", property: "firstName", values: 4),
-                DroppedData(type: "Person", property: "lastName", values: 4),
+                DroppedData(type: "Person", property: "firstName", values: 4, readByClosure: true),
+                DroppedData(type: "Person", property: "lastName", values: 4, readByClosure: true),
             ])
+        // The closure moved them into fullName: the preview does not call them discarded.
+        let preview = report.renderText()
+        #expect(!preview.contains("Data this step discards"), "\(preview)")
+        #expect(preview.contains("Old data the closure read before it went"), "\(preview)")
         let sample = try #require(step.samples.first)
         #expect(sample.before.count == 2)
         #expect(sample.before[0]["firstName"] == "\"Ada\"")
@@ -104,7 +108,7 @@ import UrnaStore
         let goods = try #require(s1.activity.first { $0.type == "Good" })
         #expect(goods.enumerated == 5 && goods.changed == 5)
         #expect(s1.countsAfter["Election"] == 1)
-        #expect(report.steps[1].droppedData == [DroppedData(type: "Candidate", property: "naturalness", values: 2)])
+        #expect(report.steps[1].droppedData == [DroppedData(type: "Candidate", property: "naturalness", values: 2, readByClosure: true)])
         #expect(
             report.countsAfter == ["Election": 1, "Candidate": 2, "Party": 1, "Coalition": 1, "Good": 5, "GoodType": 4])
     }

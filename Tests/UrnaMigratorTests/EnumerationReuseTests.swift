@@ -93,11 +93,12 @@ import UrnaStore
         }
         let step = try #require(report.steps.first)
         #expect(step.activity == [TypeActivity(type: "Pet", enumerated: 300, changed: 300, copied: 300)])
-        // Dropped data: every name and species (required), the 100 nicknames that are set.
+        // Dropped data: every name and species (required, read by the closure), the 100 nicknames that are set
+        // (never read: dropped by its allowance).
         #expect(
             step.droppedData == [
-                DroppedData(type: "Pet", property: "name", values: 300),
-                DroppedData(type: "Pet", property: "species", values: 300),
+                DroppedData(type: "Pet", property: "name", values: 300, readByClosure: true),
+                DroppedData(type: "Pet", property: "species", values: 300, readByClosure: true),
                 DroppedData(type: "Pet", property: "nickname", values: 100),
             ])
     }
