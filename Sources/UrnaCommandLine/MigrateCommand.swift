@@ -1,7 +1,7 @@
 import Foundation
-import UrnaPostgres
 import UrnaImport
 import UrnaMigrator
+import UrnaPostgres
 import UrnaSchemas
 import UrnaStore
 
@@ -67,9 +67,15 @@ enum MigrateCommand {
                 return parts.count == 1 || t[property: parts[1]] != nil
             }
             guard known else {
-                let all = Set(schemas.flatMap { s in s.types.flatMap { t in [t.name] + t.properties.map { "\(t.name).\($0.name)" } } })
-                let hint = ArgumentParser.suggestion(for: name, among: Array(all).sorted()).map { "; did you mean \($0)?" } ?? ""
-                throw UsageError("--allow-loss \(name) names no type or property of any version of \(context.familyNames)\(hint)")
+                let all = Set(
+                    schemas.flatMap { s in
+                        s.types.flatMap { t in [t.name] + t.properties.map { "\(t.name).\($0.name)" } }
+                    })
+                let hint =
+                    ArgumentParser.suggestion(for: name, among: Array(all).sorted()).map { "; did you mean \($0)?" }
+                    ?? ""
+                throw UsageError(
+                    "--allow-loss \(name) names no type or property of any version of \(context.familyNames)\(hint)")
             }
             options.allowances += MigrationAllowance.loss(of: name)
         }
@@ -77,7 +83,9 @@ enum MigrateCommand {
             // The registry reads the family from a private copy: the file itself is never opened, so a file that is
             // no SQLite database at all is told apart by its header here (the copy would fail less clearly).
             if InputChecks.looksLikeSQLite(path) == false {
-                throw CLIError(ExitCode.badData, "\(DatabaseName.of(path)) is not an SQLite database: give --db the path of an Urna file")
+                throw CLIError(
+                    ExitCode.badData,
+                    "\(DatabaseName.of(path)) is not an SQLite database: give --db the path of an Urna file")
             }
             do {
                 let report = try context.registry.dryRun(
@@ -85,10 +93,12 @@ enum MigrateCommand {
                 var text = DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path)
                 if !p.has("json"), PostgresURL.isPostgres(DatabaseName.of(path)) {
                     // On PostgreSQL there is no file, no backup and no disk beside it: say what holds there.
-                    text = text.replacingOccurrences(of: "the file was not touched", with: "the database was not changed")
-                        .replacingOccurrences(of: " (backup copy included)", with: "")
-                        .split(separator: "\n", omittingEmptySubsequences: false)
-                        .filter { !$0.hasPrefix("Disk: ") }.joined(separator: "\n")
+                    text = text.replacingOccurrences(
+                        of: "the file was not touched", with: "the database was not changed"
+                    )
+                    .replacingOccurrences(of: " (backup copy included)", with: "")
+                    .split(separator: "\n", omittingEmptySubsequences: false)
+                    .filter { !$0.hasPrefix("Disk: ") }.joined(separator: "\n")
                 }
                 print(text)
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
@@ -114,7 +124,9 @@ enum MigrateCommand {
         let recorded: Schema
         do {
             let c = try Connection(path: path, readOnly: true, create: false)
-            guard let r = try Store.recordedSchema(in: c) else {
+            let read: Schema?
+            do { read = try Store.recordedSchema(in: c) } catch { throw unusableDescriptor(error, path: path) ?? error }
+            guard let r = read else {
                 throw CLIError(ExitCode.badData, "\(path) is not an Urna file (no _urna_schema table)")
             }
             recorded = r

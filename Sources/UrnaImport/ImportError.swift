@@ -58,10 +58,22 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// Maps store/SQLite failures to an import error with the right exit code.
     static func from(_ error: Error, dbPath: String) -> ImportError {
         if let e = error as? ImportError { return e }
+        let invalid = "the schema descriptor is not valid: "
+        if case StoreError.schemaMismatch(let message) = error, message.hasPrefix(invalid) {
+            // A descriptor edited by hand or damaged: the file and the way back (it named neither the table
+            // nor the fix).
+            return .database(
+                path: dbPath,
+                reason: "the schema it records in \(StorageLayout.schemaTable) cannot be used "
+                    + "(\(message.dropFirst(invalid.count))): it was edited by hand or damaged; nothing was imported: "
+                    + "restore the file from a backup (the restore command, or a copy of \(dbPath).v<N>.bak)",
+                exitCode: 65)
+        }
         if let e = error as? StoreError { return .database(path: dbPath, reason: e.description, exitCode: 65) }
         if let e = error as? SQLiteError {
             let cannotOpen: Int32 = 14  // SQLITE_CANTOPEN: no such folder, no permission
-            let corrupt: Int32 = 11, notADatabase: Int32 = 26  // SQLITE_CORRUPT, SQLITE_NOTADB
+            let corrupt: Int32 = 11
+            let notADatabase: Int32 = 26  // SQLITE_CORRUPT, SQLITE_NOTADB
             var code: Int32 = e.isBusy ? 75 : (e.primaryCode == cannotOpen ? 73 : 74)
             if e.primaryCode == corrupt || e.primaryCode == notADatabase { code = 65 }
             let unchanged = "nothing was imported and the database is as it was"
@@ -69,16 +81,20 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             if e.isDiskFull {
                 reason = "the disk is full (\(e.message)); \(unchanged): free some space and run the import again"
             } else if e.isBusy {
-                reason = "the database is locked by another process that is writing to it (\(e.message)); \(unchanged): "
+                reason =
+                    "the database is locked by another process that is writing to it (\(e.message)); \(unchanged): "
                     + "try again when that process finishes"
             } else if e.isReadOnly {
-                reason = "the database is read-only (\(e.message)); \(unchanged): make the file and its folder writable, "
+                reason =
+                    "the database is read-only (\(e.message)); \(unchanged): make the file and its folder writable, "
                     + "or import into a copy"
             } else if e.primaryCode == notADatabase {
-                reason = "this is not an SQLite database (\(e.message)); \(unchanged): give --db the path of an Urna file, "
+                reason =
+                    "this is not an SQLite database (\(e.message)); \(unchanged): give --db the path of an Urna file, "
                     + "or a new path to create one"
             } else if e.primaryCode == corrupt {
-                reason = "the database is damaged (\(e.message)); \(unchanged): see `sqlite3 FILE 'PRAGMA integrity_check'` "
+                reason =
+                    "the database is damaged (\(e.message)); \(unchanged): see `sqlite3 FILE 'PRAGMA integrity_check'` "
                     + "and restore the file from a backup"
             } else if e.primaryCode == cannotOpen {
                 reason = "cannot open the database (\(e.message)): its folder must exist and be writable; \(unchanged)"

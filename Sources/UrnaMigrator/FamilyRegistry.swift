@@ -38,7 +38,7 @@ public struct FamilyRegistry: Sendable {
         -> MigrationReport
     {
         let copy = try PreviewCopy(of: path)
-        let recorded = try Self.recordedSchema(at: copy.path)
+        let recorded = try RecordedFile.schema(in: RecordedFile.open(copy.path, readOnly: true), path: path)
         guard let f = family(named: recorded.family) else {
             throw MigrationError.unknownFamily(path: path, family: recorded.family, known: names)
         }

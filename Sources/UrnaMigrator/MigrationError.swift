@@ -8,6 +8,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case fileNotFound(path: String)
     /// The file has no `_urna_schema` table (not made by Urna) or its descriptor cannot be read.
     case notAnUrnaFile(path: String, reason: String)
+    /// The file records a schema in `_urna_schema`, but its descriptor cannot be read or used (edited by hand,
+    /// damaged): nothing was changed.
+    case damagedDescriptor(path: String, reason: String)
     /// The file's family is not one this program knows.
     case unknownFamily(path: String, family: String, known: [String])
     /// The file belongs to another family than the migrator's.
@@ -67,7 +70,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .alreadyCurrent: 0
         case .fileNotFound: 66
-        case .notAnUrnaFile, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion, .downgrade, .drift,
+        case .notAnUrnaFile, .damagedDescriptor, .unknownFamily, .familyMismatch, .newerThanKnown, .unknownVersion,
+            .downgrade, .drift,
             .valuesDoNotFit, .restoreRefused, .refused, .validationFailed, .planOutdated, .adoptionRefused,
             .alreadyAdopted, .olderThanSupported:
             65
@@ -104,6 +108,11 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "\(p) does not exist: check the path (create a file with the `init` command)"
         case .notAnUrnaFile(let p, let reason):
             return "\(p) is not an Urna file (\(reason)): only files made by Urna record the schema a migration needs"
+        case .damagedDescriptor(let p, let reason):
+            return
+                "\(p): the schema it records in \(StorageLayout.schemaTable) cannot be used (\(reason)): it was edited "
+                + "by hand or damaged; nothing was changed: restore the file from a backup (the restore command, or a "
+                + "copy of \(p).v<N>.bak)"
         case .unknownFamily(let p, let f, let known):
             return
                 "\(p) holds schema family '\(f)', which this program does not know (it knows \(known.joined(separator: ", "))): use the program that made the file, or a newer version of it"

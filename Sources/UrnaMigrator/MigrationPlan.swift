@@ -98,6 +98,9 @@ enum RecordedFile {
         }
     }
 
+    /// How `Store.recordedSchema` begins its error for a descriptor it cannot decode.
+    static let invalidDescriptor = "the schema descriptor is not valid: "
+
     /// The schema the file records; throws when it records none.
     static func schema(in c: Connection, path: String) throws -> Schema {
         do {
@@ -107,10 +110,13 @@ enum RecordedFile {
             return s
         } catch let e as SQLiteError {
             throw MigrationError.notAnUrnaFile(path: path, reason: e.message)
+        } catch StoreError.schemaMismatch(let message) where message.hasPrefix(Self.invalidDescriptor) {
+            throw MigrationError.damagedDescriptor(
+                path: path, reason: String(message.dropFirst(Self.invalidDescriptor.count)))
         } catch let e as StoreError {
             throw MigrationError.notAnUrnaFile(path: path, reason: e.description)
         } catch let e as SchemaError {
-            throw MigrationError.notAnUrnaFile(path: path, reason: "its descriptor is invalid: \(e)")
+            throw MigrationError.damagedDescriptor(path: path, reason: e.description)
         }
     }
 

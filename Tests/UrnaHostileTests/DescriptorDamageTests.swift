@@ -26,7 +26,32 @@ import Testing
                     r.stderr.contains("p.sqlite: the schema it records in _urna_schema cannot be used (")
                         && r.stderr.contains("urna restore --db p.sqlite"), "\(args): \(r.stderr)")
             }
+            // Writing commands and the preview say the same (migrate said only "the schema descriptor is not
+            // valid", the dry run named its private copy as "not an Urna file").
+            for args in [["migrate", "--db", "p.sqlite"], ["migrate", "--db", "p.sqlite", "--dry-run"]] {
+                let r = try Hostile.urna(args, in: dir)
+                #expect(r.code == 65, "\(args): \(r.stderr)")
+                #expect(
+                    r.stderr.contains("p.sqlite: the schema it records in _urna_schema cannot be used (")
+                        && r.stderr.contains("restore") && !r.stderr.contains("urna-dry-run"), "\(args): \(r.stderr)")
+            }
             #expect(Hostile.bytes(dir, "p.sqlite") == before)
         }
+    }
+
+    @Test("import names the file, the table and the fix for an unusable descriptor, and changes nothing")
+    func importIntoDamagedDescriptor() throws {
+        let dir = try Hostile.folder()
+        #expect(try Hostile.urna(["init", "--db", "e.sqlite", "--family", "elections"], in: dir).code == 0)
+        let path = dir.appendingPathComponent("e.sqlite").path
+        try Hostile.sql(path, "UPDATE _urna_schema SET descriptor = '[[[]]]'")
+        let input = try Hostile.sample("consulta_cand_2016_AC.txt", into: dir)
+        let before = Hostile.bytes(dir, "e.sqlite")
+        let r = try Hostile.urna(["import", "--db", "e.sqlite", input], in: dir)
+        #expect(r.code == 65, "\(r.stderr)")
+        #expect(
+            r.stderr.contains("e.sqlite: the schema it records in _urna_schema cannot be used (")
+                && r.stderr.contains("restore"), "\(r.stderr)")
+        #expect(Hostile.bytes(dir, "e.sqlite") == before)
     }
 }
