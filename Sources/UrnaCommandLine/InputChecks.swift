@@ -22,6 +22,16 @@ enum InputChecks {
                     + "another name (an existing file: move it to one first, such as \(path).sqlite) (nothing was changed)"
             )
         }
+        let suffixes = ["-wal", "-shm", "-journal"]
+        for suffix in suffixes where looksLikeSQLite(path + suffix) == true {
+            // A database (not a log, journal or index) under this file's companion name: SQLite would delete or
+            // rewrite it the moment it opens `path`.
+            throw CLIError(
+                ExitCode.badData,
+                "\(path)\(suffix) is an SQLite database, not \(path)'s \(suffix.dropFirst()) file: opening \(path) "
+                    + "would delete or rewrite it; move it to another name first (mv \(path)\(suffix) "
+                    + "\(path)\(suffix).sqlite) (nothing was changed)")
+        }
         // SQLite will not open its -wal, -shm or -journal through a symbolic link (one planted there could point
         // at any file, which it would overwrite); every command then failed with "unable to open database file
         // ... its folder must exist and be writable", which pointed away from the link.

@@ -76,11 +76,9 @@ enum OutputPaths {
                         + "give \(option) another path (nothing was changed)")
             }
         }
-        // A new file named as another database's -wal, -shm or -journal is lost the next time that database is
-        // opened (an existing one is that database's own, refused by `refuseReplacing` naming what it holds).
-        if let (database, what) = InputChecks.companion(output),
-            sqliteSidecar(head: head(of: output), path: output) == nil
-        {
+        // A file named as another database's -wal, -shm or -journal is lost the next time that database is
+        // opened, new or not (an existing one may be that database's own log: replacing it loses commits).
+        if let (database, what) = InputChecks.companion(output) {
             throw UsageError(
                 "\(option) \(output) has the name SQLite gives \(database)'s \(what): whoever opens \(database) next "
                     + "deletes or rewrites the file of that name, so what urna wrote there would be lost; give "

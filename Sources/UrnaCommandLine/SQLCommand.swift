@@ -90,13 +90,13 @@ enum SQLCommand {
                 let changed = connection.changes
                 if let fired = triggers?.fired, !fired.isEmpty, !p.has("allow-triggers") {
                     try? connection.execute("ROLLBACK")
-                    let names = fired.map { "\"\($0)\"" }.joined(separator: ", ")
+                    let names = fired.map { Identifier.quoted($0) }.joined(separator: ", ")
                     throw CLIError(
                         ExitCode.badData,
                         "the statement set off \(fired.count == 1 ? "a trigger" : "\(fired.count) triggers") the file "
                             + "holds (\(names)), SQL of the file's own that urna does not run unasked; it was rolled "
                             + "back (nothing was changed): pass --allow-triggers to let \(fired.count == 1 ? "it" : "them") "
-                            + "run, or drop \(fired.count == 1 ? "it" : "them") (DROP TRIGGER \(names.split(separator: ",")[0]))"
+                            + "run, or drop \(fired.count == 1 ? "it" : "them") (DROP TRIGGER \(Identifier.quoted(fired[0])))"
                     )
                 }
                 var added = try familyDifferences(connection, expected: expected).filter { !shapeBefore.contains($0) }

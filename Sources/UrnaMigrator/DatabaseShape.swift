@@ -59,7 +59,7 @@ public struct DatabaseShape: Sendable, Equatable {
     public static func read(_ c: Connection) throws -> DatabaseShape {
         var tables: [String: Table] = [:]
         var others: [String: String] = [:]
-        for row in try c.rows("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+        for row in try c.rows("SELECT type, name, sql FROM sqlite_master WHERE lower(substr(name, 1, 7)) <> 'sqlite_' ORDER BY name")
         {
             guard case .text(let type) = row[0], case .text(let name) = row[1] else { continue }
             let sql: String = if case .text(let s) = row[2] { s } else { "" }

@@ -20,7 +20,7 @@ enum ForeignKeyProbe {
             if !(try c.rows("PRAGMA \(Identifier.quoted(schema)).foreign_key_check")).isEmpty { return true }
         }
         let tables = try c.rows(
-            "SELECT name, coalesce(sql, '') FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            "SELECT name, coalesce(sql, '') FROM main.sqlite_schema WHERE type = 'table' AND lower(substr(name, 1, 7)) <> 'sqlite_' ORDER BY name"
         )
         var sqlOf: [String: String] = [:]
         for r in tables { if case .text(let n) = r[0], case .text(let s) = r[1] { sqlOf[n] = s } }
@@ -115,13 +115,24 @@ enum ForeignKeyProbe {
         }
     }
 
-    /// The columns of each index of `table`, in order, with whether it is unique.
+    /// The columns of each index of `table`, in order, with whether it is unique. Indexes whose key columns are
+    /// not all compared with BINARY (`COLLATE NOCASE` in the index) are left out: the pragma judges links to
+    /// them otherwise than a plain lookup would.
     static func indexes(of table: String, in c: Connection) throws -> [(unique: Bool, columns: [String])] {
         try c.rows("PRAGMA main.index_list(\(Identifier.quoted(table)))").compactMap { r in
             guard case .text(let index) = r[1], case .integer(let unique) = r[2] else { return nil }
             // A partial index does not hold every row.
             if r.count > 4, case .integer(let partial) = r[4], partial != 0 { return nil }
-            let names = try c.rows("PRAGMA main.index_info(\(Identifier.quoted(index)))").map { info -> String? in
+            // index_xinfo: seqno, cid, name, desc, coll, key (1 for the index's own columns, 0 for the rowid).
+            let keyColumns = try c.rows("PRAGMA main.index_xinfo(\(Identifier.quoted(index)))").filter { info in
+                if case .integer(let key) = info[5] { key != 0 } else { false }
+            }
+            guard
+                keyColumns.allSatisfy({
+                    if case .text(let coll) = $0[4] { coll.uppercased() == "BINARY" } else { false }
+                })
+            else { return nil }
+            let names = keyColumns.map { info -> String? in
                 if case .text(let n) = info[2] { n } else { nil }
             }
             // An index on an expression has no name for that column.

@@ -9,7 +9,7 @@ extension MigrationTestHarness {
         let c = try Connection(path: path, readOnly: true, create: false)
         var out: [String: [String]] = [:]
         for r in try c.rows(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_urna%' ESCAPE '\\'"
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND lower(substr(name, 1, 7)) <> 'sqlite_' AND name NOT LIKE '\\_urna%' ESCAPE '\\'"
         ) {
             guard case .text(let name) = r[0] else { continue }
             let columns = try c.rows("PRAGMA table_info(\(Identifier.quoted(name)))").map { "\($0[1])" }

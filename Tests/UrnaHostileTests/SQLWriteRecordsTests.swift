@@ -58,6 +58,12 @@ import Testing
             #expect(try Hostile.sql(path, "SELECT count(*) FROM Good") == goods)
         }
         #expect(try Hostile.sql(path, "SELECT count(*) FROM mine") == ["0"])
+        // A trigger's name is quoted as SQL quotes names: the advice is never SQL of the file's making.
+        try Hostile.sql(
+            path, #"CREATE TABLE mine2(x); CREATE TRIGGER "t""; DELETE FROM Good; --" AFTER INSERT ON mine2 BEGIN SELECT 1; END"#)
+        let quoted = try Hostile.urna(["sql", "--db", old, "--write", "INSERT INTO mine2 VALUES (1)"], in: dir)
+        #expect(quoted.code == 65, "\(quoted.stderr)")
+        #expect(quoted.stderr.contains(#"(DROP TRIGGER "t""; DELETE FROM Good; --")"#), "\(quoted.stderr)")
         // A statement no trigger answers is committed as before.
         let plain = try Hostile.urna(["sql", "--db", old, "--write", "UPDATE Good SET value = value"], in: dir)
         #expect(plain.code == 0, "\(plain.stderr)")

@@ -90,6 +90,38 @@ import Testing
         #expect(try Hostile.urna(["status", "--db", "b.sqlite-wal"], in: dir).code == 0)
     }
 
+    /// The other order: a database made at `c.sqlite-wal` while no `c.sqlite` existed is deleted by SQLite as
+    /// soon as a database `c.sqlite` is opened beside it (SQLite takes it for a log).
+    @Test("A database under c.sqlite's companion name stops urna opening c.sqlite (exit 65), and keeps its bytes")
+    func databaseUnderTheCompanionNameOfANewOne() throws {
+        let dir = try Hostile.folder()
+        #expect(try Hostile.urna(["init", "--db", "c.sqlite-wal", "--family", "people"], in: dir).code == 0)
+        let before = Hostile.bytes(dir, "c.sqlite-wal")
+        for args in [["init", "--db", "c.sqlite", "--family", "people"], ["status", "--db", "c.sqlite"]] {
+            let r = try Hostile.urna(args, in: dir)
+            #expect(r.code == 65 || r.code == 66, "\(args): \(r.stderr)")
+            if args[0] == "init" {
+                #expect(r.code == 65 && r.stderr.contains("c.sqlite-wal is an SQLite database"), "\(r.stderr)")
+            }
+        }
+        #expect(Hostile.bytes(dir, "c.sqlite-wal") == before)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("c.sqlite").path))
+    }
+
+    /// A new output beside a WAL database, named as its -shm: refused (the check compared the name with itself
+    /// and could never refuse; SQLite deleted the 108,894 bytes written there at the next opening).
+    @Test("export --out b.sqlite-shm beside a WAL database: exit 64, nothing written")
+    func newOutputNamedAsTheShm() throws {
+        let dir = try Self.folderWithDatabase()
+        #expect(try Hostile.urna(["init", "--db", "e.sqlite", "--family", "people"], in: dir).code == 0)
+        let listing = Hostile.listing(dir)
+        let r = try Hostile.urna(
+            ["export", "--db", "e.sqlite", "--format", "json", "--type", "Person", "--out", "b.sqlite-shm"], in: dir)
+        #expect(r.code == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("has the name SQLite gives b.sqlite's shared-memory index"), "\(r.stderr)")
+        #expect(Hostile.listing(dir) == listing)
+    }
+
     @Test("A symbolic link planted as the database's -wal, -shm or -journal: exit 1 naming the link and the fix")
     func plantedSidecarLink() throws {
         let dir = try Hostile.folder()

@@ -128,6 +128,33 @@ import UrnaStore
         #expect(try ForeignKeyProbe.anyDangling(in: c))
     }
 
+    /// A type may be named `SQLiteNote` (only the literal `sqlite_` prefix is SQLite's): an unescaped
+    /// `LIKE 'sqlite_%'` (where `_` is any character, and case is ignored) skipped its links.
+    @Test func aTableNamedLikeSQLitesOwnIsStillProbed() throws {
+        let c = try Self.database(extra: [
+            #"CREATE TABLE "SQLiteNote" ("id" INTEGER PRIMARY KEY, "author" TEXT REFERENCES "Author"("id"))"#,
+            #"CREATE INDEX "SQLiteNote_author_idx" ON "SQLiteNote"("author")"#,
+        ])
+        try c.execute(#"INSERT INTO "SQLiteNote" VALUES (1, 'A1')"#)
+        #expect(try !ForeignKeyProbe.anyDangling(in: c))
+        try c.execute(#"INSERT INTO "SQLiteNote" VALUES (2, 'A99')"#)
+        #expect(try Self.pragmaFindsOne(c))
+        #expect(try ForeignKeyProbe.anyDangling(in: c), "the probe skipped SQLiteNote")
+    }
+
+    /// A parent whose only unique index compares with NOCASE: the pragma refuses the key ("foreign key
+    /// mismatch"), so the probe must not answer for it either.
+    @Test func aUniqueIndexWithAnotherCollationIsLeftToThePragma() throws {
+        let c = try Self.database(extra: [
+            #"CREATE TABLE "Pen" ("k" TEXT)"#, #"CREATE UNIQUE INDEX "Pen_k" ON "Pen"("k" COLLATE NOCASE)"#,
+            #"CREATE TABLE "Note" ("k" TEXT REFERENCES "Pen"("k"))"#, #"CREATE INDEX "Note_k" ON "Note"("k")"#,
+        ])
+        try c.execute(#"INSERT INTO "Pen" VALUES ('A')"#)
+        try c.execute(#"INSERT INTO "Note" VALUES ('A')"#)
+        #expect(throws: SQLiteError.self) { try c.rows("PRAGMA foreign_key_check") }
+        #expect(throws: SQLiteError.self) { try ForeignKeyProbe.anyDangling(in: c) }
+    }
+
     @Test func aParentWithoutAUniqueKeyStillStopsTheCheck() throws {
         let c = try Self.database(extra: [
             #"CREATE TABLE "Loose" ("k" TEXT)"#, #"CREATE TABLE "Tie" ("k" TEXT REFERENCES "Loose"("k"))"#,
