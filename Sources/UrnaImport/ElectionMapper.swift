@@ -370,7 +370,9 @@ public final class ElectionMapper {
         var b = b
         return a.withUTF8 { x in
             b.withUTF8 { y in
-                x.count == y.count && (x.count == 0 || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+                x.count == y.count
+                    && (x.count == 0 || x.baseAddress == y.baseAddress
+                        || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
             }
         }
     }

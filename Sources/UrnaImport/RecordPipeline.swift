@@ -236,7 +236,8 @@ struct AssetOrderKey: Comparable {
         for key in keys {
             var id = key.id
             id.withUTF8 { bytes in
-                spans.append((Int32(truncatingIfNeeded: arena.count), Int32(truncatingIfNeeded: bytes.count), key.index))
+                spans.append(
+                    (Int32(truncatingIfNeeded: arena.count), Int32(truncatingIfNeeded: bytes.count), key.index))
                 arena.append(contentsOf: bytes)
             }
         }
