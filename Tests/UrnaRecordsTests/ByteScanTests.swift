@@ -26,8 +26,9 @@ import Testing
         return nil
     }
 
-    /// Rows of ASCII with a few bytes from `pool` at every offset, lengths 0 to 40 (a deterministic generator).
-    private func rows(_ pool: [UInt8]) -> [[UInt8]] {
+    /// Rows of ASCII with up to three snippets from `pool` written at random offsets (cut at the row's end),
+    /// lengths 0 to 40 (a deterministic generator).
+    private func rows(_ pool: [[UInt8]]) -> [[UInt8]] {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
             state ^= state << 13
@@ -40,7 +41,10 @@ import Testing
             for _ in 0..<60 {
                 var row = (0..<length).map { _ in UInt8(0x20 + next() % 0x5E) }
                 for _ in 0..<Int(next() % 4) where length > 0 {
-                    row[Int(next() % UInt64(length))] = pool[Int(next() % UInt64(pool.count))]
+                    let at = Int(next() % UInt64(length))
+                    for (k, b) in pool[Int(next() % UInt64(pool.count))].enumerated() where at + k < length {
+                        row[at + k] = b
+                    }
                 }
                 out.append(row)
             }
@@ -49,7 +53,10 @@ import Testing
     }
 
     @Test func utf8InsideLatin1IsFoundAtTheSameByteAsByteByByte() {
-        let pool: [UInt8] = [0xC2, 0xC3, 0xA0, 0xA7, 0x80, 0xBF, 0xE2, 0x80, 0x94, 0xF0, 0x9F, 0x98, 0x80, 0xC0, 0xFF]
+        let pool: [[UInt8]] = [
+            [0xC3, 0xA7], [0xC2, 0xA0], [0xC3, 0xA0], [0xC3, 0xA7, 0xA7], [0xE2, 0x80, 0x94], [0xE2, 0x80],
+            [0xF0, 0x9F, 0x98, 0x80], [0xC3], [0xA7], [0xC0, 0x80], [0xFF], [0xE7],
+        ]
         var found = 0
         for row in rows(pool) {
             let fast = row.withUnsafeBufferPointer { TextEncoding.firstUTF8Character(in: $0) }
@@ -61,7 +68,7 @@ import Testing
     }
 
     @Test func windows1252BytesAreFoundWhereverTheySit() {
-        let pool: [UInt8] = [0x80, 0x9F, 0x93, 0xA0, 0xC0, 0xE0, 0x7F, 0x60, 0x40, 0xFF]
+        let pool: [[UInt8]] = [[0x80], [0x9F], [0x93], [0xA0], [0xC0], [0xE0], [0x7F], [0x60], [0x40], [0xFF]]
         var found = 0
         for row in rows(pool) {
             let fast = row.withUnsafeBufferPointer { CSVReader.holdsC1Bytes($0) }
