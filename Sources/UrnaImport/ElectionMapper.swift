@@ -27,15 +27,19 @@ public final class ElectionMapper {
     private var lastColumns: ColumnIndex?
     private var lastPositions: MapperColumnPositions?
     /// The last election read, with the raw fields it came from: rows of one election come together.
-    private var lastElection: (key: [String?], values: ElectionValues)?
+    private let lastElection = RawFieldsMemo<ElectionValues>()
     /// The last election an asset row described, with the raw fields it came from.
-    private var lastAssetElection: (key: [String?], values: ElectionValues)?
+    private let lastAssetElection = RawFieldsMemo<ElectionValues>()
     /// DS_ELEICAO -> its identity form (upper case, accents folded), for the few descriptions a run sees.
     private var foldedDescriptions: [String: String] = [:]
     /// The last generation stamp read and what it gave: a file has one.
     private var lastGeneration: (date: String?, time: String?, iso: String?)?
     /// The last asset update timestamp read and what it gave: consecutive goods mostly share it.
     private var lastUpdate: (date: String?, time: String?, referenceYear: Int?, parsed: TSEDate.Parsed)?
+    /// The last election id an asset row's ANO_ELEICAO and DS_ELEICAO gave.
+    private var lastAssetElectionID: (year: Int64, description: String, id: String)?
+    /// The last `unitID` made.
+    private var lastUnitID: (election: String, unit: String, id: String)?
     private var assetOrdinalFile = ""
     private var assetOrdinals: [String: Int64] = [:]
     private let interner = FieldInterner()
@@ -91,7 +95,7 @@ public final class ElectionMapper {
         let referenceYear = Int(election.year)
         let limit = r.money(.VR_DESPESA_MAX_CAMPANHA)
         var candidate = CandidateValues(
-            id: ElectionMapper.childID(ElectionMapper.childID(election.id, unit), sequence), sequence: sequence,
+            id: ElectionMapper.childID(unitID(election.id, unit), sequence), sequence: sequence,
             electionID: election.id, round: election.round,
             number: r.integer(.NR_CANDIDATO),
             nickname: r.text(.NM_URNA_CANDIDATO) ?? "", name: r.text(.NM_CANDIDATO) ?? "",
@@ -168,13 +172,11 @@ public final class ElectionMapper {
 
     /// The election of a record: `year/round/DESCRIPTION` in every generation; CD_ELEICAO is kept beside it.
     private func mapElection(_ r: FieldReader, generation: String?) throws -> ElectionValues {
-        let rawKey = [
-            r.raw(.ANO_ELEICAO), r.raw(.NR_TURNO), r.raw(.DS_ELEICAO), r.raw(.CD_ELEICAO), r.raw(.DT_ELEICAO),
-            r.raw(.NM_TIPO_ELEICAO), r.raw(.CD_TIPO_ELEICAO), r.raw(.TP_ABRANGENCIA), r.raw(.DT_GERACAO),
-            r.raw(.HH_GERACAO),
-        ]
-        if let last = lastElection, last.key == rawKey, !r.columns.has(.DT_ELEICAO) || last.values.date != nil {
-            return last.values
+        let rawKey = r.columns.electionKey
+        if lastElection.matches(r, rawKey), let last = lastElection.value,
+            !r.columns.has(.DT_ELEICAO) || last.date != nil
+        {
+            return last
         }
         let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
         guard Self.years.contains(year) else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO is not a year: correct it") }
@@ -195,7 +197,7 @@ public final class ElectionMapper {
             kindCode: r.integer(.CD_TIPO_ELEICAO),
             scope: r.text(.TP_ABRANGENCIA), date: r.date(.DT_ELEICAO, referenceYear: Int(year)),
             generatedAt: generation)
-        lastElection = (rawKey, election)
+        lastElection.store(election, r, rawKey)
         return election
     }
 
@@ -233,7 +235,15 @@ public final class ElectionMapper {
             guard Self.years.contains(year) else {
                 throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO \(yearText) is not a year: correct it")
             }
-            electionID = "\(year)/1/\(folded(description))"
+            if let last = lastAssetElectionID, last.year == year,
+                ElectionMapper.sameBytes(last.description, description)
+            {
+                electionID = last.id
+            } else {
+                let id = "\(year)/1/\(folded(description))"
+                lastAssetElectionID = (year, description, id)
+                electionID = id
+            }
         } else if let code = r.integer(.CD_ELEICAO) {
             electionCode = code
         } else {
@@ -249,7 +259,7 @@ public final class ElectionMapper {
                 .SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
         }
         let candidateID = ElectionMapper.childID(
-            ElectionMapper.childID(electionID ?? "CD_ELEICAO \(electionCode ?? 0)", unit ?? "?"), sequence)
+            unitID(electionID ?? "CD_ELEICAO \(electionCode ?? 0)", unit ?? "?"), sequence)
         let order: Int64
         if r.columns.has(.NR_ORDEM_CANDIDATO) {
             order = try r.requiredInteger(.NR_ORDEM_CANDIDATO, what: "the asset's order number")
@@ -293,12 +303,11 @@ public final class ElectionMapper {
     /// a generation, so that it only fills what the election's candidate rows left unknown (a goods file whose
     /// candidacies came from an original file brought CD_ELEICAO and DT_ELEICAO, which were dropped).
     private func assetElection(_ r: FieldReader, id: String) -> ElectionValues {
-        let rawKey = [
-            id, r.raw(.DS_ELEICAO), r.raw(.CD_ELEICAO), r.raw(.DT_ELEICAO), r.raw(.NM_TIPO_ELEICAO),
-            r.raw(.CD_TIPO_ELEICAO),
-        ]
-        if let last = lastAssetElection, last.key == rawKey, !r.columns.has(.DT_ELEICAO) || last.values.date != nil {
-            return last.values
+        let key = r.columns.assetElectionKey
+        if lastAssetElection.matches(r, key, extra: id), let last = lastAssetElection.value,
+            !r.columns.has(.DT_ELEICAO) || last.date != nil
+        {
+            return last
         }
         let year = r.integer(.ANO_ELEICAO) ?? 0
         let election = ElectionValues(
@@ -306,7 +315,7 @@ public final class ElectionMapper {
             electionDescription: r.text(.DS_ELEICAO) ?? "", kind: r.text(.NM_TIPO_ELEICAO),
             kindCode: r.integer(.CD_TIPO_ELEICAO), scope: nil,
             date: r.date(.DT_ELEICAO, referenceYear: Int(year)), generatedAt: nil)
-        lastAssetElection = (rawKey, election)
+        lastAssetElection.store(election, r, key, extra: id)
         return election
     }
 
@@ -342,38 +351,16 @@ public final class ElectionMapper {
 
     // MARK: - Identifiers
 
-    /// `"\(parent)/\(child)"`.
-    static func childID(_ parent: String, _ child: String) -> String { parent + "/" + child }
-
-    /// `"\(parent)/\(number)"` (a candidacy's id from its election's, an asset's from its candidacy's),
-    /// written in one allocation: interpolation costs several calls and a growing buffer, for two ids a row.
-    static func childID(_ parent: String, _ number: Int64) -> String {
-        var parent = parent
-        return parent.withUTF8 { prefix in
-            String(unsafeUninitializedCapacity: prefix.count + 21) { out in
-                var n = prefix.count
-                if let base = prefix.baseAddress { out.baseAddress!.update(from: base, count: n) }
-                out[n] = UInt8(ascii: "/")
-                n += 1
-                if number < 0 {
-                    out[n] = UInt8(ascii: "-")
-                    n += 1
-                }
-                // Digits of the magnitude, written backwards after a count of them.
-                var magnitude = number.magnitude
-                var digits = 1
-                var rest = magnitude / 10
-                while rest > 0 {
-                    digits += 1
-                    rest /= 10
-                }
-                for k in stride(from: n + digits - 1, through: n, by: -1) {
-                    out[k] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                    magnitude /= 10
-                }
-                return n + digits
-            }
+    /// `childID(electionID, unit)`, remembered for the last pair: consecutive rows mostly share both.
+    private func unitID(_ electionID: String, _ unit: String) -> String {
+        if let last = lastUnitID, ElectionMapper.sameBytes(last.election, electionID),
+            ElectionMapper.sameBytes(last.unit, unit)
+        {
+            return last.id
         }
+        let id = ElectionMapper.childID(electionID, unit)
+        lastUnitID = (electionID, unit, id)
+        return id
     }
 
     // MARK: - Coalition legend

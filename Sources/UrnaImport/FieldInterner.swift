@@ -1,4 +1,5 @@
 import UrnaRecords
+import UrnaSchemas
 
 #if canImport(Glibc)
     import Glibc
@@ -31,7 +32,9 @@ final class FieldInterner {
 
     // Slot storage in plain memory (no array copies, reference counting or exclusivity checks per field):
     // the remembered bytes, their length (-1: empty slot), their encoding, and the value.
-    private let slotCount = MapperColumn.allCases.count * 2 * FieldInterner.slotsPerColumn
+    /// Slot groups: one per (column, reading), then one per `ElectionsV4.sourceColumns` entry.
+    private static let groupCount = MapperColumn.allCases.count * 2 + ElectionsV4.sourceColumns.count
+    private let slotCount = FieldInterner.groupCount * FieldInterner.slotsPerColumn
     private let keys: UnsafeMutablePointer<UInt8>
     private let lengths: UnsafeMutablePointer<Int16>
     private let encodings: UnsafeMutablePointer<TextEncoding>
@@ -60,12 +63,25 @@ final class FieldInterner {
     func value(_ column: MapperColumn, _ reading: Reading, bytes: UnsafeBufferPointer<UInt8>, encoding: TextEncoding)
         -> String?
     {
+        value(group: column.rawValue * 2 + reading.rawValue, reading, bytes: bytes, encoding: encoding)
+    }
+
+    /// The same for entry `index` of `ElectionsV4.sourceColumns` (always read the one way, `reading`).
+    func sourceValue(_ index: Int, _ reading: Reading, bytes: UnsafeBufferPointer<UInt8>, encoding: TextEncoding)
+        -> String?
+    {
+        value(group: MapperColumn.allCases.count * 2 + index, reading, bytes: bytes, encoding: encoding)
+    }
+
+    private func value(group: Int, _ reading: Reading, bytes: UnsafeBufferPointer<UInt8>, encoding: TextEncoding)
+        -> String?
+    {
         let n = bytes.count
         guard n <= Self.maxLength else { return Self.read(reading, encoding.decode(bytes)) }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
         let slot =
-            (column.rawValue * 2 + reading.rawValue) * Self.slotsPerColumn
+            group * Self.slotsPerColumn
             + Int(truncatingIfNeeded: (hash ^ (hash >> 29)) & UInt64(Self.slotsPerColumn - 1))
         let key = keys + slot * Self.maxLength
         if Int(lengths[slot]) == n, encodings[slot] == encoding,

@@ -158,7 +158,13 @@ struct FieldReader {
                     out.append(.null)
                 }
             case .text:
-                let text = spec.name.hasPrefix("CD_") ? TSEField.code(raw(at: p)) : TSEField.text(raw(at: p))
+                let reading: FieldInterner.Reading = columns.sourceIsCode[i] ? .code : .text
+                let text: String?
+                if let row, let bytes = row.field(p) {
+                    text = interner.sourceValue(i, reading, bytes: bytes, encoding: row.encoding)
+                } else {
+                    text = FieldInterner.read(reading, raw(at: p))
+                }
                 out.append(text.map(SQLValue.text) ?? .null)
             case .date:
                 switch TSEDate.parse(raw(at: p), referenceYear: referenceYear) {

@@ -29,12 +29,32 @@ struct MapperColumnPositions {
     let sourcePositions: [Int]
     /// Whether the layout has any of `ElectionsV4.sourceColumns`.
     let hasSourceColumns: Bool
+    /// Per `ElectionsV4.sourceColumns` entry: whether it is a text column read as a code (`CD_*`).
+    let sourceIsCode: [Bool]
+    /// Positions of the raw fields a candidate row's election is remembered by (`ElectionMapper.mapElection`).
+    let electionKey: [Int]
+    /// Positions of the raw fields an asset row's election is remembered by (`ElectionMapper.assetElection`).
+    let assetElectionKey: [Int]
 
     init(_ columns: ColumnIndex) {
-        positions = MapperColumn.allCases.map { columns.position(of: $0.name) ?? -1 }
+        let positions = MapperColumn.allCases.map { columns.position(of: $0.name) ?? -1 }
+        self.positions = positions
         sourcePositions = ElectionsV4.sourceColumns.map { columns.position(of: $0.name) ?? -1 }
         hasSourceColumns = sourcePositions.contains { $0 >= 0 }
+        sourceIsCode = ElectionsV4.sourceColumns.map { $0.name.hasPrefix("CD_") }
+        electionKey = MapperColumnPositions.electionKeyColumns.map { positions[$0.rawValue] }
+        assetElectionKey = MapperColumnPositions.assetElectionKeyColumns.map { positions[$0.rawValue] }
     }
+
+    /// The raw fields that decide a candidate row's election (and its generation stamp).
+    static let electionKeyColumns: [MapperColumn] = [
+        .ANO_ELEICAO, .NR_TURNO, .DS_ELEICAO, .CD_ELEICAO, .DT_ELEICAO, .NM_TIPO_ELEICAO, .CD_TIPO_ELEICAO,
+        .TP_ABRANGENCIA, .DT_GERACAO, .HH_GERACAO,
+    ]
+    /// The raw fields (besides the election id) that decide what an asset row says of its election.
+    static let assetElectionKeyColumns: [MapperColumn] = [
+        .DS_ELEICAO, .CD_ELEICAO, .DT_ELEICAO, .NM_TIPO_ELEICAO, .CD_TIPO_ELEICAO,
+    ]
 
     @inline(__always) func has(_ c: MapperColumn) -> Bool { positions[c.rawValue] >= 0 }
 

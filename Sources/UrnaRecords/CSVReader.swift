@@ -210,7 +210,15 @@ public final class CSVReader {
 
     /// Whether `bytes` hold one in 0x80-0x9F.
     static func holdsC1Bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.contains { $0 & 0xE0 == 0x80 }
+        guard let base = bytes.baseAddress else { return false }
+        var i = 0
+        // Eight bytes at a time: a byte is in 0x80-0x9F when its top bit is set and the two below it are not.
+        while i &+ 8 <= bytes.count {
+            let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            if w & ~(w << 1) & ~(w << 2) & 0x8080_8080_8080_8080 != 0 { return true }
+            i &+= 8
+        }
+        return bytes[i...].contains { $0 & 0xE0 == 0x80 }
     }
 
     /// Moves the unread bytes to the front, grows the buffer if they fill it, and reads until full or EOF.

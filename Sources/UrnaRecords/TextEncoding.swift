@@ -182,7 +182,20 @@ public enum TextEncoding: String, Sendable, CustomStringConvertible {
         guard bytes.count >= 2 else { return nil }
         @inline(__always) func isContinuation(_ c: UInt8) -> Bool { c >= 0x80 && c <= 0xBF }
         var i = 0
-        while i + 1 < bytes.count {
+        let count = bytes.count
+        while i + 1 < count {
+            // Eight bytes at a time while none of them can start a sequence (every lead byte is 0xC0 or above:
+            // both top bits set), straight to the first one that may.
+            if i &+ 8 <= count {
+                let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
+                let leads = word & (word << 1) & 0x8080_8080_8080_8080
+                if leads == 0 {
+                    i &+= 8
+                    continue
+                }
+                i &+= leads.trailingZeroBitCount &>> 3
+                if i + 1 >= count { break }
+            }
             let b = bytes[i]
             if b == 0xC2 || b == 0xC3 {
                 let next = bytes[i + 1]

@@ -154,6 +154,18 @@ import UrnaStore
         #expect(keys.map { Int($0.index) } == [3, 1, 0, 2])
     }
 
+    @Test func assetRunsSortedAsBytesFollowStringOrder() {
+        // ASCII ids take the memcmp path, any non-ASCII id the String path: both must give String's order.
+        let prefix = "2018/1/ELEICAO GERAL FEDERAL 2018/MG/"
+        var ascii: [String] = []
+        for k in 0..<400 { ascii.append(prefix + String((k * 7_919) % 1_013)) }
+        ascii += [prefix, prefix + "1", "", "2018/1/A", prefix + "130000613212", prefix + "130000613212"]
+        for ids in [ascii, ascii + ["2018/1/ELEIÇÃO/MG/1", "2018/1/ELEICAO/MG/1"]] {
+            let keys = ids.enumerated().map { AssetOrderKey(candidateID: $0.element, index: $0.offset) }
+            #expect(AssetOrderKey.sortedIndices(keys) == keys.sorted().map(\.index))
+        }
+    }
+
     @Test func assetsInCandidacyOrderGiveTheSameListsAndRejectsAtOnceWhenNoCandidacyCanFollow() throws {
         let folder = try ImportTestSupport.scratchFolder()
         let cand = ImportTestSupport.fixture("sample_consulta_cand_2018_MG.58col.csv")
