@@ -52,6 +52,7 @@ final class TSERecordStream {
         pending += later
         pending.reverse()
         columns = ColumnIndex(names: layout.canonicalColumns)
+        headerStart = Array((layout.fileColumns.first ?? "").utf8)
     }
 
     /// Whether a row that is not a header begins as every header-less original does, with DATA_GERACAO
@@ -100,6 +101,25 @@ final class TSERecordStream {
             location.column = min(row.count, layout.fieldCount) + 1
             return .reject(MalformedRow(location: location, reason: reason, rawBytes: row.rawBytes))
         }
+        if layout.hasHeader, repeatsHeader(row) {
+            // Two files joined with `cat`: the second header was rejected as "ANO_ELEICAO is not a whole number".
+            return .reject(
+                MalformedRow(
+                    location: row.location,
+                    reason: "this line repeats the file's header row (two files joined one after the other?): delete "
+                        + "it; the rows after it are read under the first header",
+                    rawBytes: row.rawBytes))
+        }
         return .record(Record(kind: layout.kind, columns: columns, fields: row.fields, location: row.location))
+    }
+
+    /// The header's first name, as bytes, for a cheap first look at each row.
+    private let headerStart: [UInt8]
+
+    /// Whether `row` holds exactly the header's names (compared in full only when its first field starts so).
+    private func repeatsHeader(_ row: CSVRow) -> Bool {
+        let start = headerStart
+        let same = row.withFieldBytes(at: 0) { bytes in bytes.count == start.count && bytes.elementsEqual(start) }
+        return same && row.strings == layout.fileColumns
     }
 }
