@@ -8,12 +8,14 @@ import UrnaStore
 final class TriggerWatch {
     /// The triggers that ran, in the order they first ran.
     private(set) var fired: [String] = []
-    private let handle: OpaquePointer
+    /// Held, not only its handle: the trace is removed in `deinit`, which must not come after the connection
+    /// has closed the handle (Swift may release a local connection after its last use, before this watch).
+    private let connection: Connection
 
     init(_ connection: Connection) {
-        handle = connection.handle
+        self.connection = connection
         sqlite3_trace_v2(
-            handle, UInt32(SQLITE_TRACE_STMT),
+            connection.handle, UInt32(SQLITE_TRACE_STMT),
             { _, context, _, text in
                 guard let context, let text else { return 0 }
                 let line = String(cString: text.assumingMemoryBound(to: CChar.self))
@@ -25,7 +27,7 @@ final class TriggerWatch {
             }, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    deinit { sqlite3_trace_v2(handle, 0, nil, nil) }
+    deinit { sqlite3_trace_v2(connection.handle, 0, nil, nil) }
 
     static let prefix = "-- TRIGGER "
 }
