@@ -258,9 +258,21 @@ public final class MigrationObject {
             }
             state.pointee.changed = true
         }
+        guard !state.pointee.isPending, state.pointee.rowid != nil else {
+            slot.pointee = consume stored
+            markDirty(i)
+            return
+        }
+        // A written object's column goes to the table at once; when the table refuses it (a key another object
+        // holds), the object keeps the value the table has, so a closure that catches the error reads what is
+        // stored, not a value that never was.
+        let previous = slot.pointee
         slot.pointee = consume stored
         markDirty(i)
-        if !state.pointee.isPending, state.pointee.rowid != nil { try executor.writeColumn(of: self, column: i) }
+        do { try executor.writeColumn(of: self, column: i) } catch {
+            slot.pointee = previous
+            throw error
+        }
     }
 
     /// `a == b.pointee`, without copying the stored value out.

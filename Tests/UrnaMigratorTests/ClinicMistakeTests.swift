@@ -105,6 +105,37 @@ import UrnaStore
         #expect(try Fixture.dump(path) == before)
     }
 
+    /// A key changed on a written object to one another object holds is refused by the table; a closure that
+    /// catches that reads back the key the table has, not the refused one (it read the refused one).
+    @Test func aRefusedKeyChangeLeavesTheObjectAsStored() throws {
+        let dir = try Fixture.directory()
+        let path = try Self.file(dir, at: 0)
+        final class Seen: @unchecked Sendable {
+            var key: Value = .null
+            var refused = false
+        }
+        let seen = Seen()
+        let step = MigrationStep("a key taken twice, caught") { m in
+            try m.enumerateObjects(ofType: "Doctor") { old, _ in
+                try m.create("Clinician", value: ["code": .string("D\(old["id"].intValue ?? 0)"), "name": old["name"]])
+            }
+            let a = try m.create("Clinician", value: ["code": .string("X1"), "name": .string("a")])
+            _ = a
+            let b = try m.create("Clinician", value: ["code": .string("X2"), "name": .string("b")])
+            do { try b.setValue(.string("X1"), forKey: "code") } catch { seen.refused = true }
+            seen.key = b["code"]
+            try m.enumerateObjects(ofType: "Visit") { _, _ in }
+            try m.enumerateObjects(ofType: "Patient") { _, _ in }
+        }
+        _ = Self.outcome(
+            Self.family(1, step), path,
+            options: MigrationOptions(
+                allowances: MigrationAllowance.loss(of: "Visit.doctor") + MigrationAllowance.loss(of: "Patient.doctors")
+            ))
+        #expect(seen.refused)
+        #expect(seen.key == .string("X2"), "\(seen.key)")
+    }
+
     @Test func aClosureThatThrowsOrIsCancelledMidwayChangesNoData() throws {
         struct Boom: Error {}
         for cancel in [false, true] {
