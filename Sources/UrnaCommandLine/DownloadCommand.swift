@@ -116,6 +116,7 @@ enum DownloadCommand {
                 do {
                     let outcome = try downloader.fetch(job.url, to: job.zipPath)
                     bar.finish()
+                    if outcome != .notModified { Interruption.noteKeptFile() }
                     switch outcome {
                     case .fetched(let bytes): say("\(file): downloaded \(String(format: "%.1f", mib(bytes))) MiB")
                     case .resumed(let from, let bytes):
@@ -167,6 +168,7 @@ enum DownloadCommand {
                 defer { CreatedFiles.unregister(temporary) }
                 paths.append(
                     try ZipMembers.extract(entry, of: job.zipPath, into: dir, stop: { CreatedFiles.isStopping }))
+                Interruption.noteKeptFile()
                 say("  extracted \(base) (\(String(format: "%.1f", mib(entry.uncompressedSize))) MiB)")
             } else {
                 paths.append(target)

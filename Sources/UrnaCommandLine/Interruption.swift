@@ -21,10 +21,28 @@ enum Interruption {
     static let grace: Duration = .seconds(3)
     static let message = "interrupted: nothing was changed"
 
-    /// What an interrupted command says: "nothing was changed", unless a COMMIT already went to PostgreSQL.
+    nonisolated(unsafe) private static var kept = 0
+
+    /// Counts a file a command that is not one transaction (`download`) put in place, whole, before any signal:
+    /// an interrupted run keeps it and says so instead of "nothing was changed".
+    static func noteKeptFile() {
+        lock.lock()
+        kept += 1
+        lock.unlock()
+    }
+
+    /// What an interrupted command says: "nothing was changed", unless a COMMIT already went to PostgreSQL or
+    /// files were already put in place.
     static var outcome: String {
-        switch PostgresInterrupt.commitState {
-        case .none: message
+        lock.lock()
+        let keptFiles = kept
+        lock.unlock()
+        return switch PostgresInterrupt.commitState {
+        case .none:
+            keptFiles == 0
+                ? message
+                : "interrupted: the \(keptFiles) file\(keptFiles == 1 ? "" : "s") put in place before the signal "
+                    + "\(keptFiles == 1 ? "is" : "are") kept, whole; nothing else was changed"
         case .inFlight:
             "interrupted while PostgreSQL was committing the change: it may or may not have been committed "
                 + "(check with urna status --db URL, or query it)"

@@ -31,7 +31,10 @@ struct CLIDownloadSignalTests {
         ]
         p.environment = AnalysisFixtures.loopbackEnvironment
         p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
+        let errPath = dir.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errPath.path, contents: nil)
+        let errFile = try FileHandle(forWritingTo: errPath)
+        p.standardError = errFile
         try p.run()
         let half = d.appendingPathComponent(".consulta_cand_2018_MG.csv.extracting").path
         let start = Date()
@@ -45,5 +48,11 @@ struct CLIDownloadSignalTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: d.path)
         #expect(!left.contains { $0.hasSuffix(".extracting") }, "\(left)")
         #expect(!left.contains("consulta_cand_2018_MG.csv"), "\(left)")
+        // The zip fetched before the signal is kept (download is not one transaction): said, not "nothing was
+        // changed".
+        try errFile.close()
+        let said = try String(contentsOf: errPath, encoding: .utf8)
+        #expect(said.contains("interrupted: the 1 file put in place before the signal is kept, whole"), "\(said)")
+        #expect(!said.contains("nothing was changed\n"), "\(said)")
     }
 }
