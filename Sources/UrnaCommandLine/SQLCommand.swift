@@ -143,7 +143,20 @@ enum SQLCommand {
             ),
             ("the file's application_id", try c.rows("PRAGMA application_id")),
             ("the file's user_version", try c.rows("PRAGMA user_version")),
+            ("urna's own tables (_urna_*: which exist, their definitions and row counts)", try urnaTables(c)),
         ]
+    }
+
+    /// Every `_urna_*` table with its SQL and row count: the generations values are known since
+    /// (`_urna_field_generations`) and goods waiting for their candidacy (`_urna_pending_goods`) could be dropped
+    /// or emptied unseen, and so could an empty `_urna_history`.
+    static func urnaTables(_ c: Connection) throws -> [[SQLValue]] {
+        try c.rows(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_urna\\_%' ESCAPE '\\' ORDER BY name"
+        ).map { row in
+            guard case .text(let name) = row[0] else { return row }
+            return row + [.integer(try c.integer("SELECT count(*) FROM \(Identifier.quoted(name))"))]
+        }
     }
 
     /// How the file's tables differ from its family's storage contract (tables and indexes of its own are not

@@ -29,6 +29,20 @@ import Testing
         #expect(try Hostile.sql(path, "SELECT descriptor FROM _urna_schema") == schema)
         #expect(try Hostile.sql(path, "SELECT count(*) FROM _urna_history") == history)
         #expect(try Hostile.sql(path, "PRAGMA application_id") == ["0"])
+        // The importer's own records (made by an import) and an empty history can no longer go unseen.
+        let cand = try Hostile.sample("consulta_cand_2016_AC.txt", into: dir, as: "cand.txt")
+        #expect(try Hostile.urna(["import", "--db", "fresh.sqlite", "--quiet", cand], in: dir).code == 0)
+        let fresh = dir.appendingPathComponent("fresh.sqlite").path
+        try Hostile.sql(fresh, "CREATE TABLE IF NOT EXISTS _urna_field_generations(x)")
+        let tables = try Hostile.sql(fresh, "SELECT count(*) FROM sqlite_master WHERE name LIKE '\\_urna%' ESCAPE '\\'")
+        for statement in ["DROP TABLE _urna_field_generations", "DROP TABLE _urna_history"] {
+            let r = try Hostile.urna(["sql", "--db", "fresh.sqlite", "--write", statement], in: dir)
+            #expect(r.code == 65, "\(statement): \(r.stderr)")
+            #expect(r.stderr.contains("urna's own tables (_urna_*"), "\(statement): \(r.stderr)")
+        }
+        #expect(
+            try Hostile.sql(fresh, "SELECT count(*) FROM sqlite_master WHERE name LIKE '\\_urna%' ESCAPE '\\'")
+                == tables)
         // A table of one's own is still fine, and is committed.
         let mine = try Hostile.urna(["sql", "--db", old, "--write", "CREATE TABLE notes(x)"], in: dir)
         #expect(mine.code == 0, "\(mine.stderr)")
@@ -60,7 +74,9 @@ import Testing
         #expect(try Hostile.sql(path, "SELECT count(*) FROM mine") == ["0"])
         // A trigger's name is quoted as SQL quotes names: the advice is never SQL of the file's making.
         try Hostile.sql(
-            path, #"CREATE TABLE mine2(x); CREATE TRIGGER "t""; DELETE FROM Good; --" AFTER INSERT ON mine2 BEGIN SELECT 1; END"#)
+            path,
+            #"CREATE TABLE mine2(x); CREATE TRIGGER "t""; DELETE FROM Good; --" AFTER INSERT ON mine2 BEGIN SELECT 1; END"#
+        )
         let quoted = try Hostile.urna(["sql", "--db", old, "--write", "INSERT INTO mine2 VALUES (1)"], in: dir)
         #expect(quoted.code == 65, "\(quoted.stderr)")
         #expect(quoted.stderr.contains(#"(DROP TRIGGER "t""; DELETE FROM Good; --")"#), "\(quoted.stderr)")
