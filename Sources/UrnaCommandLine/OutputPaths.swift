@@ -77,8 +77,12 @@ enum OutputPaths {
             }
         }
         // A file named as another database's -wal, -shm or -journal is lost the next time that database is
-        // opened, new or not (an existing one may be that database's own log: replacing it loses commits).
-        if let (database, what) = InputChecks.companion(output) {
+        // opened. An existing one that is that database's own log, journal or index is refused by
+        // `refuseReplacing`, naming what it holds; any other (a new file above all: the -shm case used to pass
+        // this check by comparing the name with itself) is refused here.
+        let existingSidecar =
+            FileManager.default.fileExists(atPath: output) && sqliteSidecar(head: head(of: output), path: output) != nil
+        if let (database, what) = InputChecks.companion(output), !existingSidecar {
             throw UsageError(
                 "\(option) \(output) has the name SQLite gives \(database)'s \(what): whoever opens \(database) next "
                     + "deletes or rewrites the file of that name, so what urna wrote there would be lost; give "

@@ -172,6 +172,8 @@ struct ModelSemanticsTests {
             Issue.record("the write succeeded on a full disk")
         } catch let e as SQLiteError {
             #expect(e.isDiskFull, "\(e)")
+            // The message names the file whose disk is full (it was SQLite's text alone).
+            #expect(e.file == path && e.description.contains("the disk holding \(path) is full"), "\(e)")
         }
         #expect(puppy.name == "Rex")
         #expect(try store.objects(Kennel.self).count == 0)

@@ -119,7 +119,9 @@ public final class Connection {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
             sqlite3_free(errorMessage)
-            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+            var error = SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+            if error.isDiskFull { error.file = path }
+            throw error
         }
     }
 
@@ -203,9 +205,11 @@ public final class Connection {
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(
+        var error = SQLiteError(
             code: sqlite3_extended_errcode(handle) != 0 ? sqlite3_extended_errcode(handle) : rc,
             message: lastErrorMessage, sql: sql)
+        if error.isDiskFull { error.file = path }
+        return error
     }
 
     /// `PRAGMA user_version`.

@@ -7,6 +7,9 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible, LocalizedEr
     public let code: Int32
     public let message: String
     public let sql: String?
+    /// The database file, when the error is about the disk holding it (disk full): the library's own message
+    /// named no file, so an app could not tell its user where to free space.
+    public var file: String?
 
     public init(code: Int32, message: String, sql: String? = nil) {
         self.code = code
@@ -24,6 +27,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible, LocalizedEr
 
     public var description: String {
         var s = "SQLite error \(code): \(message)"
+        if isDiskFull, let file { s += ": the disk holding \(file) is full; free space there and try again" }
         if let sql { s += " (while running: \(sql.count > 300 ? String(sql.prefix(300)) + "..." : sql))" }
         return s
     }
