@@ -239,44 +239,39 @@ public struct Persisted<T: PersistableValue>: AnyPersisted {
             // Gone (deleted, found deleted by a read, its store released): the values it last read, as
             // `DynamicObject`'s subscript answers; a list or inverse link as an empty one, a link as nil (never by
             // its key, which another object may have taken since).
-            switch T.persistedType {
-            // Attached even now, so that counting throws `storeReleased` and edits throw instead of going to the
-            // in-memory copy (a list first read after its object went was unattached: 0, edits dropped).
-            case .list:
-                (box.local as? AnyObjectList)?.attach(owner: o, property: name)
-                return box.local
-            case .linkingObjects:
-                (box.local as? AnyLinkingObjects)?.attach(owner: o, property: name)
-                return box.local
-            case .link: return T.fromPersisted(.null, store: nil)
-            default: break
-            }
+            // A list or inverse link is attached even now, so that counting throws `storeReleased` and edits throw
+            // instead of going to the in-memory copy (a list first read after its object went was unattached: 0,
+            // edits dropped).
+            if let collection = attachedCollection(to: o, name: name) { return collection }
+            if case .link = T.persistedType { return T.fromPersisted(.null, store: nil) }
             let error: StoreError =
                 o.isGone ? .invalidated(type: o.type.name) : .storeReleased(type: o.type.name)
             if let last = o.lastKnownValue(forKey: name, after: error) { return T.fromPersisted(last, store: nil) }
             preconditionFailure(error.description)
         }
         guard o.isManaged else { return box.local }
-        switch T.persistedType {
-        case .list:
-            (box.local as? AnyObjectList)?.attach(owner: o, property: name)
-            return box.local
-        case .linkingObjects:
-            (box.local as? AnyLinkingObjects)?.attach(owner: o, property: name)
-            return box.local
-        default:
-            do {
-                return T.fromPersisted(try o.value(forKey: name), store: o.store)
-            } catch {
-                // Deleted by another task or process since it was read: the values it last read (another task can
-                // delete between any `isInvalidated` check and this read). Otherwise a getter cannot throw, and a
-                // default would be a silent wrong value.
-                if let last = o.lastKnownValue(forKey: name, after: error) {
-                    return T.fromPersisted(last, store: o.store)
-                }
-                preconditionFailure("cannot read \(o.type.name).\(name): \(error)")
+        if let collection = attachedCollection(to: o, name: name) { return collection }
+        do {
+            return T.fromPersisted(try o.value(forKey: name), store: o.store)
+        } catch {
+            // Deleted by another task or process since it was read: the values it last read (another task can
+            // delete between any `isInvalidated` check and this read). Otherwise a getter cannot throw, and a
+            // default would be a silent wrong value.
+            if let last = o.lastKnownValue(forKey: name, after: error) {
+                return T.fromPersisted(last, store: o.store)
             }
+            preconditionFailure("cannot read \(o.type.name).\(name): \(error)")
         }
+    }
+
+    /// A list or inverse-link property's value, attached to its owner (`nil` for other properties).
+    private func attachedCollection(to owner: DynamicObject, name: String) -> T? {
+        switch T.persistedType {
+        case .list: (box.local as? AnyObjectList)?.attach(owner: owner, property: name)
+        case .linkingObjects: (box.local as? AnyLinkingObjects)?.attach(owner: owner, property: name)
+        default: return nil
+        }
+        return box.local
     }
 
     private func write<E: Object>(_ newValue: T, in object: E, storage: AnyKeyPath) {
