@@ -14,8 +14,9 @@ enum SQLCommand {
             that would write (INSERT, UPDATE, DELETE, CREATE, DROP, ...) is refused unless --write, which runs it
             in one transaction, and rolled back if it would change the family's own tables (a DROP TABLE Good,
             a dropped column or index: use a migration step for those; tables and indexes of your own are fine), or
-            if it sets off a trigger the file holds (unless --allow-triggers), or changes _urna_schema,
-            _urna_history, application_id or user_version.
+            if it sets off a trigger the file holds (unless --allow-triggers), or changes urna's own _urna_*
+            tables (the schema, the history, the generations values are known since), application_id or
+            user_version.
             Values go in with --param NAME=VALUE as :NAME (a plain whole number binds as an
             integer, anything else as text), never pasted into the SQL. Strings in SQL take single quotes
             ('PT'); double quotes name columns. Rows are printed as they come: --table (the default) takes its
