@@ -330,6 +330,9 @@ public struct Migrator {
     /// migrate-on-open); nil when the file is already current.
     @discardableResult
     public func migrateIfNeeded(path: String, backup: BackupPolicy = .besideFile) throws -> MigrationReport? {
+        // Inside a store's write on the same file, the lock the run waits for is this thread's own: it waited out
+        // `waitForOtherMigrator` (60 s) before failing.
+        if Store.callingThreadIsWriting(path: path) { throw StoreError.alreadyInWriteTransaction }
         let deadline = ContinuousClock.now + options.waitForOtherMigrator
         while true {
             do {

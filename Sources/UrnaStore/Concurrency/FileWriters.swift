@@ -48,3 +48,12 @@ final class FileWriters: @unchecked Sendable {
         }
     }
 }
+
+extension Store {
+    /// Whether the calling thread has a write open on the file at `path` through any `Store`: SQLite's write lock
+    /// is then this thread's own, so anything on this thread that waits for it (a migration) would wait forever.
+    public static func callingThreadIsWriting(path: String) -> Bool {
+        guard let file = FileWriters.identity(of: path) else { return false }
+        return FileWriters.shared.isWriting(file, thread: currentThreadID())
+    }
+}
