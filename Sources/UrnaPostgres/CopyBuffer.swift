@@ -45,24 +45,11 @@ struct CopyBuffer: ~Copyable {
                 n += 1
                 continue
             }
-            switch b {
-            case 92:
+            if let letter = CopyText.escapeLetter(b) {
                 base[n] = 92
-                base[n + 1] = 92
+                base[n + 1] = letter
                 n += 2
-            case 9:
-                base[n] = 92
-                base[n + 1] = 116
-                n += 2
-            case 10:
-                base[n] = 92
-                base[n + 1] = 110
-                n += 2
-            case 13:
-                base[n] = 92
-                base[n + 1] = 114
-                n += 2
-            default:
+            } else {
                 base[n] = b
                 n += 1
             }

@@ -290,23 +290,26 @@ public enum CopyText {
         text.withUTF8 { appendField(UnsafeRawBufferPointer($0), first: first, to: &out) }
     }
 
+    /// The letter COPY's text format writes after a backslash for `byte` (backslash, tab, newline, carriage
+    /// return), or nil for a byte written as it is.
+    @inline(__always) static func escapeLetter(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 92: 92
+        case 9: 116
+        case 10: 110
+        case 13: 114
+        default: nil
+        }
+    }
+
     @inline(__always) static func appendField(_ bytes: UnsafeRawBufferPointer, first: Bool, to out: inout [UInt8]) {
         if !first { out.append(9) }
         for b in bytes {
-            switch b {
-            case 92:
+            if let letter = escapeLetter(b) {
                 out.append(92)
-                out.append(92)
-            case 9:
-                out.append(92)
-                out.append(116)
-            case 10:
-                out.append(92)
-                out.append(110)
-            case 13:
-                out.append(92)
-                out.append(114)
-            default: out.append(b)
+                out.append(letter)
+            } else {
+                out.append(b)
             }
         }
     }
