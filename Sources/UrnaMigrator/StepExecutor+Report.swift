@@ -53,14 +53,22 @@ extension StepExecutor {
     }
 
     /// Whether the step's closure read `property` (nil: the removed type's objects) on every object of `t` before
-    /// it went: the type enumerated (or read) with no object of a removed type left unseen, and the property read.
-    /// The same reading `checkClosureLosses` trusts; a type the closure cleared was discarded, not read.
+    /// it went: the type read with no object left unseen, and the property read. `checkClosureLosses` trusts the
+    /// closure with exactly this data; a type the closure cleared was discarded, not read.
     private func readByClosure(_ t: TypeTransfer, _ property: String?) -> Bool {
-        guard step.closure != nil, !t.cleared else { return false }
-        let objects = countsBefore[t.name] ?? 0
-        let unseen = property == nil && t.enumerations == 0 ? objects - t.removedRowsLookedUp.count : 0
-        guard (t.enumerations > 0 || t.oldRead) && unseen <= 0 else { return false }
+        guard step.closure != nil, !t.cleared, closureReadType(t, property: property) else { return false }
         return property.map { t.oldColumnWasRead($0) } ?? true
+    }
+
+    /// The objects of removed type `t` the closure never reached (it looked some up by key and never enumerated
+    /// the type: an orphan Profile no Customer pointed at); 0 for a property, or when the type was enumerated.
+    func unseenObjects(of t: TypeTransfer, property: String?) -> Int {
+        property == nil && t.enumerations == 0 ? (countsBefore[t.name] ?? 0) - t.removedRowsLookedUp.count : 0
+    }
+
+    /// Whether the closure read type `t` (enumerated it, or read its old objects) and left none unseen.
+    func closureReadType(_ t: TypeTransfer, property: String?) -> Bool {
+        (t.enumerations > 0 || t.oldRead) && unseenObjects(of: t, property: property) <= 0
     }
 
     /// Which types the samples cover: those the step changes (all of them when there is a closure).

@@ -430,12 +430,12 @@ extension StepExecutor {
             guard let t = transfer(d.type), !t.cleared else { continue }
             // A removed type the closure only looked up by key was read on the objects it looked up, not on the
             // others (an orphan Profile no Customer pointed at went unseen): those need the type's allowance.
-            let unseen = d.property == nil && t.enumerations == 0 ? d.values - t.removedRowsLookedUp.count : 0
-            let typeRead = (t.enumerations > 0 || t.oldRead) && unseen <= 0
+            let unseen = unseenObjects(of: t, property: d.property)
+            let typeRead = closureReadType(t, property: d.property)
             // A type the closure read is trusted with what it dropped of it, but for a removed property the closure
             // never read on any object: that one it dropped without looking (a misspelt rename beside a closure
             // that only bumps ages lost every value).
-            if typeRead, d.property.map({ t.oldColumnWasRead($0) }) ?? true { continue }
+            if d.readByClosure { continue }
             // The properties of a removed type go with its objects: `.discardType` permits both.
             if d.property != nil, t.new == nil, step.allows(.discardType(type: d.type)) { continue }
             let allowance: MigrationAllowance
