@@ -270,18 +270,10 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
 /// name and the way back: `status` and `query` said only "the schema descriptor is not valid: The given data was
 /// not valid JSON." (a descriptor nested 100,000 deep) or "type 'goods' is declared twice", naming no file.
 func unusableDescriptor(_ error: Error, path: String) -> CLIError? {
-    let prefix = "the schema descriptor is not valid: "
-    let reason: String
-    switch error {
-    case let e as SchemaError: reason = e.description
-    case StoreError.schemaMismatch(let m) where m.hasPrefix(prefix): reason = String(m.dropFirst(prefix.count))
-    default: return nil
-    }
+    guard let reason = DamagedDescriptor.reason(of: error) else { return nil }
     return CLIError(
         ExitCode.badData,
-        "\(path): the schema it records in \(StorageLayout.schemaTable) cannot be used (\(reason)): it was edited by "
-            + "hand or damaged; nothing was changed: restore the file from a backup (urna restore --db \(path), or a "
-            + "copy of \(path).v<N>.bak)")
+        "\(path): " + DamagedDescriptor.detail(path: path, reason: reason, restore: "urna restore --db \(path)"))
 }
 
 /// Whether the folder holding `path` exists and can be written (for root too: a read-only mount or an

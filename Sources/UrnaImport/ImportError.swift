@@ -58,15 +58,12 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// Maps store/SQLite failures to an import error with the right exit code.
     static func from(_ error: Error, dbPath: String) -> ImportError {
         if let e = error as? ImportError { return e }
-        let invalid = "the schema descriptor is not valid: "
-        if case StoreError.schemaMismatch(let message) = error, message.hasPrefix(invalid) {
+        if error is StoreError, let reason = DamagedDescriptor.reason(of: error) {
             // A descriptor edited by hand or damaged: the file and the way back (it named neither the table
             // nor the fix).
             return .database(
                 path: dbPath,
-                reason: "the schema it records in \(StorageLayout.schemaTable) cannot be used "
-                    + "(\(message.dropFirst(invalid.count))): it was edited by hand or damaged; nothing was imported: "
-                    + "restore the file from a backup (the restore command, or a copy of \(dbPath).v<N>.bak)",
+                reason: DamagedDescriptor.detail(path: dbPath, reason: reason, outcome: "nothing was imported"),
                 exitCode: 65)
         }
         if let e = error as? StoreError { return .database(path: dbPath, reason: e.description, exitCode: 65) }

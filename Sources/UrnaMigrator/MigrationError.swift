@@ -109,10 +109,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .notAnUrnaFile(let p, let reason):
             return "\(p) is not an Urna file (\(reason)): only files made by Urna record the schema a migration needs"
         case .damagedDescriptor(let p, let reason):
-            return
-                "\(p): the schema it records in \(StorageLayout.schemaTable) cannot be used (\(reason)): it was edited "
-                + "by hand or damaged; nothing was changed: restore the file from a backup (the restore command, or a "
-                + "copy of \(p).v<N>.bak)"
+            return "\(p): " + DamagedDescriptor.detail(path: p, reason: reason)
         case .unknownFamily(let p, let f, let known):
             return
                 "\(p) holds schema family '\(f)', which this program does not know (it knows \(known.joined(separator: ", "))): use the program that made the file, or a newer version of it"

@@ -98,9 +98,6 @@ enum RecordedFile {
         }
     }
 
-    /// How `Store.recordedSchema` begins its error for a descriptor it cannot decode.
-    static let invalidDescriptor = "the schema descriptor is not valid: "
-
     /// The schema the file records; throws when it records none.
     static func schema(in c: Connection, path: String) throws -> Schema {
         do {
@@ -110,13 +107,12 @@ enum RecordedFile {
             return s
         } catch let e as SQLiteError {
             throw MigrationError.notAnUrnaFile(path: path, reason: e.message)
-        } catch StoreError.schemaMismatch(let message) where message.hasPrefix(Self.invalidDescriptor) {
-            throw MigrationError.damagedDescriptor(
-                path: path, reason: String(message.dropFirst(Self.invalidDescriptor.count)))
-        } catch let e as StoreError {
-            throw MigrationError.notAnUrnaFile(path: path, reason: e.description)
-        } catch let e as SchemaError {
-            throw MigrationError.damagedDescriptor(path: path, reason: e.description)
+        } catch {
+            if let reason = DamagedDescriptor.reason(of: error) {
+                throw MigrationError.damagedDescriptor(path: path, reason: reason)
+            }
+            if let e = error as? StoreError { throw MigrationError.notAnUrnaFile(path: path, reason: e.description) }
+            throw error
         }
     }
 

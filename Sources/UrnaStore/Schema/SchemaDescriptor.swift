@@ -16,7 +16,7 @@ public enum SchemaDescriptor {
         do {
             s = try JSONDecoder().decode(Schema.self, from: Data(json.utf8))
         } catch let e as DecodingError {
-            throw StoreError.schemaMismatch("the schema descriptor is not valid: \(describe(e))")
+            throw StoreError.schemaMismatch(DamagedDescriptor.prefix + describe(e))
         }
         try s.validate()
         return s
@@ -65,5 +65,31 @@ extension Schema {
         try c.encode(types, forKey: .types)
         // Only a schema with views records the key: the descriptors (and checksums) of earlier versions stay as they were.
         if !views.isEmpty { try c.encode(views, forKey: .views) }
+    }
+}
+
+/// A descriptor a file records that cannot be decoded or used (edited by hand, damaged): how to tell from an error,
+/// and the words every command says it with (the file, `_urna_schema`, and the way back).
+public enum DamagedDescriptor {
+    /// How `SchemaDescriptor.decode` begins its error for a descriptor it cannot decode.
+    static let prefix = "the schema descriptor is not valid: "
+
+    /// Why the descriptor cannot be used, when `error` says it cannot (a descriptor that does not decode, or a
+    /// schema that does not validate); nil for any other error.
+    public static func reason(of error: Error) -> String? {
+        switch error {
+        case let e as SchemaError: e.description
+        case StoreError.schemaMismatch(let m) where m.hasPrefix(prefix): String(m.dropFirst(prefix.count))
+        default: nil
+        }
+    }
+
+    /// "the schema it records in _urna_schema cannot be used (REASON): it was edited by hand or damaged; OUTCOME:
+    /// restore the file from a backup (RESTORE, or a copy of PATH.v<N>.bak)", to follow "PATH: ".
+    public static func detail(
+        path: String, reason: String, outcome: String = "nothing was changed", restore: String = "the restore command"
+    ) -> String {
+        "the schema it records in \(StorageLayout.schemaTable) cannot be used (\(reason)): it was edited by hand or "
+            + "damaged; \(outcome): restore the file from a backup (\(restore), or a copy of \(path).v<N>.bak)"
     }
 }
