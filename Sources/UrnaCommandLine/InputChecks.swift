@@ -35,7 +35,7 @@ enum InputChecks {
         // SQLite will not open its -wal, -shm or -journal through a symbolic link (one planted there could point
         // at any file, which it would overwrite); every command then failed with "unable to open database file
         // ... its folder must exist and be writable", which pointed away from the link.
-        for suffix in ["-wal", "-shm", "-journal"] {
+        for suffix in suffixes {
             var link = stat()
             guard lstat(path + suffix, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { continue }
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path + suffix)) ?? "?"

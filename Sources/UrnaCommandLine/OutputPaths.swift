@@ -80,9 +80,10 @@ enum OutputPaths {
         // opened. An existing one that is that database's own log, journal or index is refused by
         // `refuseReplacing`, naming what it holds; any other (a new file above all: the -shm case used to pass
         // this check by comparing the name with itself) is refused here.
-        let existingSidecar =
-            FileManager.default.fileExists(atPath: output) && sqliteSidecar(head: head(of: output), path: output) != nil
-        if let (database, what) = InputChecks.companion(output), !existingSidecar {
+        if let (database, what) = InputChecks.companion(output),
+            !FileManager.default.fileExists(atPath: output)
+                || sqliteSidecar(head: head(of: output), path: output) == nil
+        {
             throw UsageError(
                 "\(option) \(output) has the name SQLite gives \(database)'s \(what): whoever opens \(database) next "
                     + "deletes or rewrites the file of that name, so what urna wrote there would be lost; give "
