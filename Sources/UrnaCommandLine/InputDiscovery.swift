@@ -182,6 +182,8 @@ enum InputDiscovery {
                 // TSE data that is damaged (a required column missing or misspelt, one named twice): read, so the
                 // importer stops the run on it with its whole message, rather than skipped with a warning.
                 return .data
+            case .otherTSEFile(_, let family, let reason):
+                return .unrecognized("TSE's \(family) file, which urna does not import: \(reason)")
             default: return .unrecognized(Self.firstSentence(error))
             }
         } catch {

@@ -29,6 +29,7 @@ final class ImportInput {
                 + r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
                 + r.skippedMembers.compactMap(Self.skippedMemberWarning).map { "\(path): \($0)" }
                 + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }
+                + r.otherFamilyMembers.map { "\(path): member \($0.name) is \($0.why); skipped" }
                 + r.layouts.compactMap { file, layout in
                     if layout.kind == .coalition {
                         let dropped = Self.unstoredCoalitionColumns(of: layout)
@@ -138,6 +139,10 @@ final class ImportInput {
             case .unrecognized(let file, let reason, let missing):
                 throw ImportError.unrecognizedFile(
                     file: file, reason: "not a recognised TSE file: \(reason)", missingColumns: missing)
+            case .otherTSEFile(let file, let family, let reason):
+                throw ImportError.unrecognizedFile(
+                    file: file, reason: "TSE's \(family) file, which urna does not import: \(reason)",
+                    missingColumns: [])
             case .unreadableFirstRow, .zip:
                 throw ImportError.unrecognizedFile(
                     file: error.file, reason: error.reasonWithoutFile, missingColumns: [])

@@ -10,6 +10,9 @@ public enum RecordFileError: Error, Sendable, CustomStringConvertible {
     /// The content is not a TSE layout this reader knows; `missingColumns` lists what a candidate,
     /// asset or coalition file needs and this one lacks (empty when the row count alone decided).
     case unrecognized(file: String, reason: String, missingColumns: [String])
+    /// TSE data of a family urna does not import (`consulta_cand_complementar`, `motivo_cassacao`, ...), told by
+    /// its header; `reason` says what it holds and what to do.
+    case otherTSEFile(file: String, family: String, reason: String)
     /// The first row (the header, or the first record of a header-less file) is itself malformed.
     case unreadableFirstRow(MalformedRow)
     /// The zip archive is damaged or uses a feature this reader does not support.
@@ -18,7 +21,9 @@ public enum RecordFileError: Error, Sendable, CustomStringConvertible {
     /// The file the error is about.
     public var file: String {
         switch self {
-        case .io(let file, _, _, _), .empty(let file), .unrecognized(let file, _, _), .zip(let file, _): return file
+        case .io(let file, _, _, _), .empty(let file), .unrecognized(let file, _, _), .zip(let file, _),
+            .otherTSEFile(let file, _, _):
+            return file
         case .unreadableFirstRow(let row): return row.location.file
         }
     }
@@ -33,6 +38,8 @@ public enum RecordFileError: Error, Sendable, CustomStringConvertible {
         case .unrecognized(let file, let reason, let missing):
             let tail = missing.isEmpty ? "" : "; missing columns: \(missing.joined(separator: ", "))"
             return "\(file): not a recognised TSE file: \(reason)\(tail)"
+        case .otherTSEFile(let file, let family, let reason):
+            return "\(file): TSE's \(family) file, which urna does not import: \(reason)"
         case .unreadableFirstRow(let row):
             return "\(row.location): the first row cannot be read, so the layout cannot be recognised: \(row.reason)"
         case .zip(let file, let reason):

@@ -42,6 +42,10 @@ public final class TSEFileReader: Sequence {
     /// Names of the data members skipped so far because they hold bytes but no row (only line breaks or
     /// spaces): found when each member is opened, so complete once the reader has reached its end.
     public private(set) var blankMembers: [String] = []
+    /// The data members skipped so far because they are TSE data urna does not import (a
+    /// consulta_cand_complementar member beside consulta_cand ones), with what they are (`RecordFileError`'s
+    /// `.otherTSEFile` text without the name); complete once the reader has reached its end.
+    public private(set) var otherFamilyMembers: [(name: String, why: String)] = []
     /// The layout of the file, or of each zip member opened so far (named `archive.zip:member.csv`), in order.
     public private(set) var layouts: [(file: String, layout: TSELayout)] = []
     /// The file, or the zip members opened so far, read as Latin-1 although bytes 0x80-0x9F suggest Windows-1252
@@ -56,6 +60,8 @@ public final class TSEFileReader: Sequence {
     private var entrySource: ZipEntryByteSource?
     private var stream: TSERecordStream?
     private var done = false
+    /// The first member of a family urna does not import, as the error a zip holding only such members gives.
+    private var firstOtherFamily: RecordFileError?
 
     /// Opens a file or zip archive and recognises its (first member's) layout.
     ///
@@ -87,7 +93,11 @@ public final class TSEFileReader: Sequence {
             self.remainingEntries = data
             // The first member with a row gives the layout; blank members before it are skipped, and a zip
             // of blank members only is empty as a whole.
-            guard try openNextMember() else { throw RecordFileError.empty(file: displayName) }
+            guard try openNextMember() else {
+                // Only members of a family urna does not import: the whole zip is that family's.
+                if let first = firstOtherFamily { throw first }
+                throw RecordFileError.empty(file: displayName)
+            }
         } else {
             self.archive = nil
             self.isZip = false
@@ -165,6 +175,11 @@ public final class TSEFileReader: Sequence {
                 return true
             } catch RecordFileError.empty {
                 blankMembers.append(entry.name)
+            } catch RecordFileError.otherTSEFile(_, let family, let reason) {
+                if firstOtherFamily == nil {
+                    firstOtherFamily = RecordFileError.otherTSEFile(file: displayName, family: family, reason: reason)
+                }
+                otherFamilyMembers.append((entry.name, "TSE's \(family) file, which urna does not import: \(reason)"))
             }
         }
         return false

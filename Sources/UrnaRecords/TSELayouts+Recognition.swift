@@ -47,12 +47,19 @@ extension TSELayouts {
             if let twice = duplicateColumn(names) {
                 throw RecordFileError.unrecognized(
                     file: file,
-                    reason: "its header names \(twice.description) (columns \(twice.first) and \(twice.second)): each row "
+                    reason:
+                        "its header names \(twice.description) (columns \(twice.first) and \(twice.second)): each row "
                         + "could keep only one of the two values; rename or remove one of them",
                     missingColumns: [])
             }
             if let known = headerLayouts.first(where: { $0.fileColumns == names }) { return known }
             let canonical = Set(names.map { renames[$0] ?? $0 })
+            // TSE data of another kind (consulta_cand_complementar names SQ_CANDIDATO): said as such, not as a
+            // damaged candidate file. Asked only of headers no importable layout would accept.
+            let importable = kind(of: canonical).map { missing(for: $0, in: canonical).isEmpty } ?? false
+            if !importable, let other = otherFamily(of: canonical) {
+                throw RecordFileError.otherTSEFile(file: file, family: other.family, reason: other.reason)
+            }
             guard let kind = kind(of: canonical) else {
                 let shown = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", ..." : "")
                 throw RecordFileError.unrecognized(
