@@ -65,8 +65,10 @@ enum ImportIntegrity {
     /// (checked when `checkLinks`: triggers ran) or no longer has the tables and columns of `schema`.
     static func verifyBeforeCommit(_ connection: Connection, schema: Schema, path: String, checkLinks: Bool) throws {
         if checkLinks { try verifyLinks(connection, path: path) }
-        let differences = try DatabaseShape.read(connection).differences(
-            from: try DatabaseShape.expected(for: schema), allowExtraIndexes: true)
+        // A file upgraded by `urna migrate` has the run ledger's columns in _urna_history: not a difference.
+        let expected = try DatabaseShape.expected(for: schema)
+        let differences = try DatabaseShape.read(connection).withoutRunLedgerColumns(expected: expected).differences(
+            from: expected, allowExtraIndexes: true)
         if !differences.isEmpty {
             throw ImportError.database(
                 path: path,

@@ -135,8 +135,31 @@ public final class Importer {
 
     /// Opens the store, runs `body`, and closes the store before returning or throwing.
     private func withStore<T>(path: String, _ body: (Store) throws -> T) throws -> T {
-        let store = try Store(path: path, schema: ElectionsV5.schema, pageSize: Importer.pageSize)
+        let schema = ElectionsV5.schema
+        let store: Store
+        do {
+            store = try Store(path: path, schema: schema, pageSize: Importer.pageSize)
+        } catch let error as StoreError {
+            throw Self.olderVersion(path: path, schema: schema) ?? error
+        }
         return try body(store)
+    }
+
+    /// The refusal of a file made by an older urna (an earlier elections version), naming the command that
+    /// upgrades it: the store's own message speaks to library users ("UrnaMigrator's Migrator"). Nil for any
+    /// other file, whose store error stands.
+    static func olderVersion(path: String, schema: Schema) -> ImportError? {
+        guard let connection = try? Connection(path: path, readOnly: true, create: false),
+            let recorded = try? Store.recordedSchema(in: connection),
+            recorded.family == schema.family, recorded.version < schema.version
+        else { return nil }
+        return .database(
+            path: path,
+            reason:
+                "the file is at \(recorded.family) version \(recorded.version), made by an older urna, and this one "
+                + "imports into version \(schema.version): upgrade it with `urna migrate --db \(path)` (a backup is kept; "
+                + "`--dry-run` shows what changes), then import again; nothing was imported and the file is as it was",
+            exitCode: 65)
     }
 
     /// Settings for one big write. A file this run created is filled with a rollback journal (pages go
