@@ -88,7 +88,7 @@ public final class ElectionMapper {
         let generation = self.generation(r)
         let election = try mapElection(r, generation: generation)
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
-        guard let unit = r.code(.SG_UE) else {
+        guard let unit = r.code(.SG_UE).map({ ElectionMapper.tseUnit($0, r) }) else {
             throw r.problem(
                 .SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
         }
@@ -253,7 +253,7 @@ public final class ElectionMapper {
                     + "fill them in")
         }
         let sequence = try r.requiredInteger(.SQ_CANDIDATO, what: "the candidacy's sequential number")
-        let unit = r.columns.has(.SG_UE) ? r.code(.SG_UE) : nil
+        let unit = r.columns.has(.SG_UE) ? r.code(.SG_UE).map { ElectionMapper.tseUnit($0, r) } : nil
         if r.columns.has(.SG_UE) && unit == nil {
             throw r.problem(
                 .SG_UE, "SG_UE is empty: the electoral unit is part of the candidacy's identity; fill it in")
@@ -368,7 +368,7 @@ public final class ElectionMapper {
     private func mapCoalitionMember(_ r: FieldReader) throws -> CoalitionMemberObjects {
         let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
         guard year > 0 else { throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO is not a year: correct it") }
-        guard let unit = r.code(.SG_UE) else {
+        guard let unit = r.code(.SG_UE).map({ ElectionMapper.tseUnit($0, r) }) else {
             throw r.problem(
                 .SG_UE, "SG_UE is empty: the electoral unit is part of the coalition's identity; fill it in")
         }

@@ -16,6 +16,22 @@ extension ElectionMapper {
         }
     }
 
+    /// SG_UE in its TSE form: a municipality's code has 5 digits (`01074`), so an all-digit SG_UE of 1 to 4 digits
+    /// is one whose leading zeros a spreadsheet dropped (a TSE file opened and saved again). Read back with its
+    /// zeros, with a warning, so its rows meet the original file's; kept as written, each of them was a second
+    /// candidacy and coalition beside the original's, without a word (sixth real-files trial).
+    static func tseUnit(_ unit: String, _ r: FieldReader) -> String {
+        let digits = unit.utf8
+        guard digits.count < 5, digits.allSatisfy({ $0 &- 0x30 <= 9 }) else { return unit }
+        let restored = String(repeating: "0", count: 5 - digits.count) + unit
+        r.noteCorrected(
+            .SG_UE,
+            "SG_UE '\(unit)' has lost its leading zeros (TSE writes a municipality's code with 5 digits; a spreadsheet "
+                + "that opened the file drops them): read as '\(restored)', so its rows meet the original file's; "
+                + "import TSE's file itself, or keep the column as text")
+        return restored
+    }
+
     /// `"\(parent)/\(child)"`.
     static func childID(_ parent: String, _ child: String) -> String { parent + "/" + child }
 

@@ -192,10 +192,17 @@ struct FieldReader {
         warn(at: p, name: c.name, reason)
     }
 
-    func warn(at position: Int, name: String, _ reason: String) {
+    func warn(at position: Int, name: String, _ reason: String, nulled: Bool = true) {
         var location = record.location
         location.column = position + 1
-        warnings.list.append(FieldWarning(location: location, reason: reason, original: raw(at: position) ?? ""))
+        warnings.list.append(
+            FieldWarning(location: location, reason: reason, original: raw(at: position) ?? "", nulled: nulled))
+    }
+
+    /// Records that column `c` was read in its TSE form rather than as written (the value is kept, corrected).
+    func noteCorrected(_ c: MapperColumn, _ reason: String) {
+        guard let p = columns.position(c) else { return }
+        warn(at: p, name: c.name, reason, nulled: false)
     }
 
     func problem(_ c: MapperColumn, _ reason: String) -> MappingProblem {

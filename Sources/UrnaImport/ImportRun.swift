@@ -281,7 +281,7 @@ struct ImportRun {
     private mutating func warn(_ warnings: [FieldWarning]) throws {
         for w in warnings {
             try rejects.write(location: w.location, reason: "warning: " + w.reason, original: Array(w.original.utf8))
-            summary.fieldsNulled += 1
+            if w.nulled { summary.fieldsNulled += 1 } else { summary.fieldsCorrected += 1 }
         }
     }
 

@@ -27,12 +27,18 @@ extension ImportSummary {
                 + "\(rows.superseded) superseded, \(rows.conflicts) conflicts, \(rows.legend) legend, \(rejected) rejected"
         )
         if fieldsNulled > 0 { lines.append("fields nulled: \(fieldsNulled) (warnings in the rejects file)") }
+        if fieldsCorrected > 0 {
+            lines.append(
+                "fields corrected: \(fieldsCorrected) (SG_UE leading zeros restored; warnings in the rejects file)")
+        }
         for w in warnings { lines.append("warning: \(TerminalSafe.text(w))") }
         var tail = "rejected: \(rejected)"
         if let rejectsFile {
             // The file also holds conflicts and field warnings: say so when they are all it holds.
-            let also = rows.conflicts > 0 || fieldsNulled > 0
-            tail += rejected == 0 && also ? " (conflicts and warnings: see \(TerminalSafe.text(rejectsFile)))"
+            let also = rows.conflicts > 0 || fieldsNulled > 0 || fieldsCorrected > 0
+            tail +=
+                rejected == 0 && also
+                ? " (conflicts and warnings: see \(TerminalSafe.text(rejectsFile)))"
                 : " (see \(TerminalSafe.text(rejectsFile)))"
         }
         lines.append(tail)
@@ -62,7 +68,7 @@ extension ImportSummary {
             + "\"files\": [\(files.joined(separator: ", "))], \"headsWithVice\": \(headsWithVice), "
             + "\"heldAssets\": \(heldAssets), \"rows\": {\"inserted\": \(rows.inserted), \"updated\": \(rows.updated), "
             + "\"unchanged\": \(rows.unchanged), \"superseded\": \(rows.superseded), \"conflicts\": \(rows.conflicts), "
-            + "\"legend\": \(rows.legend)}, \"fieldsNulled\": \(fieldsNulled), "
+            + "\"legend\": \(rows.legend)}, \"fieldsNulled\": \(fieldsNulled), \"fieldsCorrected\": \(fieldsCorrected), "
             + "\"warnings\": [\(warnings.map(jsonString).joined(separator: ", "))], \"elapsedSeconds\": \(seconds)}"
     }
 }

@@ -47,6 +47,9 @@ public struct ImportSummary: Sendable, Equatable {
     public var rows = RowOutcomes()
     /// Optional fields left empty because they could not be read (each is a warning in the rejects file).
     public var fieldsNulled = 0
+    /// Fields read in their TSE form rather than as written (an SG_UE whose leading zeros a spreadsheet dropped:
+    /// `1074` read as `01074`); each is a warning in the rejects file.
+    public var fieldsCorrected = 0
     /// Inputs and zip members skipped (empty files), with why.
     public var warnings: [String] = []
 

@@ -81,6 +81,9 @@ public struct FieldWarning: Sendable, Equatable {
     public var reason: String
     /// The field's text as read.
     public var original: String
+    /// True when the field was left empty; false when its value was read back in its TSE form (an SG_UE whose
+    /// leading zeros a spreadsheet dropped).
+    public var nulled = true
 }
 
 /// An `Election`: `id` is `year/round/DESCRIPTION` in every generation (see `ElectionsV4`).
