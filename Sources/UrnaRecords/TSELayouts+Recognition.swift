@@ -81,6 +81,9 @@ extension TSELayouts {
                 hasHeader: true, fileColumns: names)
         }
         if let original = headerless(fieldCount: firstRow.count) { return original }
+        if firstRow.count == 1, let hint = otherSeparator(firstLine: firstRow[0]) {
+            throw RecordFileError.unrecognized(file: file, reason: hint, missingColumns: [])
+        }
         let counts =
             "header-less TSE originals have 46, 44 or 43 fields (consulta_cand), 12 (bem_candidato) or 18 "
             + "(consulta_legendas)"

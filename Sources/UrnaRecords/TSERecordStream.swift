@@ -30,7 +30,7 @@ final class TSERecordStream {
             }
         }
         guard let first = firstGood else {
-            if let bad = early.first { throw RecordFileError.unreadableFirstRow(bad) }
+            if let bad = early.first { throw Self.unreadable(bad, file: csv.name) }
             throw RecordFileError.empty(file: csv.name)
         }
         var later: [CSVReadResult] = []
@@ -38,7 +38,7 @@ final class TSERecordStream {
             layout = try TSELayouts.recognize(firstRow: first.strings, file: csv.name)
         } catch {
             // A broken header makes the data row after it unrecognisable: report the header.
-            if let bad = early.first { throw RecordFileError.unreadableFirstRow(bad) }
+            if let bad = early.first { throw Self.unreadable(bad, file: csv.name) }
             // A header-less original whose first row lost or gained a field (historic files shift columns):
             // a later row gives the layout, and the first row is a reject like any other of the wrong length.
             guard Self.startsLikeAnOriginal(first), let (original, read) = try Self.headerlessLayout(after: csv),
@@ -53,6 +53,15 @@ final class TSERecordStream {
         pending.reverse()
         columns = ColumnIndex(names: layout.canonicalColumns)
         headerStart = Array((layout.fileColumns.first ?? "").utf8)
+    }
+
+    /// The error for a first row that cannot be read: a file whose separator was changed (quoted fields between
+    /// commas read as one broken field) is said to be so, not reported as badly quoted.
+    static func unreadable(_ bad: MalformedRow, file: String) -> RecordFileError {
+        if let hint = TSELayouts.otherSeparator(firstLine: String(decoding: bad.rawBytes, as: UTF8.self)) {
+            return .unrecognized(file: file, reason: hint, missingColumns: [])
+        }
+        return .unreadableFirstRow(bad)
     }
 
     /// Whether a row that is not a header begins as every header-less original does, with DATA_GERACAO
