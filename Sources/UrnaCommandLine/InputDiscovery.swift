@@ -176,6 +176,10 @@ enum InputDiscovery {
             switch error {
             case .io: return .data  // the importer reports it with its exit code
             case .zip(_, let reason) where reason.contains("no data member"):
+                // A zipped XML dump is said to be one (it is data, read once extracted).
+                if let xml = reason.range(of: " but XML") {
+                    return .foreign("a zip of XML" + reason[xml.upperBound...])
+                }
                 return .foreign("a zip without TSE data (no .csv or .txt member)")
             case .unrecognized(_, let reason, _)
             where reason.hasPrefix("its header looks like a") || reason.hasPrefix("its header names"):

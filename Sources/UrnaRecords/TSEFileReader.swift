@@ -82,8 +82,15 @@ public final class TSEFileReader: Sequence {
             let empty = archive.entries.filter { $0.isDataFile && $0.uncompressedSize == 0 }
             if data.isEmpty && !empty.isEmpty { throw RecordFileError.empty(file: displayName) }
             guard !data.isEmpty else {
+                // An XML dump zipped to be shared: named, with the way to read it (XML is read as a file only).
+                let xml = archive.entries.filter { !$0.isDirectory && $0.name.lowercased().hasSuffix(".xml") }
+                let hint =
+                    xml.first.map {
+                        " but XML (\($0.name)): urna reads an XML dump as a file, not inside a zip; extract it and "
+                            + "import the .xml"
+                    } ?? "; nothing to import"
                 throw RecordFileError.zip(
-                    file: displayName, reason: "the archive has no data member (.csv or .txt); nothing to import")
+                    file: displayName, reason: "the archive has no data member (.csv or .txt)\(hint)")
             }
             self.archive = archive
             self.isZip = true

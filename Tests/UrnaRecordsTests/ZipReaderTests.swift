@@ -146,6 +146,22 @@ struct ZipReaderTests {
         }
     }
 
+    @Test("a zipped XML dump is said to be one: urna reads XML as a file, not inside a zip")
+    func zippedXMLIsNamed() throws {
+        let xml = Array("<?xml version=\"1.0\"?><candidatos></candidatos>".utf8)
+        let zip = try S.temporaryFile("candidatos.zip", Self.storedZip(name: "candidatos_2004.xml", content: xml))
+        #expect {
+            _ = try TSEFileReader(path: zip)
+        } throws: { error in
+            guard case .zip(_, let reason)? = error as? RecordFileError else { return false }
+            // It said only "the archive has no data member (.csv or .txt); nothing to import" (sixth trial).
+            return reason.contains("no data member")
+                && reason.hasSuffix(
+                    "but XML (candidatos_2004.xml): urna reads an XML dump as a file, not inside a zip; extract it and "
+                        + "import the .xml")
+        }
+    }
+
     /// A minimal one-member stored zip (local header, data, central directory, end record).
     static func storedZip(name: String, content: [UInt8]) -> [UInt8] {
         func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
