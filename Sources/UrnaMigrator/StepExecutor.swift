@@ -430,8 +430,8 @@ extension StepExecutor {
             guard let t = transfer(d.type), !t.cleared else { continue }
             // A removed type the closure only looked up by key was read on the objects it looked up, not on the
             // others (an orphan Profile no Customer pointed at went unseen): those need the type's allowance.
-            let unseen = unseenObjects(of: t, property: d.property)
-            let typeRead = closureReadType(t, property: d.property)
+            let unseen = try unseenObjects(of: t, property: d.property)
+            let typeRead = try closureReadType(t, property: d.property)
             // A type the closure read is trusted with what it dropped of it, but for a removed property the closure
             // never read on any object: that one it dropped without looking (a misspelt rename beside a closure
             // that only bumps ages lost every value).
@@ -443,14 +443,23 @@ extension StepExecutor {
             let never: String
             if let p = d.property {
                 allowance = .discard(type: d.type, property: p)
-                what = "\(d.type).\(p) is removed and its \(d.values) non-nil value(s) would be dropped"
-                never = typeRead ? "\(d.type).\(p) on any object" : d.type
+                if unseen > 0 && t.oldRead {
+                    // Read through lookups (`linked`, `oldObject`) on some objects only: the others' values unseen.
+                    what =
+                        "\(d.type).\(p) is removed and \(unseen) of its \(d.values) non-nil value(s) would be dropped "
+                        + "unseen (the closure looked up \(t.rowsLookedUp.count) \(d.type) object(s) by key or link and "
+                        + "never enumerated the type)"
+                    never = "\(d.type).\(p) on those objects"
+                } else {
+                    what = "\(d.type).\(p) is removed and its \(d.values) non-nil value(s) would be dropped"
+                    never = typeRead ? "\(d.type).\(p) on any object" : d.type
+                }
             } else {
                 allowance = .discardType(type: d.type)
                 what =
                     unseen > 0 && t.oldRead
                     ? "\(d.type) is removed and \(unseen) of its \(d.values) object(s) would be dropped unseen (the "
-                        + "closure looked up \(t.removedRowsLookedUp.count) by key and never enumerated the type)"
+                        + "closure looked up \(t.rowsLookedUp.count) by key and never enumerated the type)"
                     : "\(d.type) is removed and its \(d.values) object(s) would be dropped"
                 never = unseen > 0 && t.oldRead ? "those objects" : d.type
             }
