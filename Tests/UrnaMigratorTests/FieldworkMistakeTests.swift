@@ -59,4 +59,22 @@ import UrnaStore
         #expect(try c.scalar("SELECT count(*) FROM Visit WHERE site IS NULL") == .integer(8))
         #expect(try c.scalar("SELECT count(*) FROM Visit_observers") == .integer(0))
     }
+
+    /// `adopt --version 0` with the history squashed into a v3 baseline said "fieldwork has no version 0 (it has 3, 4,
+    /// 5, 6): pick one of those" (exit 64) where `migrate` gives the app's advice: adopt checks the baseline first.
+    @Test func adoptBelowASquashedBaselineGivesTheAdvice() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("legacy.sqlite")
+        try Connection(path: path).execute("CREATE TABLE Observer (id TEXT PRIMARY KEY, name TEXT, email TEXT)")
+        let bytes = FileManager.default.contents(atPath: path)
+        #expect {
+            try Migrator(family: FieldworkFamily.squashed).adopt(path: path, version: 0)
+        } throws: { error in
+            guard case .olderThanSupported(_, "fieldwork", 0, 3, let advice) = error as? MigrationError else {
+                return false
+            }
+            return advice == "open it once with fieldwork-app 1.x, which upgrades it to version 3"
+        }
+        #expect(FileManager.default.contents(atPath: path) == bytes)
+    }
 }
