@@ -208,7 +208,25 @@ final class StepExecutor {
     }
 
     func describe(_ error: Error) -> String {
-        "\(error)"
+        "\(error)" + (typoHint(error).map { "; did you mean '\($0)'?" } ?? "")
+    }
+
+    /// The name a closure most likely meant when it named a type or property neither version has
+    /// (`enumerateObjects(ofType: "sample")` for Sample, `old["hbitat"]`): the same but for case, or near.
+    func typoHint(_ error: Error) -> String? {
+        let (name, candidates): (String, [String])
+        switch error as? MigrationObjectError {
+        case .unknownType(let t, _):
+            (name, candidates) = (t, Array(Set(step.from.types.map(\.name) + step.to.types.map(\.name))).sorted())
+        case .unknownProperty(let t, let p, let v):
+            let schema = v == step.from.version ? step.from : step.to
+            (name, candidates) = (p, schema[type: t]?.properties.map(\.name) ?? [])
+        default:
+            return nil
+        }
+        let folded = name.lowercased()
+        return candidates.first { $0.lowercased() == folded }
+            ?? candidates.first { Migrator.editDistance($0.lowercased(), folded) <= 2 }
     }
 
     // MARK: - SQL helpers

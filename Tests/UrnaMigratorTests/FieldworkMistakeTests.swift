@@ -77,4 +77,29 @@ import UrnaStore
         }
         #expect(FileManager.default.contents(atPath: path) == bytes)
     }
+
+    /// A type or property named with a typo or another case in a closure (`enumerateObjects(ofType: "sample")`,
+    /// `old["hbitat"]`) stopped the run with "no type 'sample' in either version of this step" and nothing more:
+    /// the failure now says which name was meant.
+    @Test func aMisspeltNameInAClosureIsPointedOut() throws {
+        let typeTypo: MigrationClosure = { m in try m.enumerateObjects(ofType: "sample") { _, _ in } }
+        let propertyTypo: MigrationClosure = { m in
+            try m.enumerateObjects(ofType: "Site") { old, _ in _ = old["hbitat"] }
+        }
+        for (wrong, right, closure) in [("sample", "Sample", typeTypo), ("hbitat", "habitat", propertyTypo)] {
+            let dir = try Fixture.directory()
+            let path = dir.file("fieldwork.sqlite")
+            try FieldworkFamily.fillV0(at: path)
+            let before = try RowChecker.rows(path)
+            let m = Migrator(family: Self.v1(MigrationStep("a typo", migration: closure)))
+            var message = ""
+            do {
+                _ = try m.run(try m.plan(path: path), backup: .none)
+            } catch {
+                message = "\(error)"
+            }
+            #expect(message.contains("'\(wrong)'") && message.contains("did you mean '\(right)'?"), "\(message)")
+            #expect(try RowChecker.rows(path) == before)
+        }
+    }
 }
