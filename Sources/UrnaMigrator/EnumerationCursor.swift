@@ -192,7 +192,10 @@ final class EnumerationCursor {
         }
         let key = "\(o.values[k])"
         let was = o.originKey.map { "\($0)" }
-        let origin = was.map { $0 == key ? "; one of them already had it" : "; one of them was \($0) before" } ?? ""
+        // A type that had no primary key is told apart by its hidden `_id`.
+        let oldKey = t.old?.primaryKey == nil ? "_id " : ""
+        let origin =
+            was.map { $0 == key ? "; one of them already had it" : "; one of them was \(oldKey)\($0) before" } ?? ""
         return
             "two \(t.name) objects were given the primary key \(key) in this step (\(t.newColumns[k].name)\(origin)): "
             + "give each its own key, or change the one that has it (migration.newObject(ofType: \"\(t.name)\", "

@@ -120,7 +120,7 @@ final class StepExecutor {
         report.countsBefore = countsBefore
         try collectSamplesBefore()
         try createTempTables()
-        for sql in step.sqlBefore { try exec(sql) }
+        try runStepSQL(step.sqlBefore, "sqlBefore")
         try setAsideUserObjects()
         try createStagingTables()
         clock.mark("setup")
@@ -153,7 +153,7 @@ final class StepExecutor {
         try swapTables()
         try ensureIndexes()
         try restoreUserObjects()
-        for sql in step.sqlAfter { try exec(sql) }
+        try runStepSQL(step.sqlAfter, "sqlAfter")
         try Store.recordSchema(step.to, in: connection)
         recorder.note("-- record version \(step.to.version) in \(StorageLayout.schemaTable)")
         clock.mark("rebuild")

@@ -102,4 +102,31 @@ import UrnaStore
             #expect(try RowChecker.rows(path) == before)
         }
     }
+
+    /// A unique index the step's SQL creates over values held twice failed with SQLite's bare "UNIQUE constraint
+    /// failed" as a storage error: no ledger row, and the dry run threw instead of reporting. It is now a failed
+    /// check naming the statement and the values held more than once.
+    @Test func aUniqueIndexOverDuplicatesNamesTheValues() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("fieldwork.sqlite")
+        try FieldworkFamily.fillV0(at: path)
+        let before = try RowChecker.rows(path)
+        let m = Migrator(
+            family: Self.v1(MigrationStep(sqlAfter: ["CREATE UNIQUE INDEX Sample_kind_unique ON Sample(kind)"])))
+        let dry = try m.dryRun(path: path, sample: 0)
+        #expect(dry.outcome == .failed)
+        let expected = "Sample.kind holds 'soil' 8 times, 'water' 8 times"
+        #expect(dry.failures.contains { $0.message.contains(expected) }, "\(dry.failures)")
+        var message = ""
+        do {
+            _ = try m.run(try m.plan(path: path), backup: .none)
+        } catch {
+            message = "\(error)"
+        }
+        #expect(message.contains("sqlAfter[0] failed: UNIQUE constraint failed: Sample.kind"), "\(message)")
+        #expect(message.contains(expected))
+        #expect(try RowChecker.rows(path) == before)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        #expect(try c.scalar("SELECT count(*) FROM _urna_history WHERE outcome = 'failed'") == .integer(1))
+    }
 }
