@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport"], exclude: ["tse_http_server.py"]),
+        .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport", "UrnaCommandLine", "FieldworkFamily"], exclude: ["tse_http_server.py"]),
         // Issue 12's attacks (hostile paths, files, archives, signals) against the built binary.
         .testTarget(name: "UrnaHostileTests", dependencies: ["UrnaStore", "CSQLite", "CZlib"]),
     ]
