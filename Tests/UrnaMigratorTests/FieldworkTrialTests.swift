@@ -67,13 +67,44 @@ enum RowChecker {
         }
     }
 
+    /// A file at `version` as the app's users have one: filled at v0 and upgraded by the app of that version.
+    static func fixture(_ version: Int) -> (String) throws -> Void {
+        { path in
+            try FieldworkFamily.fillV0(at: path)
+            if version > 0 {
+                let m = Migrator(family: FieldworkFamily.family)
+                _ = try m.run(try m.plan(path: path, to: version), backup: .none)
+            }
+        }
+    }
+
     @Test func theHarnessAgreesOnEveryPath() throws {
         let dir = try Fixture.directory()
-        let harness = MigrationTestHarness(
-            family: FieldworkFamily.family,
-            fixtures: [
-                0: { try FieldworkFamily.fillV0(at: $0) }, 6: { try FieldworkFamily.fillV6(at: $0) },
-            ])
-        #expect(try harness.check(in: dir.path) == [])
+        var fixtures: [Int: (String) throws -> Void] = [6: { try FieldworkFamily.fillV6(at: $0) }]
+        for v in 0...5 { fixtures[v] = Self.fixture(v) }
+        #expect(try MigrationTestHarness(family: FieldworkFamily.family, fixtures: fixtures).check(in: dir.path) == [])
+        // The squashed history: v3 (the baseline) to v6, and older files refused with the app's advice.
+        let squashed = MigrationTestHarness(
+            family: FieldworkFamily.squashed,
+            fixtures: [3: Self.fixture(3), 4: Self.fixture(4), 6: { try FieldworkFamily.fillV6(at: $0) }])
+        #expect(try squashed.check(in: dir.path) == [])
+        let old = dir.file("v2.sqlite")
+        try Self.fixture(2)(old)
+        #expect {
+            try Migrator(family: FieldworkFamily.squashed).plan(path: old)
+        } throws: { error in
+            "\(error)".contains("open it once with fieldwork-app 1.x, which upgrades it to version 3")
+        }
+    }
+
+    @Test func aBiggerFileKeepsEveryValue() throws {
+        let dir = try Fixture.directory()
+        let (path, expected) = (dir.file("v0.sqlite"), dir.file("v6.sqlite"))
+        try FieldworkFamily.fillV0(at: path, visits: 600)
+        try FieldworkFamily.fillV6(at: expected, visits: 600)
+        let m = Migrator(family: FieldworkFamily.family)
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        #expect(try RowChecker.differences(path, expected) == [])
+        #expect(try RowChecker.count(path) == 4 + 3 + 600 + 400 + 1_200)
     }
 }
