@@ -47,6 +47,10 @@ let package = Package(
         // A third app's family (a clinic: type renamed and changed, merged types, join types, keys with incoming links).
         .target(name: "ClinicFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/ClinicFamily"),
         .executableTarget(name: "clinic-app", dependencies: ["UrnaCommandLine", "ClinicFamily"], path: "Examples/clinic-app"),
+        // A fourth app's family (field research: UUID keys, a type renamed, a property moved between types, a list
+        // turned into a link and back, int -> double -> string, a re-key with incoming list links).
+        .target(name: "FieldworkFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/FieldworkFamily"),
+        .executableTarget(name: "fieldwork-app", dependencies: ["UrnaCommandLine", "FieldworkFamily"], path: "Examples/fieldwork-app"),
         // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
         .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
@@ -56,10 +60,10 @@ let package = Package(
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
-        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "UrnaTestSupport"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport"], exclude: ["tse_http_server.py"]),
+        .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport", "UrnaCommandLine", "FieldworkFamily"], exclude: ["tse_http_server.py"]),
         // Issue 12's attacks (hostile paths, files, archives, signals) against the built binary.
         .testTarget(name: "UrnaHostileTests", dependencies: ["UrnaStore", "CSQLite", "CZlib"]),
     ]

@@ -44,7 +44,7 @@ struct CommandSpec: Sendable {
 
     func helpText() -> String {
         var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(ToolName.apply(usage))\n"
-        if !discussion.isEmpty { s += "\n\(discussion)\n" }
+        if !discussion.isEmpty { s += "\n\(ToolName.apply(discussion))\n" }
         if !positionals.isEmpty {
             s += "\nARGUMENTS:\n"
             for (n, h) in positionals { s += "  " + n.padding(toLength: 24, withPad: " ", startingAt: 0) + h + "\n" }
@@ -69,17 +69,24 @@ enum AppExamples {
         let known = Set(context.families.map(\.name))
         let tse = known.contains("elections")
         let kept = examples.filter { e in
-            let families = e.components(separatedBy: "--family ").dropFirst().compactMap { $0.split(separator: " ").first }
+            let families = e.components(separatedBy: "--family ").dropFirst().compactMap {
+                $0.split(separator: " ").first
+            }
             if families.contains(where: { !known.contains(String($0)) }) { return false }
-            if !tse, ["consulta_", "bem_candidato", "Candidate", "Party", "Good", "tse", "urna.sqlite", "SampleData"]
-                .contains(where: { e.contains($0) }) { return false }
+            if !tse,
+                ["consulta_", "bem_candidato", "Candidate", "Party", "Good", "tse", "urna.sqlite", "SampleData"]
+                    .contains(where: { e.contains($0) })
+            {
+                return false
+            }
             if !known.contains("people"), e.contains("Person") || e.contains("people") { return false }
             return true
         }
         guard kept.isEmpty, !examples.isEmpty, !tse else { return kept }
         return context.families.prefix(2).compactMap { f -> String? in
             switch command {
-            case "init": "urna init --db \(f.name).sqlite --family \(f.name) --version \(f.versions.first?.schema.version ?? 0)"
+            case "init":
+                "urna init --db \(f.name).sqlite --family \(f.name) --version \(f.versions.first?.schema.version ?? 0)"
             case "schema": "urna schema --family \(f.name) --version \(f.latest.version)"
             case "status", "migrate", "restore": "urna \(command) --db \(f.name).sqlite"
             case "query": f.latest.tableTypes.first.map { "urna query --db \(f.name).sqlite \($0.name) --count" }
@@ -203,7 +210,8 @@ enum ArgumentParser {
         if next == "--" {
             known = true
         } else if next.hasPrefix("--") {
-            let name = next.dropFirst(2).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first
+            let name =
+                next.dropFirst(2).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first
                 .map(String.init) ?? ""
             known = spec.options.contains { $0.name == name } || name == "help"
         } else if next.count == 2, next.hasPrefix("-"), let letter = next.last, !letter.isNumber {
@@ -243,11 +251,12 @@ enum ArgumentParser {
 /// The program's own name in help and messages: usage lines and examples are written with `urna`, and an
 /// app's executable that reuses these commands shows its own name instead.
 enum ToolName {
-    /// `text` with each command-leading `urna` (at the start, after `&&`, `|` or `;`) replaced by the tool's name.
+    /// `text` with each command-leading `urna` (at the start of a line, after `&&`, `|`, `;` or a backquote, as in
+    /// "use `urna sql`") replaced by the tool's name.
     static func apply(_ text: String, name: String = CommandContext.current.toolName) -> String {
         guard name != "urna" else { return text }
         var out = text.hasPrefix("urna ") ? name + " " + text.dropFirst(5) : Substring(text)
-        for separator in ["&& ", "| ", "; ", "\n"] {
+        for separator in ["&& ", "| ", "; ", "\n", "`"] {
             out = Substring(out.replacingOccurrences(of: separator + "urna ", with: separator + name + " "))
         }
         return String(out)

@@ -237,9 +237,11 @@ func databasePath(_ p: ParsedArguments) -> String { p.value("db") ?? "urna.sqlit
 /// while a command runs would mix the old and the new state in one output.
 func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     guard FileManager.default.fileExists(atPath: path) else {
+        let tool = CommandContext.current.toolName
         throw CLIError(
             ExitCode.missingInput,
-            "\(path) does not exist: give --db PATH, or create it with `urna init` or `urna import`")
+            "\(path) does not exist: give --db PATH, or create it with `\(tool) init`"
+                + (CommandContext.current.family(named: "elections") != nil ? " or `\(tool) import`" : ""))
     }
     try HotJournal.recoverIfNeeded(path)
     func open(readOnly: Bool) throws -> Store {

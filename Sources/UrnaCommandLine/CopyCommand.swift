@@ -15,7 +15,7 @@ enum CopyCommand {
             objects as jsonb (README: storage contract). One side is an SQLite file, the other a
             postgresql://USER@HOST:PORT/DB URL (PG* environment variables fill in what the URL leaves out).
             Into PostgreSQL: one transaction; a database that already holds Urna data is refused unless
-            --replace, and a table urna does not own is never touched. Into a file: the file must not exist; it
+            --replace, and a table outside the families is never touched. Into a file: the file must not exist; it
             appears complete or not at all. Tables and views outside the family (your own, an FTS index) are
             not copied; a warning names each one.
             """,

@@ -6,11 +6,11 @@ enum QueryCommand {
     static let spec = CommandSpec(
         name: "query", abstract: "Print the objects of one type that match a predicate.",
         usage:
-            "urna query [--db PATH] TYPE [PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N] [--count] [--fields a,b,party.acronym] [--json|--csv|--table]",
+            "urna query [--db PATH] TYPE [PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N] [--count] [--fields a,b,link.property] [--json|--csv|--table]",
         discussion: """
             PREDICATE uses Realm/NSPredicate syntax: = == != < <= > >= BEGINSWITH ENDSWITH CONTAINS LIKE IN BETWEEN,
             [c] case- and [d] diacritic-insensitive, AND OR NOT, parentheses, nil, key paths through links
-            (party.acronym == 'PSTU'), @count and ANY on lists. Values are always bound, never pasted into SQL.
+            (owner.name == 'Ana'), @count and ANY on lists. Values are always bound, never pasted into SQL.
             --json prints one array of objects keyed by property name (links as the target's key);
             --count prints the number alone. --table aligns columns for reading (widths from the first 1,000
             objects). For GROUP BY, sums and joins, use `urna sql`.
@@ -21,13 +21,14 @@ enum QueryCommand {
             .flag("desc", "Sort descending."),
             .value("limit", "N", "At most N objects."),
             .flag("count", "Print only how many objects match."),
-            .value("fields", "LIST", "Only these fields: names, key paths (party.acronym), alias=path."),
+            .value("fields", "LIST", "Only these fields: names, key paths (link.property), alias=path."),
             .flag("json", "Print a JSON array."),
             .flag("csv", "Print CSV with a header row."),
             .flag("table", "Print aligned columns with a header."),
         ],
         positionals: [
-            ("TYPE", "Object type, e.g. Candidate."), ("PREDICATE", "Optional filter, e.g. \"post == 'PREFEITO'\"."),
+            ("TYPE", "Object type (one of the file's family)."),
+            ("PREDICATE", "Optional filter, e.g. \"name BEGINSWITH 'A'\"."),
         ],
         minPositionals: 1, maxPositionals: 2,
         examples: [
@@ -87,7 +88,8 @@ enum QueryCommand {
                     if case .linkingObjects = p.type { return false }
                     return true
                 }.map { FieldProjection.Field(name: $0.name, keyPath: $0.name) }
-            projection = try FieldProjection(type: type, fields: fields.filter { $0.name != "_id" }, schema: store.schema)
+            projection = try FieldProjection(
+                type: type, fields: fields.filter { $0.name != "_id" }, schema: store.schema)
         }
         var out = ""
         if p.has("json") {

@@ -11,7 +11,8 @@ extension SQLCommand {
         let (sql, values) = try PostgresParameters.rewrite(p.positionals[0], parameters)
         if !write, let reason = PostgresReadOnly.refusal(sql) {
             throw UsageError(
-                "urna sql is read-only and this statement is not: \(reason); nothing was sent to the server "
+                "\(CommandContext.current.toolName) sql is read-only and this statement is not: \(reason); nothing "
+                    + "was sent to the server "
                     + "(add --write to run it, in one transaction, if you trust it)")
         }
         let pg = try PostgresConnection(location)
@@ -24,7 +25,8 @@ extension SQLCommand {
         } catch let e as PostgresError where e.sqlState == "25006" {
             try? pg.execute("ROLLBACK")
             throw UsageError(
-                "this statement would change the database, and urna sql is read-only: add --write to run it "
+                "this statement would change the database, and \(CommandContext.current.toolName) sql is read-only: "
+                    + "add --write to run it "
                     + "(in one transaction)")
         } catch let e as PostgresError where e.isBadStatement {
             try? pg.execute("ROLLBACK")
@@ -67,7 +69,9 @@ enum PostgresParameters {
             if c == 36, let tagEnd = dollarTagEnd(b, from: i) {  // $$...$$ or $tag$...$tag$: copied through
                 let tag = Array(b[i...tagEnd])
                 var j = tagEnd + 1
-                while j < b.count, !(b[j] == 36 && j + tag.count <= b.count && Array(b[j..<(j + tag.count)]) == tag) { j += 1 }
+                while j < b.count, !(b[j] == 36 && j + tag.count <= b.count && Array(b[j..<(j + tag.count)]) == tag) {
+                    j += 1
+                }
                 let end = min(j + tag.count, b.count)
                 out += b[i..<end]
                 i = end
@@ -84,7 +88,8 @@ enum PostgresParameters {
             if c == 39 || c == 34 {  // 'text' or "identifier": copied through, doubled quotes included
                 let quote = c
                 // E'...' strings take backslash escapes: \' does not end them.
-                let escapes = c == 39 && i > 0 && (b[i - 1] == 69 || b[i - 1] == 101) && (i < 2 || !isNameByte(b[i - 2]))
+                let escapes =
+                    c == 39 && i > 0 && (b[i - 1] == 69 || b[i - 1] == 101) && (i < 2 || !isNameByte(b[i - 2]))
                 out.append(c)
                 i += 1
                 while i < b.count {
@@ -145,7 +150,9 @@ enum PostgresParameters {
     }
 
     /// A letter, digit or `_` (identifier bytes).
-    static func isNameByte(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || isDigit(c) }
+    static func isNameByte(_ c: UInt8) -> Bool {
+        (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || isDigit(c)
+    }
     static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
 
     /// Where the opening `$tag$` of a dollar-quoted string starting at `start` ends, or nil (`$1` is not one).

@@ -9,8 +9,8 @@ enum SQLCommand {
         usage: "urna sql [--db PATH] SQL [--table|--csv|--json] [--param NAME=VALUE]... [--write [--allow-triggers]]",
         discussion: """
             For what `urna query` cannot say: GROUP BY, sums, joins. The tables are the file's object types
-            (Candidate, Party, Election, Good, ...; `urna schema --family elections` lists their columns;
-            links hold the target's key, money is in exact cents). The file is opened read-only: a statement
+            (`urna schema --family NAME` lists their columns; links hold the target's key, decimals are exact
+            integers of their smallest unit: cents for money). The file is opened read-only: a statement
             that would write (INSERT, UPDATE, DELETE, CREATE, DROP, ...) is refused unless --write, which runs it
             in one transaction, and rolled back if it would change the family's own tables (a DROP TABLE Good,
             a dropped column or index: use a migration step for those; tables and indexes of your own are fine), or
@@ -32,7 +32,7 @@ enum SQLCommand {
             .flag(
                 "allow-triggers", "With --write, let triggers the file holds run (else the statement is rolled back)."),
         ],
-        positionals: [("SQL", "One SQL statement, e.g. \"SELECT count(*) FROM Candidate\".")],
+        positionals: [("SQL", "One SQL statement, e.g. \"SELECT count(*) FROM sqlite_master\".")],
         minPositionals: 1, maxPositionals: 1,
         examples: [
             "urna sql --db urna.sqlite \"SELECT state, count(*) AS candidacies FROM Candidate GROUP BY state\"",
@@ -75,7 +75,8 @@ enum SQLCommand {
         let statement = try SQLStatement(p.positionals[0], on: connection)
         if statement.writes && !write {
             throw UsageError(
-                "this statement would change the file, and urna sql is read-only: add --write to run it "
+                "this statement would change the file, and \(CommandContext.current.toolName) sql is read-only: add "
+                    + "--write to run it "
                     + "(in one transaction), or work on a copy")
         }
         try statement.bind(parameters)

@@ -38,11 +38,35 @@ public enum UrnaCommandLine {
     }
 
     /// Runs one command line (without the program name) for these families and returns its exit code.
+    /// Families declared inconsistently (two with one name, versions out of order, renames of properties a
+    /// version lacks, ...) refuse every command but help and `--version`, naming the problems: with versions out
+    /// of order `status` called v1 the latest and `init` made files a later build could not read.
     public static func run(
         _ arguments: [String], families: [SchemaFamily], toolName: String = "urna", appVersion: String? = nil
     ) -> Int32 {
         CommandContext.install(CommandContext(families: families, toolName: toolName, appVersion: appVersion))
+        let problems = problems(of: families)
+        if !problems.isEmpty, !["--help", "-h", "help", "--version"].contains(arguments.first ?? "--help") {
+            FileHandle.standardError.write(
+                Data(
+                    ("Error: \(toolName)'s schema families are declared inconsistently (a bug in the program, not in "
+                        + "any file; nothing was read or changed):\n"
+                        + problems.map { "  - \($0)\n" }.joined()).utf8))
+            return ExitCode.failure
+        }
         return CLI.main(arguments)
+    }
+
+    /// What is wrong with the families an executable declares: each family's own `problems()`, and a name given
+    /// twice (the first would silently win).
+    public static func problems(of families: [SchemaFamily]) -> [String] {
+        var seen: Set<String> = []
+        var out: [String] = []
+        for f in families {
+            if !seen.insert(f.name).inserted { out.append("family \(f.name) is given twice") }
+            out += f.problems()
+        }
+        return out
     }
 }
 

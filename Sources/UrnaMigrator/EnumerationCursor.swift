@@ -170,12 +170,7 @@ final class EnumerationCursor {
         let t = transfer
         let rowid = sqlite3_last_insert_rowid(db)
         if rowid == currentSentinel {
-            let keyText = t.newKeyIndex.map { "\(o.values[$0])" } ?? "(new)"
-            executor.log.record(
-                ValidationFailure(
-                    check: "unique", type: t.name,
-                    message: "object \(keyText) cannot be written: another object of \(t.name) has the same primary key"
-                ))
+            executor.log.record(ValidationFailure(check: "unique", type: t.name, message: sameKeyMessage(o)))
             o.isDeleted = true
         } else {
             t.rowsWritten += 1
@@ -186,6 +181,25 @@ final class EnumerationCursor {
             }
         }
         return o.escaped
+    }
+
+    /// Why an enumerated object could not be written: another object of its type already has its key. Says which
+    /// old object it was, so a key change that makes two objects collide ("Ana" and "ana" lower-cased) names both.
+    private func sameKeyMessage(_ o: MigrationObject) -> String {
+        let t = transfer
+        guard let k = t.newKeyIndex else {
+            return "object (new) cannot be written: another object of \(t.name) has the same primary key"
+        }
+        let key = "\(o.values[k])"
+        let was = o.originKey.map { "\($0)" }
+        // A type that had no primary key is told apart by its hidden `_id`.
+        let oldKey = t.old?.primaryKey == nil ? "_id " : ""
+        let origin =
+            was.map { $0 == key ? "; one of them already had it" : "; one of them was \(oldKey)\($0) before" } ?? ""
+        return
+            "two \(t.name) objects were given the primary key \(key) in this step (\(t.newColumns[k].name)\(origin)): "
+            + "give each its own key, or change the one that has it (migration.newObject(ofType: \"\(t.name)\", "
+            + "forPrimaryKey:))"
     }
 
     /// The old and new objects the next row goes into (fresh ones when the closure kept the last ones).

@@ -62,6 +62,12 @@ extension MigrationReport {
                     }
                 }
             }
+            if !s.clearedLinks.isEmpty {
+                out.append("  Links cleared because the objects they pointed at were deleted in this step:")
+                for (name, n) in s.clearedLinks.sorted(by: { $0.key < $1.key }) {
+                    out.append("    \(name): \(n) link(s)")
+                }
+            }
             if !s.samples.isEmpty {
                 out.append("  Samples:")
                 for sample in s.samples {

@@ -89,6 +89,9 @@ public struct StepReport: Sendable, Codable {
     /// Types this step did not write because the next step of the run rebuilds them again: the next step read
     /// their rows through this step's SELECT (fused steps: each table rebuilt once).
     public var fusedIntoNextStep: [String] = []
+    /// Links set to nil and list entries removed because the objects they pointed at were deleted in this step
+    /// (by the closure, or `deleteData`), per `Type.property`: `["Visit.site": 6, "Visit.observers": 8]`.
+    public var clearedLinks: [String: Int] = [:]
     public var objectsTouched = 0
     public var durationSeconds: Double = 0
 

@@ -42,13 +42,15 @@ extension Migrator {
     public func adopt(path: String, version: Int, dryRun: Bool = false) throws -> AdoptionReport {
         let problems = family.problems()
         guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
-        guard let schema = family.schema(version: version) else {
-            throw MigrationError.unknownVersion(family: family.name, version: version, known: family.versionNumbers)
-        }
+        // A version older than a squashed history's baseline gets the advice, whether or not it is still declared
+        // (as `plan` does): "fieldwork has no version 0 (it has 3, 4, 5, 6)" told a legacy file's owner nothing.
         if family.isOlderThanSupported(version) {
             throw MigrationError.olderThanSupported(
                 path: path, family: family.name, fileVersion: version, minimum: family.minimumVersion,
                 advice: family.olderFilesAdvice)
+        }
+        guard let schema = family.schema(version: version) else {
+            throw MigrationError.unknownVersion(family: family.name, version: version, known: family.versionNumbers)
         }
         if dryRun {
             let copy = try PreviewCopy(of: path)

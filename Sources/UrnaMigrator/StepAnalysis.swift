@@ -67,9 +67,12 @@ final class TypeTransfer {
     var cleared = false
     /// The closure looked up an old object of this type (`oldObject`, `linked`): it read the type's old data.
     var oldRead = false
-    /// For a removed type the closure only looked up (never enumerated): the rows it looked up, so that objects it
-    /// never looked at are not dropped on the strength of the others (`checkClosureLosses`).
-    var removedRowsLookedUp = Set<Int64>()
+    /// For a type the closure only looked up (never enumerated) that is removed or drops properties: the rows it
+    /// looked up, so that objects (or values of a removed property) it never looked at are not dropped on the
+    /// strength of the others (`checkClosureLosses`).
+    var rowsLookedUp = Set<Int64>()
+    /// Per removed property: its non-nil values on objects the closure never looked up (`unseenObjects`).
+    var unseenValues: [String: Int] = [:]
     /// Old columns (by index) the closure read on some old object of this type: a removed property it never read
     /// is data the step drops without having looked at it (`checkClosureLosses`).
     @exclusivity(unchecked) var oldColumnsRead: UInt64 = 0

@@ -137,6 +137,16 @@ extension StepExecutor {
             guard let create = analysis.createListStagingSQL(l) else { continue }
             try exec(create)
             rebuiltLists.insert(l.key)
+            if let old = l.oldTable, target.cleared, !owner.cleared, owner.old != nil {
+                // Every entry pointed at an object of a type the closure cleared (`deleteData`): none is carried.
+                var entries = "SELECT count(*) FROM \(Identifier.quoted(old))"
+                if !owner.hasKeyMap, let key = owner.new?.keyColumn {
+                    entries +=
+                        " WHERE \"owner\" IN (SELECT \(Identifier.quoted(key)) FROM \(Identifier.quoted(owner.tableName)))"
+                }
+                let n = try count(entries)
+                if n > 0 { report.clearedLinks[l.key, default: 0] += n }
+            }
             if let old = l.oldTable, !owner.cleared, !target.cleared, owner.old != nil, target.old != nil {
                 func translated(_ column: String, _ t: TypeTransfer) -> String {
                     let ref = "l.\"\(column)\""
@@ -170,7 +180,8 @@ extension StepExecutor {
     }
 
     /// Objects deleted in the step: links to them become nil and they leave every list, as a delete
-    /// in the store does.
+    /// in the store does. The report counts what was cleared (`StepReport.clearedLinks`): the closure deleted the
+    /// objects by name, not the links to them, so a dry run says how many go with them.
     func removeDanglingReferences() throws {
         for d in transfers where d.new != nil && (d.deleted > 0 || d.cleared) {
             guard let dn = d.new else { continue }
@@ -182,13 +193,19 @@ extension StepExecutor {
                     try exec(
                         "UPDATE \(Identifier.quoted(u.tableName)) SET \(col) = NULL WHERE \(col) IS NOT NULL AND \(col) NOT IN (\(keys))"
                     )
-                    if !u.rebuilt { u.rowsWritten += connection.changes }
+                    let cleared = connection.changes
+                    if cleared > 0 { report.clearedLinks["\(u.name).\(c.name)", default: 0] += cleared }
+                    if !u.rebuilt { u.rowsWritten += cleared }
                 }
             }
             for l in analysis.lists where l.owner == d.name || l.target == d.name {
                 guard let table = listTable(l) else { continue }
                 for column in ["owner", "target"] where (column == "owner" ? l.owner : l.target) == d.name {
                     try exec("DELETE FROM \(Identifier.quoted(table)) WHERE \"\(column)\" NOT IN (\(keys))")
+                    // Entries of other objects' lists that pointed at the deleted ones (a deleted owner's own list
+                    // goes with it).
+                    let cleared = connection.changes
+                    if column == "target", cleared > 0 { report.clearedLinks[l.key, default: 0] += cleared }
                 }
             }
         }

@@ -25,8 +25,8 @@ extension StepExecutor {
         try s.bind(storedKey, at: 1)
         defer { s.reset() }
         guard try s.step() else { return nil }
-        if t.isRemoved, case .integer(let rowid) = s.value(at: t.oldColumns.count) {
-            t.removedRowsLookedUp.insert(rowid)
+        if t.isRemoved || !t.droppedColumns.isEmpty, case .integer(let rowid) = s.value(at: t.oldColumns.count) {
+            t.rowsLookedUp.insert(rowid)
         }
         // A lookup by key reads the key: a removed key column the closure looked objects up by was not dropped unseen.
         if let k = t.oldKeyIndex { t.noteOldRead(k) }

@@ -20,14 +20,15 @@ extension StepExecutor {
             let objects = countsBefore[t.name] ?? 0
             if t.isRemoved {
                 out.append(
-                    DroppedData(type: t.name, property: nil, values: objects, readByClosure: readByClosure(t, nil)))
+                    DroppedData(type: t.name, property: nil, values: objects, readByClosure: try readByClosure(t, nil)))
             }
             if !gone.isEmpty, let counted = t.droppedCounts, t.droppedColumns.count == gone.count {
                 for (k, c) in t.droppedColumns.enumerated() where counted[k] > 0 {
                     let name = t.oldColumns[c].name
                     out.append(
                         DroppedData(
-                            type: t.name, property: name, values: counted[k], readByClosure: readByClosure(t, name)))
+                            type: t.name, property: name, values: counted[k], readByClosure: try readByClosure(t, name))
+                    )
                 }
             } else if !gone.isEmpty && objects > 0 {
                 let cols = gone.map { "count(\(Identifier.quoted($0.name)))" }.joined(separator: ", ")
@@ -36,7 +37,8 @@ extension StepExecutor {
                     if case .integer(let n) = row[i], n > 0 {
                         out.append(
                             DroppedData(
-                                type: t.name, property: p.name, values: Int(n), readByClosure: readByClosure(t, p.name))
+                                type: t.name, property: p.name, values: Int(n),
+                                readByClosure: try readByClosure(t, p.name))
                         )
                     }
                 }
@@ -46,7 +48,7 @@ extension StepExecutor {
         }
         for d in analysis.droppedLists {
             let n = try count("SELECT count(*) FROM \(Identifier.quoted(d.table))")
-            let read = transfer(d.owner).map { readByClosure($0, d.property) } ?? false
+            let read = try transfer(d.owner).map { try readByClosure($0, d.property) } ?? false
             out.append(DroppedData(type: d.owner, property: d.property, values: n, readByClosure: read))
         }
         return out
@@ -55,20 +57,34 @@ extension StepExecutor {
     /// Whether the step's closure read `property` (nil: the removed type's objects) on every object of `t` before
     /// it went: the type read with no object left unseen, and the property read. `checkClosureLosses` trusts the
     /// closure with exactly this data; a type the closure cleared was discarded, not read.
-    private func readByClosure(_ t: TypeTransfer, _ property: String?) -> Bool {
-        guard step.closure != nil, !t.cleared, closureReadType(t, property: property) else { return false }
+    private func readByClosure(_ t: TypeTransfer, _ property: String?) throws -> Bool {
+        guard step.closure != nil, !t.cleared, try closureReadType(t, property: property) else { return false }
         return property.map { t.oldColumnWasRead($0) } ?? true
     }
 
-    /// The objects of removed type `t` the closure never reached (it looked some up by key and never enumerated
-    /// the type: an orphan Profile no Customer pointed at); 0 for a property, or when the type was enumerated.
-    func unseenObjects(of t: TypeTransfer, property: String?) -> Int {
-        property == nil && t.enumerations == 0 ? (countsBefore[t.name] ?? 0) - t.removedRowsLookedUp.count : 0
+    /// What the closure never reached of type `t`, which it looked up by key (or through links) and never
+    /// enumerated: for a removed type (`property` nil) the objects it never looked up (an orphan Profile no
+    /// Customer pointed at); for a removed property the non-nil values on objects it never looked up (the habitat
+    /// of a site no visit linked to). 0 when the type was enumerated.
+    func unseenObjects(of t: TypeTransfer, property: String?) throws -> Int {
+        guard t.enumerations == 0 else { return 0 }
+        guard let property else { return (countsBefore[t.name] ?? 0) - t.rowsLookedUp.count }
+        guard t.oldRead, t.oldIndex[property] != nil else { return 0 }
+        if let known = t.unseenValues[property] { return known }
+        let s = try connection.prepare(
+            "SELECT rowid FROM \(oldRows(t)) WHERE \(Identifier.quoted(property)) IS NOT NULL")
+        var unseen = 0
+        while try s.step() {
+            if case .integer(let rowid) = s.value(at: 0), !t.rowsLookedUp.contains(rowid) { unseen += 1 }
+        }
+        t.unseenValues[property] = unseen
+        return unseen
     }
 
     /// Whether the closure read type `t` (enumerated it, or read its old objects) and left none unseen.
-    func closureReadType(_ t: TypeTransfer, property: String?) -> Bool {
-        (t.enumerations > 0 || t.oldRead) && unseenObjects(of: t, property: property) <= 0
+    func closureReadType(_ t: TypeTransfer, property: String?) throws -> Bool {
+        guard t.enumerations > 0 || t.oldRead else { return false }
+        return try unseenObjects(of: t, property: property) <= 0
     }
 
     /// Which types the samples cover: those the step changes (all of them when there is a closure).

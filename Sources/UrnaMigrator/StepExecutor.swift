@@ -120,7 +120,7 @@ final class StepExecutor {
         report.countsBefore = countsBefore
         try collectSamplesBefore()
         try createTempTables()
-        for sql in step.sqlBefore { try exec(sql) }
+        try runStepSQL(step.sqlBefore, "sqlBefore")
         try setAsideUserObjects()
         try createStagingTables()
         clock.mark("setup")
@@ -153,7 +153,7 @@ final class StepExecutor {
         try swapTables()
         try ensureIndexes()
         try restoreUserObjects()
-        for sql in step.sqlAfter { try exec(sql) }
+        try runStepSQL(step.sqlAfter, "sqlAfter")
         try Store.recordSchema(step.to, in: connection)
         recorder.note("-- record version \(step.to.version) in \(StorageLayout.schemaTable)")
         clock.mark("rebuild")
@@ -208,7 +208,25 @@ final class StepExecutor {
     }
 
     func describe(_ error: Error) -> String {
-        "\(error)"
+        "\(error)" + (typoHint(error).map { "; did you mean '\($0)'?" } ?? "")
+    }
+
+    /// The name a closure most likely meant when it named a type or property neither version has
+    /// (`enumerateObjects(ofType: "sample")` for Sample, `old["hbitat"]`): the same but for case, or near.
+    func typoHint(_ error: Error) -> String? {
+        let (name, candidates): (String, [String])
+        switch error as? MigrationObjectError {
+        case .unknownType(let t, _):
+            (name, candidates) = (t, Array(Set(step.from.types.map(\.name) + step.to.types.map(\.name))).sorted())
+        case .unknownProperty(let t, let p, let v):
+            let schema = v == step.from.version ? step.from : step.to
+            (name, candidates) = (p, schema[type: t]?.properties.map(\.name) ?? [])
+        default:
+            return nil
+        }
+        let folded = name.lowercased()
+        return candidates.first { $0.lowercased() == folded }
+            ?? candidates.first { Migrator.editDistance($0.lowercased(), folded) <= 2 }
     }
 
     // MARK: - SQL helpers
@@ -430,8 +448,8 @@ extension StepExecutor {
             guard let t = transfer(d.type), !t.cleared else { continue }
             // A removed type the closure only looked up by key was read on the objects it looked up, not on the
             // others (an orphan Profile no Customer pointed at went unseen): those need the type's allowance.
-            let unseen = unseenObjects(of: t, property: d.property)
-            let typeRead = closureReadType(t, property: d.property)
+            let unseen = try unseenObjects(of: t, property: d.property)
+            let typeRead = try closureReadType(t, property: d.property)
             // A type the closure read is trusted with what it dropped of it, but for a removed property the closure
             // never read on any object: that one it dropped without looking (a misspelt rename beside a closure
             // that only bumps ages lost every value).
@@ -443,14 +461,23 @@ extension StepExecutor {
             let never: String
             if let p = d.property {
                 allowance = .discard(type: d.type, property: p)
-                what = "\(d.type).\(p) is removed and its \(d.values) non-nil value(s) would be dropped"
-                never = typeRead ? "\(d.type).\(p) on any object" : d.type
+                if unseen > 0 && t.oldRead {
+                    // Read through lookups (`linked`, `oldObject`) on some objects only: the others' values unseen.
+                    what =
+                        "\(d.type).\(p) is removed and \(unseen) of its \(d.values) non-nil value(s) would be dropped "
+                        + "unseen (the closure looked up \(t.rowsLookedUp.count) \(d.type) object(s) by key or link and "
+                        + "never enumerated the type)"
+                    never = "\(d.type).\(p) on those objects"
+                } else {
+                    what = "\(d.type).\(p) is removed and its \(d.values) non-nil value(s) would be dropped"
+                    never = typeRead ? "\(d.type).\(p) on any object" : d.type
+                }
             } else {
                 allowance = .discardType(type: d.type)
                 what =
                     unseen > 0 && t.oldRead
                     ? "\(d.type) is removed and \(unseen) of its \(d.values) object(s) would be dropped unseen (the "
-                        + "closure looked up \(t.removedRowsLookedUp.count) by key and never enumerated the type)"
+                        + "closure looked up \(t.rowsLookedUp.count) by key and never enumerated the type)"
                     : "\(d.type) is removed and its \(d.values) object(s) would be dropped"
                 never = unseen > 0 && t.oldRead ? "those objects" : d.type
             }
