@@ -68,6 +68,13 @@ public final class Downloader {
                 conditional = record
             }
         }
+        // The partial file is urna's own: a symbolic link planted at its name had the resumed bytes written into
+        // the file it pointed to (and a folder there would have been deleted as a stale partial file).
+        for own in [partial, partialCache] {
+            if let what = PartialFile.notOwnFile(own) {
+                throw DownloadError.localFile(path: own, reason: PartialFile.refusal(what))
+            }
+        }
         var resumes = 0
         var freshStarts = 0
         var resumedFrom: Int64?
@@ -93,6 +100,15 @@ public final class Downloader {
                 // Whatever arrived is resumable with these validators, even if the transfer broke.
                 try? CacheRecord(url: url, etag: response.etag, lastModified: response.lastModified)
                     .write(partialCache)
+            }
+            if response.refusedRedirect != nil, let failure = response.failure {
+                throw DownloadError.refusedAnswer(url: url, reason: failure + "; check --base-url")
+            }
+            if response.answerRefused, let failure = response.failure {
+                // Nothing of an endless answer, or of one the disk could not hold, is kept to resume.
+                try? FileManager.default.removeItem(atPath: partial)
+                try? FileManager.default.removeItem(atPath: partialCache)
+                throw DownloadError.refusedAnswer(url: url, reason: failure + "; nothing of it was kept")
             }
             if let failure = response.failure {
                 guard response.networkFailure else { throw DownloadError.localFile(path: partial, reason: failure) }
