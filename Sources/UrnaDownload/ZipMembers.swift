@@ -72,18 +72,52 @@ public enum ZipMembers {
         let target = (folder as NSString).appendingPathComponent(base)
         let temporary = temporaryPath(of: entry, in: folder)
         let source = try archive.open(entry)
-        _ = FileManager.default.createFile(atPath: temporary, contents: nil)
+        // The declared size bounds what the member can inflate to (the reader stops at it): a member the disk
+        // cannot hold is refused before a byte is written (it filled the disk, then failed with Foundation's
+        // "Error Domain=NSCocoaErrorDomain Code=640", naming no file).
+        var fs = statvfs()
+        if statvfs(folder, &fs) == 0 {
+            let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+            guard entry.uncompressedSize <= free else {
+                throw DownloadError.localFile(
+                    path: target,
+                    reason: "the member is \(PartialFile.mib(entry.uncompressedSize)) and the disk holding \(folder) "
+                        + "has \(PartialFile.mib(free)) free; free space there (or give --dir a folder on another disk) "
+                        + "and run again (nothing was extracted)")
+            }
+        }
+        let output: Int32
+        do { output = try PartialFile.openForWriting(temporary, at: 0) } catch {
+            throw DownloadError.localFile(path: temporary, reason: "\(error)")
+        }
         do {
-            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-            defer { try? output.close() }
+            defer { PartialFile.closeDescriptor(output) }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            var written: Int64 = 0
             while true {
                 if stop() { throw CancellationError() }
                 let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
                 if n == 0 { break }
-                try output.write(contentsOf: buffer[0..<n])
+                var offset = 0
+                while offset < n {
+                    let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, n - offset) }
+                    if w < 0 && errno == EINTR { continue }
+                    guard w > 0 else {
+                        let code = errno
+                        let reason =
+                            code == ENOSPC || code == EDQUOT
+                            ? "the disk holding \(folder) filled up after \(PartialFile.mib(written)); free space there "
+                                + "(or give --dir a folder on another disk) and run again (nothing was extracted)"
+                            : String(cString: strerror(code))
+                        throw DownloadError.localFile(path: target, reason: reason)
+                    }
+                    offset += w
+                    written += Int64(w)
+                }
             }
-            try output.synchronize()
+            guard fsync(output) == 0 else {
+                throw DownloadError.localFile(path: target, reason: String(cString: strerror(errno)))
+            }
             // Only a file is replaced (rename(2), at once): a folder with the member's name was deleted whole.
             if let other = Downloader.notAFile(target) {
                 throw DownloadError.localFile(

@@ -128,4 +128,27 @@ struct CLIDownloadHostileTests {
         #expect(!r.stderr.contains("are you online"), "\(r.stderr)")
         #expect(Self.listing(d) == [])
     }
+
+    @Test("A member the disk cannot hold is refused before it is inflated, naming it and the folder")
+    func memberLargerThanTheDisk() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fs = try SmallFileSystem.mountOrSkip(kilobytes: 1024, under: dir)
+        defer { fs.unmount() }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        // The 0.2 MiB zip fits; its 1.5 MiB MG member does not.
+        let r = try download([
+            "2018", "--kinds", "cand", "--state", "MG", "--base-url", server.baseURL, "--dir", fs.directory.path,
+        ])
+        // It filled the disk, then said "Error: Error Domain=NSCocoaErrorDomain Code=640 ..." naming nothing.
+        #expect(r.code == 1, "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "cannot write \(fs.directory.path)/consulta_cand_2018_MG.csv: the member is 1.5 MiB and the disk "
+                    + "holding \(fs.directory.path) has"), "\(r.stderr)")
+        #expect(r.stderr.contains("(nothing was extracted)"), "\(r.stderr)")
+        #expect(!r.stderr.contains("NSCocoaErrorDomain"), "\(r.stderr)")
+        #expect(Self.listing(fs.directory) == [".urna-zips"])
+    }
 }
