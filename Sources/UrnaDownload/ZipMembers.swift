@@ -7,7 +7,12 @@ import UrnaRecords
 /// (`..._BRASIL.csv`); `--state MG` keeps `_MG` members, `--state BR` the national one.
 public enum ZipMembers {
     /// The data members of the archive at `path` whose name ends in `_<UF>` (before the extension).
-    public static func members(of path: String, states: [String]) throws -> [ZipArchive.Entry] {
+    /// `expectedPrefix` (TSE's `consulta_cand_2018_`): a chosen member whose base name does not start with it
+    /// (in any letter case) is refused, with nothing extracted. Written under its own name into the user's
+    /// folder, a hostile zip's `notes_MG.csv` replaced the user's own file of that name.
+    public static func members(of path: String, states: [String], expectedPrefix: String? = nil) throws
+        -> [ZipArchive.Entry]
+    {
         let archive = try ZipArchive(path: path)
         let wanted = Set(
             states.flatMap { s -> [String] in
@@ -24,6 +29,16 @@ public enum ZipMembers {
         // first without a word. So would two names that differ only in letter case or in how an accent is encoded
         // (NFC, NFD), on the file systems that do not tell those apart (macOS, Windows, FAT and exFAT drives).
         // (Swift compares strings by canonical equivalence: the names are compared by their bytes.)
+        for e in chosen {
+            try checkFileName(e)
+            if let expectedPrefix, !baseName(e).lowercased().hasPrefix(expectedPrefix.lowercased()) {
+                throw DownloadError.localFile(
+                    path: path,
+                    reason: "its member \(e.name) is not named like the zip's own files (\(expectedPrefix)<UF>.csv): "
+                        + "written under that name it could replace a file of yours; nothing was extracted: unzip it "
+                        + "yourself if you trust it")
+            }
+        }
         var seen: [String: String] = [:]
         for e in chosen {
             let key = baseName(e).precomposedStringWithCanonicalMapping.lowercased()
@@ -41,6 +56,18 @@ public enum ZipMembers {
             seen[key] = e.name
         }
         return chosen
+    }
+
+    /// Refuses a member whose base name cannot be a file name here. A NUL cuts the name short for the system
+    /// calls: a member named `x_MG.csv\0..._MG.csv` had the file `x_MG.csv` (another zip's member) deleted. No
+    /// control character, leading dot or backslash makes a file name here.
+    static func checkFileName(_ entry: ZipArchive.Entry) throws {
+        let base = baseName(entry)
+        guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\"),
+            !base.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
+        }
     }
 
     /// The member's file name, without the zip's folders.
@@ -62,13 +89,7 @@ public enum ZipMembers {
     ) throws -> String {
         let archive = try ZipArchive(path: path)
         let base = baseName(entry)
-        // A NUL cuts the name short for the system calls below: a member named `x_MG.csv\0..._MG.csv` had
-        // the file `x_MG.csv` (another zip's member) deleted. No control character makes a file name here.
-        guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\"),
-            !base.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else {
-            throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
-        }
+        try checkFileName(entry)
         let target = (folder as NSString).appendingPathComponent(base)
         let temporary = temporaryPath(of: entry, in: folder)
         let source = try archive.open(entry)

@@ -151,4 +151,36 @@ struct CLIDownloadHostileTests {
         #expect(!r.stderr.contains("NSCocoaErrorDomain"), "\(r.stderr)")
         #expect(Self.listing(fs.directory) == [".urna-zips"])
     }
+
+    @Test("A member not named like the zip's own files never replaces the user's file of that name in --dir")
+    func foreignMemberName() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir)
+        defer { server.stop() }
+        try CLIDownloadTests.replaceCandidateZip(
+            of: server,
+            """
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                z.writestr("consulta_cand_2018_MG.csv", b"a real member")
+                z.writestr("dados/minha_analise_MG.csv", b"the server's bytes")
+            """)
+        let d = dir.appendingPathComponent("D")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        let mine = Data("my own work, kept beside the downloads\n".utf8)
+        try mine.write(to: d.appendingPathComponent("minha_analise_MG.csv"))
+        let r = try download([
+            "2018", "--state", "MG", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path,
+        ])
+        // The user's minha_analise_MG.csv was replaced by the zip's member of that name, exit 0.
+        #expect(r.code == 1, "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "its member dados/minha_analise_MG.csv is not named like the zip's own files (consulta_cand_2018_<UF>.csv)"
+            ),
+            "\(r.stderr)")
+        #expect(r.stderr.contains("nothing was extracted"), "\(r.stderr)")
+        #expect(try Data(contentsOf: d.appendingPathComponent("minha_analise_MG.csv")) == mine)
+        #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_cand_2018_MG.csv").path))
+    }
 }
