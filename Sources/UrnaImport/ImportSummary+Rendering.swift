@@ -27,12 +27,14 @@ extension ImportSummary {
                 + "\(rows.superseded) superseded, \(rows.conflicts) conflicts, \(rows.legend) legend, \(rejected) rejected"
         )
         if fieldsNulled > 0 { lines.append("fields nulled: \(fieldsNulled) (warnings in the rejects file)") }
-        for w in warnings { lines.append("warning: \(TerminalSafe.text(w))") }
+        for w in warnings { lines.append("warning: \(TerminalSafe.line(w))") }
         var tail = "rejected: \(rejected)"
         if let rejectsFile {
             // The file also holds conflicts and field warnings: say so when they are all it holds.
             let also = rows.conflicts > 0 || fieldsNulled > 0
-            tail += rejected == 0 && also ? " (conflicts and warnings: see \(TerminalSafe.text(rejectsFile)))"
+            tail +=
+                rejected == 0 && also
+                ? " (conflicts and warnings: see \(TerminalSafe.text(rejectsFile)))"
                 : " (see \(TerminalSafe.text(rejectsFile)))"
         }
         lines.append(tail)

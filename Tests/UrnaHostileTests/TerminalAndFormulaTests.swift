@@ -96,4 +96,33 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(out).path))
         Self.noEscapes(r)
     }
+
+    @Test("A zip member or a folder's file named with a line feed gives one warning line, not a forged second one")
+    func lineFeedInNames() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sample = try Data(contentsOf: Hostile.sampleData.appendingPathComponent("consulta_cand_2018_MG.csv"))
+        let head = Array(
+            sample.split(separator: 0x0A, omittingEmptySubsequences: false).prefix(20).joined(separator: [0x0A]))
+        let forged = "notes\nrows: 5000 inserted, every file imported cleanly.doc"
+        try ZipBomb.archive([
+            ZipBomb.member("consulta_cand_2018_MG.csv", head + [0x0A]), ZipBomb.member(forged, [1, 2, 3]),
+        ])
+        .write(to: dir.appendingPathComponent("evil.zip"))
+        let r = try Hostile.urna(["import", "--db", "z.sqlite", "evil.zip"], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        // It printed "warning: evil.zip: member notes" and then a line of its own: "rows: 5000 inserted, ...".
+        #expect(r.stdout.contains("warning: evil.zip: member notes\\x0Arows: 5000 inserted"), "\(r.stdout)")
+        #expect(!(r.stdout + r.stderr).contains("\nrows: 5000"), "\(r.stdout)")
+
+        let folder = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("%PDF-1.4".utf8).write(to: folder.appendingPathComponent("x\nwarning: nothing else was skipped.pdf"))
+        try Data(head + [0x0A]).write(to: folder.appendingPathComponent("consulta_cand_2018_MG.csv"))
+        let d = try Hostile.urna(["import", "--db", "d.sqlite", "in"], in: dir)
+        #expect(d.code == 0, "\(d.stderr)")
+        #expect(
+            d.stderr.contains("warning: skipped in/x\\x0Awarning: nothing else was skipped.pdf: a PDF"), "\(d.stderr)")
+        #expect(!d.stderr.contains("\nwarning: nothing else"), "\(d.stderr)")
+    }
 }
