@@ -136,7 +136,8 @@ public final class Downloader {
                 if !FileManager.default.fileExists(atPath: partial) {
                     _ = FileManager.default.createFile(atPath: partial, contents: nil)
                 }
-                if let problem = Self.zipProblem(partial) {
+                if var problem = Self.zipProblem(partial) {
+                    if let page = Self.htmlPage(partial) { problem = page }
                     try? FileManager.default.removeItem(atPath: partial)
                     try? FileManager.default.removeItem(atPath: partialCache)
                     freshStarts += 1
@@ -184,6 +185,21 @@ public final class Downloader {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// What to say when the file at `path` is an HTML page (a server's error or "moved" page sent with
+    /// status 200), else nil: "no end-of-central-directory record" said nothing of what had come.
+    static func htmlPage(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
+        let text = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.lowercased()
+        guard
+            text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.hasPrefix("<head")
+                || text.hasPrefix("<body") || text.hasPrefix("<?xml") && text.contains("<html")
+        else { return nil }
+        return "the server sent an HTML page, not a zip (an error or \"moved\" page answered with status 200); "
+            + "check --base-url, or open the address in a browser"
     }
 
     /// `.NAME.suffix` in the same folder as `path`.

@@ -183,4 +183,21 @@ struct CLIDownloadHostileTests {
         #expect(try Data(contentsOf: d.appendingPathComponent("minha_analise_MG.csv")) == mine)
         #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("consulta_cand_2018_MG.csv").path))
     }
+
+    @Test("An HTML page answered with 200 is named as such, not only as a zip without an end record")
+    func htmlPageInsteadOfZip() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try TSETestServer(in: dir, hostile: ["--html", "\(Self.candZip)="])
+        defer { server.stop() }
+        let d = dir.appendingPathComponent("D")
+        let r = try download(["2018", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
+        // It said only "did not arrive as a zip that opens (...: no end-of-central-directory record)".
+        #expect(r.code == 65, "\(r.stderr)")
+        #expect(
+            r.stderr.contains("did not arrive as a zip that opens (the server sent an HTML page, not a zip"),
+            "\(r.stderr)")
+        #expect(r.stderr.contains("check --base-url"), "\(r.stderr)")
+        #expect(Self.listing(d) == [])
+    }
 }

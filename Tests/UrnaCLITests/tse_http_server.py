@@ -10,7 +10,8 @@ give 304; Range: bytes=N- gives 206 (or 200 when If-Range no longer matches, 416
 file is 404. --drop-once REL: the first full answer for REL sends half the body, then closes the connection.
 --corrupt-once REL: the first full answer for REL sends bytes that are not a zip. Hostile answers (for the
 attacker trials): --endless REL sends 200 and zip-like bytes without end; --announce REL=BYTES sends 200 with
-that Content-Length and then nothing; --redirect REL=URL answers 302 to URL. The chosen port is written
+that Content-Length and then nothing; --redirect REL=URL answers 302 to URL; --html REL= answers 200 with an
+HTML error page. The chosen port is written
 to PORTFILE; every answer is logged to LOGFILE as one JSON line (path, status, range, bytes).
 """
 import email.utils
@@ -50,6 +51,13 @@ def serve(root, port_file, log_file, drop_once, corrupt_once, hostile):
                 self.end_headers()
                 return self.record(302, 0)
             self.send_response(200)
+            if kind == "html":
+                page = b"<!DOCTYPE html>\n<html><body><h1>Erro 500</h1>Servico indisponivel</body></html>\n"
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+                return self.record(200, len(page))
             if kind == "announce":
                 self.send_header("Content-Length", value)
             self.end_headers()
@@ -157,7 +165,7 @@ def main(argv):
         drop, corrupt, hostile, rest = set(), set(), {}, argv[5:]
         while rest:
             flag, value, rest = rest[0], rest[1], rest[2:]
-            if flag in ("--endless", "--announce", "--redirect"):
+            if flag in ("--endless", "--announce", "--redirect", "--html"):
                 rel, _, arg = value.partition("=")
                 hostile[rel] = (flag[2:], arg)
             else:
