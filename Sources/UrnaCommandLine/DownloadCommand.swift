@@ -150,7 +150,10 @@ enum DownloadCommand {
     static func extract(_ job: Job, states: [String], into dir: String, refresh: Bool, say: (String) -> Void) throws
         -> [String]
     {
-        let members = try ZipMembers.members(of: job.zipPath, states: states)
+        // Members are written under their own names into DIR: only names like the zip's own (consulta_cand_2018_MG.csv
+        // in consulta_cand_2018.zip), so a hostile zip cannot replace the user's other files there.
+        let stem = ((job.zipPath as NSString).lastPathComponent as NSString).deletingPathExtension
+        let members = try ZipMembers.members(of: job.zipPath, states: states, expectedPrefix: stem + "_")
         guard !members.isEmpty else {
             throw CLIError(
                 ExitCode.badData,

@@ -30,7 +30,9 @@ enum ExportCommand {
             ],
             positionals: [("PREDICATE", "Optional filter, in the syntax of query.")], minPositionals: 0,
             maxPositionals: 1,
-            examples: ["\(tool) export --format json --type \(CommandContext.current.families.first?.latest.tableTypes.first?.name ?? "TYPE")"])
+            examples: [
+                "\(tool) export --format json --type \(CommandContext.current.families.first?.latest.tableTypes.first?.name ?? "TYPE")"
+            ])
     }
 
     static let electionsSpec = CommandSpec(
@@ -66,7 +68,8 @@ enum ExportCommand {
             .flag("quiet", "Do not print the summary line."),
             .flag(
                 "spreadsheet-safe",
-                "csv: write a cell that begins like a formula (=, @, tab, or + or - before anything but a plain number) with a leading ' so a spreadsheet shows it as text (not for re-import: the ' stays in the data)."),
+                "csv: write a cell that begins like a formula (=, @, tab, or + or - before anything but a plain number) with a leading ' so a spreadsheet shows it as text (not for re-import: the ' stays in the data)."
+            ),
         ],
         positionals: [("PREDICATE", "Optional filter, e.g. \"state == 'MG'\".")], minPositionals: 0,
         maxPositionals: 1,
@@ -87,7 +90,8 @@ enum ExportCommand {
         }
         guard let format = ExportFormat(rawValue: formatName.lowercased()), tse || format == .json else {
             throw UsageError(
-                tse ? "--format takes xml, csv or json, not '\(formatName)'"
+                tse
+                    ? "--format takes xml, csv or json, not '\(formatName)'"
                     : "--format takes json (xml and csv are TSE formats), not '\(formatName)'")
         }
         if !tse && p.value("type") == nil {
@@ -124,7 +128,7 @@ enum ExportCommand {
         let summary = try exporter.export(toPath: out)
         if !p.has("quiet") {
             if let out, !OutputPaths.isStandardOutput(out) {
-                print("exported \(summary.line) to \(out)")
+                print(TerminalSafe.text("exported \(summary.line) to \(out)"))
             } else {
                 CLI.printError("exported \(summary.line)")
             }

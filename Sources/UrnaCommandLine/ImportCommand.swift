@@ -6,7 +6,8 @@ import UrnaStore
 enum ImportCommand {
     static let spec = CommandSpec(
         name: "import", abstract: "Import TSE candidate, asset and coalition files (CSV, zip or XML) into a database.",
-        usage: "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] [--datasette-metadata] FILE|DIR...",
+        usage:
+            "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] [--datasette-metadata] FILE|DIR...",
         discussion: """
             Files are recognised by their content (every consulta_cand layout from 2010 to 2024, bem_candidato,
             consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
@@ -19,7 +20,8 @@ enum ImportCommand {
             a device (--rejects /dev/null) is written through. --rejects may not name the database, its -wal,
             -shm or -journal, or an input (also through a symlink). A flood of bad rows stops the import (nothing is
             committed) when the rejects file reaches --max-rejects-rows or --max-rejects-bytes. Triggers the file
-            holds on Urna's tables are refused unless --allow-triggers; either way the file must pass
+            holds on Urna's tables, and indexes on them that compute an expression or have a WHERE clause, are
+            refused unless --allow-triggers; Urna's tables must match the schema before the import; either way the file must pass
             PRAGMA foreign_key_check and match its schema before the import commits. A folder is read recursively (files sorted by path); files in it that
             are not TSE data (PDFs, SQLite files, read-mes, other CSVs) are skipped with one warning each, as is a
             PDF, SQLite or other plainly foreign file named on the command line.
@@ -35,14 +37,18 @@ enum ImportCommand {
                 "max-rejects-bytes", "SIZE",
                 "Stop (exit 65, nothing committed) when the rejects file would pass SIZE bytes; K, M, G suffixes "
                     + "(default: 100M; 'none': no bound)."),
-            .flag("allow-triggers", "Let triggers the file holds on Urna's tables run during the import."),
+            .flag(
+                "allow-triggers",
+                "Let triggers (and expression or partial indexes) the file holds on Urna's tables run during the import."
+            ),
             .value("encoding", "NAME", "Force the input encoding: latin1, cp1252 or utf8 (default: detected)."),
             .flag("keep-personal-data", "Also store CPF, e-mail and voter-ID number."),
             .flag("json", "Print the summary as one JSON object."),
             .flag("quiet", "No progress and no summary on success."),
             .flag("datasette-metadata", "Also write Datasette metadata beside the database (<db>.metadata.json)."),
         ],
-        positionals: [("FILE|DIR...", "TSE files (.csv/.txt, .zip or .xml) or folders holding them.")], minPositionals: 1, maxPositionals: nil,
+        positionals: [("FILE|DIR...", "TSE files (.csv/.txt, .zip or .xml) or folders holding them.")],
+        minPositionals: 1, maxPositionals: nil,
         examples: [
             "urna import --db urna.sqlite SampleData/consulta_cand_2018_MG.csv SampleData/bem_candidato_2018_MG.csv",
             "urna import --db ac.sqlite --max-errors 0 consulta_cand_2016_AC.txt consulta_legendas_2016_AC.txt",
@@ -60,8 +66,9 @@ enum ImportCommand {
         let maxErrors = try p.int("max-errors")
         if let m = maxErrors, m < 0 { throw UsageError("--max-errors must be 0 or more") }
         try requireWritableDatabase(databasePath(p), command: "urna import")
-        var options = ImportOptions(dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
-                                    encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
+        var options = ImportOptions(
+            dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
+            encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
         try ImportSafety.apply(p, to: &options)
         // Checked before anything is imported: a refusal after the commit read as a failed import (exit 1).
         if p.has("datasette-metadata") {
@@ -99,14 +106,17 @@ final class ImportProgressBar: ImportProgress {
     init(quiet: Bool) { terminal = TerminalProgress(quiet: quiet) }
 
     func importProgress(_ s: ImportProgressSnapshot) {
-        let mib = Double(s.bytesRead) / 1_048_576, total = Double(s.bytesTotal) / 1_048_576
+        let mib = Double(s.bytesRead) / 1_048_576
+        let total = Double(s.bytesTotal) / 1_048_576
         var eta = ""
         if s.fractionRead > 0.01, s.fractionRead < 1 {
             eta = String(format: ", ETA %.0fs", s.elapsedSeconds / s.fractionRead - s.elapsedSeconds)
         }
         let file = s.file.map { ($0 as NSString).lastPathComponent } ?? ""
-        terminal.draw(String(format: "[%d/%d] %@ %@: %.1f/%.1f MiB, %d rows, %.0f rows/s%@", s.fileIndex, s.fileCount,
-                             Self.words(s.phase), file, mib, total, s.rowsRead, s.rowsPerSecond, eta))
+        terminal.draw(
+            String(
+                format: "[%d/%d] %@ %@: %.1f/%.1f MiB, %d rows, %.0f rows/s%@", s.fileIndex, s.fileCount,
+                Self.words(s.phase), file, mib, total, s.rowsRead, s.rowsPerSecond, eta))
     }
 
     func finish() { terminal.finish() }
@@ -140,9 +150,13 @@ enum ShowCommand {
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite)."),
             .value("election", "ID", "Election id (CD_ELEICAO) when the SQ_CANDIDATO is in more than one."),
-            .value("unit", "SG_UE", "Electoral unit code when the SQ_CANDIDATO is in more than one unit (2004 and earlier)."),
+            .value(
+                "unit", "SG_UE",
+                "Electoral unit code when the SQ_CANDIDATO is in more than one unit (2004 and earlier)."),
         ],
-        positionals: [("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number.")],
+        positionals: [
+            ("candidate", "What to show (only candidates for now)."), ("SQ_CANDIDATO", "The TSE candidacy number."),
+        ],
         minPositionals: 2, maxPositionals: 2,
         examples: [
             "urna show --db urna.sqlite candidate 130000600702 --election 297",
@@ -160,7 +174,8 @@ enum ShowCommand {
         // Values from the files, shown on a terminal: no escape sequence in them reaches it.
         print(
             TerminalSafe.text(
-                try CandidateCard.render(store: store, sequence: sequence, election: p.value("election"), unit: p.value("unit"))),
+                try CandidateCard.render(
+                    store: store, sequence: sequence, election: p.value("election"), unit: p.value("unit"))),
             terminator: "")
         return ExitCode.ok
     }

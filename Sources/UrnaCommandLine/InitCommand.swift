@@ -16,20 +16,29 @@ enum InitCommand {
             .value("version", "N", "Schema version (default: the family's latest)."),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
-        examples: ["urna init --db people.sqlite --family people --version 0", "urna init --db tse.sqlite --family elections"])
+        examples: [
+            "urna init --db people.sqlite --family people --version 0", "urna init --db tse.sqlite --family elections",
+        ])
 
     static let command = Command(spec: spec) { p in
-        guard let name = p.value("family") else { throw UsageError("--family is required (one of: \(CommandContext.current.familyNames))") }
+        guard let name = p.value("family") else {
+            throw UsageError("--family is required (one of: \(CommandContext.current.familyNames))")
+        }
         guard let family = CommandContext.current.family(named: name) else {
-            throw UsageError("unknown family '\(name)'; \(CommandContext.current.toolName) knows: \(CommandContext.current.familyNames)")
+            throw UsageError(
+                "unknown family '\(name)'; \(CommandContext.current.toolName) knows: \(CommandContext.current.familyNames)"
+            )
         }
         let version = try p.int("version") ?? family.latest.version
         guard let schema = family.schema(version: version) else {
-            throw UsageError("\(name) has no version \(version); versions: \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))")
+            throw UsageError(
+                "\(name) has no version \(version); versions: \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))"
+            )
         }
         let path = databasePath(p)
         if FileManager.default.fileExists(atPath: path) {
-            throw CLIError(ExitCode.failure, "\(path) already exists; choose another --db (init never overwrites a file)")
+            throw CLIError(
+                ExitCode.failure, "\(path) already exists; choose another --db (init never overwrites a file)")
         }
         // A dangling symlink at the name would have the file created wherever it points.
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
@@ -40,7 +49,10 @@ enum InitCommand {
         }
         // An elections file is made to be bulk-loaded: it gets the page size the importer gives its own files.
         _ = try Store(path: path, schema: schema, pageSize: name == "elections" ? Importer.pageSize : nil)
-        print("created \(DatabaseName.of(path)): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))")
+        print(
+            TerminalSafe.text(
+                "created \(DatabaseName.of(path)): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))"
+            ))
         return ExitCode.ok
     }
 }
@@ -62,23 +74,30 @@ enum SchemaCommand {
     static let command = Command(spec: spec) { p in
         guard let name = p.value("family") else { throw UsageError("--family is required") }
         guard let family = CommandContext.current.family(named: name) else {
-            throw UsageError("unknown family '\(name)'; \(CommandContext.current.toolName) knows: \(CommandContext.current.familyNames)")
+            throw UsageError(
+                "unknown family '\(name)'; \(CommandContext.current.toolName) knows: \(CommandContext.current.familyNames)"
+            )
         }
         if p.has("diff") {
             guard p.positionals.count == 2, let a = Int(p.positionals[0]), let b = Int(p.positionals[1]) else {
                 throw UsageError("--diff takes two version numbers, e.g. --diff 1 3")
             }
             guard let from = family.schema(version: a), let to = family.schema(version: b) else {
-                throw UsageError("\(name) has versions \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))")
+                throw UsageError(
+                    "\(name) has versions \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))")
             }
             let diff = SchemaDiff(from: from, to: to)
             print(p.has("json") ? diff.renderJSON() : diff.renderText())
             return ExitCode.ok
         }
-        if !p.positionals.isEmpty { throw UsageError("unexpected argument '\(p.positionals[0])' (did you mean --diff?)") }
+        if !p.positionals.isEmpty {
+            throw UsageError("unexpected argument '\(p.positionals[0])' (did you mean --diff?)")
+        }
         let version = try p.int("version") ?? family.latest.version
         guard let schema = family.schema(version: version) else {
-            throw UsageError("\(name) has no version \(version); versions: \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))")
+            throw UsageError(
+                "\(name) has no version \(version); versions: \(family.versions.map { String($0.schema.version) }.joined(separator: ", "))"
+            )
         }
         print(SchemaDescriptor.encode(schema))
         return ExitCode.ok
@@ -89,7 +108,8 @@ enum StatusCommand {
     static let spec = CommandSpec(
         name: "status", abstract: "Show a file's family, version, pending migration steps and object counts.",
         usage: "urna status [--db PATH] [--json]",
-        discussion: "--json prints one object with family, version, latestVersion, pendingSteps and counts (type -> count).",
+        discussion:
+            "--json prints one object with family, version, latestVersion, pendingSteps and counts (type -> count).",
         options: [.value("db", "PATH", "Database file (default: urna.sqlite)."), .flag("json", "Print JSON.")],
         positionals: [], minPositionals: 0, maxPositionals: 0,
         examples: ["urna status --db urna.sqlite", "urna status --db old.sqlite --json"])
@@ -110,21 +130,30 @@ enum StatusCommand {
             } ?? []
         let newer = latest.map { store.schema.version > $0 } ?? false
         if p.has("json") {
-            print(JSONText.object([
-                ("family", JSONText.string(store.schema.family)),
-                ("familyKnown", family == nil ? "false" : "true"),
-                ("version", String(store.schema.version)),
-                ("latestVersion", latest.map(String.init) ?? "null"),
-                ("pendingSteps", family == nil ? "null" : "[" + pending.map { "\"\($0.from)->\($0.to)\"" }.joined(separator: ",") + "]"),
-                ("counts", JSONText.object(counts.keys.sorted().map { ($0, String(counts[$0]!)) })),
-            ]))
+            print(
+                JSONText.object([
+                    ("family", JSONText.string(store.schema.family)),
+                    ("familyKnown", family == nil ? "false" : "true"),
+                    ("version", String(store.schema.version)),
+                    ("latestVersion", latest.map(String.init) ?? "null"),
+                    (
+                        "pendingSteps",
+                        family == nil
+                            ? "null" : "[" + pending.map { "\"\($0.from)->\($0.to)\"" }.joined(separator: ",") + "]"
+                    ),
+                    ("counts", JSONText.object(counts.keys.sorted().map { ($0, String(counts[$0]!)) })),
+                ]))
         } else {
+            // The family comes from the file (a hostile one names itself with escape sequences) and the path from
+            // the user: neither reaches the terminal raw.
+            func print(_ line: String) { Swift.print(TerminalSafe.text(line)) }
             print((PostgresURL.isPostgres(DatabaseName.of(path)) ? "database: " : "file:     ") + DatabaseName.of(path))
             print("family:   \(store.schema.family)" + (family == nil ? " (family unknown to \(tool))" : ""))
             print("version:  \(store.schema.version)" + (latest.map { " (latest \($0))" } ?? ""))
             if family == nil {
-                print("pending:  unknown: \(tool) does not know family '\(store.schema.family)' (it knows: \(context.familyNames)); "
-                    + "ask the program that made the file")
+                print(
+                    "pending:  unknown: \(tool) does not know family '\(store.schema.family)' (it knows: \(context.familyNames)); "
+                        + "ask the program that made the file")
             } else if let family, family.isOlderThanSupported(store.schema.version) {
                 print(
                     "pending:  none here: version \(store.schema.version) is older than \(family.minimumVersion), the oldest \(tool) upgrades; "
@@ -135,10 +164,14 @@ enum StatusCommand {
             } else if pending.isEmpty {
                 print("pending:  none")
             } else {
-                print("pending:  " + pending.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ") + "  (run: \(tool) migrate --db \(DatabaseName.of(path)) --dry-run)")
+                print(
+                    "pending:  " + pending.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")
+                        + "  (run: \(tool) migrate --db \(DatabaseName.of(path)) --dry-run)")
             }
             print("objects:")
-            for t in store.schema.tableTypes { print("  " + t.name.padding(toLength: 14, withPad: " ", startingAt: 0) + String(counts[t.name] ?? 0)) }
+            for t in store.schema.tableTypes {
+                print("  " + t.name.padding(toLength: 14, withPad: " ", startingAt: 0) + String(counts[t.name] ?? 0))
+            }
         }
         return ExitCode.ok
     }

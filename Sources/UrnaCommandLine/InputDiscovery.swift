@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 import UrnaRecords
 
 /// Turns `urna import`'s arguments into the files to read: folders are read recursively in a fixed order
@@ -14,7 +15,9 @@ enum InputDiscovery {
     struct Skipped: Equatable {
         let path: String
         let reason: String
-        var warning: String { "warning: skipped \(path): \(reason)" }
+        /// One line: a file named with a line feed in it (`x\nwarning: nothing else was skipped.pdf`) no longer
+        /// prints a forged line of its own.
+        var warning: String { "warning: skipped \(TerminalSafe.line(path)): \(reason)" }
     }
 
     enum Verdict: Equatable {

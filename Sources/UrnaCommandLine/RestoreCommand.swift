@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 import UrnaMigrator
 import UrnaStore
 
@@ -27,8 +28,9 @@ enum RestoreCommand {
         if let from = p.value("from") { try InputChecks.checkDatabase(from, option: "--from") }
         do {
             let r = try MigrationBackup.restore(path: path, from: p.value("from"))
-            print("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)")
-            if let k = r.keptAs { print("the file as it was before: \(k)") }
+            // The family is the backup file's own text: no escape sequence of it reaches the terminal.
+            print(TerminalSafe.text("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)"))
+            if let k = r.keptAs { print(TerminalSafe.text("the file as it was before: \(k)")) }
             return ExitCode.ok
         } catch let e as MigrationError {
             throw CLIError(

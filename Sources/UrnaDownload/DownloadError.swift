@@ -10,6 +10,9 @@ public enum DownloadError: Error, Sendable, CustomStringConvertible, Equatable {
     case notAZip(url: String, reason: String)
     /// A local file could not be written or moved.
     case localFile(path: String, reason: String)
+    /// The server's answer was refused: larger than any zip urna can read, larger than the disk can take, or
+    /// a redirect to a scheme urna does not follow. Nothing of it was kept.
+    case refusedAnswer(url: String, reason: String)
 
     /// The exit status a command line should use: 66 when the file does not exist upstream, 1 otherwise.
     public var exitCode: Int32 {
@@ -34,6 +37,8 @@ public enum DownloadError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(url) did not arrive as a zip that opens (\(reason)), twice; it was deleted: try again later"
         case .localFile(let path, let reason):
             return "cannot write \(path): \(reason)"
+        case .refusedAnswer(let url, let reason):
+            return "cannot download \(url): \(reason)"
         }
     }
 }

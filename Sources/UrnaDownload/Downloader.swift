@@ -68,6 +68,13 @@ public final class Downloader {
                 conditional = record
             }
         }
+        // The partial file is urna's own: a symbolic link planted at its name had the resumed bytes written into
+        // the file it pointed to (and a folder there would have been deleted as a stale partial file).
+        for own in [partial, partialCache] {
+            if let what = PartialFile.notOwnFile(own) {
+                throw DownloadError.localFile(path: own, reason: PartialFile.refusal(what))
+            }
+        }
         var resumes = 0
         var freshStarts = 0
         var resumedFrom: Int64?
@@ -93,6 +100,15 @@ public final class Downloader {
                 // Whatever arrived is resumable with these validators, even if the transfer broke.
                 try? CacheRecord(url: url, etag: response.etag, lastModified: response.lastModified)
                     .write(partialCache)
+            }
+            if response.refusedRedirect != nil, let failure = response.failure {
+                throw DownloadError.refusedAnswer(url: url, reason: failure + "; check --base-url")
+            }
+            if response.answerRefused, let failure = response.failure {
+                // Nothing of an endless answer, or of one the disk could not hold, is kept to resume.
+                try? FileManager.default.removeItem(atPath: partial)
+                try? FileManager.default.removeItem(atPath: partialCache)
+                throw DownloadError.refusedAnswer(url: url, reason: failure + "; nothing of it was kept")
             }
             if let failure = response.failure {
                 guard response.networkFailure else { throw DownloadError.localFile(path: partial, reason: failure) }
@@ -120,7 +136,8 @@ public final class Downloader {
                 if !FileManager.default.fileExists(atPath: partial) {
                     _ = FileManager.default.createFile(atPath: partial, contents: nil)
                 }
-                if let problem = Self.zipProblem(partial) {
+                if var problem = Self.zipProblem(partial) {
+                    if let page = Self.htmlPage(partial) { problem = page }
                     try? FileManager.default.removeItem(atPath: partial)
                     try? FileManager.default.removeItem(atPath: partialCache)
                     freshStarts += 1
@@ -168,6 +185,21 @@ public final class Downloader {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// What to say when the file at `path` is an HTML page (a server's error or "moved" page sent with
+    /// status 200), else nil: "no end-of-central-directory record" said nothing of what had come.
+    static func htmlPage(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
+        let text = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.lowercased()
+        guard
+            text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.hasPrefix("<head")
+                || text.hasPrefix("<body") || text.hasPrefix("<?xml") && text.contains("<html")
+        else { return nil }
+        return "the server sent an HTML page, not a zip (an error or \"moved\" page answered with status 200); "
+            + "check --base-url, or open the address in a browser"
     }
 
     /// `.NAME.suffix` in the same folder as `path`.

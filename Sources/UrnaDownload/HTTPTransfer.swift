@@ -17,6 +17,11 @@ final class HTTPTransfer {
         var failure: String?
         /// Whether the failure is the network's (not a refusal of ours, like a bad range).
         var networkFailure = false
+        /// Whether the answer itself was refused (too large for the disk or for a zip urna can read): what
+        /// arrived of it is useless and must not be kept for resuming.
+        var answerRefused = false
+        /// The URL a redirect pointed to when libcurl would not follow it (another scheme), else nil.
+        var refusedRedirect: String?
     }
 
     /// What the caller sends.
@@ -30,7 +35,16 @@ final class HTTPTransfer {
         var ifNoneMatch: String?
         var ifModifiedSince: String?
         var userAgent = "urna"
+        /// Most bytes the whole file may have: more is refused (an endless or lying answer).
+        var maxBytes: Int64 = HTTPTransfer.maxFileBytes
+        /// The transfer fails when fewer than `minimumSpeed` bytes a second arrive over `stallSeconds`.
+        var minimumSpeed = 1024
+        var stallSeconds = 60
     }
+
+    /// The largest file a download may be: a zip over 4 GiB needs Zip64, which urna's zip reader cannot open,
+    /// so more bytes than this are an endless or broken answer, never a file urna could use.
+    static let maxFileBytes: Int64 = 0xFFFF_FFFF
 
     private static let globalInit: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
 
@@ -62,9 +76,10 @@ final class HTTPTransfer {
             _ = urna_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
             _ = urna_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
             _ = urna_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT, 30)
-            // A stalled transfer (under 1 byte/s for a minute) fails and is resumed on the next run.
-            _ = urna_curl_setopt_long(curl, CURLOPT_LOW_SPEED_LIMIT, 1)
-            _ = urna_curl_setopt_long(curl, CURLOPT_LOW_SPEED_TIME, 60)
+            // A stalled transfer (under 1 KiB/s for a minute) fails and is resumed: a server dripping a byte a
+            // second kept a limit of 1 byte/s from ever tripping.
+            _ = urna_curl_setopt_long(curl, CURLOPT_LOW_SPEED_LIMIT, request.minimumSpeed)
+            _ = urna_curl_setopt_long(curl, CURLOPT_LOW_SPEED_TIME, request.stallSeconds)
             _ = urna_curl_setopt_string(curl, CURLOPT_USERAGENT, request.userAgent)
             _ = urna_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress)
             if let headers { _ = urna_curl_setopt_list(curl, CURLOPT_HTTPHEADER, headers) }
@@ -88,6 +103,12 @@ final class HTTPTransfer {
         response.bodyBytes = context.written
         if let localError = context.localError {
             response.failure = localError
+            response.answerRefused = context.answerRefused
+        } else if code == CURLE_UNSUPPORTED_PROTOCOL, status / 100 == 3 {
+            // A redirect to file://, ftp:// or the like: the server's doing, not the network's.
+            let target = context.headers["location"] ?? "another scheme"
+            response.refusedRedirect = target
+            response.failure = "the server redirected to \(target), which urna does not follow (only http and https)"
         } else if code != CURLE_OK {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             response.failure = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -105,7 +126,9 @@ final class TransferContext {
     var headers: [String: String] = [:]
     var written: Int64 = 0
     var localError: String?
-    private var output: FileHandle?
+    /// Whether `localError` refuses the answer itself (see `Response.answerRefused`).
+    var answerRefused = false
+    private var output: Int32 = -1
     private var decided = false
     private var writing = false
 
@@ -114,35 +137,69 @@ final class TransferContext {
         self.progress = progress
     }
 
-    func header(_ line: String) {
+    /// Receives one header line; returns false to stop the transfer.
+    func header(_ line: String) -> Bool {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty, !decided, status == 200 || status == 206 {
+            // The end of a usable answer's headers: its length is judged now, not when (or if) a body comes.
+            return decideOnce()
+        }
         if trimmed.hasPrefix("HTTP/") {
             // A new response (after a redirect or a 100 Continue): forget the previous one's headers.
             headers = [:]
             let parts = trimmed.split(separator: " ")
             status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            return
+            return true
         }
-        guard let colon = trimmed.firstIndex(of: ":") else { return }
+        guard let colon = trimmed.firstIndex(of: ":") else { return true }
         let name = trimmed[..<colon].lowercased()
         headers[name] = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return true
+    }
+
+    /// Decides once what to do with the answer (write it or drop it); false when it is refused.
+    private func decideOnce() -> Bool {
+        guard !decided else { return localError == nil }
+        decided = true
+        do { try decide() } catch {
+            localError = "\(error)"
+            answerRefused = (error as? TransferRefusal)?.answerRefused ?? false
+            return false
+        }
+        return true
     }
 
     /// Receives body bytes; returns false to stop the transfer.
     func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if !decided {
-            decided = true
-            do { try decide() } catch {
-                localError = "\(error)"
+        guard decideOnce() else { return false }
+        guard writing, output >= 0 else { return true }  // a 304/404 body: read and dropped
+        let base = status == 206 ? request.resumeFrom : 0
+        // An endless answer (or one longer than it said): stopped at the first byte past what a zip can be.
+        guard base + written + Int64(bytes.count) <= request.maxBytes else {
+            localError =
+                "the server sent more than \(PartialFile.mib(request.maxBytes)) (an endless or broken answer): no zip "
+                + "urna can open is that large"
+            answerRefused = true
+            return false
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(output, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let code = errno
+                if code == ENOSPC || code == EDQUOT {
+                    localError =
+                        "the disk holding \(PartialFile.folder(of: request.file)) filled up after "
+                        + "\(PartialFile.mib(base + written + Int64(offset))) had arrived; free space there (or give "
+                        + "--dir a folder on another disk) and run again"
+                    answerRefused = true
+                } else {
+                    localError = "writing it failed: \(String(cString: strerror(code)))"
+                }
                 return false
             }
-        }
-        guard writing, let output else { return true }  // a 304/404 body: read and dropped
-        do {
-            try output.write(contentsOf: Data(bytes))
-        } catch {
-            localError = "cannot write \(request.file): \(error.localizedDescription)"
-            return false
+            offset += n
         }
         written += Int64(bytes.count)
         return true
@@ -150,21 +207,27 @@ final class TransferContext {
 
     private func decide() throws {
         switch status {
-        case 200:
-            _ = FileManager.default.createFile(atPath: request.file, contents: nil)
-            output = try FileHandle(forWritingTo: URL(fileURLWithPath: request.file))
-            try output?.truncate(atOffset: 0)
-            writing = true
-        case 206:
-            // Content-Range: bytes START-END/TOTAL must start where the file ends, or the file would be wrong.
-            let range = headers["content-range"] ?? ""
-            let start = range.split(whereSeparator: { $0 == " " || $0 == "-" }).dropFirst().first.flatMap { Int64($0) }
-            guard request.resumeFrom > 0, start == request.resumeFrom else {
-                throw TransferRefusal("the server sent a range (\(range)) that does not continue the partial file")
+        case 200, 206:
+            let from: Int64
+            if status == 206 {
+                // Content-Range: bytes START-END/TOTAL must start where the file ends, or the file would be wrong.
+                let range = headers["content-range"] ?? ""
+                let start = range.split(whereSeparator: { $0 == " " || $0 == "-" }).dropFirst().first.flatMap {
+                    Int64($0)
+                }
+                guard request.resumeFrom > 0, start == request.resumeFrom else {
+                    throw TransferRefusal("the server sent a range (\(range)) that does not continue the partial file")
+                }
+                from = request.resumeFrom
+            } else {
+                from = 0
             }
-            output = try FileHandle(forWritingTo: URL(fileURLWithPath: request.file))
-            try output?.seek(toOffset: UInt64(request.resumeFrom))
-            try output?.truncate(atOffset: UInt64(request.resumeFrom))
+            // What the answer says it holds is checked before a byte is written: a length no zip urna can read
+            // has, or one the disk cannot take (an endless answer filled the disk, leaving a hidden partial file).
+            if let length = headers["content-length"].flatMap({ Int64($0) }), length >= 0 {
+                try PartialFile.checkRoom(for: request.file, from: from, length: length, maxBytes: request.maxBytes)
+            }
+            output = try PartialFile.openForWriting(request.file, at: from)
             writing = true
         default:
             writing = false
@@ -178,15 +241,21 @@ final class TransferContext {
     }
 
     func close() {
-        try? output?.synchronize()
-        try? output?.close()
-        output = nil
+        guard output >= 0 else { return }
+        _ = fsync(output)
+        PartialFile.closeDescriptor(output)
+        output = -1
     }
 }
 
 struct TransferRefusal: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    /// Whether the answer itself is refused (what arrived of it is not kept for resuming).
+    var answerRefused = false
+    init(_ description: String, answerRefused: Bool = false) {
+        self.description = description
+        self.answerRefused = answerRefused
+    }
 }
 
 private func transferWrite(
@@ -208,8 +277,7 @@ private func transferHeader(
     guard let data, let context else { return 0 }
     let c = Unmanaged<TransferContext>.fromOpaque(context).takeUnretainedValue()
     let n = size * count
-    c.header(String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self))
-    return n
+    return c.header(String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self)) ? n : 0
 }
 
 private func transferProgress(

@@ -7,7 +7,12 @@ import UrnaRecords
 /// (`..._BRASIL.csv`); `--state MG` keeps `_MG` members, `--state BR` the national one.
 public enum ZipMembers {
     /// The data members of the archive at `path` whose name ends in `_<UF>` (before the extension).
-    public static func members(of path: String, states: [String]) throws -> [ZipArchive.Entry] {
+    /// `expectedPrefix` (TSE's `consulta_cand_2018_`): a chosen member whose base name does not start with it
+    /// (in any letter case) is refused, with nothing extracted. Written under its own name into the user's
+    /// folder, a hostile zip's `notes_MG.csv` replaced the user's own file of that name.
+    public static func members(of path: String, states: [String], expectedPrefix: String? = nil) throws
+        -> [ZipArchive.Entry]
+    {
         let archive = try ZipArchive(path: path)
         let wanted = Set(
             states.flatMap { s -> [String] in
@@ -24,6 +29,16 @@ public enum ZipMembers {
         // first without a word. So would two names that differ only in letter case or in how an accent is encoded
         // (NFC, NFD), on the file systems that do not tell those apart (macOS, Windows, FAT and exFAT drives).
         // (Swift compares strings by canonical equivalence: the names are compared by their bytes.)
+        for e in chosen {
+            try checkFileName(e)
+            if let expectedPrefix, !baseName(e).lowercased().hasPrefix(expectedPrefix.lowercased()) {
+                throw DownloadError.localFile(
+                    path: path,
+                    reason: "its member \(e.name) is not named like the zip's own files (\(expectedPrefix)<UF>.csv): "
+                        + "written under that name it could replace a file of yours; nothing was extracted: unzip it "
+                        + "yourself if you trust it")
+            }
+        }
         var seen: [String: String] = [:]
         for e in chosen {
             let key = baseName(e).precomposedStringWithCanonicalMapping.lowercased()
@@ -41,6 +56,18 @@ public enum ZipMembers {
             seen[key] = e.name
         }
         return chosen
+    }
+
+    /// Refuses a member whose base name cannot be a file name here. A NUL cuts the name short for the system
+    /// calls: a member named `x_MG.csv\0..._MG.csv` had the file `x_MG.csv` (another zip's member) deleted. No
+    /// control character, leading dot or backslash makes a file name here.
+    static func checkFileName(_ entry: ZipArchive.Entry) throws {
+        let base = baseName(entry)
+        guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\"),
+            !base.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
+        }
     }
 
     /// The member's file name, without the zip's folders.
@@ -62,28 +89,56 @@ public enum ZipMembers {
     ) throws -> String {
         let archive = try ZipArchive(path: path)
         let base = baseName(entry)
-        // A NUL cuts the name short for the system calls below: a member named `x_MG.csv\0..._MG.csv` had
-        // the file `x_MG.csv` (another zip's member) deleted. No control character makes a file name here.
-        guard !base.isEmpty, !base.hasPrefix("."), !base.contains("\\"),
-            !base.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else {
-            throw DownloadError.localFile(path: entry.name, reason: "the member's name cannot be a file name here")
-        }
+        try checkFileName(entry)
         let target = (folder as NSString).appendingPathComponent(base)
         let temporary = temporaryPath(of: entry, in: folder)
         let source = try archive.open(entry)
-        _ = FileManager.default.createFile(atPath: temporary, contents: nil)
+        // The declared size bounds what the member can inflate to (the reader stops at it): a member the disk
+        // cannot hold is refused before a byte is written (it filled the disk, then failed with Foundation's
+        // "Error Domain=NSCocoaErrorDomain Code=640", naming no file).
+        var fs = statvfs()
+        if statvfs(folder, &fs) == 0 {
+            let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+            guard entry.uncompressedSize <= free else {
+                throw DownloadError.localFile(
+                    path: target,
+                    reason: "the member is \(PartialFile.mib(entry.uncompressedSize)) and the disk holding \(folder) "
+                        + "has \(PartialFile.mib(free)) free; free space there (or give --dir a folder on another disk) "
+                        + "and run again (nothing was extracted)")
+            }
+        }
+        let output: Int32
+        do { output = try PartialFile.openForWriting(temporary, at: 0) } catch {
+            throw DownloadError.localFile(path: temporary, reason: "\(error)")
+        }
         do {
-            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-            defer { try? output.close() }
+            defer { PartialFile.closeDescriptor(output) }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            var written: Int64 = 0
             while true {
                 if stop() { throw CancellationError() }
                 let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
                 if n == 0 { break }
-                try output.write(contentsOf: buffer[0..<n])
+                var offset = 0
+                while offset < n {
+                    let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, n - offset) }
+                    if w < 0 && errno == EINTR { continue }
+                    guard w > 0 else {
+                        let code = errno
+                        let reason =
+                            code == ENOSPC || code == EDQUOT
+                            ? "the disk holding \(folder) filled up after \(PartialFile.mib(written)); free space there "
+                                + "(or give --dir a folder on another disk) and run again (nothing was extracted)"
+                            : String(cString: strerror(code))
+                        throw DownloadError.localFile(path: target, reason: reason)
+                    }
+                    offset += w
+                    written += Int64(w)
+                }
             }
-            try output.synchronize()
+            guard fsync(output) == 0 else {
+                throw DownloadError.localFile(path: target, reason: String(cString: strerror(errno)))
+            }
             // Only a file is replaced (rename(2), at once): a folder with the member's name was deleted whole.
             if let other = Downloader.notAFile(target) {
                 throw DownloadError.localFile(

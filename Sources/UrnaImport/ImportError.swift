@@ -43,7 +43,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
                 "\(rejected) row\(rejected == 1 ? "" : "s") rejected, more than --max-errors \(maxErrors) allows: the import was rolled back and "
                 + "the database is as it was\(whereTo); fix the rows or raise --max-errors"
         case .database(let path, let reason, _):
-            return "\(path): \(reason)"
+            // A store's own message already names the file ("h.sqlite is at elections version 9, newer ..."):
+            // it read "h.sqlite: h.sqlite is at ...".
+            return reason.hasPrefix(path + " ") ? reason : "\(path): \(reason)"
         case .noFiles:
             return "no input files: name at least one consulta_cand, bem_candidato or consulta_legendas file"
         }

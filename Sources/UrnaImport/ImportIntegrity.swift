@@ -20,16 +20,7 @@ enum ImportIntegrity {
     /// The triggers on Urna's tables (the schema's, their list tables and the metadata tables), which
     /// would fire on the import's own writes: (name, table).
     static func triggers(on connection: Connection, schema: Schema) throws -> [(name: String, table: String)] {
-        var ours = Set(schema.tableTypes.map { $0.name.lowercased() })
-        for t in schema.tableTypes {
-            for p in t.properties where !p.ignored {
-                if case .list = p.type {
-                    ours.insert(StorageLayout.listTable(type: t.name, property: p.name).lowercased())
-                }
-            }
-        }
-        ours.insert(StorageLayout.schemaTable.lowercased())
-        ours.insert(StorageLayout.historyTable.lowercased())
+        let ours = Set(ourTables(schema).map { $0.lowercased() })
         var out: [(name: String, table: String)] = []
         for row in try connection.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
         {
@@ -55,6 +46,69 @@ enum ImportIntegrity {
                 + "\(found.count == 1 ? "it" : "them") (sqlite3 \(path) 'DROP TRIGGER \"\(found[0].name)\"'), "
                 + "or pass --allow-triggers to let \(found.count == 1 ? "it" : "them") run "
                 + "(the import is still checked before it commits)",
+            exitCode: 65)
+    }
+
+    /// Urna's tables: the schema's, their list tables and the metadata tables.
+    static func ourTables(_ schema: Schema) -> [String] {
+        var ours = schema.tableTypes.map(\.name)
+        for t in schema.tableTypes {
+            for p in t.properties where !p.ignored {
+                if case .list = p.type { ours.append(StorageLayout.listTable(type: t.name, property: p.name)) }
+            }
+        }
+        return ours + [StorageLayout.schemaTable, StorageLayout.historyTable]
+    }
+
+    /// Refuses, before a row is written, a file whose own SQL would run for every row the import writes,
+    /// the way a trigger would: Urna's tables must already match the descriptor (a `CHECK` planted in
+    /// `Candidate`'s CREATE TABLE text ran an expression of 0.1 s and 260 MB for each row, and the shape check
+    /// after the rows caught it only once all had been written), and indexes someone added on them may not
+    /// compute an expression or have a WHERE clause unless `allowed` (`--allow-triggers`). Returns the
+    /// indexes of that kind that will run (none unless allowed).
+    @discardableResult
+    static func refuseFileSQL(
+        on connection: Connection, schema: Schema, path: String, allowed: Bool
+    ) throws -> [(name: String, table: String)] {
+        let expected = try DatabaseShape.expected(for: schema)
+        // A missing index of Urna's runs nothing (the import rebuilds those of empty tables; the check at the end
+        // still needs the others): only what is there and differs is refused here.
+        let ownIndexes = Set(expected.tables.values.flatMap { $0.indexes.map(\.name) })
+        let differences = try DatabaseShape.read(connection).differences(
+            from: expected, allowExtraIndexes: true, missingIndexesAllowed: ownIndexes)
+        if !differences.isEmpty {
+            throw ImportError.database(
+                path: path,
+                reason: "the file does not match its schema (\(differences.prefix(5).joined(separator: "; "))): its "
+                    + "tables were changed outside urna, and SQLite would run what was added there (a CHECK, a "
+                    + "generated column, a default) for every row the import writes; nothing was imported: restore "
+                    + "the file from a backup, or import into a new --db",
+                exitCode: 65)
+        }
+        var found: [(name: String, table: String)] = []
+        for table in ourTables(schema) where expected.tables[table] != nil {
+            let own = Set(expected.tables[table]?.indexes.map(\.name) ?? [])
+            for row in try connection.rows("PRAGMA index_list(\(Identifier.quoted(table)))") {
+                guard case .text(let name) = row[1], case .text(let origin) = row[3], origin == "c",
+                    !own.contains(name)
+                else { continue }
+                let partial = row[4] == .integer(1)
+                let computed = try connection.rows("PRAGMA index_xinfo(\(Identifier.quoted(name)))").contains {
+                    $0[1] == .integer(-2)
+                }
+                if partial || computed { found.append((name, table)) }
+            }
+        }
+        guard !allowed, !found.isEmpty else { return found }
+        let list = found.map { "\($0.name) (on \($0.table))" }.joined(separator: ", ")
+        let one = found.count == 1
+        throw ImportError.database(
+            path: path,
+            reason: "the file holds \(one ? "an index" : "\(found.count) indexes") on Urna's tables that "
+                + "\(one ? "computes" : "compute") an expression or \(one ? "has" : "have") a WHERE clause, which "
+                + "SQLite would run for every row the import writes: \(list); nothing was imported: drop "
+                + "\(one ? "it" : "them") (sqlite3 \(path) 'DROP INDEX \"\(found[0].name)\"'), or pass "
+                + "--allow-triggers to let the file's own SQL run (the import is still checked before it commits)",
             exitCode: 65)
     }
 

@@ -31,7 +31,7 @@ extension ImportSummary {
             lines.append(
                 "fields corrected: \(fieldsCorrected) (SG_UE leading zeros restored; warnings in the rejects file)")
         }
-        for w in warnings { lines.append("warning: \(TerminalSafe.text(w))") }
+        for w in warnings { lines.append("warning: \(TerminalSafe.line(w))") }
         var tail = "rejected: \(rejected)"
         if let rejectsFile {
             // The file also holds conflicts and field warnings: say so when they are all it holds.

@@ -203,6 +203,8 @@ public final class Importer {
             let triggersRun = try !ImportIntegrity.refuseTriggers(
                 on: connection, schema: store.schema, path: connection.path, allowed: options.allowTriggers
             ).isEmpty
+            try ImportIntegrity.refuseFileSQL(
+                on: connection, schema: store.schema, path: connection.path, allowed: options.allowTriggers)
             var bulk = BulkLoad()
             try bulk.prepare(
                 connection,

@@ -20,8 +20,16 @@ public enum TerminalSafe {
     /// Whether a terminal could be driven or misled by `u`: a control character or a bidirectional one.
     public static func isUnsafe(_ u: Unicode.Scalar) -> Bool { isControl(u) || isBidiFormatting(u) }
 
-    public static func text(_ s: String) -> String {
-        func unsafe(_ u: Unicode.Scalar) -> Bool { isUnsafe(u) && u != "\n" && u != "\t" }
+    /// `s` with every control and bidirectional character escaped (`\x1B`, `\u{202E}`), keeping line feeds and
+    /// tabs: for messages whose own text spans lines.
+    public static func text(_ s: String) -> String { escaped(s, keepingLines: true) }
+
+    /// `s` as one line: line feeds, carriage returns and tabs escaped too (`\x0A`). For a warning, which is one
+    /// line: a file or zip member named `notes\nrows: 5000 inserted` printed a forged line of its own.
+    public static func line(_ s: String) -> String { escaped(s, keepingLines: false) }
+
+    static func escaped(_ s: String, keepingLines: Bool) -> String {
+        func unsafe(_ u: Unicode.Scalar) -> Bool { isUnsafe(u) && !(keepingLines && (u == "\n" || u == "\t")) }
         guard s.unicodeScalars.contains(where: unsafe) else { return s }
         var out = String.UnicodeScalarView()
         for u in s.unicodeScalars {

@@ -246,7 +246,13 @@ struct XMLDocumentWalk {
             XML_ERR_UNSUPPORTED_ENCODING, XML_ERR_INVALID_ENCODING, XML_I18N_CONV_FAILED, XML_I18N_NO_HANDLER,
         ]
         var isEncodingProblem = encodingCodes.contains { Int32($0.rawValue) == error.code }
-        if message.hasPrefix("Input is not proper UTF-8") {
+        if message.contains("Huge input lookup") || message.hasSuffix("length too long") {
+            // libxml2's words for a name, attribute value or text run past its 10,000,000-byte limit
+            // ("internal error: Huge input lookup"), which read as urna's own fault.
+            message =
+                "a value or name is longer than 10,000,000 bytes (libxml2's limit; TSE's values are a few hundred "
+                + "bytes at most): the file is damaged or is not a candidate dump"
+        } else if message.hasPrefix("Input is not proper UTF-8") {
             isEncodingProblem = true
             message =
                 "the text is not UTF-8: declare the file's encoding, e.g. "

@@ -20,6 +20,23 @@ enum ZipBombCheck {
         }
     }
 
+    /// Most bytes one central-directory entry can take: 46 fixed, then a name, an extra field and a comment
+    /// of up to 65,535 bytes each.
+    static let maxEntryBytes: Int64 = 46 + 3 * 65_535
+    /// Most bytes of central directory read into memory, whatever the count: TSE's take about 100 bytes a
+    /// member, and 10,000 members with long names and extras stay far below it.
+    static let maxDirectoryBytes: Int64 = 64 << 20
+
+    static func checkDirectorySize(_ size: Int64, count: Int, archive: String) throws {
+        guard size <= min(Int64(count) * maxEntryBytes, maxDirectoryBytes) else {
+            throw RecordFileError.zip(
+                file: archive,
+                reason: "the zip archive is damaged or not a zip archive: its central directory claims \(size) bytes "
+                    + "for \(count) member\(count == 1 ? "" : "s"), more than \(count == 1 ? "one" : "that many") "
+                    + "can take (or over \(maxDirectoryBytes >> 20) MiB); it was not read")
+        }
+    }
+
     static func checkRatio(_ entry: ZipArchive.Entry, member: String) throws {
         guard entry.method == 8, entry.uncompressedSize > ratioFloor else { return }
         guard entry.uncompressedSize <= max(entry.compressedSize, 1) * maxRatio else {

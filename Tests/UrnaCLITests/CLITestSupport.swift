@@ -19,9 +19,11 @@ enum AnalysisFixtures {
     }
 
     /// Runs a program with extra environment variables (proxies off for loopback, TERM, ...).
-    static func run(_ executable: URL, _ args: [String], environment extra: [String: String], in dir: URL? = nil)
-        throws -> CLIResult
-    {
+    /// `timeout`: a run still going after that many seconds is killed (SIGKILL), so a hang fails instead of waiting.
+    static func run(
+        _ executable: URL, _ args: [String], environment extra: [String: String], in dir: URL? = nil,
+        timeout: Double? = nil
+    ) throws -> CLIResult {
         let p = Process()
         p.executableURL = executable
         p.arguments = args
@@ -44,6 +46,11 @@ enum AnalysisFixtures {
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
+        if let timeout {
+            let deadline = Date().addingTimeInterval(timeout)
+            while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        }
         p.waitUntilExit()
         try out.close()
         try err.close()
@@ -90,7 +97,8 @@ final class TSETestServer {
 
     /// Makes `odsele/consulta_cand/consulta_cand_2018.zip` and `odsele/bem_candidato/bem_candidato_2018.zip`
     /// from SampleData's MG files and starts serving them.
-    init(in dir: URL, dropOnce: [String] = [], corruptOnce: [String] = []) throws {
+    /// `hostile`: more arguments for the server (`--endless REL`, `--announce REL=BYTES`, `--redirect REL=URL`).
+    init(in dir: URL, dropOnce: [String] = [], corruptOnce: [String] = [], hostile: [String] = []) throws {
         guard let python = AnalysisFixtures.python else {
             try Test.cancel(Comment(rawValue: "skipped: python3 is not installed, so the test HTTP server cannot run"))
         }
@@ -114,7 +122,7 @@ final class TSETestServer {
         process.executableURL = python
         process.arguments =
             [Self.script.path, "serve", root.path, portFile.path, log.path]
-            + dropOnce.flatMap { ["--drop-once", $0] } + corruptOnce.flatMap { ["--corrupt-once", $0] }
+            + dropOnce.flatMap { ["--drop-once", $0] } + corruptOnce.flatMap { ["--corrupt-once", $0] } + hostile
         process.standardInput = lifeline
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

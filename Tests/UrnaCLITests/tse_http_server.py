@@ -3,11 +3,15 @@
 
   tse_http_server.py zip OUT.zip FILE...            write a deflated zip of FILEs (by base name)
   tse_http_server.py serve ROOT PORTFILE LOGFILE [--drop-once REL]... [--corrupt-once REL]...
+                    [--endless REL]... [--announce REL=BYTES]... [--redirect REL=URL]...
 
 serve: answers GET for files under ROOT with ETag and Last-Modified; If-None-Match / If-Modified-Since
 give 304; Range: bytes=N- gives 206 (or 200 when If-Range no longer matches, 416 past the end); a missing
 file is 404. --drop-once REL: the first full answer for REL sends half the body, then closes the connection.
---corrupt-once REL: the first full answer for REL sends bytes that are not a zip. The chosen port is written
+--corrupt-once REL: the first full answer for REL sends bytes that are not a zip. Hostile answers (for the
+attacker trials): --endless REL sends 200 and zip-like bytes without end; --announce REL=BYTES sends 200 with
+that Content-Length and then nothing; --redirect REL=URL answers 302 to URL; --html REL= answers 200 with an
+HTML error page. The chosen port is written
 to PORTFILE; every answer is logged to LOGFILE as one JSON line (path, status, range, bytes).
 """
 import email.utils
@@ -27,7 +31,7 @@ def make_zip(out, files):
             z.write(f, arcname=os.path.basename(f))
 
 
-def serve(root, port_file, log_file, drop_once, corrupt_once):
+def serve(root, port_file, log_file, drop_once, corrupt_once, hostile):
     root = os.path.abspath(root)
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -39,6 +43,37 @@ def serve(root, port_file, log_file, drop_once, corrupt_once):
             with open(log_file, "a") as log:
                 log.write(json.dumps({"path": self.path, "status": status, "range": rng, "bytes": sent}) + "\n")
 
+        def answer_hostile(self, kind, value):
+            if kind == "redirect":
+                self.send_response(302)
+                self.send_header("Location", value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return self.record(302, 0)
+            self.send_response(200)
+            if kind == "html":
+                page = b"<!DOCTYPE html>\n<html><body><h1>Erro 500</h1>Servico indisponivel</body></html>\n"
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+                return self.record(200, len(page))
+            if kind == "announce":
+                self.send_header("Content-Length", value)
+            self.end_headers()
+            self.record(200, -1)
+            if kind == "announce":
+                threading.Event().wait(30)
+                self.close_connection = True
+                return
+            chunk = b"PK\x03\x04" + b"\0" * 65532
+            try:
+                while True:
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            self.close_connection = True
+
         def simple(self, status):
             self.send_response(status)
             self.send_header("Content-Length", "0")
@@ -47,6 +82,8 @@ def serve(root, port_file, log_file, drop_once, corrupt_once):
 
         def do_GET(self):
             rel = self.path.split("?", 1)[0].lstrip("/")
+            if rel in hostile:
+                return self.answer_hostile(*hostile[rel])
             path = os.path.normpath(os.path.join(root, rel))
             if not path.startswith(root + os.sep) or not os.path.isfile(path):
                 return self.simple(404)
@@ -112,7 +149,8 @@ def serve(root, port_file, log_file, drop_once, corrupt_once):
         os._exit(0)
 
     threading.Thread(target=watch_stdin, daemon=True).start()
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
     with open(port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))
     os.rename(port_file + ".tmp", port_file)
@@ -124,11 +162,15 @@ def main(argv):
         make_zip(argv[2], argv[3:])
         return 0
     if len(argv) >= 5 and argv[1] == "serve":
-        drop, corrupt, rest = set(), set(), argv[5:]
+        drop, corrupt, hostile, rest = set(), set(), {}, argv[5:]
         while rest:
             flag, value, rest = rest[0], rest[1], rest[2:]
-            (drop if flag == "--drop-once" else corrupt).add(value)
-        serve(argv[2], argv[3], argv[4], drop, corrupt)
+            if flag in ("--endless", "--announce", "--redirect", "--html"):
+                rel, _, arg = value.partition("=")
+                hostile[rel] = (flag[2:], arg)
+            else:
+                (drop if flag == "--drop-once" else corrupt).add(value)
+        serve(argv[2], argv[3], argv[4], drop, corrupt, hostile)
         return 0
     sys.stderr.write(__doc__)
     return 64

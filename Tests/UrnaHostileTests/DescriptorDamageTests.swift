@@ -54,4 +54,25 @@ import Testing
                 && r.stderr.contains("restore"), "\(r.stderr)")
         #expect(Hostile.bytes(dir, "e.sqlite") == before)
     }
+
+    @Test("import into a file whose descriptor claims a far-future version names the file once, changing nothing")
+    func importIntoFutureVersion() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try Hostile.urna(["init", "--db", "e.sqlite", "--family", "elections"], in: dir).code == 0)
+        let path = dir.appendingPathComponent("e.sqlite").path
+        try Hostile.sql(
+            path,
+            """
+            UPDATE _urna_schema SET version = 999999999999,
+              descriptor = replace(descriptor, '"version" : 5', '"version" : 999999999999')
+            """)
+        let input = try Hostile.sample("consulta_cand_2016_AC.txt", into: dir)
+        let before = Hostile.bytes(dir, "e.sqlite")
+        let r = try Hostile.urna(["import", "--db", "e.sqlite", input], in: dir)
+        // "Error: e.sqlite: e.sqlite is at elections version 999999999999, ...".
+        #expect(r.code == 65, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("Error: e.sqlite is at elections version 999999999999, newer than"), "\(r.stderr)")
+        #expect(Hostile.bytes(dir, "e.sqlite") == before)
+    }
 }

@@ -35,6 +35,27 @@ enum ZipBomb {
         return all + tail
     }
 
+    /// A raw deflate stream of `input` and its CRC-32: an honest member for `archive`.
+    static func member(_ name: String, _ input: [UInt8]) -> Member {
+        var stream = z_stream()
+        precondition(urna_deflate_init_raw(&stream, 6) == Z_OK)
+        defer { deflateEnd(&stream) }
+        var input = input
+        var out = [UInt8](repeating: 0, count: input.count + 1024)
+        let produced = input.withUnsafeMutableBufferPointer { inp in
+            out.withUnsafeMutableBufferPointer { o in
+                stream.next_in = inp.baseAddress
+                stream.avail_in = UInt32(inp.count)
+                stream.next_out = o.baseAddress
+                stream.avail_out = UInt32(o.count)
+                precondition(deflate(&stream, Z_FINISH) == Z_STREAM_END)
+                return o.count - Int(stream.avail_out)
+            }
+        }
+        let crc = input.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        return Member(name: name, data: Array(out[0..<produced]), crc: crc, declaredSize: UInt32(input.count))
+    }
+
     struct Member {
         var name: String
         var data: [UInt8]?  // nil: point at the first member's bytes

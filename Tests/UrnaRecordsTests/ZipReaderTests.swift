@@ -186,4 +186,27 @@ struct ZipReaderTests {
             + le32(UInt32(local.count)) + le16(0)
         return local + central + end
     }
+
+    @Test("an end record claiming a central directory of 1 GiB for one member is refused before it is read")
+    func hugeClaimedDirectory() throws {
+        // A sparse file: 1 GiB long, a few KB on disk. The directory was read into memory whole (1 GiB here;
+        // 3 GiB and 27 s for a 3 GiB file) before its first entry was found missing.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sparse-\(UUID().uuidString).zip").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let size: UInt64 = 1 << 30
+        FileManager.default.createFile(atPath: path, contents: Data("PK\u{3}\u{4}".utf8))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: size)
+        try handle.seek(toOffset: size)
+        var end = Data([0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0, 1, 0, 1, 0])
+        for v in [UInt32(size - 4), 4] { withUnsafeBytes(of: v.littleEndian) { end.append(contentsOf: $0) } }
+        end.append(contentsOf: [0, 0])
+        try handle.write(contentsOf: end)
+        try handle.close()
+        #expect {
+            _ = try ZipArchive(path: path)
+        } throws: { error in
+            "\(error)".contains("its central directory claims 1073741820 bytes for 1 member, more than one can take")
+        }
+    }
 }
