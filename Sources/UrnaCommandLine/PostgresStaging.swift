@@ -55,6 +55,7 @@ enum PostgresStaging {
     static func run(_ command: Command, _ parsed: ParsedArguments, location: String) throws -> Int32 {
         let name = command.spec.name
         let mode = try mode(of: name, parsed)
+        if name == "query", let code = try QueryCommand.runOnPostgres(parsed, location: location) { return code }
         // adopt on a database without Urna data: the plain tables named as the family version's types.
         var adoptable: Schema?
         if name == "adopt", let family = parsed.value("family").flatMap(CommandContext.current.family(named:)),
@@ -66,13 +67,7 @@ enum PostgresStaging {
         let old = copy.recorded
         let adopted = old == nil ? adoptable : nil
         let display = copy.connection.displayName
-        if old == nil, adopted == nil, mode == .read || name == "migrate" {
-            throw CLIError(
-                ExitCode.missingInput,
-                "\(display) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
-                    + "`\(CommandContext.current.toolName) init --db URL --family NAME` or "
-                    + "`\(CommandContext.current.toolName) import --db URL FILES`")
-        }
+        if old == nil, adopted == nil, mode == .read || name == "migrate" { throw noUrnaData(display) }
         if let old, name == "init" {
             throw CLIError(
                 ExitCode.failure,
@@ -126,6 +121,15 @@ enum PostgresStaging {
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")
         }
         return code
+    }
+
+    /// The error for a database without Urna tables, which a reader cannot use.
+    static func noUrnaData(_ display: String) -> CLIError {
+        CLIError(
+            ExitCode.missingInput,
+            "\(display) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
+                + "`\(CommandContext.current.toolName) init --db URL --family NAME` or "
+                + "`\(CommandContext.current.toolName) import --db URL FILES`")
     }
 
     /// A working copy of the database at `location`, with urna's lock wait; a timeout says how to wait longer.
