@@ -51,24 +51,22 @@ public final class PostgresQuery {
     }
 
     /// Whether this server folds text exactly as `TextFolding` does: a UTF-8 database, `normalize()`
-    /// (PostgreSQL 13 or later) and Unicode tables agreeing with Swift's on every scalar the fold changes
-    /// (`PostgresTextFolding.probe`, folded both ways under `[c]`, `[d]` and `[cd]`). Checked once.
+    /// (PostgreSQL 13 or later) and Unicode tables agreeing with Swift's: the NFD of every assigned scalar
+    /// (`PostgresTextFolding.probe`) and the NFC of those decompositions, compared with Foundation's. (The
+    /// lowercase and mark tables are Swift's own, sent with the query.) Checked once per connection.
     public func foldsExactly() throws -> Bool {
         if let foldingChecked { return foldingChecked }
         var ok = false
         let version = Int(try connection.scalar("SHOW server_version_num") ?? "") ?? 0
         let encoding = try connection.scalar("SHOW server_encoding")
         if version >= 130_000, encoding == "UTF8" {
-            ok = true
-            let schema = try Schema(
-                family: "probe", version: 0, types: [ObjectSchema("T", [Property("s", .string)])])
-            let compiler = QueryCompiler(schema: schema, dialect: .postgres)
             let probe = PostgresTextFolding.probe
-            for options in [PredicateOptions.caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]] {
-                let (sql, bindings) = try compiler.foldedText(parameter: probe, options)
-                let folded = try connection.scalar("SELECT \(sql)", bindings.map(SQLDialect.postgresText))
-                if folded != TextFolding.fold(probe, options) { ok = false }
-            }
+            let nfd = probe.decomposedStringWithCanonicalMapping
+            let row = try connection.query(
+                "SELECT normalize($1::text, NFD) = $2::text, normalize($2::text, NFC) = $3::text",
+                [probe, nfd, nfd.precomposedStringWithCanonicalMapping]
+            ).rows.first
+            ok = row == ["t", "t"]
         }
         foldingChecked = ok
         return ok

@@ -9,14 +9,15 @@ import Foundation
 ///
 /// - ASCII text (`octet_length = char_length` in UTF-8) is folded by `lower(x COLLATE "C")`, which under the
 ///   "C" collation lowers A-Z only, exactly the fold's ASCII fast path; `[d]` leaves it unchanged.
+/// - Latin-1 text: `lower()`, then a `translate()` of a few dozen characters (`latinTable`).
 /// - Other text: `normalize(x, NFD)` and `regexp_replace` with a class of every Mn scalar for `[d]`;
 ///   `replace` for the one scalar whose lowercase is two scalars (İ -> i + U+0307) and `translate` with
 ///   every one-to-one lowercase mapping for `[c]`; `normalize(..., NFC)` last.
 ///
 /// The tables are computed from Swift's own Unicode data when first used, so they are the fold's, not a copy
 /// of them; they travel as bound parameters. `normalize()` needs PostgreSQL 13 and a UTF-8 database, and
-/// its Unicode tables must agree with Swift's: `probe` is a text over every scalar the fold changes, whose
-/// fold the server must give back (`PostgresQuery` checks it before compiling a folded comparison).
+/// its Unicode tables must agree with Swift's: `probe` holds every assigned scalar, whose NFD and NFC a
+/// server must give as Swift does (`PostgresQuery.foldsExactly` checks it before a folded query runs there).
 public enum PostgresTextFolding {
     /// The folding tables, built once.
     struct Tables: Sendable {
@@ -27,8 +28,6 @@ public enum PostgresTextFolding {
         let lowerMulti: [(from: String, to: String)]
         /// A regular-expression class matching every nonspacing mark, as `\uXXXX` / `\UXXXXXXXX` escapes.
         let marksClass: String
-        /// Every scalar the fold changes under some options, or that marks or decomposes.
-        let changed: [Unicode.Scalar]
     }
 
     static let tables: Tables = {
@@ -36,70 +35,102 @@ public enum PostgresTextFolding {
         var to = String.UnicodeScalarView()
         var multi: [(String, String)] = []
         var marks: [ClosedRange<UInt32>] = []
-        var changed: [Unicode.Scalar] = []
         for v in UInt32(0)...0x10FFFF {
             guard let u = Unicode.Scalar(v) else { continue }
-            let lower = u.properties.lowercaseMapping
-            let lowerScalars = Array(lower.unicodeScalars)
-            var isChanged = false
-            if lowerScalars != [u] {
-                isChanged = true
-                if lowerScalars.count == 1 {
+            if u.properties.changesWhenLowercased {
+                let lower = u.properties.lowercaseMapping
+                let scalars = Array(lower.unicodeScalars)
+                if scalars.count == 1 {
                     from.append(u)
-                    to.append(lowerScalars[0])
-                } else {
+                    to.append(scalars[0])
+                } else if scalars != [u] {
                     multi.append((String(u), lower))
                 }
             }
             if u.properties.generalCategory == .nonspacingMark {
-                isChanged = true
                 if let last = marks.last, last.upperBound + 1 == v {
                     marks[marks.count - 1] = last.lowerBound...v
                 } else {
                     marks.append(v...v)
                 }
             }
-            if !isChanged {
-                let s = String(u)
-                isChanged = s.decomposedStringWithCanonicalMapping.unicodeScalars.count != 1
-                    || s.precomposedStringWithCanonicalMapping != s
-            }
-            if isChanged { changed.append(u) }
         }
-        func escape(_ v: UInt32) -> String {
-            v <= 0xFFFF
-                ? "\\u" + String(format: "%04X", v) : "\\U" + String(format: "%08X", v)
-        }
-        let marksClass =
-            "["
-            + marks.map { $0.count == 1 ? escape($0.lowerBound) : escape($0.lowerBound) + "-" + escape($0.upperBound) }
-            .joined() + "]"
-        return Tables(
-            lowerFrom: String(from), lowerTo: String(to), lowerMulti: multi, marksClass: marksClass,
-            changed: changed)
+        let marksClass = "[" + marks.map { r in
+            r.count == 1 ? escape(r.lowerBound) : escape(r.lowerBound) + "-" + escape(r.upperBound)
+        }.joined() + "]"
+        return Tables(lowerFrom: String(from), lowerTo: String(to), lowerMulti: multi, marksClass: marksClass)
     }()
 
-    /// A text holding every scalar the fold changes (after a space each, so marks have a base to sit on), and
-    /// pairs that compose (e + U+0301, the Hangul jamo), for checking a server's folding against Swift's.
-    public static var probe: String {
+    static func escape(_ v: UInt32) -> String {
+        v <= 0xFFFF ? "\\u" + String(format: "%04X", v) : "\\U" + String(format: "%08X", v)
+    }
+
+    /// For text within Latin-1 (most names and descriptions here), the fold is one character for one:
+    /// no combining marks to reorder or compose, every letter's decomposition a base and one mark. So a
+    /// short `translate()` folds it, with these tables computed by `TextFolding.fold` itself, character by
+    /// character (the ones whose fold is not one character, none today, send the text the general way).
+    struct LatinTable: Sendable {
+        /// The class of the characters the table covers: `^[...]*$` tells text it can fold.
+        let covered: String
+        let from: String
+        let to: String
+    }
+
+    static func latinTable(_ options: PredicateOptions) -> LatinTable {
+        var covered: [ClosedRange<UInt32>] = []
+        var from = String.UnicodeScalarView()
+        var to = String.UnicodeScalarView()
+        for v in UInt32(1)...0xFF {
+            let u = Unicode.Scalar(v)!
+            let folded = Array(TextFolding.fold(String(u), options).unicodeScalars)
+            guard folded.count == 1 else { continue }
+            if let last = covered.last, last.upperBound + 1 == v {
+                covered[covered.count - 1] = last.lowerBound...v
+            } else {
+                covered.append(v...v)
+            }
+            // ASCII goes through lower() first under [c], unchanged under [d].
+            if v >= 0x80, folded[0] != u {
+                from.append(u)
+                to.append(folded[0])
+            }
+        }
+        let coveredClass = covered.map { r in
+            r.count == 1 ? escape(r.lowerBound) : escape(r.lowerBound) + "-" + escape(r.upperBound)
+        }.joined()
+        return LatinTable(covered: "^[" + coveredClass + "]*$", from: String(from), to: String(to))
+    }
+
+    static let latinTables: [Int: LatinTable] = Dictionary(
+        uniqueKeysWithValues: [1, 2, 3].map { ($0, latinTable(PredicateOptions(rawValue: $0))) })
+
+    /// A text of the scalars whose normalization a server must agree on with Swift: every assigned scalar
+    /// (after a space each, so marks have a base to sit on) but the ideographs and Hangul syllables, which
+    /// do not decompose or decompose by arithmetic (one in 97 of those is kept).
+    public static let probe: String = {
         var s = String.UnicodeScalarView()
-        for u in tables.changed {
+        for v in UInt32(0x20)...0x10FFFF {
+            guard let u = Unicode.Scalar(v) else { continue }
+            switch u.properties.generalCategory {
+            case .unassigned, .privateUse, .surrogate, .control: continue
+            default: break
+            }
+            let sampled = (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v)
+                || (0xAC00...0xD7A3).contains(v) || v >= 0x20000
+            if sampled, v % 97 != 0 { continue }
             s.append(" ")
             s.append(u)
         }
-        for pair in ["e\u{301}", "E\u{301}\u{323}", "\u{1100}\u{1161}\u{11A8}", "I\u{307}", "ΟΔΟΣ", "ǅ"] {
-            s.append(" ")
-            s.append(contentsOf: pair.unicodeScalars)
-        }
         return String(s)
-    }
+    }()
 
-    /// The folded value of the SQL expression `x` (text), with the tables bound as parameters.
+    /// The folded value of the SQL expression `x` (text), with the tables bound as parameters: ASCII by
+    /// `lower()`, Latin-1 by a short `translate()`, anything else by the general way.
     static func sql(_ x: SQLFragment, _ options: PredicateOptions) -> SQLFragment {
         if options.isEmpty { return x }
         let t = tables
         let lowerCase = options.contains(.caseInsensitive)
-        let ascii: SQLFragment = lowerCase ? "lower((\(x)) COLLATE \"C\")" : x
+        let lowered: SQLFragment = lowerCase ? "lower((\(x)) COLLATE \"C\")" : x
         var general: SQLFragment = x
         if options.contains(.diacriticInsensitive) {
             general = "regexp_replace(normalize(\(general), NFD), \(bind: .text(t.marksClass)), '', 'g')"
@@ -110,6 +141,10 @@ public enum PostgresTextFolding {
             }
             general = "translate(\(general), \(bind: .text(t.lowerFrom)), \(bind: .text(t.lowerTo)))"
         }
-        return "(CASE WHEN octet_length(\(x)) = char_length(\(x)) THEN \(ascii) ELSE normalize(\(general), NFC) END)"
+        let latin = latinTables[options.rawValue & 3]!
+        let ascii: SQLFragment = "WHEN octet_length(\(x)) = char_length(\(x)) THEN \(lowered)"
+        let latin1: SQLFragment =
+            "WHEN \(x) ~ \(bind: .text(latin.covered)) THEN translate(\(lowered), \(bind: .text(latin.from)), \(bind: .text(latin.to)))"
+        return "(CASE \(ascii) \(latin1) ELSE normalize(\(general), NFC) END)"
     }
 }
