@@ -38,7 +38,8 @@ enum PostgresStaging {
         case "init": return .write
         case "import":
             if p.has("datasette-metadata") {
-                throw UsageError("--datasette-metadata describes SQLite files for Datasette; it has no meaning on PostgreSQL")
+                throw UsageError(
+                    "--datasette-metadata describes SQLite files for Datasette; it has no meaning on PostgreSQL")
             }
             return .write
         case "restore":
@@ -133,10 +134,13 @@ enum PostgresStaging {
     }
 
     /// A working copy of the database at `location`, with urna's lock wait; a timeout says how to wait longer.
-    static func openWorkingCopy(_ location: String, writing: Bool, lockTables: Schema? = nil) throws -> PostgresWorkingCopy {
+    static func openWorkingCopy(_ location: String, writing: Bool, lockTables: Schema? = nil) throws
+        -> PostgresWorkingCopy
+    {
         do {
             return try PostgresWorkingCopy(
-                url: location, writing: writing, lockTimeoutMilliseconds: lockTimeoutMilliseconds, lockTables: lockTables)
+                url: location, writing: writing, lockTimeoutMilliseconds: lockTimeoutMilliseconds,
+                lockTables: lockTables)
         } catch let e as PostgresWorkingCopy.LockTimeout {
             throw CLIError(ExitCode.failure, "\(e); or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
         }

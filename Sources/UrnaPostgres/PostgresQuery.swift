@@ -72,9 +72,10 @@ public final class PostgresQuery {
         return ok
     }
 
-    /// The SQL selecting the matching rows' `columns` of `type`, in order, with its parameters.
+    /// The SQL selecting the matching rows' `columns` of `type`, in `sorts` order (nil: any order, for a
+    /// count), with its parameters.
     func select(
-        _ columns: String, of type: String, where predicate: QueryPredicate?, sortedBy sorts: [SortKey],
+        _ columns: String, of type: String, where predicate: QueryPredicate?, sortedBy sorts: [SortKey]?,
         limit: Int?, compiler: QueryCompiler
     ) throws -> (sql: String, parameters: [String?]) {
         var sql = "SELECT \(columns) FROM \(Identifier.quoted(type)) t0"
@@ -84,7 +85,7 @@ public final class PostgresQuery {
             sql += " WHERE \(condition)"
             parameters = bindings.map(SQLDialect.postgresText)
         }
-        sql += " ORDER BY " + (try compiler.orderBy(sorts, on: type, alias: "t0"))
+        if let sorts { sql += " ORDER BY " + (try compiler.orderBy(sorts, on: type, alias: "t0")) }
         if let limit { sql += " LIMIT \(limit)" }
         return (sql, parameters)
     }
@@ -97,7 +98,7 @@ public final class PostgresQuery {
     /// How many objects of `type` match (at most `limit`), counted on the server.
     public func count(of type: String, where predicate: QueryPredicate?, limit: Int? = nil) throws -> Int {
         let (sql, parameters) = try select(
-            "1", of: type, where: predicate, sortedBy: [], limit: limit, compiler: try compiler())
+            "1", of: type, where: predicate, sortedBy: nil, limit: limit, compiler: try compiler())
         guard let n = Int(try connection.scalar("SELECT count(*) FROM (\(sql)) AS matching", parameters) ?? "") else {
             throw PostgresError("count(*) gave no number", database: connection.displayName)
         }
@@ -110,7 +111,7 @@ public final class PostgresQuery {
         var out: [ProjectedColumn] = []
         for f in fields {
             guard let term = try compiler.projectedTerm(f.keyPath, on: type, alias: "t0") else { return nil }
-            out.append(ProjectedColumn(term: term, schema: compiler.schema))
+            out.append(ProjectedColumn(term: term, label: "\(type).\(f.keyPath)", schema: compiler.schema))
         }
         return out
     }

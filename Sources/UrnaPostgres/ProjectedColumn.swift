@@ -6,13 +6,16 @@ import UrnaStore
 public struct ProjectedColumn: Sendable {
     /// The SELECT expression (a column, a correlated subquery, or a JSON array of a list's values as text).
     public let sql: String
+    /// What messages call it: `Candidate.party.acronym`.
+    let label: String
     let kind: PostgresColumnKind
     let type: PropertyType
     let many: Bool
     let elementKeys: Bool
     let schema: Schema
 
-    init(term: QueryCompiler.ProjectedTerm, schema: Schema) {
+    init(term: QueryCompiler.ProjectedTerm, label: String, schema: Schema) {
+        self.label = label
         let kind: PostgresColumnKind
         switch term.type {
         case .link(let target): kind = PostgresColumnKind.keyKind(of: target, in: schema)
@@ -36,15 +39,17 @@ public struct ProjectedColumn: Sendable {
     func output(_ text: String?) throws -> FieldProjection.Output {
         guard many else { return .value(try decode(text)) }
         guard let text else { return .values([]) }  // json_agg of no rows
-        guard let array = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) as? [Any]
+        guard
+            let array = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) as? [Any]
         else {
-            throw PostgresTransferError.badValue(column: sql, value: String(text.prefix(40)), expected: "a JSON array")
+            throw PostgresTransferError.badValue(
+                column: label, value: String(text.prefix(40)), expected: "a JSON array")
         }
         return .values(try array.map { try decode($0 as? String) })
     }
 
     private func decode(_ text: String?) throws -> Value {
-        let stored = try kind.sqliteValue(text, column: sql)
+        let stored = try kind.sqliteValue(text, column: label)
         if elementKeys, case .link(let target) = type {
             if case .null = stored { return .null }
             return ValueCodec.decodeKey(stored, keyType: schema[type: target]?.primaryKey?.type ?? .int64)

@@ -40,10 +40,14 @@ struct CLIPostgresQueryTests {
         ["Good", "value == 1000.5 OR value <= 0.01", "--sort", "value", "--csv"],
         ["Good", "goodDescription LIKE[cd] '*imovel?*'", "--count"],
         ["Good", "goodDescription CONTAINS '_' OR goodDescription ENDSWITH '%'", "--count"],
-        ["Good", "candidacy.party.acronym IN {'PT', 'NOVO'}", "--sort", "candidacy.name,order", "--fields",
-         "candidacy.name,order,value,type.name", "--limit", "40"],
-        ["Candidate", "ANY goods.value > 1000000 AND NOT name CONTAINS 'A'", "--sort", "name", "--limit", "3",
-         "--fields", "name,party.acronym,goods.value,goods.@count,goods"],
+        [
+            "Good", "candidacy.party.acronym IN {'PT', 'NOVO'}", "--sort", "candidacy.name,order", "--fields",
+            "candidacy.name,order,value,type.name", "--limit", "40",
+        ],
+        [
+            "Candidate", "ANY goods.value > 1000000 AND NOT name CONTAINS 'A'", "--sort", "name", "--limit", "3",
+            "--fields", "name,party.acronym,goods.value,goods.@count,goods",
+        ],
         ["Candidate", "goods.@sum.value > 10000000", "--fields", "name,total=goods.@count", "--sort", "name"],
         ["Candidate", "ALL goods.value > 100000", "--count"],
         ["Candidate", "NONE goods.value > 100", "--count", "--limit", "5"],
@@ -87,8 +91,13 @@ struct CLIPostgresQueryTests {
         let database = url.split(separator: "/").last.map(String.init) ?? ""
         let readerURL = "postgresql://\(role)@\(pg.host):\(pg.port)/\(database)"
         let native = try CLIRunner.run(
-            ["query", "--db", readerURL, "Candidate", "party.acronym == 'NOVO' AND name CONTAINS[cd] 'joao'", "--count"])
-        #expect(native.code == 0 && native.stdout.range(of: #"^[0-9]+\n$"#, options: .regularExpression) != nil, "\(native.stderr)")
+            [
+                "query", "--db", readerURL, "Candidate", "party.acronym == 'NOVO' AND name CONTAINS[cd] 'joao'",
+                "--count",
+            ])
+        #expect(
+            native.code == 0 && native.stdout.range(of: #"^[0-9]+\n$"#, options: .regularExpression) != nil,
+            "\(native.stderr)")
         // The working copy copies every table, so it is refused there.
         let copy = try Self.workingCopy(["query", "--db", readerURL, "Candidate", "--count"])
         #expect(copy.code != 0 && copy.stderr.contains("permission denied"), "\(copy.stderr)")

@@ -52,7 +52,8 @@ struct PostgresDialectTests {
     @Test func sortsGiveTheSameOrderOnBothBackends() throws {
         let f = try PostgresQueryFixture()
         let sorts: [(String, [SortKey])] = [
-            ("Candidate", [SortKey(keyPath: "elected")]), ("Candidate", [SortKey(keyPath: "elected", ascending: false)]),
+            ("Candidate", [SortKey(keyPath: "elected")]),
+            ("Candidate", [SortKey(keyPath: "elected", ascending: false)]),
             ("Candidate", [SortKey(keyPath: "party.acronym"), SortKey(keyPath: "name")]),
             ("Candidate", [SortKey(keyPath: "age", ascending: false)]), ("Candidate", [SortKey(keyPath: "age")]),
             ("Candidate", [SortKey(keyPath: "nickname")]), ("Candidate", [SortKey(keyPath: "name", ascending: false)]),
@@ -63,12 +64,14 @@ struct PostgresDialectTests {
             ("Candidate", [SortKey(keyPath: "score", ascending: false)]), ("Candidate", [SortKey(keyPath: "token")]),
             ("Good", [SortKey(keyPath: "value", ascending: false)]), ("Good", [SortKey(keyPath: "detail")]),
             ("Good", [SortKey(keyPath: "type.name"), SortKey(keyPath: "value")]),
-            ("Dog", [SortKey(keyPath: "owner.name", ascending: false)]), ("Party", [SortKey(keyPath: "members.@count")]),
+            ("Dog", [SortKey(keyPath: "owner.name", ascending: false)]),
+            ("Party", [SortKey(keyPath: "members.@count")]),
             ("GoodType", []), ("Task", [SortKey(keyPath: "due", ascending: false)]),
         ]
         for (type, keys) in sorts {
             let all = QueryPredicate.truePredicate
-            #expect(try f.keys(type, all, sortedBy: keys) == f.sqlite.keys(type, all, sortedBy: keys), "\(type) \(keys)")
+            #expect(
+                try f.keys(type, all, sortedBy: keys) == f.sqlite.keys(type, all, sortedBy: keys), "\(type) \(keys)")
         }
     }
 
@@ -132,7 +135,8 @@ struct PostgresDialectTests {
             }
         }
         samples += [
-            "ΟΔΟΣ", "İstanbul", "JOSÉ", "Jose\u{301}", "e\u{301}\u{323}", "\u{1100}\u{1161}\u{11A8}", "ǅungla", "ß", "ﬁ",
+            "ΟΔΟΣ", "İstanbul", "JOSÉ", "Jose\u{301}", "e\u{301}\u{323}", "\u{1100}\u{1161}\u{11A8}", "ǅungla", "ß",
+            "ﬁ",
             "Å", "Å", "K", "ÿŸ", "µΜ", "¨´¸", "",
         ]
         #expect(samples.count > 15_000)
@@ -142,7 +146,9 @@ struct PostgresDialectTests {
         // under [c] (the text changes, on SQLite only). The server keeps the character; those cases are counted
         // apart, as a known issue of the SQLite side.
         var foundationDrops: [String] = []
-        for options in [PredicateOptions.caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]] {
+        for options in [
+            PredicateOptions.caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive],
+        ] {
             // In batches, each sample a bound parameter folded by the SQL a comparison uses.
             var i = 0
             while i < samples.count {

@@ -55,9 +55,11 @@ public enum PostgresTextFolding {
                 }
             }
         }
-        let marksClass = "[" + marks.map { r in
-            r.count == 1 ? escape(r.lowerBound) : escape(r.lowerBound) + "-" + escape(r.upperBound)
-        }.joined() + "]"
+        let marksClass =
+            "["
+            + marks.map { r in
+                r.count == 1 ? escape(r.lowerBound) : escape(r.lowerBound) + "-" + escape(r.upperBound)
+            }.joined() + "]"
         return Tables(lowerFrom: String(from), lowerTo: String(to), lowerMulti: multi, marksClass: marksClass)
     }()
 
@@ -115,7 +117,8 @@ public enum PostgresTextFolding {
             case .unassigned, .privateUse, .surrogate, .control: continue
             default: break
             }
-            let sampled = (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v)
+            let sampled =
+                (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v)
                 || (0xAC00...0xD7A3).contains(v) || v >= 0x20000
             if sampled, v % 97 != 0 { continue }
             s.append(" ")

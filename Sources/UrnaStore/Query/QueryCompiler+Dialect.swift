@@ -67,7 +67,8 @@ extension QueryCompiler {
         switch end {
         case nil: return text  // an embedded object: only compared with nil
         case .bool?:
-            return "(CASE jsonb_typeof\(element) WHEN 'number' THEN \(text)::numeric <> 0 WHEN 'boolean' THEN \(text)::boolean END)"
+            return
+                "(CASE jsonb_typeof\(element) WHEN 'number' THEN \(text)::numeric <> 0 WHEN 'boolean' THEN \(text)::boolean END)"
         case .int8?, .int16?, .int32?, .int64?: return "(\(number))::bigint"
         case .float?, .double?: return "(\(number))::float8"
         case .decimal(let scale)?:

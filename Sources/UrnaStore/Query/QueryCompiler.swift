@@ -26,6 +26,11 @@ import Foundation
 /// The compiled expression is true exactly where the predicate holds; elsewhere it is false or NULL
 /// (both mean "no match" in WHERE; wrap it as `(...) IS 1` to get 0/1 in a result column).
 /// `[c]` and `[d]` need `registerFunctions(on:)` to have run on the connection.
+///
+/// With `dialect: .postgres` the same checks and the same meaning are written as PostgreSQL's SQL over the
+/// storage contract there (`SQLDialect`): `$1, $2, ...` parameters with casts, `IS [NOT] DISTINCT FROM`,
+/// `IS NOT TRUE`, LIKE with escaped wildcards instead of GLOB, text in the "C" collation, NULLs first in
+/// ascending order, jsonb paths, and folding by built-in functions (`PostgresTextFolding`).
 public struct QueryCompiler: Sendable {
     public let schema: Schema
     /// The SQL written: SQLite's (the store's) or PostgreSQL's (`PostgresQuery`), meaning the same.
@@ -219,7 +224,10 @@ public struct QueryCompiler: Sendable {
             } catch let e as QueryPredicateError where rightPath.components.count == 1 {
                 // `party.acronym = PT`: a bare word on the right is read as a key path; say how to write text.
                 throw QueryPredicateError(
-                    at: e.position, e.message + "; to compare with the text \(rightPath.components[0]), quote it: '\(rightPath.components[0])'")
+                    at: e.position,
+                    e.message
+                        + "; to compare with the text \(rightPath.components[0]), quote it: '\(rightPath.components[0])'"
+                )
             }
         }
         var quantifier = c.quantifier
@@ -315,7 +323,8 @@ public struct QueryCompiler: Sendable {
             case .greaterThanOrEqual: return "\(folded) >= \(param(b))"
             // PostgreSQL's LIKE is case-sensitive, with \\ escaping its wildcards; SQLite's ignores ASCII case, so
             // GLOB there: these are case-sensitive without [c].
-            case .beginsWith where postgres: return "\(folded) LIKE \(param(.text(SQLDialect.likeLiteral(text()) + "%")))"
+            case .beginsWith where postgres:
+                return "\(folded) LIKE \(param(.text(SQLDialect.likeLiteral(text()) + "%")))"
             case .endsWith where postgres: return "\(folded) LIKE \(param(.text("%" + SQLDialect.likeLiteral(text()))))"
             case .contains where postgres:
                 return "\(folded) LIKE \(param(.text("%" + SQLDialect.likeLiteral(text()) + "%")))"
