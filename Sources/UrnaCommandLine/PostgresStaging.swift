@@ -57,6 +57,7 @@ enum PostgresStaging {
         let name = command.spec.name
         let mode = try mode(of: name, parsed)
         if name == "query", let code = try QueryCommand.runOnPostgres(parsed, location: location) { return code }
+        if name == "status", let code = try StatusCommand.runOnPostgres(parsed, location: location) { return code }
         // adopt on a database without Urna data: the plain tables named as the family version's types.
         var adoptable: Schema?
         if name == "adopt", let family = parsed.value("family").flatMap(CommandContext.current.family(named:)),

@@ -13,17 +13,9 @@ import UrnaStore
 extension QueryCommand {
     /// Runs `query` on the server, or returns nil (having printed nothing) when the working copy must.
     static func runOnPostgres(_ p: ParsedArguments, location: String) throws -> Int32? {
-        if ProcessInfo.processInfo.environment["URNA_PG_WORKING_COPY"] == "1" { return nil }
+        if PostgresStaging.forcesWorkingCopy { return nil }
         try checkFormats(p)
-        let query: PostgresQuery
-        do {
-            query = try PostgresQuery(url: location, lockTimeoutMilliseconds: PostgresStaging.lockTimeoutMilliseconds)
-        } catch let e as PostgresWorkingCopy.LockTimeout {
-            throw CLIError(ExitCode.failure, "\(e); or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
-        }
-        guard let schema = query.recorded else {
-            throw PostgresStaging.noUrnaData(query.connection.displayName)
-        }
+        let (query, schema) = try PostgresStaging.openQuery(location)
         let typeName = p.positionals[0]
         let type = try checkedType(typeName, in: schema)
         let compiler = QueryCompiler(schema: schema, dialect: .postgres)
@@ -58,6 +50,37 @@ extension QueryCommand {
         try printObjects(p, typeName: typeName, names: names) { row in
             try query.read(columns, names: names, of: typeName, where: predicate, sortedBy: sorts, limit: limit, row)
         }
+        return ExitCode.ok
+    }
+}
+
+extension PostgresStaging {
+    /// `URNA_PG_WORKING_COPY=1`: every command runs on the working copy (for comparing the two ways).
+    static var forcesWorkingCopy: Bool { ProcessInfo.processInfo.environment["URNA_PG_WORKING_COPY"] == "1" }
+
+    /// A read-only snapshot of the database at `location` and the schema it records, with urna's lock wait
+    /// (a timeout says how to wait longer) and the message for a database without Urna data.
+    static func openQuery(_ location: String) throws -> (PostgresQuery, Schema) {
+        let query: PostgresQuery
+        do {
+            query = try PostgresQuery(url: location, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        } catch let e as PostgresWorkingCopy.LockTimeout {
+            throw CLIError(ExitCode.failure, "\(e); or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
+        }
+        guard let schema = query.recorded else { throw noUrnaData(query.connection.displayName) }
+        return (query, schema)
+    }
+}
+
+extension StatusCommand {
+    /// `status` on the server: the recorded schema and one `count(*)` per type, in the same snapshot; nil
+    /// (nothing printed) when `URNA_PG_WORKING_COPY=1` asks for the working copy.
+    static func runOnPostgres(_ p: ParsedArguments, location: String) throws -> Int32? {
+        if PostgresStaging.forcesWorkingCopy { return nil }
+        let (query, schema) = try PostgresStaging.openQuery(location)
+        var counts: [String: Int] = [:]
+        for t in schema.tableTypes { counts[t.name] = try query.count(of: t.name, where: nil) }
+        try report(p, schema: schema, counts: counts, name: query.connection.displayName)
         return ExitCode.ok
     }
 }

@@ -79,6 +79,24 @@ struct CLIPostgresQueryTests {
         }
     }
 
+    @Test("status prints what the working copy printed; a database without Urna data gets the same error")
+    func statusAndEmptyDatabase() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try Self.mgDatabase()
+        let empty = try pg.createDatabase(prefix: "empty")
+        for args in [
+            ["status", "--db", url], ["status", "--db", url, "--json"], ["status", "--db", empty],
+            ["query", "--db", empty, "Candidate", "--count"],
+        ] {
+            let native = try CLIRunner.run(args)
+            let copy = try Self.workingCopy(args)
+            #expect(native.code == copy.code && native.stdout == copy.stdout && native.stderr == copy.stderr, "\(args)")
+        }
+        let status = try CLIRunner.run(["status", "--db", url])
+        #expect(
+            status.stdout.contains("Candidate     2388") && status.stdout.contains("Good          8583"), "\(status)")
+    }
+
     @Test("it reads only the tables the query needs: a role without SELECT on the others still gets its answer")
     func runsOnTheServer() throws {
         let pg = try postgresClusterOrSkip()
