@@ -8,7 +8,8 @@ import UrnaStore
 ///
 /// Values come back converted as the working copy stores them (`PostgresColumnKind.selectExpression`) and are
 /// decoded by the store's own `ValueCodec`, so what a command prints from them is what it printed from the
-/// working copy.
+/// working copy. A value urna cannot hold (a date at infinity, money past 64 bits) stops a read that prints it,
+/// as it stops a working copy; counts and comparisons, which print none, use the server's exact value.
 ///
 /// ```swift
 /// let q = try PostgresQuery(url: "postgresql://urna@127.0.0.1/tse")
@@ -129,7 +130,12 @@ public final class PostgresQuery {
         try connection.query("DECLARE urna_rows NO SCROLL CURSOR FOR \(sql)", parameters)
         defer { try? connection.execute("CLOSE urna_rows") }
         while true {
-            let rows = try connection.query("FETCH FORWARD \(batch) FROM urna_rows").rows
+            let rows: [[String?]]
+            do {
+                rows = try connection.query("FETCH FORWARD \(batch) FROM urna_rows").rows
+            } catch let e as PostgresError where e.sqlState == "22003" {
+                throw PostgresTransfer.tooLarge(e, in: type)
+            }
             for r in rows {
                 var outputs: [(String, FieldProjection.Output)] = []
                 outputs.reserveCapacity(columns.count)
