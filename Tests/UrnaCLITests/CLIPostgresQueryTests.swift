@@ -97,6 +97,32 @@ struct CLIPostgresQueryTests {
             status.stdout.contains("Candidate     2388") && status.stdout.contains("Good          8583"), "\(status)")
     }
 
+    @Test("a query waits while a writer holds _urna_schema (a refill), then answers; a short lock_timeout says why")
+    func readersWaitForARefill() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try Self.mgDatabase()
+        // What a writer's refill holds: _urna_schema locked against readers until it commits.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: pg.binDirectory + "/psql")
+        holder.arguments = [
+            url, "-X", "-q", "-c",
+            "BEGIN; LOCK TABLE _urna_schema IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT",
+        ]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer { holder.waitUntilExit() }
+        Thread.sleep(forTimeInterval: 0.8)
+        let impatient = try AnalysisFixtures.run(
+            CLIRunner.binary, ["query", "--db", url, "Candidate", "--count"],
+            environment: ["URNA_PG_LOCK_TIMEOUT": "300"])
+        #expect(impatient.code == 1 && impatient.stderr.contains("being written by another urna run"), "\(impatient)")
+        let started = Date()
+        let patient = try CLIRunner.run(["query", "--db", url, "Candidate", "--count"])
+        #expect(patient.code == 0 && patient.stdout == "2388\n", "\(patient.stderr)")
+        #expect(Date().timeIntervalSince(started) > 0.5, "it answered while the refill held the lock")
+    }
+
     @Test("it reads only the tables the query needs: a role without SELECT on the others still gets its answer")
     func runsOnTheServer() throws {
         let pg = try postgresClusterOrSkip()
