@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "PostgresTestSupport"]),
-        .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore"]),
+        .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore", "UrnaPostgres", "PostgresTestSupport"]),
         .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),

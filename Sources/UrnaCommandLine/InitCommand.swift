@@ -117,24 +117,29 @@ enum StatusCommand {
     static let command = Command(spec: spec) { p in
         let path = databasePath(p)
         let store = try openExistingStore(path, readOnly: true)
-        let counts = try store.counts()
+        try report(p, schema: store.schema, counts: try store.counts(), name: DatabaseName.of(path))
+        return ExitCode.ok
+    }
+
+    /// Prints the status of a database named `name` (a path or a PostgreSQL URL) recording `schema`.
+    static func report(_ p: ParsedArguments, schema: Schema, counts: [String: Int], name: String) throws {
         let context = CommandContext.current
         let tool = context.toolName
-        let family = context.family(named: store.schema.family)
+        let family = context.family(named: schema.family)
         let latest = family?.latest.version
         // Steps as the family declares them (a squashed or gapped history steps from version to version).
         let pending =
             family.map {
-                $0.isOlderThanSupported(store.schema.version)
-                    ? [] : $0.pendingSteps(from: store.schema.version, to: $0.latestVersion)
+                $0.isOlderThanSupported(schema.version)
+                    ? [] : $0.pendingSteps(from: schema.version, to: $0.latestVersion)
             } ?? []
-        let newer = latest.map { store.schema.version > $0 } ?? false
+        let newer = latest.map { schema.version > $0 } ?? false
         if p.has("json") {
             print(
                 JSONText.object([
-                    ("family", JSONText.string(store.schema.family)),
+                    ("family", JSONText.string(schema.family)),
                     ("familyKnown", family == nil ? "false" : "true"),
-                    ("version", String(store.schema.version)),
+                    ("version", String(schema.version)),
                     ("latestVersion", latest.map(String.init) ?? "null"),
                     (
                         "pendingSteps",
@@ -147,16 +152,16 @@ enum StatusCommand {
             // The family comes from the file (a hostile one names itself with escape sequences) and the path from
             // the user: neither reaches the terminal raw.
             func print(_ line: String) { Swift.print(TerminalSafe.text(line)) }
-            print((PostgresURL.isPostgres(DatabaseName.of(path)) ? "database: " : "file:     ") + DatabaseName.of(path))
-            print("family:   \(store.schema.family)" + (family == nil ? " (family unknown to \(tool))" : ""))
-            print("version:  \(store.schema.version)" + (latest.map { " (latest \($0))" } ?? ""))
+            print((PostgresURL.isPostgres(name) ? "database: " : "file:     ") + name)
+            print("family:   \(schema.family)" + (family == nil ? " (family unknown to \(tool))" : ""))
+            print("version:  \(schema.version)" + (latest.map { " (latest \($0))" } ?? ""))
             if family == nil {
                 print(
-                    "pending:  unknown: \(tool) does not know family '\(store.schema.family)' (it knows: \(context.familyNames)); "
+                    "pending:  unknown: \(tool) does not know family '\(schema.family)' (it knows: \(context.familyNames)); "
                         + "ask the program that made the file")
-            } else if let family, family.isOlderThanSupported(store.schema.version) {
+            } else if let family, family.isOlderThanSupported(schema.version) {
                 print(
-                    "pending:  none here: version \(store.schema.version) is older than \(family.minimumVersion), the oldest \(tool) upgrades; "
+                    "pending:  none here: version \(schema.version) is older than \(family.minimumVersion), the oldest \(tool) upgrades; "
                         + (family.olderFilesAdvice
                             ?? "upgrade it first with an earlier release of the program that made it"))
             } else if newer {
@@ -166,13 +171,12 @@ enum StatusCommand {
             } else {
                 print(
                     "pending:  " + pending.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")
-                        + "  (run: \(tool) migrate --db \(DatabaseName.of(path)) --dry-run)")
+                        + "  (run: \(tool) migrate --db \(name) --dry-run)")
             }
             print("objects:")
-            for t in store.schema.tableTypes {
+            for t in schema.tableTypes {
                 print("  " + t.name.padding(toLength: 14, withPad: " ", startingAt: 0) + String(counts[t.name] ?? 0))
             }
         }
-        return ExitCode.ok
     }
 }

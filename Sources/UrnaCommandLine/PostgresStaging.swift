@@ -38,7 +38,8 @@ enum PostgresStaging {
         case "init": return .write
         case "import":
             if p.has("datasette-metadata") {
-                throw UsageError("--datasette-metadata describes SQLite files for Datasette; it has no meaning on PostgreSQL")
+                throw UsageError(
+                    "--datasette-metadata describes SQLite files for Datasette; it has no meaning on PostgreSQL")
             }
             return .write
         case "restore":
@@ -55,6 +56,8 @@ enum PostgresStaging {
     static func run(_ command: Command, _ parsed: ParsedArguments, location: String) throws -> Int32 {
         let name = command.spec.name
         let mode = try mode(of: name, parsed)
+        if name == "query", let code = try QueryCommand.runOnPostgres(parsed, location: location) { return code }
+        if name == "status", let code = try StatusCommand.runOnPostgres(parsed, location: location) { return code }
         // adopt on a database without Urna data: the plain tables named as the family version's types.
         var adoptable: Schema?
         if name == "adopt", let family = parsed.value("family").flatMap(CommandContext.current.family(named:)),
@@ -66,13 +69,7 @@ enum PostgresStaging {
         let old = copy.recorded
         let adopted = old == nil ? adoptable : nil
         let display = copy.connection.displayName
-        if old == nil, adopted == nil, mode == .read || name == "migrate" {
-            throw CLIError(
-                ExitCode.missingInput,
-                "\(display) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
-                    + "`\(CommandContext.current.toolName) init --db URL --family NAME` or "
-                    + "`\(CommandContext.current.toolName) import --db URL FILES`")
-        }
+        if old == nil, adopted == nil, mode == .read || name == "migrate" { throw noUrnaData(display) }
         if let old, name == "init" {
             throw CLIError(
                 ExitCode.failure,
@@ -128,11 +125,23 @@ enum PostgresStaging {
         return code
     }
 
+    /// The error for a database without Urna tables, which a reader cannot use.
+    static func noUrnaData(_ display: String) -> CLIError {
+        CLIError(
+            ExitCode.missingInput,
+            "\(display) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
+                + "`\(CommandContext.current.toolName) init --db URL --family NAME` or "
+                + "`\(CommandContext.current.toolName) import --db URL FILES`")
+    }
+
     /// A working copy of the database at `location`, with urna's lock wait; a timeout says how to wait longer.
-    static func openWorkingCopy(_ location: String, writing: Bool, lockTables: Schema? = nil) throws -> PostgresWorkingCopy {
+    static func openWorkingCopy(_ location: String, writing: Bool, lockTables: Schema? = nil) throws
+        -> PostgresWorkingCopy
+    {
         do {
             return try PostgresWorkingCopy(
-                url: location, writing: writing, lockTimeoutMilliseconds: lockTimeoutMilliseconds, lockTables: lockTables)
+                url: location, writing: writing, lockTimeoutMilliseconds: lockTimeoutMilliseconds,
+                lockTables: lockTables)
         } catch let e as PostgresWorkingCopy.LockTimeout {
             throw CLIError(ExitCode.failure, "\(e); or set URNA_PG_LOCK_TIMEOUT (milliseconds) to wait longer")
         }

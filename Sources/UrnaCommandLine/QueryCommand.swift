@@ -38,67 +38,96 @@ enum QueryCommand {
         ])
 
     static let command = Command(spec: spec) { p in
-        if [p.has("json"), p.has("csv"), p.has("table")].filter({ $0 }).count > 1 {
-            throw UsageError("choose one of --json, --csv and --table")
-        }
+        try checkFormats(p)
         let store = try openExistingStore(databasePath(p), readOnly: true)
         let typeName = p.positionals[0]
-        guard let type = store.schema[type: typeName], !type.embedded else {
-            var msg =
-                "unknown type '\(typeName)'; the file has: \(store.schema.tableTypes.map(\.name).joined(separator: ", "))"
-            if let hint = ArgumentParser.suggestion(for: typeName, among: store.schema.tableTypes.map(\.name)) {
-                msg += " (did you mean '\(hint)'?)"
-            }
-            throw UsageError(msg)
-        }
+        let type = try checkedType(typeName, in: store.schema)
         var results = try store.objects(typeName)
         if p.positionals.count > 1 {
             results = try results.filter(p.positionals[1])
             if let hint = likeHint(p.positionals[1]) { CLI.printError("warning: \(hint)") }
         }
-        if let sort = p.value("sort") {
-            let keys = sort.split(separator: ",").map { SortKey(keyPath: String($0), ascending: !p.has("desc")) }
-            results = try results.sorted(by: keys)
-        }
-        if let n = try p.int("limit") {
-            guard n >= 0 else { throw UsageError("--limit must be 0 or more") }
-            results = results.limit(n)
-        }
+        if let keys = sortKeys(p) { results = try results.sorted(by: keys) }
+        if let n = try limit(p) { results = results.limit(n) }
         if p.has("count") {
             print(try results.count)
             return ExitCode.ok
         }
-        let projection: FieldProjection
+        let projection = try projection(p, type: type, schema: store.schema)
+        try printObjects(p, typeName: typeName, names: projection.fields.map(\.name)) { row in
+            for o in try results.objects() { try row(try projection.apply(to: o)) }
+        }
+        return ExitCode.ok
+    }
+
+    static func checkFormats(_ p: ParsedArguments) throws {
+        if [p.has("json"), p.has("csv"), p.has("table")].filter({ $0 }).count > 1 {
+            throw UsageError("choose one of --json, --csv and --table")
+        }
+    }
+
+    /// The type named on the command line, or a usage error listing the database's types.
+    static func checkedType(_ typeName: String, in schema: Schema) throws -> ObjectSchema {
+        guard let type = schema[type: typeName], !type.embedded else {
+            var msg =
+                "unknown type '\(typeName)'; the file has: \(schema.tableTypes.map(\.name).joined(separator: ", "))"
+            if let hint = ArgumentParser.suggestion(for: typeName, among: schema.tableTypes.map(\.name)) {
+                msg += " (did you mean '\(hint)'?)"
+            }
+            throw UsageError(msg)
+        }
+        return type
+    }
+
+    /// `--sort` and `--desc` as sort keys (nil without `--sort`).
+    static func sortKeys(_ p: ParsedArguments) -> [SortKey]? {
+        guard let sort = p.value("sort") else { return nil }
+        return sort.split(separator: ",").map { SortKey(keyPath: String($0), ascending: !p.has("desc")) }
+    }
+
+    /// `--limit`, checked.
+    static func limit(_ p: ParsedArguments) throws -> Int? {
+        guard let n = try p.int("limit") else { return nil }
+        guard n >= 0 else { throw UsageError("--limit must be 0 or more") }
+        return n
+    }
+
+    /// The fields printed: `--fields`, or every stored property (lists as their members' keys).
+    static func projection(_ p: ParsedArguments, type: ObjectSchema, schema: Schema) throws -> FieldProjection {
         if let f = p.value("fields") {
             do {
-                projection = try FieldProjection(type: type, spec: f, schema: store.schema)
+                return try FieldProjection(type: type, spec: f, schema: schema)
             } catch StoreError.unknownProperty(let owner, let property) {
                 var msg = "--fields: \(owner) has no property '\(property)'"
-                let names = store.schema[type: owner]?.properties.map(\.name) ?? []
+                let names = schema[type: owner]?.properties.map(\.name) ?? []
                 if let hint = ArgumentParser.suggestion(for: property, among: names) {
                     msg += "; did you mean '\(hint)'?"
                 }
                 throw UsageError(msg)
             }
-        } else {
-            let fields =
-                (type.primaryKey == nil ? [FieldProjection.Field(name: "_id", keyPath: "_id")] : [])
-                + type.properties.filter { p in
-                    if p.ignored { return false }
-                    if case .linkingObjects = p.type { return false }
-                    return true
-                }.map { FieldProjection.Field(name: $0.name, keyPath: $0.name) }
-            projection = try FieldProjection(
-                type: type, fields: fields.filter { $0.name != "_id" }, schema: store.schema)
         }
-        var out = ""
+        let fields =
+            (type.primaryKey == nil ? [FieldProjection.Field(name: "_id", keyPath: "_id")] : [])
+            + type.properties.filter { p in
+                if p.ignored { return false }
+                if case .linkingObjects = p.type { return false }
+                return true
+            }.map { FieldProjection.Field(name: $0.name, keyPath: $0.name) }
+        return try FieldProjection(type: type, fields: fields.filter { $0.name != "_id" }, schema: schema)
+    }
+
+    /// One object's projected fields.
+    typealias Row = [(String, FieldProjection.Output)]
+
+    /// Prints the rows `each` produces (in order) as `--json`, `--csv`, `--table` or the human form.
+    static func printObjects(
+        _ p: ParsedArguments, typeName: String, names: [String], each: ((Row) throws -> Void) throws -> Void
+    ) throws {
         if p.has("json") {
-            out += "["
+            var out = "["
             var first = true
-            for o in try results.objects() {
-                out +=
-                    (first ? "\n" : ",\n")
-                    + JSONText.object(try projection.apply(to: o).map { ($0.0, JSONText.output($0.1)) })
+            try each { row in
+                out += (first ? "\n" : ",\n") + JSONText.object(row.map { ($0.0, JSONText.output($0.1)) })
                 first = false
                 if out.utf8.count > 1 << 16 {
                     print(out, terminator: "")
@@ -108,37 +137,35 @@ enum QueryCommand {
             out += first ? "]" : "\n]"
             print(out)
         } else if p.has("csv") {
-            print(projection.fields.map { CSVText.field($0.name) }.joined(separator: ","))
+            print(names.map { CSVText.field($0) }.joined(separator: ","))
             var formulas = CSVText.FormulaCells()
-            var row = 0
-            for o in try results.objects() {
-                row += 1
-                let cells = try projection.apply(to: o).map { ($0.0, CSVText.output($0.1)) }
-                for (name, cell) in cells { formulas.note(cell, row: row, column: name) }
+            var n = 0
+            try each { row in
+                n += 1
+                let cells = row.map { ($0.0, CSVText.output($0.1)) }
+                for (name, cell) in cells { formulas.note(cell, row: n, column: name) }
                 print(cells.map { CSVText.field($0.1) }.joined(separator: ","))
             }
             formulas.warn()
         } else if p.has("table") {
-            var table = TableText(header: projection.fields.map(\.name)) { print($0) }
+            var table = TableText(header: names) { print($0) }
             var n = 0
-            for o in try results.objects() {
+            try each { row in
                 n += 1
-                table.add(try projection.apply(to: o).map { CSVText.output($0.1) })
+                table.add(row.map { CSVText.output($0.1) })
             }
             table.finish()
             CLI.printError("\(n) \(typeName) object\(n == 1 ? "" : "s")")
         } else {
             var n = 0
-            for o in try results.objects() {
+            try each { row in
                 n += 1
                 // The human form: control characters a value holds are shown escaped (\x1B), never sent to the
                 // terminal (--csv and --json give the exact values).
-                let pairs = try projection.apply(to: o).map { "\($0.0): \(TerminalSafe.text(CSVText.output($0.1)))" }
-                print(pairs.joined(separator: " | "))
+                print(row.map { "\($0.0): \(TerminalSafe.text(CSVText.output($0.1)))" }.joined(separator: " | "))
             }
             CLI.printError("\(n) \(typeName) object\(n == 1 ? "" : "s")")
         }
-        return ExitCode.ok
     }
 
     /// A warning for `LIKE '%lula%'`: here LIKE takes NSPredicate's `*` and `?`, so SQL's `%` and `_` match

@@ -311,14 +311,19 @@ public enum PostgresTransfer {
                 n += 1
             }
         } catch let e as PostgresError where e.sqlState == "22003" {
-            // numeric(38, s) holds values the store's 64-bit integers do not (money past 92 quadrillion reais).
-            throw PostgresError(
-                "a value in \(t.name) is too large for urna (\(e.message)): money and integers are 64-bit in the "
-                    + "storage contract (money up to 92,233,720,368,547,758.07); correct it on the server, "
-                    + "nothing was changed",
-                sqlState: e.sqlState, database: e.database)
+            throw tooLarge(e, in: t.name)
         }
         return n
+    }
+
+    /// numeric(38, s) holds values the store's 64-bit integers do not (money past 92 quadrillion reais): the
+    /// server's "out of range" said as what it means for urna.
+    static func tooLarge(_ e: PostgresError, in table: String) -> PostgresError {
+        PostgresError(
+            "a value in \(table) is too large for urna (\(e.message)): money and integers are 64-bit in the "
+                + "storage contract (money up to 92,233,720,368,547,758.07); correct it on the server, "
+                + "nothing was changed",
+            sqlState: e.sqlState, database: e.database)
     }
 
     /// The metadata rows, adding any `_urna_history` column a newer urna recorded there.

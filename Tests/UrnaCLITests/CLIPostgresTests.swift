@@ -101,8 +101,16 @@ struct CLIPostgresTests {
         #expect(!status.stdout.contains("urna-postgres-"), "the working copy's path leaked: \(status.stdout)")
         // numeric(38,2) takes money the 64-bit contract cannot hold: reads stop saying so, not "bigint out of range".
         _ = try pg.psql("UPDATE \"Good\" SET value = 92233720368547758.08 WHERE id = (SELECT min(id) FROM \"Good\")", url: url)
-        let huge = try CLIRunner.run(["query", "--db", url, "Good", "--count"])
+        // A count on the server prints no value, so it answers; a read that prints the value, and the working copy
+        // (every other command), stop.
+        let count = try CLIRunner.run(["query", "--db", url, "Good", "--count"])
+        #expect(count.code == 0 && count.stdout == "8583\n", "\(count.stderr)")
+        let huge = try CLIRunner.run(["query", "--db", url, "Good", "--fields", "value"])
         #expect(huge.code != 0 && huge.stderr.contains("a value in Good is too large for urna"), "\(huge.stderr)")
+        let copied = try CLIRunner.runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["URNA_PG_WORKING_COPY=1", CLIRunner.binary.path, "query", "--db", url, "Good", "--count"])
+        #expect(copied.code != 0 && copied.stderr.contains("a value in Good is too large for urna"), "\(copied.stderr)")
     }
 
     @Test("v5's views exist on the server and give the rows the file's views give (numbers compared as numbers)")
@@ -548,9 +556,16 @@ struct CLIPostgresTests {
         #expect(try pg.psql("SELECT count(note) FROM \"Party\"", url: url) != "0\n")
         _ = try pg.psql("ALTER TABLE \"Party\" DROP COLUMN note", url: url)
         _ = try pg.psql("UPDATE \"Candidate\" SET birthdate = 'infinity' WHERE id = (SELECT min(id) FROM \"Candidate\")", url: url)
-        let read = try CLIRunner.run(["query", "--db", url, "Candidate", "--count"])
+        // Printed, the date stops the read (never rounded); counted on the server, it prints nothing and is kept.
+        let read = try CLIRunner.run(["query", "--db", url, "Candidate", "--fields", "name,birthdate"])
         #expect(read.code != 0)
         #expect(read.stderr.contains("infinity") && read.stderr.contains("birthdate"), "\(read.stderr)")
+        let copied = try CLIRunner.runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["URNA_PG_WORKING_COPY=1", CLIRunner.binary.path, "query", "--db", url, "Candidate", "--count"])
+        #expect(copied.code != 0 && copied.stderr.contains("infinity"), "\(copied.stderr)")
+        let counted = try CLIRunner.run(["query", "--db", url, "Candidate", "birthdate > '2100-01-01'", "--count"])
+        #expect(counted.code == 0 && counted.stdout == "1\n", "\(counted.stderr)")
         #expect(try pg.psql("SELECT count(*) FROM \"Candidate\" WHERE birthdate = 'infinity'", url: url) == "1\n")
     }
 

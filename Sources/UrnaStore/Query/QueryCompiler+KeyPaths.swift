@@ -31,6 +31,9 @@ extension QueryCompiler {
         let toMany: Bool
         /// LEFT JOIN: a to-one hop after a list hop (an element with a nil link is still an element).
         let outer: Bool
+        /// For a to-many hop, the order its elements come in as a list or linkingObjects results (position,
+        /// or the origin's key); empty when that order is not a join's (an inverse list, which is distinct).
+        var order: String = ""
     }
 
     /// A key path checked against the schema and laid out as joins plus an expression.
@@ -44,6 +47,8 @@ extension QueryCompiler {
         var position: Int
         /// The path names a list or linkingObjects property itself (its value is each element's key).
         var endsAtCollection = false
+        /// The path reads a property inside an embedded object's JSON.
+        var insideEmbedded = false
 
         var throughList: Bool { hops.contains { $0.toMany } }
         var isAggregate: Bool {
@@ -128,7 +133,7 @@ extension QueryCompiler {
                     Hop(
                         table: StorageLayout.listTable(type: current.name, property: p.name), alias: l,
                         condition: "\(raw: l).\"owner\" = \(raw: currentAlias).\(quoted: key)", toMany: true,
-                        outer: false))
+                        outer: false, order: "\(l).\"position\""))
                 if next == nil {
                     out.value = "\(raw: l).\"target\""
                     out.end = .link(target: target)
@@ -183,7 +188,7 @@ extension QueryCompiler {
                             table: origin.name, alias: originAlias,
                             condition: "\(raw: originAlias).\(quoted: link.name) = \(raw: currentAlias).\(quoted: key)",
                             toMany: true,
-                            outer: false))
+                            outer: false, order: "\(originAlias).\(Identifier.quoted(origin.keyColumn))"))
                     if next == nil {
                         out.value = "\(raw: originAlias).\(quoted: origin.keyColumn)"
                         out.end = .link(target: origin.name)
@@ -270,19 +275,20 @@ extension QueryCompiler {
         _ path: ResolvedPath, names: [String], at start: Int, column: SQLFragment, type: String, position: (Int) -> Int
     ) throws -> ResolvedPath {
         var out = path
-        var jsonPath = "$"
+        out.insideEmbedded = true
+        var jsonPath: [String] = []
         var current = try embeddedType(type, at: position(start - 1))
         for i in start..<names.count {
             let p = try property(names[i], of: current, at: position(i))
             // The path is a literal so it also works in ORDER BY; its names are validated identifiers.
-            jsonPath += "." + p.name
+            jsonPath.append(p.name)
             let last = i == names.count - 1
             let shown = names[0...i].joined(separator: ".")
             switch p.type {
             case .embedded(let t) where !last:
                 current = try embeddedType(t, at: position(i))
             case .embedded(let t):
-                out.value = "json_extract(\(column), '\(raw: jsonPath)')"
+                out.value = embeddedValue(column, path: jsonPath, end: nil)
                 out.end = .embeddedObject(t)
             case .bool, .int8, .int16, .int32, .int64, .float, .double, .string, .date, .uuid, .decimal:
                 if !last {
@@ -291,7 +297,7 @@ extension QueryCompiler {
                         "\(shown) is \(Self.article(p.type)); it has no property '\(names[i + 1])'"
                     )
                 }
-                out.value = "json_extract(\(column), '\(raw: jsonPath)')"
+                out.value = embeddedValue(column, path: jsonPath, end: p.type)
                 out.end = .property(p)
             default:
                 throw QueryPredicateError(

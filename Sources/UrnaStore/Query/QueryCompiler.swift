@@ -26,10 +26,20 @@ import Foundation
 /// The compiled expression is true exactly where the predicate holds; elsewhere it is false or NULL
 /// (both mean "no match" in WHERE; wrap it as `(...) IS 1` to get 0/1 in a result column).
 /// `[c]` and `[d]` need `registerFunctions(on:)` to have run on the connection.
+///
+/// With `dialect: .postgres` the same checks and the same meaning are written as PostgreSQL's SQL over the
+/// storage contract there (`SQLDialect`): `$1, $2, ...` parameters with casts, `IS [NOT] DISTINCT FROM`,
+/// `IS NOT TRUE`, LIKE with escaped wildcards instead of GLOB, text in the "C" collation, NULLs first in
+/// ascending order, jsonb paths, and folding by built-in functions (`PostgresTextFolding`).
 public struct QueryCompiler: Sendable {
     public let schema: Schema
+    /// The SQL written: SQLite's (the store's) or PostgreSQL's (`PostgresQuery`), meaning the same.
+    public let dialect: SQLDialect
 
-    public init(schema: Schema) { self.schema = schema }
+    public init(schema: Schema, dialect: SQLDialect = .sqlite) {
+        self.schema = schema
+        self.dialect = dialect
+    }
 
     /// Registers `urna_fold(text, flags)` (case/diacritic folding for `[c]`, `[d]`, `[cd]`) on a connection.
     public static func registerFunctions(on connection: Connection) throws {
@@ -47,7 +57,7 @@ public struct QueryCompiler: Sendable {
         try checkAlias(alias)
         var aliases = AliasSource(avoiding: alias)
         let f = try compile(predicate, root: root, alias: alias, aliases: &aliases)
-        return (f.sql, f.bindings)
+        return (dialect == .postgres ? SQLDialect.numbered(f.sql) : f.sql, f.bindings)
     }
 
     /// The SQL expressions `Results.distinct(by:)` partitions on, one per key path; the same key paths
@@ -118,10 +128,20 @@ public struct QueryCompiler: Sendable {
             }
             let expression = scalarSQL(resolved)
             assert(expression.bindings.isEmpty, "key paths never bind values")
-            terms.append(expression.sql + (sort.ascending ? " ASC" : " DESC"))
+            if dialect == .postgres {
+                // SQLite's order: text byte by byte, NULL before every value.
+                let text = ValueType(resolved.end) == .string ? " COLLATE \"C\"" : ""
+                terms.append(
+                    "(\(expression.sql))\(text)" + (sort.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
+            } else {
+                terms.append(expression.sql + (sort.ascending ? " ASC" : " DESC"))
+            }
             if path.components == [root.keyColumn] { keyIncluded = true }
         }
-        if !keyIncluded { terms.append("\(alias).\(Identifier.quoted(root.keyColumn)) ASC") }
+        if !keyIncluded {
+            let text = dialect == .postgres && root.primaryKey?.type == .string ? " COLLATE \"C\"" : ""
+            terms.append("\(alias).\(Identifier.quoted(root.keyColumn))\(text) ASC")
+        }
         return terms.joined(separator: ", ")
     }
 
@@ -138,22 +158,22 @@ public struct QueryCompiler: Sendable {
         -> SQLFragment
     {
         switch predicate {
-        case .truePredicate: return "1"
-        case .falsePredicate: return "0"
+        case .truePredicate: return "\(raw: dialect.trueSQL)"
+        case .falsePredicate: return "\(raw: dialect.falseSQL)"
         case .comparison(let c): return try compile(c, root: root, alias: alias, aliases: &aliases)
         case .and(let parts):
-            if parts.isEmpty { return "1" }
+            if parts.isEmpty { return "\(raw: dialect.trueSQL)" }
             if parts.count == 1 { return try compile(parts[0], root: root, alias: alias, aliases: &aliases) }
             return .joined(
                 try parts.map { try compile($0, root: root, alias: alias, aliases: &aliases) }, separator: " AND ")
         case .or(let parts):
-            if parts.isEmpty { return "0" }
+            if parts.isEmpty { return "\(raw: dialect.falseSQL)" }
             if parts.count == 1 { return try compile(parts[0], root: root, alias: alias, aliases: &aliases) }
             return .joined(
                 try parts.map { try compile($0, root: root, alias: alias, aliases: &aliases) }, separator: " OR ")
         case .not(let inner):
             // IS NOT 1 rather than NOT: a comparison that is NULL (nil operand) is false, so NOT of it is true.
-            return "(\(try compile(inner, root: root, alias: alias, aliases: &aliases))) IS NOT 1"
+            return "(\(try compile(inner, root: root, alias: alias, aliases: &aliases))) \(raw: dialect.isNotTrue)"
         }
     }
 
@@ -204,7 +224,10 @@ public struct QueryCompiler: Sendable {
             } catch let e as QueryPredicateError where rightPath.components.count == 1 {
                 // `party.acronym = PT`: a bare word on the right is read as a key path; say how to write text.
                 throw QueryPredicateError(
-                    at: e.position, e.message + "; to compare with the text \(rightPath.components[0]), quote it: '\(rightPath.components[0])'")
+                    at: e.position,
+                    e.message
+                        + "; to compare with the text \(rightPath.components[0]), quote it: '\(rightPath.components[0])'"
+                )
             }
         }
         var quantifier = c.quantifier
@@ -242,7 +265,7 @@ public struct QueryCompiler: Sendable {
         let from = fromClause(subject.hops)
         switch quantifier {
         case .implicit, .any: return "EXISTS (SELECT 1 \(from) AND (\(condition)))"
-        case .all: return "NOT EXISTS (SELECT 1 \(from) AND (\(condition)) IS NOT 1)"
+        case .all: return "NOT EXISTS (SELECT 1 \(from) AND (\(condition)) \(raw: dialect.isNotTrue))"
         case .none: return "NOT EXISTS (SELECT 1 \(from) AND (\(condition)))"
         }
     }
@@ -267,13 +290,14 @@ public struct QueryCompiler: Sendable {
         if case .embedded = type, !(op == .equal || op == .notEqual) {
             throw QueryPredicateError(at: opPosition, "\(name) is \(type.name); it can only be compared with nil")
         }
-        let folded: SQLFragment =
-            options.isEmpty ? left : "\(raw: TextFolding.functionName)(\(left), \(raw: String(options.rawValue)))"
+        let folded = foldedSQL(left, options, type)
         func bind(_ v: Value, at position: Int) throws -> SQLValue {
             let b = try bindable(v, as: type, display: name, at: position)
             if case .text(let s) = b, !options.isEmpty { return .text(TextFolding.fold(s, options)) }
             return b
         }
+        func param(_ b: SQLValue) -> SQLFragment { parameter(b, as: type) }
+        let postgres = dialect == .postgres
         let valuePosition = c.rightPosition.offset
         switch other {
         case .value(.null):
@@ -291,13 +315,20 @@ public struct QueryCompiler: Sendable {
             let b = try bind(v, at: valuePosition)
             func text() -> String { if case .text(let s) = b { s } else { "" } }
             switch op {
-            case .equal: return "\(folded) = \(bind: b)"
-            case .notEqual: return "\(folded) IS NOT \(bind: b)"
-            case .lessThan: return "\(folded) < \(bind: b)"
-            case .lessThanOrEqual: return "\(folded) <= \(bind: b)"
-            case .greaterThan: return "\(folded) > \(bind: b)"
-            case .greaterThanOrEqual: return "\(folded) >= \(bind: b)"
-            // GLOB, not LIKE: SQLite's LIKE ignores ASCII case, and these are case-sensitive without [c].
+            case .equal: return "\(folded) = \(param(b))"
+            case .notEqual: return "\(folded) \(raw: dialect.isNotSame) \(param(b))"
+            case .lessThan: return "\(folded) < \(param(b))"
+            case .lessThanOrEqual: return "\(folded) <= \(param(b))"
+            case .greaterThan: return "\(folded) > \(param(b))"
+            case .greaterThanOrEqual: return "\(folded) >= \(param(b))"
+            // PostgreSQL's LIKE is case-sensitive, with \\ escaping its wildcards; SQLite's ignores ASCII case, so
+            // GLOB there: these are case-sensitive without [c].
+            case .beginsWith where postgres:
+                return "\(folded) LIKE \(param(.text(SQLDialect.likeLiteral(text()) + "%")))"
+            case .endsWith where postgres: return "\(folded) LIKE \(param(.text("%" + SQLDialect.likeLiteral(text()))))"
+            case .contains where postgres:
+                return "\(folded) LIKE \(param(.text("%" + SQLDialect.likeLiteral(text()) + "%")))"
+            case .like where postgres: return "\(folded) LIKE \(param(.text(SQLDialect.likePattern(text()))))"
             case .beginsWith: return "\(folded) GLOB \(bind: .text(Self.globLiteral(text()) + "*"))"
             case .endsWith: return "\(folded) GLOB \(bind: .text("*" + Self.globLiteral(text())))"
             case .contains: return "\(folded) GLOB \(bind: .text("*" + Self.globLiteral(text()) + "*"))"
@@ -310,12 +341,11 @@ public struct QueryCompiler: Sendable {
             case .in:
                 let present = values.filter { !$0.isNull }
                 let hasNil = present.count < values.count
-                if present.isEmpty { return hasNil ? "\(left) IS NULL" : "0" }
+                if present.isEmpty { return hasNil ? "\(left) IS NULL" : "\(raw: dialect.falseSQL)" }
                 var list: SQLFragment = ""
                 for (i, v) in present.enumerated() {
-                    list =
-                        i == 0
-                        ? "\(bind: try bind(v, at: valuePosition))" : "\(list), \(bind: try bind(v, at: valuePosition))"
+                    let p = param(try bind(v, at: valuePosition))
+                    list = i == 0 ? p : "\(list), \(p)"
                 }
                 let membership: SQLFragment = "\(folded) IN (\(list))"
                 return hasNil ? "(\(membership) OR \(left) IS NULL)" : membership
@@ -326,7 +356,7 @@ public struct QueryCompiler: Sendable {
                 }
                 let low = try bind(values[0], at: valuePosition)
                 let high = try bind(values[1], at: valuePosition)
-                return "\(folded) BETWEEN \(bind: low) AND \(bind: high)"
+                return "\(folded) BETWEEN \(param(low)) AND \(param(high))"
             default:
                 throw QueryPredicateError(
                     at: valuePosition, "a list of values can only follow IN or BETWEEN, not \(op.rawValue)")
@@ -338,12 +368,10 @@ public struct QueryCompiler: Sendable {
                     at: rightPath.position,
                     "cannot compare \(name) (\(type.name)) with \(rightPath.display) (\(rightType.name))")
             }
-            let right = scalarSQL(rightPath)
-            let r: SQLFragment =
-                options.isEmpty ? right : "\(raw: TextFolding.functionName)(\(right), \(raw: String(options.rawValue)))"
+            let r = foldedSQL(scalarSQL(rightPath), options, rightType)
             switch op {
-            case .equal: return "\(folded) IS \(r)"
-            case .notEqual: return "\(folded) IS NOT \(r)"
+            case .equal: return "\(folded) \(raw: dialect.isSame) \(r)"
+            case .notEqual: return "\(folded) \(raw: dialect.isNotSame) \(r)"
             case .lessThan: return "\(folded) < \(r)"
             case .lessThanOrEqual: return "\(folded) <= \(r)"
             case .greaterThan: return "\(folded) > \(r)"
@@ -352,7 +380,7 @@ public struct QueryCompiler: Sendable {
             case .endsWith:
                 let tail: SQLFragment = "substr(\(folded), length(\(folded)) - length(\(r)) + 1)"
                 return "(length(\(r)) <= length(\(folded)) AND \(tail) = \(r))"
-            case .contains: return "instr(\(folded), \(r)) > 0"
+            case .contains: return "\(raw: postgres ? "strpos" : "instr")(\(folded), \(r)) > 0"
             case .like, .in, .between:
                 throw QueryPredicateError(
                     at: rightPath.position,
