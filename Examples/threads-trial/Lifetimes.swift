@@ -1,4 +1,5 @@
 import Foundation
+import UrnaMigrator
 import UrnaStore
 
 /// The fifth trial's lifetimes: what an app holds (statements, streams, objects) after the store is gone, and one
@@ -6,7 +7,10 @@ import UrnaStore
 enum Lifetimes {
     static func run() async throws {
         let tally = Tally()
-        for probe in ["statement-after-store", "shared-changes-stream", "shared-results-stream", "objects-after-store"] {
+        for probe in [
+            "statement-after-store", "shared-changes-stream", "shared-results-stream", "objects-after-store",
+            "subscript-during-migration",
+        ] {
             let path = Files.fresh("lifetime-\(probe).sqlite")
             let out = path + ".out"
             FileManager.default.createFile(atPath: out, contents: nil)
@@ -19,7 +23,9 @@ enum Lifetimes {
             }
             child.waitUntilExit()
             let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            let status = child.terminationReason == .uncaughtSignal ? "CRASHED (signal \(child.terminationStatus))" : "exit \(child.terminationStatus)"
+            let status =
+                child.terminationReason == .uncaughtSignal
+                ? "CRASHED (signal \(child.terminationStatus))" : "exit \(child.terminationStatus)"
             tally.add("\(probe): \(status)")
             for line in text.split(separator: "\n") { tally.note("\(probe): \(line)") }
         }
@@ -43,8 +49,18 @@ enum Lifetimes {
             let store = try Store(path: path, schema: try TrialSchema.schema())
             let stream = store.changes
             let heard = Tally()
-            let a = Task { for await c in stream { heard.add("a", c.inserted["Item"] ?? 0); if heard["a"] >= 20 { break } } }
-            let b = Task { for await c in stream { heard.add("b", c.inserted["Item"] ?? 0); if heard["b"] >= 20 { break } } }
+            let a = Task {
+                for await c in stream {
+                    heard.add("a", c.inserted["Item"] ?? 0)
+                    if heard["a"] >= 20 { break }
+                }
+            }
+            let b = Task {
+                for await c in stream {
+                    heard.add("b", c.inserted["Item"] ?? 0)
+                    if heard["b"] >= 20 { break }
+                }
+            }
             for i in 0..<20 {
                 try store.write { try store.create(Item.self, value: ["id": "s\(i)"]) }
                 try await Task.sleep(for: .milliseconds(5))
@@ -85,6 +101,37 @@ enum Lifetimes {
             do { say("list.count \(try list.count)") } catch { say("list.count threw: \(error)") }
             do { say("owners.count \(try owners.count)") } catch { say("owners.count threw: \(error)") }
             say("list iterated \(Array(list).count)")
+        case "subscript-during-migration":
+            // Lazy results read by index (Realm's subscript) while another thread migrates the file.
+            do {
+                let s = try Store(path: path, schema: EntryFamily.v1)
+                try s.write { for i in 0..<5000 { try s.create("Entry", value: ["id": "e\(i)", "v": i]) } }
+            }
+            let store = try Store(path: path, schema: EntryFamily.v1)
+            let migrated = Flag()
+            Thread.detachNewThread {
+                usleep(100_000)
+                do {
+                    _ = try Migrator(family: EntryFamily.family).migrateIfNeeded(path: path, backup: .none)
+                    say("migrated")
+                } catch { say("migration threw: \(error)") }
+                migrated.set()
+            }
+            var reads = 0
+            var gone = 0
+            var after = 0
+            let results = try store.objects("Entry").sorted(byKeyPath: "v")
+            while after < 3 {
+                if migrated.isSet { after += 1 }
+                // The count was read before the migration (a loop over 0..<count, the count read earlier).
+                for i in 0..<500 {
+                    if i % 50 == 0 { _ = try? store.refresh() }  // as the store's own look does while observers exist
+                    let o = results[i]
+                    if o.isInvalidated { gone += 1 }
+                    reads += 1
+                }
+            }
+            say("\(reads) subscript reads, \(gone) answered gone, no crash")
         default:
             say("unknown probe \(probe)")
         }

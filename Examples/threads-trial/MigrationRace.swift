@@ -74,7 +74,8 @@ enum MigrationRace {
         tally.add("seed rows", SQLite3.int(path, "SELECT count(*) FROM Entry WHERE id LIKE 'seed%'"))
         tally.add("rows with w != 2v", SQLite3.int(path, "SELECT count(*) FROM Entry WHERE w != 2 * v"))
         tally.add("file version", SQLite3.int(path, "PRAGMA user_version"))
-        tally.add("migrated runs in history", SQLite3.int(path, "SELECT count(*) FROM _urna_history WHERE to_version = 2"))
+        tally.add(
+            "migrated runs in history", SQLite3.int(path, "SELECT count(*) FROM _urna_history WHERE to_version = 2"))
         tally.add("integrity ok", SQLite3.query(path, "PRAGMA integrity_check") == "ok" ? 1 : 0)
         tally.report("migrateIfNeeded from 3 tasks and 2 processes at once, a writer beside")
     }

@@ -32,7 +32,9 @@ enum Streams {
                 group.addTask {
                     for i in 0..<perWriter {
                         do {
-                            try store.write { try store.create(Item.self, value: ["id": "s\(t)-\(i)", "worker": "s\(t)"]) }
+                            try store.write {
+                                try store.create(Item.self, value: ["id": "s\(t)-\(i)", "worker": "s\(t)"])
+                            }
                             tally.add("writes")
                         } catch { tally.note("write: \(error)") }
                     }

@@ -71,7 +71,10 @@ struct FifthThreadsTrialTests {
                 for try await change in changes {
                     if first, case .initial = change { last.add("\(name) initial") }
                     first = false
-                    if case .update(let count, _, _, _) = change { last.add("\(name) updates") ; if count == 10 { break } }
+                    if case .update(let count, _, _, _) = change {
+                        last.add("\(name) updates")
+                        if count == 10 { break }
+                    }
                 }
             }
         }
@@ -92,13 +95,17 @@ struct FifthThreadsTrialTests {
         let heard = TrialFive.Counts()
         let consumers = ["a", "b"].map { name in
             Task {
-                for try await change in changes { heard.add(change == .deleted ? "\(name) deleted" : "\(name) changed") }
+                for try await change in changes {
+                    heard.add(change == .deleted ? "\(name) deleted" : "\(name) changed")
+                }
                 heard.add("\(name) ended")
             }
         }
         try await Task.sleep(for: .milliseconds(50))
         try store.write { try #require(try store.object(ofType: TrialFive.Ticket.self, forPrimaryKey: 1)).title = "b" }
-        try store.write { try store.delete(try #require(try store.object(ofType: TrialFive.Ticket.self, forPrimaryKey: 1))) }
+        try store.write {
+            try store.delete(try #require(try store.object(ofType: TrialFive.Ticket.self, forPrimaryKey: 1)))
+        }
         try await TrialFive.wait(upTo: 10) { heard["a ended"] == 1 && heard["b ended"] == 1 }
         for c in consumers { c.cancel() }
         for name in ["a", "b"] {
@@ -155,5 +162,32 @@ struct FifthThreadsTrialTests {
         } throws: { error in
             "\(error)".contains("was closed") && "\(error)".contains("Connection.prepare")
         }
+    }
+
+    @Test("results[i] after another connection migrated the file answers an unreadable object (it trapped)")
+    func subscriptAfterAnotherConnectionMigrated() throws {
+        let (dir, path) = try TrialFive.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: try TrialFive.schema())
+        try store.write { for i in 0..<3 { try store.create(TrialFive.Ticket.self, value: [i, "t\(i)"]) } }
+        let dynamic = try store.objects("Ticket").sorted(byKeyPath: "id")
+        let typed = try store.objects(TrialFive.Ticket.self)
+        #expect(try dynamic.count == 3)
+        #expect(try typed.count == 3)
+        // What a migrator in another thread or process commits last: the file's new family version.
+        let other = try Connection(path: path)
+        try other.execute("UPDATE _urna_schema SET version = 2 WHERE id = 1; PRAGMA user_version = 2")
+        try store.refresh()  // as the store's own look does while observers exist
+        let object = dynamic[0]
+        #expect(object.isInvalidated)
+        #expect {
+            try object.value(forKey: "title")
+        } throws: { error in
+            guard case StoreError.schemaMismatch(let m) = error else { return false }
+            return m.contains("version 2")
+        }
+        #expect(typed[1].isInvalidated)
+        #expect(typed[1].title == "")
+        #expect(throws: StoreError.self) { try dynamic.object(at: 0) }
     }
 }

@@ -139,7 +139,8 @@ public final class Store: @unchecked Sendable {
 
     private func installOrVerify(pageSize: Int?) throws {
         func isEmpty() throws -> Bool {
-            try connection.integer("SELECT count(*) FROM sqlite_master WHERE lower(substr(name, 1, 7)) <> 'sqlite_'") == 0
+            try connection.integer("SELECT count(*) FROM sqlite_master WHERE lower(substr(name, 1, 7)) <> 'sqlite_'")
+                == 0
         }
         if try isEmpty() {
             if let pageSize {
