@@ -95,6 +95,16 @@ enum Owners {
         let tokens = opened.enumerated().map { k, s in
             s.observe { change in heard.add("store \(k) heard", change.modified["Counter"] ?? 0) }
         }
+        // Each store's results observer must end at the file's count: other stores' commits reach it by its poll.
+        let lastCounts = (0..<stores).map { _ in Probes.LastCount() }
+        let resultsTokens = try opened.enumerated().map { k, s in
+            try s.objects(Item.self).observe { change in
+                switch change {
+                case .initial(let c), .update(let c, _, _, _): lastCounts[k].set(c)
+                case .error(let m): heard.note("results observer \(k): \(m)")
+                }
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             for (k, s) in opened.enumerated() {
                 group.addTask {
@@ -124,7 +134,11 @@ enum Owners {
             let seen = try s.object(ofType: Counter.self, forPrimaryKey: 1)!.n
             if seen != stores * each { tally.add("store \(k) reads \(seen)") }
         }
-        withExtendedLifetime(tokens) {}
+        try await Task.sleep(for: .seconds(1))  // the stores' own look runs four times a second
+        for k in 0..<stores where lastCounts[k].value != stores * each {
+            tally.add("results observer of store \(k) ended at \(lastCounts[k].value)")
+        }
+        withExtendedLifetime((tokens, resultsTokens)) {}
         heard.report("own modifications heard by each store's observer (each should be \(each))")
         tally.report("\(stores) Store instances on one file, \(each) increments each")
     }
