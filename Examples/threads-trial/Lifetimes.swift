@@ -15,11 +15,11 @@ enum Lifetimes {
             let out = path + ".out"
             FileManager.default.createFile(atPath: out, contents: nil)
             let child = try spawnChild(["child-lifetime", probe, path], stdout: FileHandle(forWritingAtPath: out)!)
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(120)
             while child.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
             if child.isRunning {
                 kill(child.processIdentifier, SIGKILL)
-                tally.add("\(probe): HUNG (killed after 30 s)")
+                tally.add("\(probe): HUNG (killed after 120 s)")
             }
             child.waitUntilExit()
             let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""

@@ -143,7 +143,9 @@ public final class Connection {
 
     /// A prepared statement kept for reuse; reset before it is returned.
     ///
-    /// On a store's writer, step it inside that store's `write` (another thread may reset it otherwise).
+    /// On a store's writer, step it inside that store's `write` (another thread may reset it otherwise). It belongs to
+    /// the connection's cache and does not keep the connection open: stepped after the connection was released, it
+    /// throws (use `prepare` for a statement that outlives its `Store`).
     public func cachedStatement(_ sql: String) throws -> Statement {
         try exclusive {
             if let s = statementCache[sql] {
