@@ -195,4 +195,35 @@ enum Owners {
         while done["threads"] < threads.count { usleep(10_000) }
         say("done \(done["done"])")
     }
+
+    /// 1,000 tasks at once each `asyncWrite` one item and `asyncRead` the count, while a slow writer holds the lock
+    /// 20 ms at a time: every write runs off the cooperative pool on a dispatch thread, and they must all finish.
+    static func flood() async throws {
+        let path = Files.fresh("flood.sqlite")
+        let store = try Store(path: path, schema: try TrialSchema.schema())
+        let tally = Tally()
+        let stop = Flag()
+        let slow = Thread {
+            while !stop.isSet {
+                try? store.write { usleep(20_000) }
+                usleep(1000)
+            }
+        }
+        slow.start()
+        await withTaskGroup(of: Void.self) { group in
+            for i in 0..<1000 {
+                group.addTask {
+                    do {
+                        try await store.asyncWrite { try store.create(Item.self, value: ["id": "f\(i)", "seq": i]) }
+                        tally.add("writes told done")
+                        let n = try await store.asyncRead { try store.objects(Item.self).count }
+                        if n < 1 { tally.add("read a count below 1 after its own write") }
+                    } catch { tally.note("\(error)") }
+                }
+            }
+        }
+        stop.set()
+        tally.add("Items in file", SQLite3.int(path, "SELECT count(*) FROM Item"))
+        tally.report("1,000 tasks asyncWrite + asyncRead at once beside a slow writer")
+    }
 }

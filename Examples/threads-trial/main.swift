@@ -49,6 +49,7 @@ default:
     if wanted("lifetimes") { try await watchdog("lifetimes", seconds: 180) { try await Lifetimes.run() } }
     if wanted("sending") { try await watchdog("sending", seconds: 120) { try await Sending.run() } }
     if wanted("actor") { try await watchdog("actor", seconds: 180) { try await Owners.actorOwned() } }
+    if wanted("flood") { try await watchdog("flood", seconds: 180) { try await Owners.flood() } }
     if wanted("stores") { try await watchdog("stores", seconds: 180) { try await Owners.manyStores() } }
     if wanted("processes") { try await watchdog("processes", seconds: 180) { try await Owners.twoProcesses() } }
     if wanted("migration-race") {

@@ -190,4 +190,16 @@ struct FifthThreadsTrialTests {
         #expect(typed[1].title == "")
         #expect(throws: StoreError.self) { try dynamic.object(at: 0) }
     }
+
+    @Test("asyncWrite { try store.create(...) } compiles and writes (it failed: the object is not Sendable)")
+    func asyncWriteWithAnObjectMakingBody() async throws {
+        let store = try Store.inMemory(schema: try TrialFive.schema())
+        // Before the Void form this line did not compile: "type 'Ticket' does not conform to the 'Sendable' protocol".
+        try await store.asyncWrite { try store.create(TrialFive.Ticket.self, value: [1, "a"]) }
+        let title: String = try await store.asyncWrite {
+            try store.create(TrialFive.Ticket.self, value: [2, "b"]).title
+        }
+        #expect(title == "b")
+        #expect(try store.objects(TrialFive.Ticket.self).count == 2)
+    }
 }
