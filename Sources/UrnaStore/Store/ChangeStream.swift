@@ -11,8 +11,8 @@ import Foundation
 ///
 /// ```swift
 /// let changes = try store.objects(Dog.self).changes
-/// async let a: Void = { for try await change in changes { print("list", change) } }()
-/// async let b: Void = { for try await change in changes { print("badge", change) } }()
+/// Task { for try await change in changes { print("list", change) } }    // both tasks hear every change
+/// Task { for try await change in changes { print("badge", change) } }
 /// ```
 public struct ChangeStream<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable {
     public typealias Element = Base.Element
