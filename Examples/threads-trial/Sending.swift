@@ -49,4 +49,41 @@ enum Sending {
         tally.add("list members in file", SQLite3.int(path, "SELECT count(*) FROM Person_dogs"))
         tally.report("objects, results and lists sent to other tasks (region isolation): 20 rounds x 50 objects")
     }
+
+    /// A cancellation handler that writes (an app logging "cancelled" to its store), with `cancel()` called from
+    /// outside any write and from inside a write on the same store: never a hang; the nested one is refused.
+    static func cancellationHandlerWrites() async throws {
+        let path = Files.fresh("oncancel.sqlite")
+        let store = try Store(path: path, schema: try TrialSchema.schema())
+        let tally = Tally()
+        for (k, fromInsideWrite) in [false, true, false, true].enumerated() {
+            let started = Flag()
+            let task = Task {
+                await withTaskCancellationHandler {
+                    started.set()
+                    try? await Task.sleep(for: .seconds(30))
+                } onCancel: {
+                    do {
+                        try store.write { try store.create(Item.self, value: ["id": "oncancel\(k)"]) }
+                        tally.add("handler write committed (cancel from inside a write: \(fromInsideWrite))")
+                    } catch {
+                        tally.add("handler write refused (cancel from inside a write: \(fromInsideWrite))")
+                        tally.note("\(error)")
+                    }
+                }
+            }
+            while !started.isSet { try await Task.sleep(for: .milliseconds(5)) }
+            if fromInsideWrite {
+                try store.write {
+                    try store.create(Item.self, value: ["id": "outer\(k)"])
+                    task.cancel()
+                }
+            } else {
+                task.cancel()
+            }
+            await task.value
+        }
+        tally.add("Items in file", SQLite3.int(path, "SELECT count(*) FROM Item"))
+        tally.report("writes from a cancellation handler, cancel() called outside and inside a write")
+    }
 }

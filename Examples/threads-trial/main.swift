@@ -47,6 +47,9 @@ default:
         }
     }
     if wanted("lifetimes") { try await watchdog("lifetimes", seconds: 180) { try await Lifetimes.run() } }
+    if wanted("on-cancel") {
+        try await watchdog("on-cancel", seconds: 60) { try await Sending.cancellationHandlerWrites() }
+    }
     if wanted("sending") { try await watchdog("sending", seconds: 120) { try await Sending.run() } }
     if wanted("actor") { try await watchdog("actor", seconds: 180) { try await Owners.actorOwned() } }
     if wanted("flood") { try await watchdog("flood", seconds: 180) { try await Owners.flood() } }

@@ -26,6 +26,14 @@ enum TrialFive {
         subscript(key: String) -> Int { lock.withLock { values[key] ?? 0 } }
     }
 
+    /// A message shared with another thread.
+    final class Message: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = ""
+        func set(_ s: String) { lock.withLock { value = s } }
+        var text: String { lock.withLock { value } }
+    }
+
     /// Waits until `done()` or about `seconds` (a bound on the test, not a timing check: the expectations after it
     /// say what was heard).
     static func wait(upTo seconds: Double, until done: () -> Bool) async throws {
@@ -201,5 +209,31 @@ struct FifthThreadsTrialTests {
         }
         #expect(title == "b")
         #expect(try store.objects(TrialFive.Ticket.self).count == 2)
+    }
+
+    @Test("A write from a cancellation handler that task.cancel() ran inside a write is refused, saying what to do")
+    func writeFromACancellationHandlerInsideAWrite() async throws {
+        let store = try Store.inMemory(schema: try TrialFive.schema())
+        let refusal = TrialFive.Message()
+        let started = TrialFive.Counts()
+        let task = Task {
+            await withTaskCancellationHandler {
+                started.add("started")
+                try? await Task.sleep(for: .seconds(30))
+            } onCancel: {
+                do { try store.write { try store.create(TrialFive.Ticket.self, value: [2, "cancelled"]) } } catch {
+                    refusal.set("\(error)")
+                }
+            }
+        }
+        try await TrialFive.wait(upTo: 10) { started["started"] == 1 }
+        try store.write {
+            try store.create(TrialFive.Ticket.self, value: [1, "outer"])
+            task.cancel()  // runs the handler here, on this thread, inside this write
+        }
+        await task.value
+        #expect(try store.objects(TrialFive.Ticket.self).count == 1)
+        #expect(refusal.text.contains("cancellation handler"), "\(refusal.text)")
+        #expect(refusal.text.contains("asyncWrite"), "\(refusal.text)")
     }
 }
