@@ -60,7 +60,10 @@ func spawnChild(_ arguments: [String], stdout: FileHandle? = nil) throws -> Proc
 }
 
 /// Fails the process when `body` does not return within `seconds` (a hang is a finding, not a wait).
-func watchdog<T>(_ name: String, seconds: Double, _ body: () async throws -> T) async rethrows -> T {
+/// `THREADS_TRIAL_WATCHDOG_SCALE` multiplies the limit (the thread sanitizer slows the trial 5-10 times).
+func watchdog<T>(_ name: String, seconds limit: Double, _ body: () async throws -> T) async rethrows -> T {
+    let scale = Double(ProcessInfo.processInfo.environment["THREADS_TRIAL_WATCHDOG_SCALE"] ?? "") ?? 1
+    let seconds = limit * scale
     let done = Flag()
     let t = Thread {
         let end = Date().addingTimeInterval(seconds)

@@ -1,12 +1,15 @@
 import Foundation
 import UrnaStore
 
-// The fourth threads trial: a Swift 6 app that hammers one store file from threads, tasks, actors and processes.
+// The fourth and fifth threads trials: a Swift 6 app that hammers one store file from threads, tasks, actors and processes.
 let args = CommandLine.arguments
 switch args.count > 1 ? args[1] : "all" {
 case "child-hammer": try Hammer.child(path: args[2], n: Int(args[3])!)
 case "child-entries": try Processes.childEntries(path: args[2])
 case "child-batches": try Processes.childBatches(path: args[2])
+case "child-stores": try Owners.childStores(path: args[2], tag: args[3])
+case "child-migrate": await MigrationRace.child(path: args[2])
+case "child-lifetime": try await Lifetimes.child(args[2], path: args[3])
 default:
     let only = Set(args.dropFirst())
     func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
@@ -32,6 +35,29 @@ default:
     }
     if wanted("kill") { try await watchdog("kill", seconds: 120) { try await Processes.killNine() } }
     if wanted("full") { try Processes.diskFull() }
+    // The fifth trial.
+    if wanted("streams") { try await watchdog("streams", seconds: 120) { try await Streams.manyConsumers() } }
+    if wanted("results-streams") {
+        try await watchdog("results-streams", seconds: 120) { try await Streams.resultsStreams() }
+    }
+    if wanted("released-streams") {
+        try await watchdog("released-streams", seconds: 120) {
+            try await Streams.storeReleased(withResults: false)
+            try await Streams.storeReleased(withResults: true)
+        }
+    }
+    if wanted("lifetimes") { try await watchdog("lifetimes", seconds: 180) { try await Lifetimes.run() } }
+    if wanted("on-cancel") {
+        try await watchdog("on-cancel", seconds: 60) { try await Sending.cancellationHandlerWrites() }
+    }
+    if wanted("sending") { try await watchdog("sending", seconds: 120) { try await Sending.run() } }
+    if wanted("actor") { try await watchdog("actor", seconds: 180) { try await Owners.actorOwned() } }
+    if wanted("flood") { try await watchdog("flood", seconds: 180) { try await Owners.flood() } }
+    if wanted("stores") { try await watchdog("stores", seconds: 180) { try await Owners.manyStores() } }
+    if wanted("processes") { try await watchdog("processes", seconds: 180) { try await Owners.twoProcesses() } }
+    if wanted("migration-race") {
+        try await watchdog("migration-race", seconds: 240) { try await MigrationRace.run() }
+    }
     if wanted("import") {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

@@ -52,25 +52,43 @@ extension DynamicObject {
     /// Throws `StoreError.observeInWriteTransaction` inside a write (Realm refuses the same).
     public func observe(_ callback: @escaping @Sendable (ObjectChange) -> Void) throws -> ObservationToken {
         guard let store, let key = storedKey else { throw StoreError.unmanagedObject(type: type.name) }
-        guard !store.isInWriteTransaction else { throw StoreError.observeInWriteTransaction }
-        let snapshotter = try ObjectSnapshotter(store: store, type: type, key: key)
-        return store.observeCatchingUp { _ in
-            if let change = snapshotter.next() { callback(change) }
-        }
+        return try store.observeObject(type: type, key: key, callback)
     }
 
-    /// This object's changes as an async sequence; it ends after `.deleted`.
-    public var changes: AsyncThrowingStream<ObjectChange, Error> {
-        AsyncThrowingStream { continuation in
-            do {
-                let token = try observe { change in
-                    continuation.yield(change)
-                    if change == .deleted { continuation.finish() }
+    /// This object's changes as an async sequence; it ends after `.deleted`. Each task iterating it hears every
+    /// change from its start (see `ChangeStream`); the sequence keeps the store alive.
+    public var changes: ChangeStream<AsyncThrowingStream<ObjectChange, Error>> {
+        guard let store, let key = storedKey else {
+            let error = StoreError.unmanagedObject(type: type.name)
+            return ChangeStream { AsyncThrowingStream { $0.finish(throwing: error) } }
+        }
+        let type = self.type
+        return ChangeStream {
+            AsyncThrowingStream { continuation in
+                do {
+                    let token = try store.observeObject(type: type, key: key) { change in
+                        continuation.yield(change)
+                        if change == .deleted { continuation.finish() }
+                    }
+                    continuation.onTermination = { _ in token.invalidate() }
+                } catch {
+                    continuation.finish(throwing: error)
                 }
-                continuation.onTermination = { _ in token.invalidate() }
-            } catch {
-                continuation.finish(throwing: error)
             }
+        }
+    }
+}
+
+extension Store {
+    /// `DynamicObject.observe` by type and key: what a stream started from another task needs (not the handle,
+    /// which belongs to the task that read it).
+    func observeObject(type: ObjectSchema, key: SQLValue, _ callback: @escaping @Sendable (ObjectChange) -> Void)
+        throws -> ObservationToken
+    {
+        guard !isInWriteTransaction else { throw StoreError.observeInWriteTransaction }
+        let snapshotter = try ObjectSnapshotter(store: self, type: type, key: key)
+        return observeCatchingUp { _ in
+            if let change = snapshotter.next() { callback(change) }
         }
     }
 }
@@ -83,9 +101,10 @@ extension Object {
     }
 
     /// See `DynamicObject.changes`.
-    public var changes: AsyncThrowingStream<ObjectChange, Error> {
+    public var changes: ChangeStream<AsyncThrowingStream<ObjectChange, Error>> {
         guard let managedObject else {
-            return AsyncThrowingStream { $0.finish(throwing: StoreError.unmanagedObject(type: Self.typeName)) }
+            let error = StoreError.unmanagedObject(type: Self.typeName)
+            return ChangeStream { AsyncThrowingStream { $0.finish(throwing: error) } }
         }
         return managedObject.changes
     }

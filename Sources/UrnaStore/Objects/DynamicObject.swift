@@ -51,10 +51,16 @@ public final class DynamicObject {
         self.loadedGeneration = generation
     }
 
-    /// An object that is already gone (deleted before it could be read): `isInvalidated`, its defaults.
-    static func gone(type: ObjectSchema) -> DynamicObject {
+    /// Why a gone object could not be read, when it is not that it was deleted (a results subscript whose query
+    /// failed): `value(forKey:)` and `setValue` throw it instead of `invalidated`.
+    var goneBecause: Error?
+
+    /// An object that is already gone (deleted before it could be read, or unreadable `because` of an error):
+    /// `isInvalidated`, its defaults.
+    static func gone(type: ObjectSchema, because error: Error? = nil) -> DynamicObject {
         let o = DynamicObject(type: type)
         o.wasDeleted = true
+        o.goneBecause = error
         return o
     }
 
@@ -120,7 +126,7 @@ public final class DynamicObject {
     /// A property's value; throws for unknown properties or a deleted object.
     public func value(forKey name: String) throws -> Value {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
-        if isGone { throw StoreError.invalidated(type: type.name) }
+        if isGone { throw goneBecause ?? StoreError.invalidated(type: type.name) }
         if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else { return values[name] ?? p.effectiveDefault }
         switch p.type {
@@ -144,7 +150,7 @@ public final class DynamicObject {
     /// Sets a property (in a write transaction when managed).
     public func setValue(_ value: Value, forKey name: String) throws {
         guard let p = type[property: name] else { throw StoreError.unknownProperty(type: type.name, property: name) }
-        if isGone { throw StoreError.invalidated(type: type.name) }
+        if isGone { throw goneBecause ?? StoreError.invalidated(type: type.name) }
         if storeWasReleased { throw StoreError.storeReleased(type: type.name) }
         guard let store, let key = storedKey else {
             values[name] = value

@@ -96,14 +96,18 @@ extension Results {
         }
     }
 
-    /// The changes of these results as an async sequence, starting with `.initial`.
-    public var changes: AsyncThrowingStream<ResultsChange, Error> {
-        AsyncThrowingStream { continuation in
-            do {
-                let token = try observe { continuation.yield($0) }
-                continuation.onTermination = { _ in token.invalidate() }
-            } catch {
-                continuation.finish(throwing: error)
+    /// The changes of these results as an async sequence, starting with `.initial`. Each task iterating it gets its
+    /// own `.initial` and every update after it (see `ChangeStream`); the sequence keeps the store alive.
+    public var changes: ChangeStream<AsyncThrowingStream<ResultsChange, Error>> {
+        let query = SharedQuery(copy())
+        return ChangeStream {
+            AsyncThrowingStream { continuation in
+                do {
+                    let token = try query.results.observe { continuation.yield($0) }
+                    continuation.onTermination = { _ in token.invalidate() }
+                } catch {
+                    continuation.finish(throwing: error)
+                }
             }
         }
     }
@@ -124,5 +128,12 @@ extension TypedResults {
     }
 
     /// See `Results.changes`.
-    public var changes: AsyncThrowingStream<ResultsChange, Error> { results.changes }
+    public var changes: ChangeStream<AsyncThrowingStream<ResultsChange, Error>> { results.changes }
+}
+
+/// A copy of a query that a `ChangeStream` may start observations of from any task: `observe` only reads the copy's
+/// immutable description (store, type, scope, predicate, sorts) and makes a copy of its own, never its caches.
+private struct SharedQuery: @unchecked Sendable {
+    let results: Results
+    init(_ results: Results) { self.results = results }
 }

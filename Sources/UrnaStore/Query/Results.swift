@@ -141,15 +141,18 @@ public final class Results: Sequence {
     // query fails they answer nil or nothing. Code that must tell "no objects" from "the query failed"
     // (every command-line reader does) uses the throwing forms below them.
 
-    /// The object at `index` (read on access); traps when the query fails (use `object(at:)` to get the error).
+    /// The object at `index` (read on access); `object(at:)` throws instead.
+    ///
     /// An index past the end (another task deleted objects since the count was read: `for i in 0..<count` is a
     /// check-then-act no task can make safe) answers an object that is already gone: `isInvalidated`, its
-    /// properties' defaults.
+    /// properties' defaults. So does a query that fails (another connection migrated the file meanwhile, a read
+    /// error): that gone object's `value(forKey:)` throws the query's error. The subscript trapped then, and another
+    /// thread or process can migrate between any check and a read.
     public subscript(index: Int) -> DynamicObject {
         do { return try object(at: index) } catch StoreError.indexOutOfRange {
             return DynamicObject.gone(type: type)
         } catch {
-            preconditionFailure("\(error)")
+            return DynamicObject.gone(type: type, because: error)
         }
     }
 

@@ -106,6 +106,8 @@ public final class Connection {
 
     deinit {
         OpenConnections.shared.remove(handle)
+        // A cached statement an app still holds throws from now on instead of stepping a closed handle.
+        for s in statementCache.values { s.detach() }
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -134,12 +136,16 @@ public final class Connection {
         }
     }
 
-    /// Prepares a statement (not cached).
-    public func prepare(_ sql: String) throws -> Statement { try Statement(connection: self, sql: sql) }
+    /// Prepares a statement (not cached). It keeps this connection open while it lives.
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(connection: self, sql: sql, keepsConnection: true)
+    }
 
     /// A prepared statement kept for reuse; reset before it is returned.
     ///
-    /// On a store's writer, step it inside that store's `write` (another thread may reset it otherwise).
+    /// On a store's writer, step it inside that store's `write` (another thread may reset it otherwise). It belongs to
+    /// the connection's cache and does not keep the connection open: stepped after the connection was released, it
+    /// throws (use `prepare` for a statement that outlives its `Store`).
     public func cachedStatement(_ sql: String) throws -> Statement {
         try exclusive {
             if let s = statementCache[sql] {

@@ -11,6 +11,6 @@ extension Statement {
         } else {
             rc = sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
         }
-        if rc != SQLITE_OK { throw connection.error(rc, sql: sql) }
+        if rc != SQLITE_OK { throw failure(rc) }
     }
 }

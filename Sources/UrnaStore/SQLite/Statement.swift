@@ -1,13 +1,23 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// Owns one prepared statement; finalizes it in deinit.
+///
+/// A statement from `Connection.prepare` keeps its connection open (an app may step it after dropping the `Store`
+/// whose `connection` prepared it: it stepped a freed connection and crashed). One from `cachedStatement` belongs to
+/// the connection's cache and does not (that would be a cycle): used after its connection went, it throws.
 public final class Statement {
     let handle: OpaquePointer
     public let sql: String
     unowned let connection: Connection
+    /// The connection, held by statements an app prepared (nil for cached ones, which the connection holds).
+    private let keptConnection: Connection?
+    /// Set when the connection of a cached statement is deinitialised; `step` and `bind` then throw.
+    private let detached = Atomic<Bool>(false)
 
-    init(connection: Connection, sql: String) throws {
+    init(connection: Connection, sql: String, keepsConnection: Bool = false) throws {
+        keptConnection = keepsConnection ? connection : nil
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw connection.error(rc, sql: sql) }
@@ -48,8 +58,25 @@ public final class Statement {
                 sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient)
             }
         }
-        if rc != SQLITE_OK { throw connection.error(rc, sql: sql) }
+        if rc != SQLITE_OK { throw failure(rc) }
     }
+
+    /// The error for `rc` (SQLite's message), or the one saying this statement's connection is gone.
+    func failure(_ rc: Int32) -> SQLiteError {
+        if detached.load(ordering: .acquiring) { return Self.connectionGone(sql) }
+        return connection.error(rc, sql: sql)
+    }
+
+    static func connectionGone(_ sql: String) -> SQLiteError {
+        SQLiteError(
+            code: SQLITE_MISUSE,
+            message: "the connection this cached statement was prepared on was closed (its Store was released): "
+                + "prepare it with Connection.prepare, which keeps the connection open, or keep the Store alive",
+            sql: sql)
+    }
+
+    /// Called by the connection's deinit for the statements in its cache.
+    func detach() { detached.store(true, ordering: .releasing) }
 
     /// Binds an integer without building an SQLValue (hot paths).
     @inline(__always) public func bindInt(_ v: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, v) }
@@ -92,6 +119,7 @@ public final class Statement {
     /// open write instead of running inside it (an INSERT reported done, then rolled back with that write).
     @discardableResult
     public func step() throws -> Bool {
+        if detached.load(ordering: .acquiring) { throw Self.connectionGone(sql) }
         let (rc, failure) = connection.exclusive { () -> (Int32, SQLiteError?) in
             let rc = sqlite3_step(handle)
             guard rc != SQLITE_ROW && rc != SQLITE_DONE else { return (rc, nil) }

@@ -17,6 +17,8 @@ final class LockedObserverRegistry: @unchecked Sendable {
 /// The store's observers and the timer that looks for other connections' commits while there are any.
 struct ObserverRegistry: ~Copyable {
     var callbacks: [Int: @Sendable (ChangeSet) -> Void] = [:]
+    /// What to call when the store goes away (a stream's `finish`), by observer id: nothing can be heard after it.
+    var finishers: [Int: @Sendable () -> Void] = [:]
     var nextID = 0
     var timer: DispatchSourceTimer?
     /// Change sets waiting for delivery, in the order they were handed over; `only` names the one observer
@@ -28,6 +30,16 @@ struct ObserverRegistry: ~Copyable {
     mutating func stopPolling() {
         timer?.cancel()
         timer = nil
+    }
+
+    /// Stops polling and hands back the finishers, forgetting every observer (the store is going away).
+    mutating func end() -> [@Sendable () -> Void] {
+        stopPolling()
+        defer {
+            callbacks = [:]
+            finishers = [:]
+        }
+        return Array(finishers.values)
     }
 }
 
@@ -48,12 +60,16 @@ extension Store {
         register(callback).token
     }
 
-    /// Registers `callback` (see `observe`) and returns its token and its id in the registry.
-    private func register(_ callback: @escaping @Sendable (ChangeSet) -> Void) -> (token: ObservationToken, id: Int) {
+    /// Registers `callback` (see `observe`) and returns its token and its id in the registry; `onStoreEnd` is called
+    /// when the store is deinitialised while the observation is still registered.
+    private func register(
+        _ callback: @escaping @Sendable (ChangeSet) -> Void, onStoreEnd: (@Sendable () -> Void)? = nil
+    ) -> (token: ObservationToken, id: Int) {
         let id = observation.withLock { registry -> Int in
             let id = registry.nextID
             registry.nextID += 1
             registry.callbacks[id] = callback
+            registry.finishers[id] = onStoreEnd
             if registry.timer == nil, readers != nil {
                 let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
                 timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval)
@@ -66,21 +82,26 @@ extension Store {
         let token = ObservationToken { [weak self] in
             self?.observation.withLock { registry in
                 registry.callbacks[id] = nil
+                registry.finishers[id] = nil
                 if registry.callbacks.isEmpty { registry.stopPolling() }
             }
         }
         return (token, id)
     }
 
-    /// Every change set, as an async sequence (ends when the consuming task is cancelled).
+    /// Every change set, as an async sequence. Each task iterating it hears every change set (see `ChangeStream`);
+    /// an iteration ends when its task is cancelled, or when the store is deinitialised (nothing more can come).
     ///
     /// ```swift
     /// for await change in store.changes where change.types.contains("Dog") { reload() }
     /// ```
-    public var changes: AsyncStream<ChangeSet> {
-        AsyncStream { continuation in
-            let token = observe { continuation.yield($0) }
-            continuation.onTermination = { _ in token.invalidate() }
+    public var changes: ChangeStream<AsyncStream<ChangeSet>> {
+        ChangeStream { [weak self] in
+            AsyncStream { continuation in
+                guard let self else { return continuation.finish() }
+                let token = self.register({ continuation.yield($0) }, onStoreEnd: { continuation.finish() }).token
+                continuation.onTermination = { _ in token.invalidate() }
+            }
         }
     }
 

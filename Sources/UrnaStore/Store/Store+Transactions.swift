@@ -322,9 +322,14 @@ extension Store {
     /// write is not interrupted: it commits, or rolls back as a whole when `body` throws (never half of it).
     /// `body` can check for cancellation itself only through values it captured: it runs off the task.
     ///
+    /// A single-expression body whose value is not used takes the `Void` form below (as `write` does): give the
+    /// result a type to get it back.
+    ///
     /// ```swift
-    /// let id = try await store.asyncWrite { try store.create("Person", value: ["fullName": "Ada"]).primaryKeyValue }
+    /// let id: Value = try await store.asyncWrite { try store.create("Person", value: ["fullName": "Ada"]).primaryKeyValue }
     /// ```
+    @_disfavoredOverload
+    @discardableResult
     public func asyncWrite<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
         let cancelled = CancellationFlag()
@@ -339,6 +344,16 @@ extension Store {
             }
         } onCancel: {
             cancelled.set()
+        }
+    }
+
+    /// `asyncWrite` for a body whose result is not wanted: `try await store.asyncWrite { try store.create(...) }`
+    /// then compiles in Swift 6 (it failed with "type 'Dog' does not conform to the 'Sendable' protocol": the object
+    /// `create` returns cannot leave the write). Cancellation as in the generic form.
+    public func asyncWrite(_ body: @escaping @Sendable () throws -> Void) async throws {
+        let _: Bool = try await asyncWrite {
+            try body()
+            return true
         }
     }
 

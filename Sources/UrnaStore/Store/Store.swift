@@ -124,7 +124,8 @@ public final class Store: @unchecked Sendable {
 
     deinit {
         TouchedTables.uninstall(from: connection)
-        observation.withLock { $0.stopPolling() }
+        // Streams of `changes` still iterated by tasks end: with the store gone they could never hear anything.
+        for finish in observation.withLock({ $0.end() }) { finish() }
     }
 
     /// The schema recorded in a file's metadata table, or nil when the file has none.
@@ -138,7 +139,8 @@ public final class Store: @unchecked Sendable {
 
     private func installOrVerify(pageSize: Int?) throws {
         func isEmpty() throws -> Bool {
-            try connection.integer("SELECT count(*) FROM sqlite_master WHERE lower(substr(name, 1, 7)) <> 'sqlite_'") == 0
+            try connection.integer("SELECT count(*) FROM sqlite_master WHERE lower(substr(name, 1, 7)) <> 'sqlite_'")
+                == 0
         }
         if try isEmpty() {
             if let pageSize {

@@ -35,7 +35,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         switch self {
         case .notInWriteTransaction:
             "a write needs a write transaction: wrap it in store.write { ... } or beginWrite()/commitWrite()"
-        case .alreadyInWriteTransaction: "a write transaction is already open: commit or cancel it first"
+        case .alreadyInWriteTransaction:
+            "this thread already has a write open on this file (a write inside a write, through this or another Store, "
+                + "or started by code the open write's body calls, such as a cancellation handler that task.cancel() ran): "
+                + "do it inside the open write, or after it (Task { try await store.asyncWrite { ... } })"
         case .unknownType(let t): "unknown object type '\(t)'"
         case .unknownProperty(let t, let p): "\(t) has no property '\(p)'"
         case .typeMismatch(let t, let p, let e, let g): "\(t).\(p) holds \(e), not \(g)"
