@@ -135,7 +135,7 @@ public final class Importer {
 
     /// Opens the store, runs `body`, and closes the store before returning or throwing.
     private func withStore<T>(path: String, _ body: (Store) throws -> T) throws -> T {
-        let store = try Store(path: path, schema: ElectionsV5.schema, pageSize: Importer.pageSize)
+        let store = try Store(path: path, schema: ElectionsV6.schema, pageSize: Importer.pageSize)
         return try body(store)
     }
 

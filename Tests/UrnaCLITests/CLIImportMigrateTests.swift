@@ -107,8 +107,8 @@ struct CLIImportMigrateTests {
         let run = try CLIRunner.run(["migrate", "--db", db.path])
         #expect(run.code == 0, "\(run.stderr)")
         let status = try json(try CLIRunner.run(["status", "--db", db.path, "--json"]).stdout)
-        #expect(status["version"] as? Int == 5)
-        // v5's views came with the migration, from code: one row per good and per candidacy.
+        #expect(status["version"] as? Int == 6)
+        // The views came with the migration, from code: one row per good and per candidacy.
         let views = try CLIRunner.run([
             "sql", "--db", db.path,
             "SELECT (SELECT count(*) FROM goods) = (SELECT count(*) FROM Good) AND (SELECT count(*) FROM candidacies) = (SELECT count(*) FROM Candidate) AND (SELECT count(*) FROM Good) > 0 AS same",

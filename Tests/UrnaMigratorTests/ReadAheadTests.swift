@@ -73,7 +73,7 @@ import UrnaStore
         #expect(p.on.steps.map(\.readAhead) == [["Person"]])
         #expect(p.onData == p.offData)
 
-        // Elections v1 -> v5 is four steps: the second reads tables the first wrote in the same transaction,
+        // Elections v1 -> v6 is five steps: the second reads tables the first wrote in the same transaction,
         // which a second connection cannot see, so it reads through the migration's connection. (The seed's
         // v1 file has a rollback journal, as an old app left it: switched to WAL here.)
         let elections = dir.file("elections.sqlite")
