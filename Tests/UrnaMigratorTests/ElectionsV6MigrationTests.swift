@@ -41,6 +41,7 @@ import UrnaStore
                         value: [
                             "id": "\(head)/\(order)", "candidacy": candidate, "order": order,
                             "goodDescription": "BEM \(order)", "type": type, "value": Decimal(1000 * order),
+                            "generatedAt": Self.generated,
                         ])
                     goods.append(LinkTarget(type: "Good", key: good.primaryKeyValue))
                 }
@@ -75,7 +76,7 @@ import UrnaStore
         let dry = try migrator.dryRun(path: path)
         #expect(dry.outcome == .previewed, "\(dry.failures.map(\.message))")
         #expect(dry.versionPath == [5, 6])
-        #expect(dry.countsAfter["GoodType"] == 5, "\(dry.countsAfter)")
+        #expect(dry.countsAfter["GoodType"] == 6, "\(dry.countsAfter)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
 
         let report = try migrator.run(try migrator.plan(path: path), backup: .none)
@@ -102,7 +103,7 @@ import UrnaStore
         var expected = dumpBefore
         after["GoodType"] = nil
         expected["GoodType"] = nil
-        let typeColumn = 5  // id, candidacy, order, goodDescription, then type (ElectionsV4.good's order)
+        let typeColumn = 4  // id, candidacy, order, goodDescription, then type (ElectionsV4.good's order)
         func withoutType(_ rows: [String]?) -> [String] {
             (rows ?? []).map { $0.split(separator: "|", omittingEmptySubsequences: false) }
                 .map { cells in cells.enumerated().filter { $0.offset != typeColumn }.map(\.element).joined(separator: "|") }
@@ -117,6 +118,7 @@ import UrnaStore
         #expect(
             try c.rows("SELECT ANO_ELEICAO, CD_TIPO_BEM_CANDIDATO FROM goods WHERE good_id LIKE '%/1' ORDER BY good_id")
                 == [[.integer(2014), .integer(73)], [.integer(2018), .integer(73)], [.null, .integer(73)]])
+        #expect(try c.integer("SELECT sum(\"value\") FROM Good") == 600_000)  // cents: 1,000 + 2,000 reais twice
         #expect(try c.rows("PRAGMA foreign_key_check").isEmpty)
         let history = try c.rows("SELECT from_version, to_version FROM _urna_history ORDER BY rowid")
         #expect(history.last == [.integer(5), .integer(6)])

@@ -80,7 +80,7 @@ import UrnaStore
         try ElectionsSeed.createV1File(at: elections)
         let e = try Self.bothWays(
             elections, in: try Fixture.directory(), family: SchemaFamilies.elections, journalMode: "WAL")
-        #expect(e.on.steps.count == 4)
+        #expect(e.on.steps.count == 5)
         #expect(e.on.steps[0].readAhead.isEmpty == false)
         #expect(e.on.steps[1].readAhead == [])
         #expect(e.onData == e.offData)
