@@ -4,10 +4,13 @@ import UrnaStore
 extension ElectionsV6 {
     /// v5 → v6: good types per election year. Each v5 type (keyed by the code) becomes one type per year whose
     /// goods named it (`<year>/<code>`, the year of the good's candidacy's election), with the description v5
-    /// kept (v5 held one per code: the text of the other years' files was never stored, so none can come back;
-    /// importing those files again puts each year's own text back). A type no good names keeps its description
-    /// under year 0 (`0/<code>`: no year known), as does the type of a good without a candidacy. Nothing else
-    /// changes; the migrator recreates the `goods` view from code.
+    /// kept: v5 held one text per code, the newest file's, so the other years' texts were never stored and cannot
+    /// come back here. Which year that text belongs to shows in the generations: a year's type keeps v5's
+    /// `generatedAt` when one of its goods has that generation (the text came from that year's files); elsewhere
+    /// it gets none, which counts as the oldest, so importing that year's goods files again puts their own text
+    /// back. A type no good names keeps its description and generation under year 0 (`0/<code>`: no year
+    /// known), as does the type of a good without a candidacy. Nothing else changes; the migrator recreates the
+    /// `goods` view from code.
     public static let step = MigrationStep(
         "good types per election year: GoodType keyed <year>/<CD_TIPO_BEM_CANDIDATO>, each good linked to its "
             + "year's type"
@@ -23,18 +26,24 @@ extension ElectionsV6 {
             placeholders.append((old.primaryKeyValue, new))
             placeholderOf[old.primaryKeyValue] = new
         }
-        var created: Set<String> = []
-        func yearType(_ placeholder: MigrationObject, year: Int64) throws -> Value {
+        var created: [String: MigrationObject] = [:]
+        /// The year's type made from `placeholder`, without a generation until a good shows the text is that year's.
+        func yearType(_ placeholder: MigrationObject, year: Int64, keepsGeneration: Bool) throws -> Value {
             let code = placeholder["code"].intValue ?? 0
             let key = goodTypeKey(year: year, code: code)
-            if created.insert(key).inserted {
-                try migration.create(
+            let type: MigrationObject
+            if let made = created[key] {
+                type = made
+            } else {
+                type = try migration.create(
                     "GoodType",
                     value: [
                         "id": .string(key), "year": .int(year), "code": .int(code),
-                        "typedescription": placeholder["typedescription"], "generatedAt": placeholder["generatedAt"],
+                        "typedescription": placeholder["typedescription"],
                     ])
+                created[key] = type
             }
+            if keepsGeneration && type["generatedAt"].isNull { type["generatedAt"] = placeholder["generatedAt"] }
             return .link(LinkTarget(type: "GoodType", key: .string(key)))
         }
         var years = CandidacyYears()
@@ -44,11 +53,14 @@ extension ElectionsV6 {
                 new["type"] = .null
                 return
             }
-            new["type"] = try yearType(placeholder, year: try years.year(of: old, migration) ?? 0)
+            let generation = placeholder["generatedAt"]
+            new["type"] = try yearType(
+                placeholder, year: try years.year(of: old, migration) ?? 0,
+                keepsGeneration: !generation.isNull && old["generatedAt"] == generation)
             named.insert(type.key)
         }
         for (oldKey, placeholder) in placeholders {
-            if !named.contains(oldKey) { _ = try yearType(placeholder, year: 0) }
+            if !named.contains(oldKey) { _ = try yearType(placeholder, year: 0, keepsGeneration: true) }
             try migration.delete(placeholder)
         }
     }

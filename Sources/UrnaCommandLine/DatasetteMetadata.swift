@@ -143,7 +143,8 @@ struct DatasetteMetadata {
         "Coalition.kind": "TP_AGREMIACAO", "Good.order": "NR_ORDEM_CANDIDATO",
         "Good.goodDescription": "DS_BEM_CANDIDATO",
         "Good.type": "CD_TIPO_BEM_CANDIDATO", "Good.value": "VR_BEM_CANDIDATO",
-        "Good.updatedAt": "DT_ULTIMA_ATUALIZACAO", "GoodType.year": "ANO_ELEICAO", "GoodType.code": "CD_TIPO_BEM_CANDIDATO",
+        "Good.updatedAt": "DT_ULTIMA_ATUALIZACAO", "GoodType.year": "ANO_ELEICAO",
+        "GoodType.code": "CD_TIPO_BEM_CANDIDATO",
         "GoodType.typedescription": "DS_TIPO_BEM_CANDIDATO",
     ]
 }

@@ -89,6 +89,35 @@ struct CLIImportMigrateTests {
         #expect(m.code == 66)
     }
 
+    @Test(
+        "An elections v5 file given to import is refused unchanged (exit 65, the version to migrate to); migrated, it imports"
+    )
+    func importIntoAV5FileAsksForTheMigration() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("v5.sqlite")
+        try FileManager.default.copyItem(at: Self.sample.appendingPathComponent("elections-v1-seed.sqlite"), to: db)
+        let toV5 = try CLIRunner.run(["migrate", "--db", db.path, "--to", "5", "--no-backup"])
+        #expect(toV5.code == 0, "\(toV5.stderr)")
+        let before = try Data(contentsOf: db)
+        let refused = try CLIRunner.run(["import", "--db", db.path, Self.mgCandidates, Self.mgAssets])
+        #expect(refused.code == 65)
+        #expect(
+            refused.stderr.contains(
+                "is at elections version 5, the code expects 6: migrate the file to version 6 first"),
+            "\(refused.stderr)")
+        #expect(try Data(contentsOf: db) == before)
+        let migrated = try CLIRunner.run(["migrate", "--db", db.path, "--no-backup"])
+        #expect(migrated.code == 0, "\(migrated.stderr)")
+        let imported = try CLIRunner.run(["import", "--db", db.path, "--quiet", Self.mgCandidates, Self.mgAssets])
+        #expect(imported.code == 0, "\(imported.stderr)")
+        // The seed's 2016 goods keep their types under 2016; MG's are 2018's.
+        let years = try CLIRunner.run([
+            "sql", "--db", db.path, "SELECT year, count(*) AS n FROM GoodType GROUP BY year ORDER BY year", "--csv",
+        ])
+        #expect(years.stdout == "year,n\n2016,4\n2018,47\n", "\(years.stderr)")
+    }
+
     @Test("The seed's v1 file: dry run touches nothing, the real run upgrades and keeps a backup")
     func migrateSeedFile() throws {
         let dir = try CLIRunner.tempDir()

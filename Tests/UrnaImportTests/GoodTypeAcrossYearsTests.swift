@@ -74,6 +74,22 @@ import UrnaStore
         #expect(try S.foreignKeyViolations(db) == 0)
     }
 
+    /// A v5 file migrated to v6 holds, for 2014's goods, the text v5 kept (2018's) without a generation
+    /// (`ElectionsV6.step`); importing 2014's goods file again puts 2014's own text back.
+    @Test func reimportingAYearRestoresItsTextAfterTheMigration() throws {
+        let folder = try S.scratchFolder()
+        let db = folder + "/urna.sqlite"
+        let files = try Self.twoYears(in: folder)
+        _ = try S.importFiles(files, into: db)
+        try Connection(path: db).run(
+            "UPDATE GoodType SET typedescription = 'Fundo de Investimento Imobiliário', generatedAt = NULL "
+                + "WHERE id = '2014/73'")
+        #expect(try Self.exportedTypeDescriptions(db)["2014"] == "Fundo de Investimento Imobiliário")
+        _ = try S.importFiles([files[1]], into: db)
+        #expect(try Self.exportedTypeDescriptions(db)["2014"] == "Fundo de capitalização")
+        #expect(try Self.exportedTypeDescriptions(db)["2018"] == "Fundo de Investimento Imobiliário")
+    }
+
     /// The result is the same whichever year's goods come first, in one run or in separate runs: every table
     /// row for row (the store's own metadata aside, which records when the file was made).
     @Test func importOrderDoesNotMatter() throws {
