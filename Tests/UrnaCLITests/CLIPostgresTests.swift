@@ -105,7 +105,7 @@ struct CLIPostgresTests {
         #expect(huge.code != 0 && huge.stderr.contains("a value in Good is too large for urna"), "\(huge.stderr)")
     }
 
-    @Test("v5's views exist on the server and give the rows the file's views give (numbers compared as numbers)")
+    @Test("The views exist on the server and give the rows the file's views give (numbers compared as numbers)")
     func viewsOnTheServerMatchTheFile() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "views")
