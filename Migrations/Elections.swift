@@ -11,8 +11,9 @@ import UrnaStore
 ///
 /// | 4 | identities for every year and generation; generations; every TSE candidacy column kept | `ElectionsV4.step` |
 /// | 5 | views for analysis (`candidacies`, `goods`, `coalition_members`), TSE column names; no table changes | `ElectionsV5.step` |
+/// | 6 | good types per election year (`GoodType` keyed `<year>/<CD_TIPO_BEM_CANDIDATO>`): each year's goods keep their own files' DS_TIPO_BEM_CANDIDATO | `ElectionsV6.step` |
 ///
-/// Later versions keep the seed's type and property names. The importers write v5.
+/// Later versions keep the seed's type and property names. The importers write v6.
 public enum Elections {
     public static let family = SchemaFamily(
         name: "elections",
@@ -22,5 +23,6 @@ public enum Elections {
             SchemaVersion(ElectionsV3.schema, step: ElectionsV3.step),
             SchemaVersion(ElectionsV4.schema, step: ElectionsV4.step),
             SchemaVersion(ElectionsV5.schema, step: ElectionsV5.step),
+            SchemaVersion(ElectionsV6.schema, step: ElectionsV6.step),
         ])
 }

@@ -1,7 +1,7 @@
 import UrnaMigrator
 import UrnaStore
 
-/// The `elections` family at its latest version (5): v4's types unchanged, plus the views an analyst
+/// The `elections` family at version 5: v4's types unchanged, plus the views an analyst
 /// queries (`candidacies`, `goods`, `coalition_members`, see `ElectionsV5.views`), with TSE column names.
 ///
 /// The views belong to the version: `urna init` and the importer create them, the migrator recreates them

@@ -114,7 +114,8 @@ struct DatasetteMetadata {
         "Coalition": "A coalition or federation in one year and unit (year/SG_UE/SQ_COLIGACAO)",
         "Good":
             "One declared good (bem_candidato) of one candidacy (its candidacy column links it); the view goods gives its value in reais",
-        "GoodType": "A kind of good (CD_TIPO_BEM_CANDIDATO)",
+        "GoodType":
+            "A kind of good in one year (year/CD_TIPO_BEM_CANDIDATO), with the description that year's files give it",
     ]
 
     /// Where the elections family's columns come from in TSE's files.
@@ -142,7 +143,8 @@ struct DatasetteMetadata {
         "Coalition.kind": "TP_AGREMIACAO", "Good.order": "NR_ORDEM_CANDIDATO",
         "Good.goodDescription": "DS_BEM_CANDIDATO",
         "Good.type": "CD_TIPO_BEM_CANDIDATO", "Good.value": "VR_BEM_CANDIDATO",
-        "Good.updatedAt": "DT_ULTIMA_ATUALIZACAO", "GoodType.id": "CD_TIPO_BEM_CANDIDATO",
+        "Good.updatedAt": "DT_ULTIMA_ATUALIZACAO", "GoodType.year": "ANO_ELEICAO",
+        "GoodType.code": "CD_TIPO_BEM_CANDIDATO",
         "GoodType.typedescription": "DS_TIPO_BEM_CANDIDATO",
     ]
 }

@@ -14,7 +14,7 @@ struct CatalogueBuffer {
     private(set) var elections: [String: ElectionValues] = [:]
     private(set) var parties: [String: PartyValues] = [:]
     private(set) var coalitions: [String: CoalitionEntry] = [:]
-    private(set) var goodTypes: [Int64: GoodTypeValues] = [:]
+    private(set) var goodTypes: [String: GoodTypeValues] = [:]
     private var lastElection: ElectionValues?
     private var lastParty: PartyValues?
     /// Per type and key, the generations of merged values older than their entry's (see `GenerationMerge`).
@@ -58,7 +58,8 @@ struct CatalogueBuffer {
     }
 
     mutating func note(goodType t: GoodTypeValues) {
-        goodTypes[t.id] = goodTypes[t.id].map { merged($0, t, "GoodType", "\(t.id)", GoodTypeValues.init(row:)) } ?? t
+        let id = t.id
+        goodTypes[id] = goodTypes[id].map { merged($0, t, "GoodType", id, GoodTypeValues.init(row:)) } ?? t
     }
 
     private mutating func merged<V: UpsertRow & Equatable>(
@@ -152,8 +153,8 @@ extension CoalitionValues {
 
 extension GoodTypeValues {
     init?(row r: [SQLValue]) {
-        guard case .integer(let id) = r[0] else { return nil }
-        self.init(id: id, typedescription: r[2].string ?? "", generatedAt: r[1].string)
+        guard case .integer(let year) = r[2], case .integer(let code) = r[3] else { return nil }
+        self.init(year: year, code: code, typedescription: r[4].string ?? "", generatedAt: r[1].string)
     }
 }
 

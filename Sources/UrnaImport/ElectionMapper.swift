@@ -230,11 +230,13 @@ public final class ElectionMapper {
         // Goods belong to an election, not a round: a declaration belongs to the first-round candidacy.
         var electionID: String?
         var electionCode: Int64?
+        var electionYear: Int64?
         if let yearText = r.code(.ANO_ELEICAO), let description = r.text(.DS_ELEICAO) {
             let year = try r.requiredInteger(.ANO_ELEICAO, what: "the election year")
             guard Self.years.contains(year) else {
                 throw r.problem(.ANO_ELEICAO, "ANO_ELEICAO \(yearText) is not a year: correct it")
             }
+            electionYear = year
             if let last = lastAssetElectionID, last.year == year,
                 ElectionMapper.sameBytes(last.description, description)
             {
@@ -286,6 +288,7 @@ public final class ElectionMapper {
             goodDescription: r.text(.DS_BEM_CANDIDATO) ?? "", typeID: typeID, valueCents: cents, updatedAt: updatedAt,
             generatedAt: generation)
         good.sequence = sequence
+        if let electionYear, let typeID { good.typeKey = ElectionsV6.goodTypeKey(year: electionYear, code: typeID) }
         if let electionCode {
             good.lookupElectionCode = electionCode
             good.lookupUnit = unit
@@ -293,7 +296,9 @@ public final class ElectionMapper {
             good.lookupElectionID = electionID
         }
         let type = typeID.map {
-            GoodTypeValues(id: $0, typedescription: r.text(.DS_TIPO_BEM_CANDIDATO) ?? "", generatedAt: generation)
+            GoodTypeValues(
+                year: electionYear ?? 0, code: $0, typedescription: r.text(.DS_TIPO_BEM_CANDIDATO) ?? "",
+                generatedAt: generation)
         }
         let election = electionID.map { assetElection(r, id: $0) }
         return AssetObjects(good: good, goodType: type, election: election, warnings: warnings.list)

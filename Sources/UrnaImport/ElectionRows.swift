@@ -1,7 +1,7 @@
 import UrnaSchemas
 import UrnaStore
 
-/// The columns the importer writes, per type, key first and `generatedAt` second: names of `ElectionsV4`
+/// The columns the importer writes, per type, key first and `generatedAt` second: names of `ElectionsV6`
 /// properties (the storage contract: one column per property). Left out on purpose: `Candidate.vice`
 /// (linked after all candidacies are in), `Candidate.image`/`site` and `Party.president` (not in TSE data,
 /// so a value set by hand survives a re-import), and lists (written through their list tables).
@@ -11,7 +11,7 @@ enum ElectionColumns {
     ]
     static let party = ["id", "generatedAt", "year", "number", "acronym", "name"]
     static let coalition = ["id", "generatedAt", "year", "unit", "sequence", "name", "composition", "kind"]
-    static let goodType = ["id", "generatedAt", "typedescription"]
+    static let goodType = ["id", "generatedAt", "year", "code", "typedescription"]
     static let good = ["id", "generatedAt", "candidacy", "order", "goodDescription", "type", "value", "updatedAt"]
     static let candidate =
         [
@@ -65,13 +65,13 @@ extension CoalitionValues: UpsertRow {
 }
 
 extension GoodTypeValues: UpsertRow {
-    var row: [SQLValue] { [.integer(id), sql(generatedAt), .text(typedescription)] }
+    var row: [SQLValue] { [.text(id), sql(generatedAt), .integer(year), .integer(code), .text(typedescription)] }
 }
 
 extension GoodValues: UpsertRow {
     var row: [SQLValue] {
         [
-            .text(id), sql(generatedAt), .text(candidateID), .integer(order), .text(goodDescription), sql(typeID),
+            .text(id), sql(generatedAt), .text(candidateID), .integer(order), .text(goodDescription), sql(typeKey),
             sql(valueCents), sql(updatedAt),
         ]
     }
@@ -84,7 +84,7 @@ extension GoodValues: BindableUpsertRow {
         s.bind(candidateID, 3)
         s.bind(order, 4)
         s.bind(goodDescription, 5)
-        s.bind(typeID, 6)
+        s.bind(typeKey, 6)
         s.bind(valueCents, 7)
         s.bind(updatedAt, 8)
     }

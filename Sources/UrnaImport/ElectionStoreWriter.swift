@@ -357,7 +357,7 @@ final class ElectionStoreWriter {
             count(
                 "GoodType",
                 try goodTypes.upsert(
-                    catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", "\(id)")))
+                    catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", id)))
         }
         // A coalition's composition is matched against every party of its year the file holds (the parties
         // were written just above), not only those this run read, so a list does not depend on how the

@@ -57,7 +57,7 @@ extension ElectionExporter {
                         + "the first-round candidacy): it would come back on another candidacy")
             }
             row.good = good
-            row.goodType = try good.typeID.flatMap(catalogues.goodTypes.value)
+            row.goodType = try good.typeKey.flatMap(catalogues.goodTypes.value)
             try writeRow(csvColumns, row, to: sink, type: "Good", key: good.id)
             summary.objects += 1
         }

@@ -126,7 +126,7 @@ enum TSEColumnWriter {
         case .NM_COLIGACAO: return nonEmpty(row.coalition?.name)
         case .DS_COMPOSICAO_COLIGACAO: return row.coalition?.composition
         case .NR_ORDEM_CANDIDATO: return g.map { String($0.order) }
-        case .CD_TIPO_BEM_CANDIDATO: return g?.typeID.map { String($0) }
+        case .CD_TIPO_BEM_CANDIDATO: return row.goodType.map { String($0.code) }
         case .DS_TIPO_BEM_CANDIDATO: return nonEmpty(row.goodType?.typedescription)
         case .DS_BEM_CANDIDATO: return nonEmpty(g?.goodDescription)
         case .VR_BEM_CANDIDATO: return g?.valueCents.map(TSEText.assetValue)

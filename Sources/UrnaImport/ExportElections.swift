@@ -146,7 +146,7 @@ public final class ElectionExporter {
         let elections: CatalogueLookup<String, ElectionValues>
         let parties: CatalogueLookup<String, PartyValues>
         let coalitions: CatalogueLookup<String, CoalitionValues>
-        let goodTypes: CatalogueLookup<Int64, GoodTypeValues>
+        let goodTypes: CatalogueLookup<String, GoodTypeValues>
         let candidates: CatalogueLookup<String, CandidateValues>
 
         init(_ c: Connection) throws {
@@ -160,7 +160,7 @@ public final class ElectionExporter {
                 c, table: "Coalition", columns: ElectionColumns.coalition, bind: { $0.bindText($1, at: 1) },
                 decode: { try CoalitionValues(&$0) })
             goodTypes = try CatalogueLookup(
-                c, table: "GoodType", columns: ElectionColumns.goodType, bind: { $0.bindInt($1, at: 1) },
+                c, table: "GoodType", columns: ElectionColumns.goodType, bind: { $0.bindText($1, at: 1) },
                 decode: { try GoodTypeValues(&$0) })
             candidates = try CatalogueLookup(
                 c, table: "Candidate", columns: ElectionColumns.candidate, limit: 64,
@@ -200,7 +200,7 @@ public final class ElectionExporter {
             while try statement.step() {
                 var r = StoredRowReader(statement)
                 let good = try GoodValues(&r, candidateID: candidateID)
-                try body(good, try good.typeID.flatMap(catalogues.goodTypes.value))
+                try body(good, try good.typeKey.flatMap(catalogues.goodTypes.value))
             }
         }
     }

@@ -104,9 +104,9 @@ extension CoalitionValues {
 extension GoodTypeValues {
     /// The good type in `ElectionColumns.goodType` order.
     init(_ r: inout StoredRowReader) throws {
-        let id = try r.integer()
+        r.skip()  // id: `<year>/<code>`, made of the two columns after generatedAt
         let generatedAt = try r.optionalText()
-        self.init(id: id, typedescription: try r.text(), generatedAt: generatedAt)
+        self.init(year: try r.integer(), code: try r.integer(), typedescription: try r.text(), generatedAt: generatedAt)
     }
 }
 
@@ -116,10 +116,13 @@ extension GoodValues {
         let id = try r.text()
         let generatedAt = try r.optionalText()
         r.skip()  // candidacy: the list's owner is the one that counts
+        let order = try r.integer()
+        let description = try r.text()
+        let typeKey = try r.optionalText()  // the type's code is its GoodType's `code`
         self.init(
-            id: id, candidateID: candidateID, order: try r.integer(), goodDescription: try r.text(),
-            typeID: try r.optionalInteger(), valueCents: try r.optionalInteger(), updatedAt: try r.optionalText(),
-            generatedAt: generatedAt)
+            id: id, candidateID: candidateID, order: order, goodDescription: description, typeID: nil,
+            valueCents: try r.optionalInteger(), updatedAt: try r.optionalText(), generatedAt: generatedAt)
+        self.typeKey = typeKey
     }
 }
 

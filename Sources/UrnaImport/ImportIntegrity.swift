@@ -74,7 +74,7 @@ enum ImportIntegrity {
         // A missing index of Urna's runs nothing (the import rebuilds those of empty tables; the check at the end
         // still needs the others): only what is there and differs is refused here.
         let ownIndexes = Set(expected.tables.values.flatMap { $0.indexes.map(\.name) })
-        let differences = try DatabaseShape.read(connection).withoutRunLedgerColumns(expected: expected).differences(
+        let differences = try DatabaseShape.read(connection).differences(
             from: expected, allowExtraIndexes: true, missingIndexesAllowed: ownIndexes)
         if !differences.isEmpty {
             throw ImportError.database(
@@ -121,7 +121,7 @@ enum ImportIntegrity {
         if checkLinks { try verifyLinks(connection, path: path) }
         // A file upgraded by `urna migrate` has the run ledger's columns in _urna_history: not a difference.
         let expected = try DatabaseShape.expected(for: schema)
-        let differences = try DatabaseShape.read(connection).withoutRunLedgerColumns(expected: expected).differences(
+        let differences = try DatabaseShape.read(connection).differences(
             from: expected, allowExtraIndexes: true)
         if !differences.isEmpty {
             throw ImportError.database(

@@ -151,7 +151,11 @@ struct ImportRun {
     }
 
     private func resolve(_ a: AssetObjects) throws -> Resolved {
-        guard a.good.needsLookup else { return .found(a) }
+        guard a.good.needsLookup else {
+            // A good kept aside by an earlier run comes back without its type's year.
+            if a.good.typeKey == nil && a.good.typeID != nil { return .found(Self.settlingType(a, a.good)) }
+            return .found(a)
+        }
         var good = a.good
         if let code = good.lookupElectionCode {
             // Named by CD_ELEICAO alone: its first round, as read in this run or stored.
@@ -176,7 +180,14 @@ struct ImportRun {
             }
         }
         good.id = ElectionMapper.childID(good.candidateID, good.order)
-        return .found(AssetObjects(good: good, goodType: a.goodType, election: a.election, warnings: []))
+        return .found(Self.settlingType(a, good))
+    }
+
+    /// `a` with `good` (its candidacy settled) and its type keyed by that candidacy's election year.
+    private static func settlingType(_ a: AssetObjects, _ good: GoodValues) -> AssetObjects {
+        var type = a.goodType
+        type?.year = good.typeYear
+        return AssetObjects(good: good.settlingType(), goodType: type, election: a.election, warnings: [])
     }
 
     static func missingCandidacy(_ good: GoodValues) -> String {

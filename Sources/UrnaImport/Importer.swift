@@ -135,7 +135,7 @@ public final class Importer {
 
     /// Opens the store, runs `body`, and closes the store before returning or throwing.
     private func withStore<T>(path: String, _ body: (Store) throws -> T) throws -> T {
-        let schema = ElectionsV5.schema
+        let schema = ElectionsV6.schema
         let store: Store
         do {
             store = try Store(path: path, schema: schema, pageSize: Importer.pageSize)

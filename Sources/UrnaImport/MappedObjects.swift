@@ -1,4 +1,5 @@
 import UrnaRecords
+import UrnaSchemas
 import UrnaStore
 
 /// What one TSE record means as election objects, before anything is written.
@@ -221,16 +222,49 @@ public struct GoodValues: Equatable, Sendable, Codable {
     public var needsLookup: Bool { lookupElectionID != nil || lookupElectionCode != nil }
     /// SQ_CANDIDATO of the candidacy (for the look-up).
     public var sequence: Int64 = 0
+    /// The `GoodType` it links to, `<year>/<CD_TIPO_BEM_CANDIDATO>` with its candidacy's election year (nil
+    /// without a type code): set by the mapper when the row names its year, else when the candidacy is settled
+    /// (`settlingType()`). Not in the JSON of goods kept aside, which stays as earlier versions wrote it.
+    public var typeKey: String? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case id, candidateID, order, goodDescription, typeID, valueCents, updatedAt, generatedAt, lookupElectionID
+        case lookupElectionCode, lookupUnit, sequence
+    }
+
+    /// The year its type is described for: its candidacy's election's (the first part of `candidateID`), 0 when
+    /// the key names none (not seen: every candidacy key starts with its election's year).
+    var typeYear: Int64 { ElectionsV6.year(ofCandidacyKey: candidateID) ?? 0 }
+
+    /// The good with `typeKey` set from its settled candidacy, when the mapper could not set it.
+    func settlingType() -> GoodValues {
+        guard typeKey == nil, let code = typeID else { return self }
+        var good = self
+        good.typeKey = ElectionsV6.goodTypeKey(year: typeYear, code: code)
+        return good
+    }
 }
 
-/// A `GoodType`, keyed by CD_TIPO_BEM_CANDIDATO.
+/// A `GoodType`: one CD_TIPO_BEM_CANDIDATO in one election year, keyed `<year>/<code>`.
 public struct GoodTypeValues: Equatable, Sendable, Codable {
+    /// ANO_ELEICAO of the goods it describes (their candidacy's election year); 0 until the mapper or the
+    /// settled candidacy gives it.
+    public var year: Int64 = 0
     /// CD_TIPO_BEM_CANDIDATO.
-    public var id: Int64
-    /// DS_TIPO_BEM_CANDIDATO (the seed's spelling of the property).
+    public var code: Int64
+    /// DS_TIPO_BEM_CANDIDATO (the seed's spelling of the property), as that year's files give it.
     public var typedescription: String
     /// DT_GERACAO + HH_GERACAO.
     public var generatedAt: String? = nil
+
+    /// `<year>/<CD_TIPO_BEM_CANDIDATO>`.
+    public var id: String { ElectionsV6.goodTypeKey(year: year, code: code) }
+
+    // Goods kept aside keep the JSON earlier versions wrote ("id" is the code); the year comes with the candidacy.
+    enum CodingKeys: String, CodingKey {
+        case code = "id"
+        case typedescription, generatedAt
+    }
 }
 
 /// Why a record cannot become objects: where (file:line:column) and what would fix it.

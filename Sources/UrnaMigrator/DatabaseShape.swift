@@ -131,14 +131,18 @@ public struct DatabaseShape: Sendable, Equatable {
             for c in e.columns where aCols[c.name] == nil {
                 out.append("\(name): column \(c.name) is missing (expected \(c))")
             }
-            for c in a.columns where eCols[c.name] == nil {
+            // The run ledger's columns, which `urna migrate` adds to `_urna_history` with ALTER TABLE (`RunLedger`),
+            // belong there: such a table is compared column by column (its CREATE TABLE text has them too).
+            let ledger = name == StorageLayout.historyTable ? Set(RunLedger.columns) : []
+            for c in a.columns where eCols[c.name] == nil && !ledger.contains(c.name) {
                 out.append("\(name): column \(c.name) is not in the descriptor")
             }
+            let ledgerAdded = a.columns.contains { eCols[$0.name] == nil && ledger.contains($0.name) }
             for c in e.columns {
                 if let ac = aCols[c.name], ac != c { out.append("\(name): column is \(ac), the descriptor says \(c)") }
             }
-            if a.columns.map(\.name) != e.columns.map(\.name), Set(a.columns.map(\.name)) == Set(e.columns.map(\.name))
-            {
+            let names = a.columns.map(\.name).filter { eCols[$0] != nil || !ledger.contains($0) }
+            if names != e.columns.map(\.name), Set(names) == Set(e.columns.map(\.name)) {
                 out.append("\(name): columns are in another order")
             }
             if a.foreignKeys != e.foreignKeys {
@@ -159,7 +163,7 @@ public struct DatabaseShape: Sendable, Equatable {
                     out.append("\(name): index \(i) is not in the descriptor")
                 }
             }
-            if compareTableText, !out.contains(where: { $0.hasPrefix("\(name):") }), a.sql != e.sql {
+            if compareTableText, !ledgerAdded, !out.contains(where: { $0.hasPrefix("\(name):") }), a.sql != e.sql {
                 out.append(
                     "\(name): its CREATE TABLE text differs from the descriptor's:\n      file:       \(a.sql)\n      descriptor: \(e.sql)"
                 )

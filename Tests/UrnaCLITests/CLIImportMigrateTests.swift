@@ -89,6 +89,36 @@ struct CLIImportMigrateTests {
         #expect(m.code == 66)
     }
 
+    @Test(
+        "An elections v5 file given to import is refused unchanged (exit 65, the version to migrate to); migrated, it imports"
+    )
+    func importIntoAV5FileAsksForTheMigration() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("v5.sqlite")
+        try FileManager.default.copyItem(at: Self.sample.appendingPathComponent("elections-v1-seed.sqlite"), to: db)
+        let toV5 = try CLIRunner.run(["migrate", "--db", db.path, "--to", "5", "--no-backup"])
+        #expect(toV5.code == 0, "\(toV5.stderr)")
+        let before = try Data(contentsOf: db)
+        let refused = try CLIRunner.run(["import", "--db", db.path, Self.mgCandidates, Self.mgAssets])
+        #expect(refused.code == 65)
+        #expect(
+            refused.stderr.contains(
+                "is at elections version 5, made by an older urna, and this one imports into version 6: upgrade it "
+                    + "with `urna migrate --db \(db.path)`"),
+            "\(refused.stderr)")
+        #expect(try Data(contentsOf: db) == before)
+        let migrated = try CLIRunner.run(["migrate", "--db", db.path, "--no-backup"])
+        #expect(migrated.code == 0, "\(migrated.stderr)")
+        let imported = try CLIRunner.run(["import", "--db", db.path, "--quiet", Self.mgCandidates, Self.mgAssets])
+        #expect(imported.code == 0, "\(imported.stderr)")
+        // The seed's 2016 goods keep their types under 2016; MG's are 2018's.
+        let years = try CLIRunner.run([
+            "sql", "--db", db.path, "SELECT year, count(*) AS n FROM GoodType GROUP BY year ORDER BY year", "--csv",
+        ])
+        #expect(years.stdout == "year,n\n2016,4\n2018,47\n", "\(years.stderr)")
+    }
+
     @Test("The seed's v1 file: dry run touches nothing, the real run upgrades and keeps a backup")
     func migrateSeedFile() throws {
         let dir = try CLIRunner.tempDir()
@@ -107,8 +137,8 @@ struct CLIImportMigrateTests {
         let run = try CLIRunner.run(["migrate", "--db", db.path])
         #expect(run.code == 0, "\(run.stderr)")
         let status = try json(try CLIRunner.run(["status", "--db", db.path, "--json"]).stdout)
-        #expect(status["version"] as? Int == 5)
-        // v5's views came with the migration, from code: one row per good and per candidacy.
+        #expect(status["version"] as? Int == 6)
+        // The views came with the migration, from code: one row per good and per candidacy.
         let views = try CLIRunner.run([
             "sql", "--db", db.path,
             "SELECT (SELECT count(*) FROM goods) = (SELECT count(*) FROM Good) AND (SELECT count(*) FROM candidacies) = (SELECT count(*) FROM Candidate) AND (SELECT count(*) FROM Good) > 0 AS same",

@@ -20,7 +20,7 @@ import Testing
         #expect(
             refused.stderr
                 == "Error: \(db): the file is at elections version 3, made by an older urna, and this one imports into "
-                + "version 5: upgrade it with `urna migrate --db \(db)` (a backup is kept; `--dry-run` shows what "
+                + "version 6: upgrade it with `urna migrate --db \(db)` (a backup is kept; `--dry-run` shows what "
                 + "changes), then import again; nothing was imported and the file is as it was\n")
 
         let migrated = try CLIRunner.run(["migrate", "--db", db])

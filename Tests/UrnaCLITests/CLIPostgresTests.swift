@@ -113,7 +113,7 @@ struct CLIPostgresTests {
         #expect(copied.code != 0 && copied.stderr.contains("a value in Good is too large for urna"), "\(copied.stderr)")
     }
 
-    @Test("v5's views exist on the server and give the rows the file's views give (numbers compared as numbers)")
+    @Test("The views exist on the server and give the rows the file's views give (numbers compared as numbers)")
     func viewsOnTheServerMatchTheFile() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "views")

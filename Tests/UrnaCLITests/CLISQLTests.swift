@@ -23,7 +23,7 @@ struct CLISQLTests {
         ])
         #expect(total.code == 0, "\(total.stderr)")
         #expect(total.stdout == "cents\n6975286396\n")  // R$ 69,752,863.96
-        // The same through the v5 views, in reais: the real prints as SQLite's shell does (15 digits).
+        // The same through the views, in reais: the real prints as SQLite's shell does (15 digits).
         let reais = try CLIRunner.run([
             "sql", "--db", db, "SELECT sum(VR_BEM_CANDIDATO) FROM goods WHERE SQ_CANDIDATO = '130000600702'", "--csv",
         ])

@@ -183,12 +183,13 @@ import UrnaStore
             columns: ElectionColumns.coalition.count
         ) { try CoalitionValues(&$0) }
         try roundTrip(
-            GoodTypeValues(id: 12, typedescription: "Casa"), columns: ElectionColumns.goodType.count
+            GoodTypeValues(year: 2018, code: 12, typedescription: "Casa"), columns: ElectionColumns.goodType.count
         ) { try GoodTypeValues(&$0) }
+        // A stored good names its type by key (`<year>/<code>`); the code is the type's.
         try roundTrip(
             GoodValues(
-                id: candidate.id + "/1", candidateID: candidate.id, order: 1, goodDescription: "d", typeID: 12,
-                valueCents: 366_904, updatedAt: nil), columns: ElectionColumns.good.count
+                id: candidate.id + "/1", candidateID: candidate.id, order: 1, goodDescription: "d", typeID: nil,
+                valueCents: 366_904, updatedAt: nil, typeKey: "2018/12"), columns: ElectionColumns.good.count
         ) { try GoodValues(&$0, candidateID: candidate.id) }
     }
 

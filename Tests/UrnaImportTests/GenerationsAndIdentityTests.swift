@@ -660,7 +660,7 @@ import UrnaStore
         #expect(try S.integer(path, "SELECT count(*) FROM Candidate") == 202)
         let migrator = try SchemaFamilies.registry.migrator(forFileAt: path)
         let report = try migrator.run(try migrator.plan(path: path), backup: .none)
-        #expect(report.versionPath == [3, 4, 5])
+        #expect(report.versionPath == [3, 4, 5, 6])
         let fresh = try S.newDatabasePath()
         _ = try S.importFiles(
             [

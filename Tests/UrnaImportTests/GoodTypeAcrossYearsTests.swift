@@ -6,12 +6,11 @@ import UrnaStore
 
 /// A fifth real-files trial (issue 11) found one code of CD_TIPO_BEM_CANDIDATO described differently in
 /// different years: 73 is "Fundo de capitalização" in the 2014 goods files and "Fundo de Investimento
-/// Imobiliário" from 2018 on (71 and 74 changed too). `GoodType` is keyed by the code alone and takes the
-/// newest generation's description, so once a newer year's goods are imported the older year's goods read
-/// (in `show`, the `goods` view and every export) a description their file never had: in the trial, 2014 AC +
-/// 2016 AC + 2018 MG + 2022 AC goods, 6 of the 4,115 goods of 2014 and 2016 (codes 71, 73 and 74). The fix
-/// needs a schema version (the description per year: a `GoodType` keyed `<year>/<code>` as `Party` is, or the
-/// good's own DS_TIPO_BEM_CANDIDATO on `Good`), so the test records the defect as a known issue until then.
+/// Imobiliário" from 2018 on (71 and 74 changed too). Up to elections v5 `GoodType` was keyed by the code alone
+/// and took the newest generation's description, so once a newer year's goods were imported the older year's
+/// goods read a description their file never had (in the trial 6 of the 4,115 goods of 2014 and 2016). From v6 a
+/// good type is one code in one election year (`<year>/<code>`), so each year's goods keep their files' text,
+/// in any import order.
 @Suite struct GoodTypeAcrossYearsTests {
     typealias S = ImportTestSupport
 
@@ -60,10 +59,54 @@ import UrnaStore
         _ = try S.importFiles(try Self.twoYears(in: folder), into: db)
         #expect(try S.counts(db)["Good"] == 2)
         let described = try Self.exportedTypeDescriptions(db)
-        // Today's behaviour, stated so that a change to it is seen: the newest generation's text for both.
         #expect(described["2018"] == "Fundo de Investimento Imobiliário")
-        withKnownIssue("GoodType is keyed by CD_TIPO_BEM_CANDIDATO alone: one description for every year") {
-            #expect(described["2014"] == "Fundo de capitalização")
+        #expect(described["2014"] == "Fundo de capitalização")
+        #expect(
+            try S.value(db, "SELECT group_concat(id || '=' || year || '/' || code, ' ') FROM GoodType")
+                == .text("2014/73=2014/73 2018/73=2018/73"))
+        // The goods view gives the code and each year's text.
+        #expect(
+            try S.value(
+                db,
+                "SELECT group_concat(ANO_ELEICAO || ':' || CD_TIPO_BEM_CANDIDATO || ':' || DS_TIPO_BEM_CANDIDATO, ' | ') "
+                    + "FROM (SELECT * FROM goods ORDER BY ANO_ELEICAO)")
+                == .text("2014:73:Fundo de capitalização | 2018:73:Fundo de Investimento Imobiliário"))
+        #expect(try S.foreignKeyViolations(db) == 0)
+    }
+
+    /// A v5 file migrated to v6 holds, for 2014's goods, the text v5 kept (2018's) without a generation
+    /// (`ElectionsV6.step`); importing 2014's goods file again puts 2014's own text back.
+    @Test func reimportingAYearRestoresItsTextAfterTheMigration() throws {
+        let folder = try S.scratchFolder()
+        let db = folder + "/urna.sqlite"
+        let files = try Self.twoYears(in: folder)
+        _ = try S.importFiles(files, into: db)
+        try Connection(path: db).run(
+            "UPDATE GoodType SET typedescription = 'Fundo de Investimento Imobiliário', generatedAt = NULL "
+                + "WHERE id = '2014/73'")
+        #expect(try Self.exportedTypeDescriptions(db)["2014"] == "Fundo de Investimento Imobiliário")
+        _ = try S.importFiles([files[1]], into: db)
+        #expect(try Self.exportedTypeDescriptions(db)["2014"] == "Fundo de capitalização")
+        #expect(try Self.exportedTypeDescriptions(db)["2018"] == "Fundo de Investimento Imobiliário")
+    }
+
+    /// The result is the same whichever year's goods come first, in one run or in separate runs: every table
+    /// row for row (the store's own metadata aside, which records when the file was made).
+    @Test func importOrderDoesNotMatter() throws {
+        let folder = try S.scratchFolder()
+        let files = try Self.twoYears(in: folder)
+        let (candidates, goods2014, goods2018) = (files[0], files[1], files[2])
+        var dumps: [[String]] = []
+        for (n, runs) in [
+            [[candidates, goods2014], [goods2018]], [[candidates, goods2018], [goods2014]],
+            [[goods2018], [goods2014], [candidates]], [[candidates, goods2018, goods2014]],
+        ].enumerated() {
+            let db = folder + "/order\(n).sqlite"
+            for files in runs { _ = try S.importFiles(files, into: db) }
+            #expect(try S.counts(db)["Good"] == 2, "order \(n)")
+            #expect(try Self.exportedTypeDescriptions(db)["2014"] == "Fundo de capitalização", "order \(n)")
+            dumps.append(try S.dump(db).filter { !$0.hasPrefix("_urna") })
         }
+        for (n, d) in dumps.enumerated().dropFirst() { #expect(d == dumps[0], "order \(n)") }
     }
 }

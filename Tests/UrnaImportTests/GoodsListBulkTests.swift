@@ -66,7 +66,7 @@ import UrnaStore
 
     @Test func onlyAFileWithoutGoodsNorListRowsIsListedInBulk() throws {
         let db = try ImportTestSupport.newDatabasePath()
-        let store = try Store(path: db, schema: ElectionsV5.schema)
+        let store = try Store(path: db, schema: ElectionsV6.schema)
         #expect(try GoodsListBulk(connection: store.connection, allowed: true).isActive)
         #expect(try !GoodsListBulk(connection: store.connection, allowed: false).isActive)
         // Rows by hand, links aside: only whether the tables are empty counts.

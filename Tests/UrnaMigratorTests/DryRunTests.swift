@@ -100,7 +100,7 @@ import UrnaStore
         let before = Fixture.snapshot(path)
         let report = try Migrator(family: SchemaFamilies.elections).dryRun(path: path)
         #expect(Fixture.snapshot(path) == before)
-        #expect(report.steps.map(\.toVersion) == [2, 3, 4, 5])
+        #expect(report.steps.map(\.toVersion) == [2, 3, 4, 5, 6])
         let s1 = report.steps[0]
         #expect(s1.activity.first { $0.type == "Election" }?.created == 1)
         let candidates = try #require(s1.activity.first { $0.type == "Candidate" })
@@ -128,7 +128,7 @@ import UrnaStore
         let after = Fixture.snapshot(path)
         #expect(after["main"] == before["main"] && after["-wal"] == before["-wal"] && after["-journal"] == before["-journal"])
         #expect(report.path == path)
-        #expect(report.versionPath == [2, 3, 4, 5])
+        #expect(report.versionPath == [2, 3, 4, 5, 6])
         #expect(report.countsAfter["GoodType"] == 5)
         #expect(throws: MigrationError.self) { _ = try SchemaFamilies.registry.dryRun(path: dir.file("absent.sqlite")) }
         _ = open

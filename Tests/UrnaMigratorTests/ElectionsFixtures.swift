@@ -10,8 +10,9 @@ enum ElectionsFixtures {
         case 1: try ElectionsSeed.load(into: store)
         case 2: try loadTicket(into: store, v3: false)
         case 3: try loadTicket(into: store, v3: true)
-        // v5 adds only views (SQL over v4's tables), so its objects are v4's.
+        // v5 adds only views (SQL over v4's tables), so its objects are v4's; v6 keys good types by year.
         case 4, 5: try loadTicketV4(into: store)
+        case 6: try loadTicketV4(into: store, typesPerYear: true)
         default: preconditionFailure("no elections fixture for v\(version)")
         }
     }
@@ -115,7 +116,8 @@ enum ElectionsFixtures {
     /// The ticket as v4 holds it: keys for every year and generation (election `year/round/DESCRIPTION`,
     /// candidacy `<election>/<SG_UE>/<SQ>`, party `<year>/<number>`, coalition `<year>/<SG_UE>/<SQ>`), goods
     /// linked to their candidacy; generations and the new TSE columns empty, as v3 data has none.
-    static func loadTicketV4(into store: Store) throws {
+    /// `typesPerYear`: v6's good types, one per election year (`2016/<code>`).
+    static func loadTicketV4(into store: Store, typesPerYear: Bool = false) throws {
         let electionID = "2016/1/ELEICOES MUNICIPAIS 2016"
         let headID = electionID + "//130000084715"
         try store.write {
@@ -140,7 +142,11 @@ enum ElectionsFixtures {
                 ])
             var types: [Int: DynamicObject] = [:]
             for (id, text) in goodTypeRows {
-                types[id] = try store.create("GoodType", value: ["id": id, "typedescription": text])
+                let values: [String: Any] =
+                    typesPerYear
+                    ? ["id": "2016/\(id)", "year": 2016, "code": id, "typedescription": text]
+                    : ["id": id, "typedescription": text]
+                types[id] = try store.create("GoodType", value: values)
             }
             let vice: [String: Any] = [
                 "id": electionID + "//130000084717", "sequence": 130_000_084_717 as Int64, "election": election,

@@ -16,7 +16,7 @@ import UrnaStore
         try ElectionsFixtures.file(version: 4, at: path)
         let before = try Fixture.dump(path)
         let migrator = Migrator(family: SchemaFamilies.elections)
-        let report = try migrator.run(try migrator.plan(path: path), backup: .none)
+        let report = try migrator.run(try migrator.plan(path: path, to: 5), backup: .none)
         #expect(report.versionPath == [4, 5])
         #expect(try Fixture.dump(path) == before)
         #expect(try FamilyRegistry.recordedSchema(at: path) == ElectionsV5.schema)

@@ -73,14 +73,14 @@ import UrnaStore
         #expect(p.on.steps.map(\.readAhead) == [["Person"]])
         #expect(p.onData == p.offData)
 
-        // Elections v1 -> v5 is four steps: the second reads tables the first wrote in the same transaction,
+        // Elections v1 -> v6 is five steps: the second reads tables the first wrote in the same transaction,
         // which a second connection cannot see, so it reads through the migration's connection. (The seed's
         // v1 file has a rollback journal, as an old app left it: switched to WAL here.)
         let elections = dir.file("elections.sqlite")
         try ElectionsSeed.createV1File(at: elections)
         let e = try Self.bothWays(
             elections, in: try Fixture.directory(), family: SchemaFamilies.elections, journalMode: "WAL")
-        #expect(e.on.steps.count == 4)
+        #expect(e.on.steps.count == 5)
         #expect(e.on.steps[0].readAhead.isEmpty == false)
         #expect(e.on.steps[1].readAhead == [])
         #expect(e.onData == e.offData)
