@@ -89,6 +89,12 @@ public struct StepReport: Sendable, Codable {
     /// Types this step did not write because the next step of the run rebuilds them again: the next step read
     /// their rows through this step's SELECT (fused steps: each table rebuilt once).
     public var fusedIntoNextStep: [String] = []
+    /// Types the closure enumerated but only read (fused runs): their objects were written in one statement after
+    /// the closure, not one by one while it ran.
+    public var readOnlyPasses: [String] = []
+    /// Types such a closure only read whose change was dropping columns: `ALTER TABLE ... DROP COLUMN` in place,
+    /// no copy of the table.
+    public var droppedInPlace: [String] = []
     public var objectsTouched = 0
     public var durationSeconds: Double = 0
 

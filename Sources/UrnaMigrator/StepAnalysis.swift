@@ -150,6 +150,11 @@ final class TypeTransfer {
     /// object) how many non-nil values each held.
     @exclusivity(unchecked) var droppedColumns: [Int] = []
     var droppedCounts: [Int]?
+    /// A read-only first pass (`StepExecutor.enumerateReadOnly`) left old rows unwritten: those up to this rowid
+    /// (`Int64.min`: none yet, `Int64.max`: all, the pass finished) are owed to the new table.
+    var owedThrough: Int64?
+    /// A read-only first pass is running.
+    var readOnlyPass = false
     /// Per new column: the old column it is copied from unchanged (-1: computed, constant or converted).
     @exclusivity(unchecked) var carriedFrom: [Int32] = []
 
