@@ -18,7 +18,7 @@ extension StepExecutor {
     /// receive a nil there (the failure would be worded differently).
     func readsOnlyFirst(_ t: TypeTransfer) -> Bool {
         guard fusion != nil, !readsAhead, t.old != nil, t.new != nil, !t.filled, !t.cleared, !t.needsSwift,
-            t.created == 0, t.rowsWritten == 0, t.deleted == 0, t.owedThrough == nil, t.newColumns.count <= 64
+            t.created == 0, t.rowsWritten == 0, t.deleted == 0, t.owed == nil, t.newColumns.count <= 64
         else { return false }
         for (i, s) in t.sources.enumerated() {
             let c = t.newColumns[i]
@@ -45,7 +45,7 @@ extension StepExecutor {
         let width = t.newColumns.count
         var nonNil = Array(repeating: 0, count: t.droppedColumns.count)
         t.readOnlyPass = true
-        t.owedThrough = Int64.min
+        t.owed = .noneYet
         defer { t.readOnlyPass = false }
         while try select.step() {
             let rowid = select.int(at: Int32(oldCount))
@@ -75,8 +75,8 @@ extension StepExecutor {
             let untouched =
                 !kept && !st.isDeleted && !st.changed && st.dirtyMask == 0 && st.dirtyHigh.isEmpty
                 && st.lists.isEmpty && st.inexact.isEmpty
-            if untouched && t.owedThrough != nil {
-                t.owedThrough = rowid
+            if untouched && t.owed != nil {
+                t.owed = .through(rowid)
                 continue
             }
             // The pass ends here: the rows before this one are written now (unless something paid them already),
@@ -90,21 +90,27 @@ extension StepExecutor {
             return
         }
         t.droppedCounts = nonNil
-        t.owedThrough = Int64.max
+        t.owed = .all
         report.readOnlyPasses.append(t.name)
     }
 
-    /// Writes the rows a read-only pass owes `t` (old rows up to `owedThrough`, as the automatic copy would,
+    /// Writes the rows a read-only pass owes `t` (`owed`, as the automatic copy would,
     /// links still in their old keys as an enumeration leaves them): before anything reads or writes the type's
     /// new table. After a finished pass, the type is then filled as an enumeration fills it.
     func payOwedRows(_ t: TypeTransfer) throws {
-        guard let through = t.owedThrough else { return }
-        t.owedThrough = nil
-        if through != Int64.min {
+        guard let owed = t.owed else { return }
+        t.owed = nil
+        var upTo: String?
+        switch owed {
+        case .noneYet: upTo = nil
+        case .through(let rowid): upTo = " WHERE rowid <= \(rowid)"
+        case .all: upTo = ""
+        }
+        if let upTo {
             let rows =
                 isIncoming(t.name)
-                ? "(SELECT * FROM \(oldRows(t)) WHERE rowid <= \(through))"
-                : "(SELECT *, rowid AS rowid FROM \(Identifier.quoted(t.name)) WHERE rowid <= \(through))"
+                ? "(SELECT * FROM \(oldRows(t))\(upTo))"
+                : "(SELECT *, rowid AS rowid FROM \(Identifier.quoted(t.name))\(upTo))"
             let sql = analysis.bulkCopySQL(t, keyMaps: [], from: rows)
             recorder.noteOnce(
                 "\(analysis.bulkCopySQL(t, keyMaps: []))  -- the objects a closure read and left as they were")
@@ -156,7 +162,7 @@ extension StepExecutor {
     /// text is then exactly the new version's (otherwise undone, and copied). The ledger counts its rows as written
     /// (SQLite rewrites each one), as the copy would. True when dropped in place.
     func dropColumnsInPlace(_ t: TypeTransfer) throws -> Bool {
-        guard let n = t.new, t.owedThrough == Int64.max, !isIncoming(t.name), t.created == 0, t.deleted == 0,
+        guard let n = t.new, t.owed == .all, !isIncoming(t.name), t.created == 0, t.deleted == 0,
             !t.cleared, t.rowsWritten == 0, t.newColumns.count < t.oldColumns.count
         else { return false }
         var next = 0
@@ -198,7 +204,7 @@ extension StepExecutor {
             return false  // copied instead
         }
         done = true
-        t.owedThrough = nil
+        t.owed = nil
         t.rebuilt = false  // its empty staging table is dropped with the unused ones (`swapTables`)
         t.filled = true
         t.rowsWritten += try count("SELECT count(*) FROM \(table)")
