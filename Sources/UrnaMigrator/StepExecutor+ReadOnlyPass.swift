@@ -70,6 +70,10 @@ extension StepExecutor {
                 if let e = takePendingError() { throw e }
             }
             t.enumerated += 1
+            // Progress as the usual pass reports it (every 50,000 objects).
+            if t.enumerated % 50_000 == 0 {
+                reporter?.progress(type: t.name, done: t.enumerated, total: countsBefore[t.name] ?? 0)
+            }
             let kept = !isKnownUniquelyReferenced(&newObject)
             let st = newObject.state.pointee
             let untouched =
@@ -91,6 +95,8 @@ extension StepExecutor {
         }
         t.droppedCounts = nonNil
         t.owed = .all
+        let total = countsBefore[t.name] ?? 0
+        if total >= 50_000 { reporter?.progress(type: t.name, done: t.enumerated, total: total) }
         report.readOnlyPasses.append(t.name)
     }
 
