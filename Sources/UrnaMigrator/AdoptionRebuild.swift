@@ -180,8 +180,9 @@ struct AdoptionRebuild {
             declared: c.description)
     }
 
-    /// SQL over the quoted column `q`, true for a value a column of that kind cannot hold ("0" for `.any`),
-    /// and what the kind needs, for messages ("an integer").
+    /// SQL over the quoted column `q`, true for a non-NULL value a column of that kind cannot hold ("0" for
+    /// `.any`; for NULL the answer is unspecified, so callers test `IS NOT NULL` first), and what the kind needs,
+    /// for messages ("an integer").
     static func misfit(_ q: String, kind: ValueKind) -> (misfit: String, need: String) {
         switch kind {
         case .integer(let range):
@@ -191,7 +192,10 @@ struct AdoptionRebuild {
                 "an integer from \(range.lowerBound) to \(range.upperBound)"
             )
         case .real:
-            return ("typeof(\(q)) NOT IN ('real', 'integer')", "a number")
+            // Text and blobs sort after every number (SQLite's order across types), and '' first among texts: one
+            // comparison instead of a call of typeof() for each value (a third of the plan's scan of 1M prices).
+            // `+` keeps the column's affinity off the literal; callers test NULL first.
+            return ("+\(q) >= '' COLLATE BINARY", "a number")
         case .text:
             return ("typeof(\(q)) <> 'text'", "text")
         case .date:
@@ -209,7 +213,8 @@ struct AdoptionRebuild {
             let pattern = [8, 4, 4, 4, 12].map { String(repeating: h, count: $0) }.joined(separator: "-")
             return ("typeof(\(q)) <> 'text' OR \(q) NOT GLOB '\(pattern)'", "a lowercase UUID as text")
         case .blob:
-            return ("typeof(\(q)) <> 'blob'", "a blob")
+            // Every number and text sorts before the empty blob, and every blob at or after it.
+            return ("+\(q) < x''", "a blob")
         case .json:
             return (
                 "CASE WHEN typeof(\(q)) <> 'text' THEN 1 WHEN json_valid(\(q)) = 0 THEN 1 WHEN json_type(\(q)) <> 'object' THEN 1 ELSE 0 END",

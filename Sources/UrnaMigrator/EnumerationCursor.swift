@@ -170,7 +170,8 @@ final class EnumerationCursor {
         let t = transfer
         let rowid = sqlite3_last_insert_rowid(db)
         if rowid == currentSentinel {
-            executor.log.record(ValidationFailure(check: "unique", type: t.name, message: sameKeyMessage(o)))
+            executor.log.record(
+                ValidationFailure(check: "unique", type: t.name, message: Self.sameKeyMessage(o, of: t)))
             o.isDeleted = true
         } else {
             t.rowsWritten += 1
@@ -185,8 +186,7 @@ final class EnumerationCursor {
 
     /// Why an enumerated object could not be written: another object of its type already has its key. Says which
     /// old object it was, so a key change that makes two objects collide ("Ana" and "ana" lower-cased) names both.
-    private func sameKeyMessage(_ o: MigrationObject) -> String {
-        let t = transfer
+    static func sameKeyMessage(_ o: MigrationObject, of t: TypeTransfer) -> String {
         guard let k = t.newKeyIndex else {
             return "object (new) cannot be written: another object of \(t.name) has the same primary key"
         }

@@ -92,6 +92,12 @@ public struct StepReport: Sendable, Codable {
     /// Links set to nil and list entries removed because the objects they pointed at were deleted in this step
     /// (by the closure, or `deleteData`), per `Type.property`: `["Visit.site": 6, "Visit.observers": 8]`.
     public var clearedLinks: [String: Int] = [:]
+    /// Types the closure enumerated but only read (fused runs): their objects were written in one statement after
+    /// the closure, not one by one while it ran.
+    public var readOnlyPasses: [String] = []
+    /// Types such a closure only read whose change was dropping columns: `ALTER TABLE ... DROP COLUMN` in place,
+    /// no copy of the table.
+    public var droppedInPlace: [String] = []
     public var objectsTouched = 0
     public var durationSeconds: Double = 0
 

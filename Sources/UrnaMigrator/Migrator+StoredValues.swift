@@ -20,20 +20,36 @@ enum StoredValueCheck {
             let present = Set(info.map { "\($0[1])" })
             let rowid = try rowidColumn(of: table, info: info, in: c)
             let checked = columns.sorted(by: { $0.key < $1.key }).compactMap {
-                name, kind -> (name: String, condition: String, need: String)? in
+                name, kind -> (name: String, kind: AdoptionRebuild.ValueKind, condition: String, need: String)? in
                 // The rowid's own column holds integers only (SQLite refuses to store anything else there): no
                 // 64-bit integer in it can misfit, and reading it for every row cost a tenth of the scan.
                 if name == rowid, case .integer(let range) = kind, range == Int64.min...Int64.max { return nil }
                 let q = Identifier.quoted(name)
                 let (misfit, need) = AdoptionRebuild.misfit(q, kind: kind)
                 return name == ObjectSchema.rowIdColumn || misfit == "0" || !present.contains(name)
-                    ? nil : (name: name, condition: "\(q) IS NOT NULL AND (\(misfit))", need: need)
+                    ? nil : (name: name, kind: kind, condition: "\(q) IS NOT NULL AND (\(misfit))", need: need)
             }
             guard !checked.isEmpty else { continue }
             let from = Identifier.quoted(table)
-            // One pass that stops at the first misfit; the common answer (none) costs no per-column sums.
-            let any = checked.map { "(\($0.condition))" }.joined(separator: " OR ")
-            guard try c.scalar("SELECT EXISTS (SELECT 1 FROM \(from) WHERE \(any))") == .integer(1) else { continue }
+            // Columns an index answers for are asked there (two lookups); the rest in one pass that stops at the
+            // first misfit. The common answer (none) costs no per-column sums.
+            let leading = try indexedColumns(of: table, in: c)
+            var scanned: [String] = []
+            var found = false
+            for column in checked {
+                if leading.contains(column.name),
+                    let misfit = try misfitByExtremes(column.name, kind: column.kind, of: table, in: c)
+                {
+                    found = found || misfit
+                } else {
+                    scanned.append("(\(column.condition))")
+                }
+            }
+            if !found, !scanned.isEmpty {
+                let any = scanned.joined(separator: " OR ")
+                found = try c.scalar("SELECT EXISTS (SELECT 1 FROM \(from) WHERE \(any))") == .integer(1)
+            }
+            guard found else { continue }
             let sums = checked.map { "coalesce(sum(\($0.condition)), 0)" }.joined(separator: ", ")
             let counts = try c.rows("SELECT \(sums) FROM \(from)").first ?? []
             let label: String
@@ -61,6 +77,35 @@ enum StoredValueCheck {
             }
         }
         return out
+    }
+
+    /// Whether a column of text or numbers holds a misfit, from its smallest and largest values: SQLite
+    /// orders values by type (numbers, then text, then blobs; NULL aside, as min() and max() leave it out), so
+    /// a number is the minimum when there is one and a blob the maximum when there is one, whatever the collation.
+    /// With an index led by the column each is one lookup instead of a read of every row; nil for the other kinds
+    /// (an integer and a real of equal value sort together). Each aggregate has a query of its own, as SQLite
+    /// answers min() or max() from an index only alone.
+    static func misfitByExtremes(_ name: String, kind: AdoptionRebuild.ValueKind, of table: String, in c: Connection)
+        throws -> Bool?
+    {
+        func type(_ aggregate: String) throws -> String {
+            let v = try c.scalar(
+                "SELECT typeof(\(aggregate)(\(Identifier.quoted(name)))) FROM \(Identifier.quoted(table))")
+            if case .text(let t) = v { return t }
+            return "null"
+        }
+        switch kind {
+        case .text: return try ["integer", "real"].contains(type("min")) || type("max") == "blob"
+        case .real: return try ["text", "blob"].contains(type("max"))
+        // (The store indexes no blob column.)
+        case .integer, .blob, .date, .uuid, .json, .any: return nil
+        }
+    }
+
+    /// Columns that lead an index of `table` holding every row, compared as bytes (`ForeignKeyProbe.indexes`);
+    /// a WITHOUT ROWID table's primary key counts.
+    static func indexedColumns(of table: String, in c: Connection) throws -> Set<String> {
+        Set(try ForeignKeyProbe.indexes(of: table, in: c).compactMap(\.columns.first))
     }
 
     /// The column that is the table's rowid (an `INTEGER PRIMARY KEY` of a rowid table), if any. A primary key with

@@ -110,9 +110,10 @@ extension StepAnalysis {
     }
 
     /// The SELECT streaming a type's old objects (stored columns, then rowid).
-    func selectOldSQL(_ t: TypeTransfer, from: String? = nil) -> String {
+    func selectOldSQL(_ t: TypeTransfer, from: String? = nil, after: Int64? = nil) -> String {
         let cols = (t.oldColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
-        return "SELECT \(cols) FROM \(from ?? Identifier.quoted(t.name)) ORDER BY rowid"
+        let past = after.map { " WHERE rowid > \($0)" } ?? ""
+        return "SELECT \(cols) FROM \(from ?? Identifier.quoted(t.name))\(past) ORDER BY rowid"
     }
 
     /// Index statements of a schema, by index name (list tables excluded).

@@ -26,6 +26,16 @@ struct StepColumn {
 }
 
 /// Where a new column's value comes from when an old object is carried into the new table.
+/// The old rows a read-only first pass owes the new table.
+enum OwedRows: Equatable {
+    /// The pass started and has not left an object alone yet.
+    case noneYet
+    /// The old rows up to this rowid.
+    case through(Int64)
+    /// Every old row: the pass finished with nothing written.
+    case all
+}
+
 enum ColumnSource {
     /// The old column at this index, unchanged.
     case copy(Int)
@@ -153,6 +163,10 @@ final class TypeTransfer {
     /// object) how many non-nil values each held.
     @exclusivity(unchecked) var droppedColumns: [Int] = []
     var droppedCounts: [Int]?
+    /// A read-only first pass (`StepExecutor.enumerateReadOnly`) left old rows unwritten (nil: none owed).
+    var owed: OwedRows?
+    /// A read-only first pass is running.
+    var readOnlyPass = false
     /// Per new column: the old column it is copied from unchanged (-1: computed, constant or converted).
     @exclusivity(unchecked) var carriedFrom: [Int32] = []
 

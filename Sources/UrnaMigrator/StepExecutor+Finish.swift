@@ -15,7 +15,10 @@ extension StepExecutor {
         }
         let keyMaps = Set(transfers.filter(\.hasKeyMap).map(\.name))
         for t in transfers where t.old != nil && t.new != nil && t.rebuilt && !t.filled && !t.cleared {
+            if try dropColumnsInPlace(t) { continue }
             if try carryForward(t) { continue }
+            // Rows a read-only pass owed are written here, by the same copy.
+            t.owed = nil
             let sql = analysis.bulkCopySQL(t, keyMaps: keyMaps, from: oldRows(t))
             do {
                 try exec(sql)
@@ -36,7 +39,7 @@ extension StepExecutor {
     func renameColumnsInPlace(_ t: TypeTransfer) throws {
         // A table an earlier step of the run did not write yet has an older form: copied.
         guard let n = t.new, let renames = analysis.columnRenamesOnly(t), t.created == 0, t.deleted == 0,
-            t.rowsWritten == 0, !isIncoming(t.name)
+            t.rowsWritten == 0, !isIncoming(t.name), t.owed == nil || linksStayPut(t)
         else { return }
         let table = Identifier.quoted(t.name)
         try quiet("SAVEPOINT urna_rename_columns")
@@ -63,6 +66,12 @@ extension StepExecutor {
         kept = true
         t.rebuilt = false  // its empty staging table is dropped with the unused ones (`swapTables`)
         t.filled = true
+        if t.owed != nil {
+            // A read-only pass's rows: counted as an unfused run, which wrote them, counts them.
+            t.owed = nil
+            t.rowsWritten += try count("SELECT count(*) FROM \(table)")
+            report.readOnlyPasses.removeAll { $0 == t.name }
+        }
         for sql in statements { recorder.note(sql) }
     }
 

@@ -48,7 +48,10 @@ extension StepExecutor {
         guard let index, index + 1 < fusion.steps.count else { return false }
         guard RunFusion.reasonNotCarried(t, step: step, next: fusion.steps[index + 1]) == nil else { return false }
         // The closure wrote nothing of the type: its staging table is empty and no rows are owed to it.
-        guard t.created == 0, t.rowsWritten == 0, t.deleted == 0, t.enumerations == 0, !t.filled, !t.cleared else {
+        // (An enumeration that only read it, `enumerateReadOnly`, wrote nothing either.)
+        guard t.created == 0, t.rowsWritten == 0, t.deleted == 0, t.enumerations == 0 || t.owed == .all,
+            !t.filled, !t.cleared
+        else {
             return false
         }
         // The user's views, triggers and indexes read the table as this version has it.
@@ -92,6 +95,7 @@ extension StepExecutor {
         t.rebuilt = false
         t.filled = true
         t.carriedForward = true
+        t.owed = nil
         t.carriedRows = Int(try connection.integer("SELECT count(*) FROM \(oldRows(t))"))
         report.fusedIntoNextStep.append(t.name)
         recorder.note(

@@ -61,6 +61,7 @@ extension StepExecutor {
 
     func loadNew(_ t: TypeTransfer, key: SQLValue, originKey: SQLValue?) throws -> MigrationObject? {
         guard let n = t.new, let layout = t.newLayout else { return nil }
+        try payOwedRows(t)
         guard t.filled || t.enumerating || t.created > 0 else { throw MigrationObjectError.notEnumeratedYet(t.name) }
         let cols = (t.newColumns.map { Identifier.quoted($0.name) } + ["rowid"]).joined(separator: ", ")
         let s = try statement(

@@ -18,8 +18,14 @@ extension StepExecutor {
             t.currentPending = nil
         }
         t.enumerations += 1
+        // A second pass finds the objects a read-only first pass left unwritten in the new table.
+        try payOwedRows(t)
         if t.new != nil && !t.filled {
-            try withoutActuallyEscaping(block) { try fill(t, with: $0) }
+            if readsOnlyFirst(t) {
+                try withoutActuallyEscaping(block) { try enumerateReadOnly(t, $0) }
+            } else {
+                try withoutActuallyEscaping(block) { try fill(t, with: $0) }
+            }
             return
         }
         // Later passes (and types the new version drops) update or read; nothing to insert.
@@ -49,12 +55,15 @@ extension StepExecutor {
 
     /// The first pass over a type: one `INSERT OR IGNORE ... SELECT` from the type's object source,
     /// whose cursor runs the closure object by object.
-    func fill(_ t: TypeTransfer, with block: @escaping (MigrationObject, MigrationObject) throws -> Void) throws {
+    /// `after`: only the old rows past this rowid (a read-only pass handled the others).
+    func fill(
+        _ t: TypeTransfer, with block: @escaping (MigrationObject, MigrationObject) throws -> Void, after: Int64? = nil
+    ) throws {
         markRebuilt(t)
         guard let source = sources[t.name] else {
             throw MigrationObjectError.unknownType(t.name, version: step.to.version)
         }
-        let selectSQL = analysis.selectOldSQL(t, from: oldRows(t))
+        let selectSQL = analysis.selectOldSQL(t, from: oldRows(t), after: after)
         let select = try RowStatement(connection, selectSQL)
         let prefetch =
             readsAhead && !isIncoming(t.name)
@@ -313,6 +322,7 @@ extension StepExecutor {
             throw MigrationObjectError.unknownType(typeName, version: step.to.version)
         }
         guard t.new != nil, let layout = t.newLayout else { throw MigrationObjectError.removedType(typeName) }
+        try payOwedRows(t)
         markRebuilt(t)
         let o = MigrationObject(layout: layout, executor: self, values: t.columnDefaults, originKey: nil)
         o.isCreated = true
@@ -363,6 +373,7 @@ extension StepExecutor {
         guard !t.cleared else { return }
         let oldCount = t.old == nil ? 0 : (countsBefore[typeName] ?? 0)
         if t.new != nil {
+            try payOwedRows(t)
             markRebuilt(t)
             let staged = try count("SELECT count(*) FROM \(Identifier.quoted(t.tableName))")
             try exec("DELETE FROM \(Identifier.quoted(t.tableName))")

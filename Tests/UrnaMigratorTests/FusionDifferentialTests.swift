@@ -131,6 +131,33 @@ import UrnaTestSupport
         #expect(fused * 3 >= Self.seeds.count, "\(fused) of \(Self.seeds.count)")
     }
 
+    /// The generator reaches read-only passes (a closure that only reads a type, `StepExecutor.enumerateReadOnly`):
+    /// finished ones, ended ones, and columns dropped in place, in the fused runs.
+    @Test func generatedFamiliesReachReadOnlyPasses() throws {
+        let dir = try Fixture.directory()
+        var finished = 0
+        var ended = 0
+        var inPlace = 0
+        for seed in Self.seeds {
+            var rng = SeededRandom(seed: seed &* 7919)
+            let f = G.make(seed: seed, versions: Int.random(in: 3...5, using: &rng))
+            guard
+                case .success(let r) = try Self.run(
+                    f, seed: seed, fused: true, dir: dir, tag: "ro\(seed)", dangling: false
+                ).0
+            else { continue }
+            finished += r.steps.filter { !$0.readOnlyPasses.isEmpty || !$0.droppedInPlace.isEmpty }.count
+            inPlace += r.steps.filter { !$0.droppedInPlace.isEmpty }.count
+            let readers = f.description.filter { $0.contains("read Items, ") }.count
+            ended += readers
+        }
+        print(
+            "read-only passes: \(finished) steps finished one, \(inPlace) dropped columns in place; \(ended) steps end one"
+        )
+        #expect(finished >= 8 && ended >= 10, "\(finished) finished, \(ended) ended")
+        #expect(inPlace >= 1, "no generated family dropped a column in place")
+    }
+
     @Test(arguments: seeds) func fusedAndStepwiseRunsAgree(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed &* 7919)
         let versions = Int.random(in: 3...5, using: &rng)

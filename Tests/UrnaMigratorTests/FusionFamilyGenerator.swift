@@ -53,6 +53,12 @@ struct FusionFamilyGenerator {
         case deleteItemData
         case closureRename(type: String, from: String, to: String)
         case readOwnerThroughLink(target: String, owner: String, name: String)
+        /// Reads every Item (a read-only pass) but sets `flag` on the one with key `at`: the pass ends there.
+        case readItemsSettingOne(flag: String, at: Int64)
+        /// Reads every Item; at the object with key `at`, looks up new Item objects (one before it, one after).
+        case readItemsLookingUp(at: Int64)
+        /// Reads every Item, keeps the new object with key `at` and sets `flag` on it after the enumeration.
+        case readItemsKeepingOne(flag: String, at: Int64)
         var description: String {
             switch self {
             case .writeItems(let t, _, let s): "Item.\(t) ← f(old.\(s))"
@@ -68,6 +74,9 @@ struct FusionFamilyGenerator {
             case .deleteItemData: "deleteData(Item)"
             case .closureRename(let t, let f, let to): "renameProperty(\(t).\(f) → \(to))"
             case .readOwnerThroughLink(let t, _, _): "Item.\(t) ← old.owner.linked().name"
+            case .readItemsSettingOne(_, let k): "read Items, set flag on \(k)"
+            case .readItemsLookingUp(let k): "read Items, look up new Items at \(k)"
+            case .readItemsKeepingOne(_, let k): "read Items, keep \(k), set its flag after"
             }
         }
     }
@@ -277,6 +286,21 @@ struct FusionFamilyGenerator {
                     }
                 }
             }
+            // Read-only passes that something ends (fused runs write a read-only pass's objects after the closure),
+            // from a stream of their own: the families above stay what they were for every seed.
+            var extra = SeededRandom(seed: seed &* 31 &+ UInt64(v))
+            // A step that removes an Item property and only reads Items: the column is dropped in place (fused).
+            if changes.contains(where: { $0.hasPrefix("remove Item.") }), Bool.random(using: &extra) {
+                ops.append(.readItems)
+            }
+            if Int.random(in: 0..<4, using: &extra) == 0, let flag = model.item.first(where: { $0.id == 16 })?.name {
+                let at = Int64.random(in: 0...60, using: &extra)
+                switch Int.random(in: 0..<3, using: &extra) {
+                case 0: ops.append(.readItemsSettingOne(flag: flag, at: at))
+                case 1: ops.append(.readItemsLookingUp(at: at))
+                default: ops.append(.readItemsKeepingOne(flag: flag, at: at))
+                }
+            }
             if changes.isEmpty && ops.isEmpty {
                 nextID += 1
                 model.item.append(P(id: nextID, name: "a\(nextID)", type: .int64, def: .int(7)))
@@ -370,6 +394,23 @@ struct FusionFamilyGenerator {
             try m.deleteData(forType: "Item")
         case .closureRename(let type, let from, let to):
             try m.renameProperty(onType: type, from: from, to: to)
+        case .readItemsSettingOne(let flag, let at):
+            try m.enumerateObjects(ofType: "Item") { o, n in
+                if o.primaryKeyValue == .int(at) { n[flag] = .bool(true) }
+            }
+        case .readItemsLookingUp(let at):
+            try m.enumerateObjects(ofType: "Item") { o, _ in
+                guard o.primaryKeyValue == .int(at) else { return }
+                for k in [at - 1, at + 1] {
+                    _ = try m.newObject(ofType: "Item", forPrimaryKey: .int(k))?.primaryKeyValue
+                }
+            }
+        case .readItemsKeepingOne(let flag, let at):
+            var kept: MigrationObject?
+            try m.enumerateObjects(ofType: "Item") { o, n in
+                if o.primaryKeyValue == .int(at) { kept = n }
+            }
+            kept?[flag] = .bool(true)
         case .readOwnerThroughLink(let target, let owner, let name):
             try m.enumerateObjects(ofType: "Item") { o, n in
                 guard let linked = try o.linked(owner) else {
