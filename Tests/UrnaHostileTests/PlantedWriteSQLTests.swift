@@ -52,6 +52,23 @@ import Testing
         #expect(r.stderr.contains("sly (on Candidate)"), "\(r.stderr)")
     }
 
+    @Test("A partial index planted under one of Urna's own index names (same columns) is refused too")
+    func partialIndexUnderUrnasName() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (db, input) = try Self.emptyDatabase(in: dir)
+        // Same name, table and column as Urna's: the shape check (names, columns, uniqueness) sees no difference.
+        try Hostile.sql(
+            dir.appendingPathComponent(db).path,
+            "DROP INDEX \"Candidate_unit_idx\"; "
+                + "CREATE INDEX \"Candidate_unit_idx\" ON \"Candidate\"(\"unit\") WHERE \(Self.costly) > 0")
+        let before = Hostile.bytes(dir, db)
+        let r = try Hostile.urna(["import", "--db", db, "--quiet", input], in: dir, timeout: 30)
+        #expect(r.code == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("Candidate_unit_idx (on Candidate)"), "\(r.stderr)")
+        #expect(Hostile.bytes(dir, db) == before)
+    }
+
     @Test("A CHECK planted in Candidate's CREATE TABLE text is refused before a row is written")
     func plantedCheck() throws {
         let dir = try Hostile.folder()

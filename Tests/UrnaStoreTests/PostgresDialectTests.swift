@@ -75,6 +75,44 @@ struct PostgresDialectTests {
         }
     }
 
+    /// PostgreSQL's `sum(real)` adds in single precision (16777216 + 1 + 1 stays 16777216); SQLite adds REALs as
+    /// doubles. `@sum` of a float property must give the file's answer on the server too.
+    @Test func floatSumsAddAsOnTheFile() throws {
+        let (cluster, reason) = try PostgresTestCluster.sharedIfAvailable()
+        guard let cluster else { try Test.cancel(Comment(rawValue: reason)) }
+        let schema = try Schema(
+            family: "floats", version: 0,
+            types: [
+                ObjectSchema("Reading", [Property("id", .int64, primaryKey: true), Property("v", .float, default: 0)]),
+                ObjectSchema(
+                    "Sensor", [Property("id", .int64, primaryKey: true), Property("readings", .list("Reading"))]),
+            ])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("floats-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: dir.appendingPathComponent("f.sqlite").path, schema: schema)
+        let c = store.connection
+        try c.execute(
+            "INSERT INTO Reading(id, v) VALUES (1, 16777216), (2, 1), (3, 1); INSERT INTO Sensor(id) VALUES (1); "
+                + "INSERT INTO Sensor_readings(owner, position, target) VALUES (1, 0, 1), (1, 1, 2), (1, 2, 3)")
+        let pg = try PostgresConnection(try cluster.createDatabase(prefix: "floats"))
+        try pg.execute("BEGIN")
+        try PostgresTransfer.push(from: c, to: pg, replacing: nil)
+        try pg.execute("COMMIT")
+        let predicate = try QueryPredicate.parse("readings.@sum.v > 16777216", arguments: [])
+        let (onFileSQL, fileBindings) = try QueryCompiler(schema: schema).compile(predicate, on: "Sensor")
+        let onFile = try c.rows("SELECT t0.id FROM Sensor t0 WHERE \(onFileSQL)", fileBindings).map {
+            $0[0].description
+        }
+        let (onServerSQL, serverBindings) = try QueryCompiler(schema: schema, dialect: .postgres).compile(
+            predicate, on: "Sensor")
+        let onServer = try pg.query(
+            "SELECT t0.\"id\" FROM \"Sensor\" t0 WHERE \(onServerSQL)", serverBindings.map(SQLDialect.postgresText)
+        ).rows.map { $0[0] ?? "NULL" }
+        #expect(onFile == ["1"])
+        #expect(onServer == onFile)
+    }
+
     @Test func errorsAreTheSameInBothDialects() throws {
         let schema = QueryFixture.schema
         let file = QueryCompiler(schema: schema)

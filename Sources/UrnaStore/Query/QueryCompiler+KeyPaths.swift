@@ -264,7 +264,9 @@ extension QueryCompiler {
             throw QueryPredicateError(at: position(i + 1), "\(op) needs a number property; \(names[i + 1]) is a date")
         }
         var out = path
-        let column: SQLFragment = "\(raw: alias).\(quoted: p.name)"
+        var column: SQLFragment = "\(raw: alias).\(quoted: p.name)"
+        // PostgreSQL's sum(real) adds in single precision (16777216 + 1 + 1 stays 16777216); SQLite adds as doubles.
+        if dialect == .postgres, op == "@sum", p.type == .float { column = "(\(column))::float8" }
         // Realm's @sum of an empty collection is 0, not nil.
         out.value = op == "@sum" ? "COALESCE(SUM(\(column)), 0)" : "\(raw: function)(\(column))"
         out.end = .aggregate(function: op, p)
