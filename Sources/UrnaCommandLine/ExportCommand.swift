@@ -128,7 +128,7 @@ enum ExportCommand {
         let summary = try exporter.export(toPath: out)
         if !p.has("quiet") {
             if let out, !OutputPaths.isStandardOutput(out) {
-                print(TerminalSafe.text("exported \(summary.line) to \(out)"))
+                print(TerminalSafe.line("exported \(summary.line) to \(out)"))
             } else {
                 CLI.printError("exported \(summary.line)")
             }

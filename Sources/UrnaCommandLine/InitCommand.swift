@@ -50,7 +50,7 @@ enum InitCommand {
         // An elections file is made to be bulk-loaded: it gets the page size the importer gives its own files.
         _ = try Store(path: path, schema: schema, pageSize: name == "elections" ? Importer.pageSize : nil)
         print(
-            TerminalSafe.text(
+            TerminalSafe.line(
                 "created \(DatabaseName.of(path)): \(name) version \(version) (\(schema.tableTypes.map(\.name).joined(separator: ", ")))"
             ))
         return ExitCode.ok
@@ -151,7 +151,7 @@ enum StatusCommand {
         } else {
             // The family comes from the file (a hostile one names itself with escape sequences) and the path from
             // the user: neither reaches the terminal raw.
-            func print(_ line: String) { Swift.print(TerminalSafe.text(line)) }
+            func print(_ line: String) { Swift.print(TerminalSafe.line(line)) }
             print((PostgresURL.isPostgres(name) ? "database: " : "file:     ") + name)
             print("family:   \(schema.family)" + (family == nil ? " (family unknown to \(tool))" : ""))
             print("version:  \(schema.version)" + (latest.map { " (latest \($0))" } ?? ""))

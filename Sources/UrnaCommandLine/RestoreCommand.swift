@@ -29,8 +29,8 @@ enum RestoreCommand {
         do {
             let r = try MigrationBackup.restore(path: path, from: p.value("from"))
             // The family is the backup file's own text: no escape sequence of it reaches the terminal.
-            print(TerminalSafe.text("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)"))
-            if let k = r.keptAs { print(TerminalSafe.text("the file as it was before: \(k)")) }
+            print(TerminalSafe.line("restored \(path) from \(r.backupPath): \(r.family) version \(r.version)"))
+            if let k = r.keptAs { print(TerminalSafe.line("the file as it was before: \(k)")) }
             return ExitCode.ok
         } catch let e as MigrationError {
             throw CLIError(

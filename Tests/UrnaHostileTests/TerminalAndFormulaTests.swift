@@ -84,6 +84,23 @@ import Testing
         Self.noEscapes(r)
     }
 
+    @Test("status prints a file's recorded family on one line: a line feed in it forges no line of its own")
+    func statusFamilyLineFeed() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Hostile.importedDatabase(in: dir)
+        try Hostile.sql(
+            dir.appendingPathComponent(db).path,
+            """
+            UPDATE _urna_schema SET family = 'elections' || char(10) || 'pending:  none',
+              descriptor = replace(descriptor, '"family" : "elections"', '"family" : "elections\\npending:  none"')
+            """)
+        let r = try Hostile.urna(["status", "--db", db], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(!r.stdout.contains("\npending:  none\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("family:   elections\\x0Apending:  none"), "\(r.stdout)")
+    }
+
     @Test("export's summary names an --out path holding escape sequences with them escaped")
     func exportOutPath() throws {
         let dir = try Hostile.folder()

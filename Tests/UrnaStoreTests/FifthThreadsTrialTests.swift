@@ -172,6 +172,21 @@ struct FifthThreadsTrialTests {
         }
     }
 
+    @Test("A cached statement held across clearStatementCache() throws once its connection is gone (it crashed)")
+    func cachedStatementHeldAcrossACacheClearThrows() throws {
+        var connection: Connection? = try Connection(path: ":memory:")
+        let statement = try #require(try connection?.cachedStatement("SELECT 1"))
+        connection?.clearStatementCache()  // as the importer and the migrator do
+        #expect(try statement.step())  // still the connection's: it steps
+        statement.reset()
+        connection = nil
+        #expect {
+            try statement.step()
+        } throws: { error in
+            "\(error)".contains("was closed") && "\(error)".contains("Connection.prepare")
+        }
+    }
+
     @Test("results[i] after another connection migrated the file answers an unreadable object (it trapped)")
     func subscriptAfterAnotherConnectionMigrated() throws {
         let (dir, path) = try TrialFive.temporaryPath()

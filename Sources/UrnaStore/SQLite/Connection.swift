@@ -19,6 +19,9 @@ public final class Connection {
     public let handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Cached statements dropped from the cache that someone may still hold: detached in deinit like the cached
+    /// ones (one held across `clearStatementCache()` and stepped after the connection went crashed).
+    private var retiredStatements: [WeakStatement] = []
     /// The write lock of the store whose writer this is: every method below holds it (it is re-entrant, and
     /// free for the thread already writing). A `Store` is `Sendable` and its `connection` public, so two tasks
     /// can reach this connection at once; without the lock they would share cached statements and a raw
@@ -108,6 +111,7 @@ public final class Connection {
         OpenConnections.shared.remove(handle)
         // A cached statement an app still holds throws from now on instead of stepping a closed handle.
         for s in statementCache.values { s.detach() }
+        for w in retiredStatements { w.statement?.detach() }
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -159,7 +163,13 @@ public final class Connection {
     }
 
     /// Forgets cached statements (needed before DDL that changes tables they use).
-    public func clearStatementCache() { exclusive { statementCache.removeAll() } }
+    public func clearStatementCache() {
+        exclusive {
+            retiredStatements.removeAll { $0.statement == nil }
+            retiredStatements += statementCache.values.map { WeakStatement(statement: $0) }
+            statementCache.removeAll()
+        }
+    }
 
     /// All rows of a query, each as an array of column values.
     public func rows(_ sql: String, _ bindings: [SQLValue] = []) throws -> [[SQLValue]] {
@@ -252,4 +262,9 @@ public final class Connection {
 final class FunctionBox {
     let body: ([SQLValue]) -> SQLValue
     init(_ body: @escaping ([SQLValue]) -> SQLValue) { self.body = body }
+}
+
+/// A statement the connection no longer caches, held weakly so that the connection can still detach it.
+private struct WeakStatement {
+    weak var statement: Statement?
 }
