@@ -115,8 +115,9 @@ public final class ElectionMapper {
             status: r.text(.DS_SITUACAO_CANDIDATURA), result: r.text(.DS_SIT_TOT_TURNO), generatedAt: generation)
         if keepPersonalData {
             candidate.email = r.text(.DS_EMAIL)
-            candidate.cpf = r.code(.NR_CPF_CANDIDATO)
-            candidate.voterId = r.code(.NR_TITULO_ELEITORAL_CANDIDATO)
+            candidate.cpf = Self.tseNumber(r.code(.NR_CPF_CANDIDATO), width: 11, .NR_CPF_CANDIDATO, r)
+            candidate.voterId = Self.tseNumber(
+                r.code(.NR_TITULO_ELEITORAL_CANDIDATO), width: 12, .NR_TITULO_ELEITORAL_CANDIDATO, r)
         }
         candidate.sourceValues = r.sourceValues(referenceYear: referenceYear)
         let party = mapParty(r, year: election.year, generation: generation)

@@ -32,6 +32,23 @@ extension ElectionMapper {
         return restored
     }
 
+    /// A CPF (11 digits) or voter-ID number (12 digits) whose leading zeros a spreadsheet dropped, read back with
+    /// them, with a warning: once SG_UE brings a spreadsheet's copy onto the original's candidacy (`tseUnit`), the
+    /// shortened number would otherwise conflict with the original's and, being the greater text, replace it. Values
+    /// of fewer than 5 digits are left as written (no number TSE writes has that many leading zeros).
+    static func tseNumber(_ value: String?, width: Int, _ column: MapperColumn, _ r: FieldReader) -> String? {
+        guard let value else { return nil }
+        let digits = value.utf8
+        guard digits.count >= 5, digits.count < width, digits.allSatisfy({ $0 &- 0x30 <= 9 }) else { return value }
+        let restored = String(repeating: "0", count: width - digits.count) + value
+        r.noteCorrected(
+            column,
+            "\(column.name) has lost its leading zeros (TSE writes it with \(width) digits; a spreadsheet that opened "
+                + "the file drops them): read with them, so its rows meet the original file's; import TSE's file "
+                + "itself, or keep the column as text")
+        return restored
+    }
+
     /// `"\(parent)/\(child)"`.
     static func childID(_ parent: String, _ child: String) -> String { parent + "/" + child }
 

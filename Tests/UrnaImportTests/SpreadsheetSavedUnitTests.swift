@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UrnaStore
 
 @testable import UrnaImport
 
@@ -54,6 +55,41 @@ import Testing
             dumps.append(try S.dump(db).filter { !$0.hasPrefix("_urna") })
         }
         #expect(dumps[0] == dumps[1])
+    }
+
+    @Test(
+        "with personal data kept, a spreadsheet's copy whose CPF and voter-ID numbers lost their zeros too leaves the original's numbers as they were"
+    )
+    func personalNumbersKeepTheirZeros() throws {
+        let folder = try S.scratchFolder()
+        let data = try Data(contentsOf: URL(fileURLWithPath: S.fixture(Self.excerpt)))
+        let text = try #require(String(data: data, encoding: .isoLatin1))
+        // SG_UE (field 7), NR_CPF_CANDIDATO (14) and NR_TITULO_ELEITORAL_CANDIDATO (28) as a spreadsheet saves them.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            var fields = line.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count > 28 else { return String(line) }
+            for i in [6, 13, 27] {
+                fields[i] = String(
+                    fields[i].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).drop { $0 == "0" })
+            }
+            return fields.joined(separator: ";")
+        }
+        let copy = try S.write(
+            lines.joined(separator: "\n"), named: "consulta_cand_2012_AC.saved-by-a-spreadsheet.csv", in: folder)
+        let alone = folder + "/alone.sqlite"
+        _ = try S.importFiles([S.fixture(Self.excerpt)], into: alone, keepPersonalData: true)
+        let numbers = "SELECT id, cpf, voterId FROM Candidate ORDER BY id"
+        func rows(_ db: String) throws -> [String] {
+            try Connection(path: db, readOnly: true, create: false).rows(numbers).map { "\($0)" }
+        }
+        let original = try rows(alone)
+        #expect(try S.integer(alone, "SELECT count(*) FROM Candidate WHERE cpf LIKE '0%' OR voterId LIKE '0%'") > 0)
+        for (name, files) in [("a", [S.fixture(Self.excerpt), copy]), ("b", [copy, S.fixture(Self.excerpt)])] {
+            let db = folder + "/\(name).sqlite"
+            let summary = try S.importFiles(files, into: db, keepPersonalData: true)
+            #expect(summary.rows.conflicts == 0, "\(name)")
+            #expect(try rows(db) == original, "\(name)")
+        }
     }
 
     @Test("an asset row whose SG_UE lost its zeros finds its candidacy; state and national units are left alone")
