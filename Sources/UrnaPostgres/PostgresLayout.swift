@@ -108,15 +108,7 @@ public enum PostgresColumnKind: Equatable, Sendable {
             return s
         case (.text, .integer(let i)): return String(i)
         case (.text, .real(let d)): return "\(d)"
-        case (.bytea, .blob(let b)):
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            var out: [UInt8] = [92, 120]  // \x
-            out.reserveCapacity(2 + b.count * 2)
-            for byte in b {
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 15)])
-            }
-            return String(decoding: out, as: UTF8.self)
+        case (.bytea, .blob(let b)): return SQLDialect.byteaText(b)
         case (.numeric(let scale), .integer(let i)): return PostgresColumnKind.decimalText(i, scale: scale)
         default: throw bad()
         }
@@ -196,7 +188,9 @@ public enum PostgresColumnKind: Equatable, Sendable {
         case .timestamp:
             guard !text.hasPrefix(Self.unrepresentable), ISODate.parse(text) != nil else {
                 throw PostgresTransferError.badValue(
-                    column: column, value: String(text.dropFirst(text.hasPrefix(Self.unrepresentable) ? Self.unrepresentable.count : 0)),
+                    column: column,
+                    value: String(
+                        text.dropFirst(text.hasPrefix(Self.unrepresentable) ? Self.unrepresentable.count : 0)),
                     expected: "a date urna can store (finite, from year 1, in whole milliseconds)")
             }
             return .text(text)
@@ -301,13 +295,17 @@ public enum PostgresLayout {
                 var wantsIndex = p.indexed && !p.primaryKey
                 if case .link = p.type { wantsIndex = true }
                 if wantsIndex {
-                    constraints.append(index(constraintName(StorageLayout.indexName(type: t.name, property: p.name)), on: t.name, p.name))
+                    constraints.append(
+                        index(
+                            constraintName(StorageLayout.indexName(type: t.name, property: p.name)), on: t.name, p.name)
+                    )
                 }
             }
             out.append(
                 PostgresTable(
                     name: t.name, columns: columns,
-                    primaryKeySQL: "ALTER TABLE \(q(t.name)) ADD CONSTRAINT \(q(constraintName(t.name, "pkey"))) PRIMARY KEY (\(q(t.keyColumn)))",
+                    primaryKeySQL:
+                        "ALTER TABLE \(q(t.name)) ADD CONSTRAINT \(q(constraintName(t.name, "pkey"))) PRIMARY KEY (\(q(t.keyColumn)))",
                     createSQL: "CREATE TABLE \(q(t.name)) (\n  " + defs.joined(separator: ",\n  ") + "\n)",
                     constraints: constraints, identityColumn: identity))
             for p in t.properties where !p.ignored {
@@ -318,8 +316,10 @@ public enum PostgresLayout {
                 let targetKey = schema[type: target]?.keyColumn ?? ObjectSchema.rowIdColumn
                 lists.append(
                     PostgresTable(
-                        name: table, columns: [("owner", ownerKind), ("position", .integer("bigint")), ("target", targetKind)],
-                        primaryKeySQL: "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "pkey"))) PRIMARY KEY (\"owner\", \"position\")",
+                        name: table,
+                        columns: [("owner", ownerKind), ("position", .integer("bigint")), ("target", targetKind)],
+                        primaryKeySQL:
+                            "ALTER TABLE \(q(table)) ADD CONSTRAINT \(q(constraintName(table, "pkey"))) PRIMARY KEY (\"owner\", \"position\")",
                         createSQL: """
                             CREATE TABLE \(q(table)) (
                               "owner" \(ownerKind.columnType) NOT NULL,
@@ -351,7 +351,8 @@ public enum PostgresLayout {
     /// An index on one column, named as on SQLite.
     static func index(_ name: String, on table: String, _ column: String) -> PostgresConstraint {
         PostgresConstraint(
-            createSQL: "CREATE INDEX \(q(name)) ON \(q(table))(\(q(column)))", dropSQL: "DROP INDEX IF EXISTS \(q(name))")
+            createSQL: "CREATE INDEX \(q(name)) ON \(q(table))(\(q(column)))",
+            dropSQL: "DROP INDEX IF EXISTS \(q(name))")
     }
 
     /// The longest name PostgreSQL keeps whole (NAMEDATALEN - 1 bytes); it cuts longer ones.
@@ -367,7 +368,8 @@ public enum PostgresLayout {
                 case .list:
                     let table = StorageLayout.listTable(type: t.name, property: p.name)
                     if table.utf8.count > maxNameBytes {
-                        throw PostgresTransferError.nameTooLong(name: table, what: "the table of list \(t.name).\(p.name)")
+                        throw PostgresTransferError.nameTooLong(
+                            name: table, what: "the table of list \(t.name).\(p.name)")
                     }
                 default:
                     if p.name.utf8.count > maxNameBytes {

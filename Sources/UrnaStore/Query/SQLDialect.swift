@@ -27,16 +27,20 @@ public enum SQLDialect: Sendable, Equatable {
         case .integer(let i): return String(i)
         case .real(let d): return "\(d)"
         case .text(let s): return s
-        case .blob(let b):
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            var out: [UInt8] = [92, 120]  // \x
-            out.reserveCapacity(2 + b.count * 2)
-            for byte in b {
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 15)])
-            }
-            return String(decoding: out, as: UTF8.self)
+        case .blob(let b): return byteaText(b)
         }
+    }
+
+    /// Bytes as PostgreSQL's bytea hex input (`\x0aff`).
+    public static func byteaText(_ bytes: [UInt8]) -> String {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = [92, 120]  // \x
+        out.reserveCapacity(2 + bytes.count * 2)
+        for byte in bytes {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `sql` with its `?` parameters (outside quotes) numbered `$1`, `$2`, ... from `first`.
