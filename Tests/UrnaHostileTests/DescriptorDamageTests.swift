@@ -65,7 +65,7 @@ import Testing
             path,
             """
             UPDATE _urna_schema SET version = 999999999999,
-              descriptor = replace(descriptor, '"version" : 5', '"version" : 999999999999')
+              descriptor = replace(descriptor, '"version" : 6', '"version" : 999999999999')
             """)
         let input = try Hostile.sample("consulta_cand_2016_AC.txt", into: dir)
         let before = Hostile.bytes(dir, "e.sqlite")
