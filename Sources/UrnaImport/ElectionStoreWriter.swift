@@ -14,18 +14,18 @@ final class ElectionStoreWriter {
     var candidateTies: [(column: String, kept: SQLValue, other: SQLValue)] { candidates.ties }
     var goodTies: [(column: String, kept: SQLValue, other: SQLValue)] { goods.ties }
     private let goods: UpsertStatements
-    private let elections: UpsertStatements
-    private let parties: UpsertStatements
-    private let coalitions: UpsertStatements
-    private let goodTypes: UpsertStatements
+    let elections: UpsertStatements
+    let parties: UpsertStatements
+    let coalitions: UpsertStatements
+    let goodTypes: UpsertStatements
     private let findCandidate: Statement
     private let appendGood: Statement
     private let goodIsListed: Statement
-    private let coalitionMembers: Statement
-    private let appendCoalitionMember: Statement
-    private let deleteCoalitionMembers: Statement
-    private let partiesOfYear: Statement
-    private let storedCoalitions: Statement
+    let coalitionMembers: Statement
+    let appendCoalitionMember: Statement
+    let deleteCoalitionMembers: Statement
+    let partiesOfYear: Statement
+    let storedCoalitions: Statement
     private let ticketMembers: Statement
     private let setVice: Statement
     private let candidatesOfElection: Statement
@@ -36,7 +36,7 @@ final class ElectionStoreWriter {
 
     private(set) var candidateRows: RunRowTracker
     private(set) var goodRows: RunRowTracker
-    private(set) var catalogueCounts: [String: ObjectCounts] = [:]
+    var catalogueCounts: [String: ObjectCounts] = [:]
     /// Candidacies that received goods in this run, with where their next good goes. TSE asset files
     /// are not sorted by candidacy (consecutive rows share one in under 10% of MG 2018), so remembering
     /// only the last one missed almost always and every asset paid a SELECT. Bounded: emptied when it
@@ -191,7 +191,7 @@ final class ElectionStoreWriter {
 
     /// Replaces a list's rows: `delete` (owner as ?1) removes them, `insert` (owner, position, target) adds the
     /// members at positions 0, 1, 2...
-    private static func rewriteList(owner: String, members: [SQLValue], delete: Statement, insert: Statement) throws {
+    static func rewriteList(owner: String, members: [SQLValue], delete: Statement, insert: Statement) throws {
         delete.bind(owner, 1)
         _ = try delete.step()
         delete.reset()
@@ -335,116 +335,6 @@ final class ElectionStoreWriter {
     private func remember(_ slot: GoodsSlot, for id: String) {
         if slots.count >= Self.slotCacheLimit && slots[id] == nil { slots.removeAll(keepingCapacity: true) }
         slots[id] = slot
-    }
-
-    // MARK: - Catalogues
-
-    /// Writes the run's elections, parties, good types and coalitions (with their party lists).
-    func flush(_ catalogue: CatalogueBuffer) throws {
-        for id in catalogue.elections.keys.sorted() {
-            count(
-                "Election",
-                try elections.upsert(catalogue.elections[id]!.row, generations: catalogue.generations("Election", id)))
-        }
-        var yearsWithNewParties = Set<Int64>()
-        for id in catalogue.parties.keys.sorted() {
-            let outcome = try parties.upsert(
-                catalogue.parties[id]!.row, generations: catalogue.generations("Party", id))
-            if case .inserted = outcome { yearsWithNewParties.insert(catalogue.parties[id]!.year) }
-            count("Party", outcome)
-        }
-        for id in catalogue.goodTypes.keys.sorted() {
-            count(
-                "GoodType",
-                try goodTypes.upsert(
-                    catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", id)))
-        }
-        // A coalition's composition is matched against every party of its year the file holds (the parties
-        // were written just above), not only those this run read, so a list does not depend on how the
-        // files were split into runs.
-        var acronymsByYear: [Int64: [String: String]] = [:]
-        func acronyms(_ year: Int64) throws -> [String: String] {
-            if let known = acronymsByYear[year] { return known }
-            let found = try partyAcronyms(year: year)
-            acronymsByYear[year] = found
-            return found
-        }
-        for id in catalogue.coalitions.keys.sorted() {
-            let entry = catalogue.coalitions[id]!
-            var outcome = try coalitions.upsert(entry.values.row, generations: catalogue.generations("Coalition", id))
-            let wanted = catalogue.partyIDs(of: entry, byAcronym: try acronyms(entry.values.year))
-            if try setMembers(coalition: id, parties: wanted) {
-                switch outcome {
-                case .unchanged(let r), .superseded(let r): outcome = .updated(r)
-                default: break
-                }
-            }
-            count("Coalition", outcome)
-        }
-        // A party new to the file may be named by the composition of a coalition an earlier run stored.
-        for year in yearsWithNewParties.sorted() {
-            let byAcronym = try acronyms(year)
-            storedCoalitions.bind(year, 1)
-            var stored: [(String, String)] = []
-            while try storedCoalitions.step() {
-                if case .text(let id) = storedCoalitions.value(at: 0),
-                    case .text(let c) = storedCoalitions.value(at: 1),
-                    catalogue.coalitions[id] == nil
-                {
-                    stored.append((id, c))
-                }
-            }
-            storedCoalitions.reset()
-            for (id, composition) in stored {
-                let wanted = CatalogueBuffer.partyIDs(composition: composition, byAcronym: byAcronym)
-                if try setMembers(coalition: id, parties: wanted) {
-                    catalogueCounts["Coalition", default: ObjectCounts()].updated += 1
-                }
-            }
-        }
-    }
-
-    /// Acronym key (`CoalitionComposition.acronymKey`) -> party id, for the stored parties of `year`; two
-    /// numbers under one acronym give the smaller id.
-    private func partyAcronyms(year: Int64) throws -> [String: String] {
-        var out: [String: String] = [:]
-        partiesOfYear.bind(year, 1)
-        while try partiesOfYear.step() {
-            guard case .text(let id) = partiesOfYear.value(at: 0), case .text(let acronym) = partiesOfYear.value(at: 1),
-                !acronym.isEmpty
-            else { continue }
-            let key = CoalitionComposition.acronymKey(acronym)
-            if let other = out[key], other < id { continue }
-            out[key] = id
-        }
-        partiesOfYear.reset()
-        return out
-    }
-
-    /// Makes a coalition's list `numbers` in that order, with the members already listed that `numbers`
-    /// lacks (a legend row of an earlier run under an older acronym) kept beside the neighbours they had;
-    /// true when the list changed.
-    private func setMembers(coalition id: String, parties numbers: [String]) throws -> Bool {
-        coalitionMembers.bind(id, 1)
-        var existing: [String] = []
-        while try coalitionMembers.step() {
-            if case .text(let t) = coalitionMembers.value(at: 0) { existing.append(t) }
-        }
-        coalitionMembers.reset()
-        let merged = CatalogueBuffer.placing(existing, into: numbers)
-        guard merged != existing else { return false }
-        try Self.rewriteList(
-            owner: id, members: merged.map { .text($0) }, delete: deleteCoalitionMembers, insert: appendCoalitionMember)
-        return true
-    }
-
-    private func count(_ type: String, _ outcome: UpsertStatements.Outcome) {
-        switch outcome {
-        case .inserted: catalogueCounts[type, default: ObjectCounts()].inserted += 1
-        case .updated: catalogueCounts[type, default: ObjectCounts()].updated += 1
-        case .unchanged, .superseded: catalogueCounts[type, default: ObjectCounts()].unchanged += 1
-        case .conflict: break
-        }
     }
 
     // MARK: - Vices

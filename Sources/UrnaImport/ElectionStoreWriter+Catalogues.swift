@@ -1,0 +1,114 @@
+import UrnaStore
+
+/// Parties, coalitions, elections and good types from the catalogue buffer, and the counts of what was written.
+extension ElectionStoreWriter {
+    // MARK: - Catalogues
+
+    /// Writes the run's elections, parties, good types and coalitions (with their party lists).
+    func flush(_ catalogue: CatalogueBuffer) throws {
+        for id in catalogue.elections.keys.sorted() {
+            count(
+                "Election",
+                try elections.upsert(catalogue.elections[id]!.row, generations: catalogue.generations("Election", id)))
+        }
+        var yearsWithNewParties = Set<Int64>()
+        for id in catalogue.parties.keys.sorted() {
+            let outcome = try parties.upsert(
+                catalogue.parties[id]!.row, generations: catalogue.generations("Party", id))
+            if case .inserted = outcome { yearsWithNewParties.insert(catalogue.parties[id]!.year) }
+            count("Party", outcome)
+        }
+        for id in catalogue.goodTypes.keys.sorted() {
+            count(
+                "GoodType",
+                try goodTypes.upsert(
+                    catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", id)))
+        }
+        // A coalition's composition is matched against every party of its year the file holds (the parties
+        // were written just above), not only those this run read, so a list does not depend on how the
+        // files were split into runs.
+        var acronymsByYear: [Int64: [String: String]] = [:]
+        func acronyms(_ year: Int64) throws -> [String: String] {
+            if let known = acronymsByYear[year] { return known }
+            let found = try partyAcronyms(year: year)
+            acronymsByYear[year] = found
+            return found
+        }
+        for id in catalogue.coalitions.keys.sorted() {
+            let entry = catalogue.coalitions[id]!
+            var outcome = try coalitions.upsert(entry.values.row, generations: catalogue.generations("Coalition", id))
+            let wanted = catalogue.partyIDs(of: entry, byAcronym: try acronyms(entry.values.year))
+            if try setMembers(coalition: id, parties: wanted) {
+                switch outcome {
+                case .unchanged(let r), .superseded(let r): outcome = .updated(r)
+                default: break
+                }
+            }
+            count("Coalition", outcome)
+        }
+        // A party new to the file may be named by the composition of a coalition an earlier run stored.
+        for year in yearsWithNewParties.sorted() {
+            let byAcronym = try acronyms(year)
+            storedCoalitions.bind(year, 1)
+            var stored: [(String, String)] = []
+            while try storedCoalitions.step() {
+                if case .text(let id) = storedCoalitions.value(at: 0),
+                    case .text(let c) = storedCoalitions.value(at: 1),
+                    catalogue.coalitions[id] == nil
+                {
+                    stored.append((id, c))
+                }
+            }
+            storedCoalitions.reset()
+            for (id, composition) in stored {
+                let wanted = CatalogueBuffer.partyIDs(composition: composition, byAcronym: byAcronym)
+                if try setMembers(coalition: id, parties: wanted) {
+                    catalogueCounts["Coalition", default: ObjectCounts()].updated += 1
+                }
+            }
+        }
+    }
+
+    /// Acronym key (`CoalitionComposition.acronymKey`) -> party id, for the stored parties of `year`; two
+    /// numbers under one acronym give the smaller id.
+    func partyAcronyms(year: Int64) throws -> [String: String] {
+        var out: [String: String] = [:]
+        partiesOfYear.bind(year, 1)
+        while try partiesOfYear.step() {
+            guard case .text(let id) = partiesOfYear.value(at: 0), case .text(let acronym) = partiesOfYear.value(at: 1),
+                !acronym.isEmpty
+            else { continue }
+            let key = CoalitionComposition.acronymKey(acronym)
+            if let other = out[key], other < id { continue }
+            out[key] = id
+        }
+        partiesOfYear.reset()
+        return out
+    }
+
+    /// Makes a coalition's list `numbers` in that order, with the members already listed that `numbers`
+    /// lacks (a legend row of an earlier run under an older acronym) kept beside the neighbours they had;
+    /// true when the list changed.
+    func setMembers(coalition id: String, parties numbers: [String]) throws -> Bool {
+        coalitionMembers.bind(id, 1)
+        var existing: [String] = []
+        while try coalitionMembers.step() {
+            if case .text(let t) = coalitionMembers.value(at: 0) { existing.append(t) }
+        }
+        coalitionMembers.reset()
+        let merged = CatalogueBuffer.placing(existing, into: numbers)
+        guard merged != existing else { return false }
+        try Self.rewriteList(
+            owner: id, members: merged.map { .text($0) }, delete: deleteCoalitionMembers, insert: appendCoalitionMember)
+        return true
+    }
+
+    func count(_ type: String, _ outcome: UpsertStatements.Outcome) {
+        switch outcome {
+        case .inserted: catalogueCounts[type, default: ObjectCounts()].inserted += 1
+        case .updated: catalogueCounts[type, default: ObjectCounts()].updated += 1
+        case .unchanged, .superseded: catalogueCounts[type, default: ObjectCounts()].unchanged += 1
+        case .conflict: break
+        }
+    }
+}
