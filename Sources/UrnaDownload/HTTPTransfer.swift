@@ -50,6 +50,12 @@ final class HTTPTransfer {
 
     /// Performs the request; `progress(received, total)` is called as bytes arrive (total may be 0 when unknown),
     /// counting the bytes the file already held.
+    /// The schemes a redirect may go to: a download begun over https stays on https (a redirect to plain http
+    /// would hand the rest of the transfer to anyone on the path); one begun over http may move up to https.
+    static func redirectProtocols(for url: String) -> String {
+        url.lowercased().hasPrefix("https://") ? "https" : "http,https"
+    }
+
     static func perform(_ request: Request, progress: ((Int64, Int64) -> Void)?) -> Response {
         guard globalInit, let curl = curl_easy_init() else {
             return Response(failure: "libcurl could not start", networkFailure: false)
@@ -71,7 +77,7 @@ final class HTTPTransfer {
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
             _ = urna_curl_setopt_string(curl, CURLOPT_URL, request.url)
             _ = urna_curl_setopt_string(curl, CURLOPT_PROTOCOLS_STR, "http,https")
-            _ = urna_curl_setopt_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+            _ = urna_curl_setopt_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, Self.redirectProtocols(for: request.url))
             _ = urna_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
             _ = urna_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
             _ = urna_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
@@ -108,7 +114,10 @@ final class HTTPTransfer {
             // A redirect to file://, ftp:// or the like: the server's doing, not the network's.
             let target = context.headers["location"] ?? "another scheme"
             response.refusedRedirect = target
-            response.failure = "the server redirected to \(target), which urna does not follow (only http and https)"
+            let allowed =
+                Self.redirectProtocols(for: request.url) == "https"
+                ? "only https from an https address" : "only http and https"
+            response.failure = "the server redirected to \(target), which urna does not follow (\(allowed))"
         } else if code != CURLE_OK {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             response.failure = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
