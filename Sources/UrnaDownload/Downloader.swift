@@ -169,7 +169,13 @@ public final class Downloader {
     public static func notAFile(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        switch st.st_mode & S_IFMT {
+        return kind(ofMode: st.st_mode)
+    }
+
+    /// What a file of `mode` is when it is not a regular file ("a folder", "a FIFO", "something other than a
+    /// file"), for a message; nil for a regular file.
+    static func kind(ofMode mode: mode_t) -> String? {
+        switch mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFDIR: return "a folder"
         case S_IFIFO: return "a FIFO"

@@ -186,7 +186,7 @@ final class TransferContext {
         // An endless answer (or one longer than it said): stopped at the first byte past what a zip can be.
         guard base + written + Int64(bytes.count) <= request.maxBytes else {
             localError =
-                "the server sent more than \(PartialFile.mib(request.maxBytes)) (an endless or broken answer): no zip "
+                "the server sent more than \(Downloader.mib(request.maxBytes)) (an endless or broken answer): no zip "
                 + "urna can open is that large"
             answerRefused = true
             return false
@@ -200,7 +200,7 @@ final class TransferContext {
                 if code == ENOSPC || code == EDQUOT {
                     localError =
                         "the disk holding \(PartialFile.folder(of: request.file)) filled up after "
-                        + "\(PartialFile.mib(base + written + Int64(offset))) had arrived; free space there (or give "
+                        + "\(Downloader.mib(base + written + Int64(offset))) had arrived; free space there (or give "
                         + "--dir a folder on another disk) and run again"
                     answerRefused = true
                 } else {

@@ -14,15 +14,9 @@ enum PartialFile {
     static func notOwnFile(_ path: String) -> String? {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFLNK:
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
-            return "a symbolic link (to \(target))"
-        case S_IFDIR: return "a folder"
-        case S_IFIFO: return "a FIFO"
-        default: return "something other than a file"
-        }
+        guard st.st_mode & S_IFMT == S_IFLNK else { return Downloader.kind(ofMode: st.st_mode) }
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+        return "a symbolic link (to \(target))"
     }
 
     /// Opens `path` for writing at `offset`: created (or emptied) when `offset` is 0, cut to `offset` otherwise.
@@ -64,19 +58,18 @@ enum PartialFile {
     static func checkRoom(for path: String, from offset: Int64, length: Int64, maxBytes: Int64) throws {
         guard offset + length <= maxBytes else {
             throw TransferRefusal(
-                "the server announced \(mib(offset + length)) (Content-Length \(length)), more than "
-                    + "\(mib(maxBytes)): no zip urna can open is that large", answerRefused: true)
+                "the server announced \(Downloader.mib(offset + length)) (Content-Length \(length)), more than "
+                    + "\(Downloader.mib(maxBytes)): no zip urna can open is that large", answerRefused: true)
         }
-        var fs = statvfs()
         let folder = folder(of: path)
-        guard statvfs(folder, &fs) == 0 else { return }
+        guard let available = freeBytes(in: folder) else { return }
         // A fresh answer replaces what the partial file held, so that space counts as free.
         var st = stat()
         let held: Int64 = offset == 0 && lstat(path, &st) == 0 ? Int64(st.st_size) : 0
-        let free = Int64(fs.f_bavail) * Int64(fs.f_frsize) + held
+        let free = available + held
         guard length <= free else {
             throw TransferRefusal(
-                "the server announced \(mib(length)) and the disk holding \(folder) has \(mib(free)) free; free "
+                "the server announced \(Downloader.mib(length)) and the disk holding \(folder) has \(Downloader.mib(free)) free; free "
                     + "space there (or give --dir a folder on another disk) and run again", answerRefused: true)
         }
     }
@@ -86,7 +79,12 @@ enum PartialFile {
         return folder.isEmpty ? "." : folder
     }
 
-    static func mib(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+    /// Free bytes (for this user) on the disk holding `folder`, or nil when it cannot be told.
+    static func freeBytes(in folder: String) -> Int64? {
+        var fs = statvfs()
+        guard statvfs(folder, &fs) == 0 else { return nil }
+        return Int64(fs.f_bavail) * Int64(fs.f_frsize)
+    }
 
     static func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 }

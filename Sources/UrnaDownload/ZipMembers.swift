@@ -96,14 +96,12 @@ public enum ZipMembers {
         // The declared size bounds what the member can inflate to (the reader stops at it): a member the disk
         // cannot hold is refused before a byte is written (it filled the disk, then failed with Foundation's
         // "Error Domain=NSCocoaErrorDomain Code=640", naming no file).
-        var fs = statvfs()
-        if statvfs(folder, &fs) == 0 {
-            let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+        if let free = PartialFile.freeBytes(in: folder) {
             guard entry.uncompressedSize <= free else {
                 throw DownloadError.localFile(
                     path: target,
-                    reason: "the member is \(PartialFile.mib(entry.uncompressedSize)) and the disk holding \(folder) "
-                        + "has \(PartialFile.mib(free)) free; free space there (or give --dir a folder on another disk) "
+                    reason: "the member is \(Downloader.mib(entry.uncompressedSize)) and the disk holding \(folder) "
+                        + "has \(Downloader.mib(free)) free; free space there (or give --dir a folder on another disk) "
                         + "and run again (nothing was extracted)")
             }
         }
@@ -127,7 +125,7 @@ public enum ZipMembers {
                         let code = errno
                         let reason =
                             code == ENOSPC || code == EDQUOT
-                            ? "the disk holding \(folder) filled up after \(PartialFile.mib(written)); free space there "
+                            ? "the disk holding \(folder) filled up after \(Downloader.mib(written)); free space there "
                                 + "(or give --dir a folder on another disk) and run again (nothing was extracted)"
                             : String(cString: strerror(code))
                         throw DownloadError.localFile(path: target, reason: reason)
