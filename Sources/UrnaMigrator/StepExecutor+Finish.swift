@@ -38,32 +38,14 @@ extension StepExecutor {
     /// the table's CREATE text then is exactly the new version's; otherwise undone (a savepoint) and copied.
     func renameColumnsInPlace(_ t: TypeTransfer) throws {
         // A table an earlier step of the run did not write yet has an older form: copied.
-        guard let n = t.new, let renames = analysis.columnRenamesOnly(t), t.created == 0, t.deleted == 0,
+        guard t.new != nil, let renames = analysis.columnRenamesOnly(t), t.created == 0, t.deleted == 0,
             t.rowsWritten == 0, !isIncoming(t.name), t.owed == nil || linksStayPut(t)
         else { return }
         let table = Identifier.quoted(t.name)
-        try quiet("SAVEPOINT urna_rename_columns")
-        var kept = false
-        defer {
-            if !kept { try? quiet("ROLLBACK TO urna_rename_columns") }
-            try? quiet("RELEASE urna_rename_columns")
+        let statements = renames.map {
+            "ALTER TABLE \(table) RENAME COLUMN \(Identifier.quoted($0.0)) TO \(Identifier.quoted($0.1))"
         }
-        var statements: [String] = []
-        do {
-            for (from, to) in renames {
-                let sql = "ALTER TABLE \(table) RENAME COLUMN \(Identifier.quoted(from)) TO \(Identifier.quoted(to))"
-                try quiet(sql)
-                statements.append(sql)
-            }
-            guard
-                case .text(let actual)? = try connection.scalar(
-                    "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(t.name)]),
-                SQLText.normalize(actual) == SQLText.normalize(StorageLayout.createTableSQL(n, in: step.to))
-            else { return }
-        } catch {
-            return  // copied instead
-        }
-        kept = true
+        guard try alterInPlace(t, statements, restoringExactText: false) else { return }  // copied instead
         t.rebuilt = false  // its empty staging table is dropped with the unused ones (`swapTables`)
         t.filled = true
         if t.owed != nil {
@@ -73,6 +55,33 @@ extension StepExecutor {
             report.readOnlyPasses.removeAll { $0 == t.name }
         }
         for sql in statements { recorder.note(sql) }
+    }
+
+    /// Runs `statements` (ALTER TABLE on `t`'s table) under a savepoint and keeps them only when the table's CREATE
+    /// text then is the new version's but for white space (restored exactly when `restoringExactText`); otherwise,
+    /// or when one of them fails, undoes them all and answers false, and the caller copies the table instead.
+    func alterInPlace(_ t: TypeTransfer, _ statements: [String], restoringExactText: Bool) throws -> Bool {
+        guard let n = t.new else { return false }
+        try quiet("SAVEPOINT urna_alter_in_place")
+        var kept = false
+        defer {
+            if !kept { try? quiet("ROLLBACK TO urna_alter_in_place") }
+            try? quiet("RELEASE urna_alter_in_place")
+        }
+        do {
+            for sql in statements { try quiet(sql) }
+            let fresh = StorageLayout.createTableSQL(n, in: step.to)
+            guard
+                case .text(let actual)? = try connection.scalar(
+                    "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(t.name)]),
+                SQLText.normalize(actual) == SQLText.normalize(fresh)
+            else { return false }
+            if restoringExactText, actual != fresh { try restoreCreateText(of: t.name, fresh) }
+        } catch {
+            return false
+        }
+        kept = true
+        return true
     }
 
     /// Decimal scale-ups multiply stored integers; a product past 64 bits would silently become REAL.

@@ -182,30 +182,8 @@ extension StepExecutor {
         let gone = old.storedProperties.filter { n[property: $0.name] == nil }.map(\.name)
         guard Set(gone) == Set(dropped), gone.count == t.droppedColumns.count else { return false }
         let table = Identifier.quoted(t.name)
-        try quiet("SAVEPOINT urna_drop_columns")
-        var done = false
-        defer {
-            if !done { try? quiet("ROLLBACK TO urna_drop_columns") }
-            try? quiet("RELEASE urna_drop_columns")
-        }
-        var statements: [String] = []
-        do {
-            for name in dropped {
-                let sql = "ALTER TABLE \(table) DROP COLUMN \(Identifier.quoted(name))"
-                try quiet(sql)
-                statements.append(sql)
-            }
-            let fresh = StorageLayout.createTableSQL(n, in: step.to)
-            guard
-                case .text(let actual)? = try connection.scalar(
-                    "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(t.name)]),
-                SQLText.normalize(actual) == SQLText.normalize(fresh)
-            else { return false }
-            if actual != fresh { try restoreCreateText(of: t.name, fresh) }
-        } catch {
-            return false  // copied instead
-        }
-        done = true
+        let statements = dropped.map { "ALTER TABLE \(table) DROP COLUMN \(Identifier.quoted($0))" }
+        guard try alterInPlace(t, statements, restoringExactText: true) else { return false }  // copied instead
         t.owed = nil
         t.rebuilt = false  // its empty staging table is dropped with the unused ones (`swapTables`)
         t.filled = true
