@@ -21,9 +21,7 @@ extension ElectionMapper {
     /// zeros, with a warning, so its rows meet the original file's; kept as written, each of them was a second
     /// candidacy and coalition beside the original's, without a word (sixth real-files trial).
     static func tseUnit(_ unit: String, _ r: FieldReader) -> String {
-        let digits = unit.utf8
-        guard digits.count < 5, digits.allSatisfy({ $0 &- 0x30 <= 9 }) else { return unit }
-        let restored = String(repeating: "0", count: 5 - digits.count) + unit
+        guard let restored = zerosRestored(unit, width: 5, shortest: 0) else { return unit }
         r.noteCorrected(
             .SG_UE,
             "SG_UE '\(unit)' has lost its leading zeros (TSE writes a municipality's code with 5 digits; a spreadsheet "
@@ -38,15 +36,23 @@ extension ElectionMapper {
     /// of fewer than 5 digits are left as written (no number TSE writes has that many leading zeros).
     static func tseNumber(_ value: String?, width: Int, _ column: MapperColumn, _ r: FieldReader) -> String? {
         guard let value else { return nil }
-        let digits = value.utf8
-        guard digits.count >= 5, digits.count < width, digits.allSatisfy({ $0 &- 0x30 <= 9 }) else { return value }
-        let restored = String(repeating: "0", count: width - digits.count) + value
+        guard let restored = zerosRestored(value, width: width, shortest: 5) else { return value }
         r.noteCorrected(
             column,
             "\(column.name) has lost its leading zeros (TSE writes it with \(width) digits; a spreadsheet that opened "
                 + "the file drops them): read with them, so its rows meet the original file's; import TSE's file "
                 + "itself, or keep the column as text")
         return restored
+    }
+
+    /// `text` of `shortest` to `width - 1` digits, all of them, given the leading zeros that make it `width` digits;
+    /// nil for any other text.
+    private static func zerosRestored(_ text: String, width: Int, shortest: Int) -> String? {
+        let digits = text.utf8
+        guard digits.count >= shortest, digits.count < width, digits.allSatisfy({ $0 &- 0x30 <= 9 }) else {
+            return nil
+        }
+        return String(repeating: "0", count: width - digits.count) + text
     }
 
     /// `"\(parent)/\(child)"`.
