@@ -648,6 +648,14 @@ struct FilterCase: Sendable, CustomTestStringConvertible {
         #expect(try f.connection.scalar("SELECT urna_fold(NULL, 3)") == .null)
     }
 
+    @Test func foldingKeepsACharacterOutsideTheBasicPlaneBeforeAnAccent() throws {
+        // Foundation's composition on Linux turned "e" + U+10055 + U+0301 into "e" + U+00DA.
+        #expect(TextFolding.fold("E\u{10055}\u{301}", .caseInsensitive) == "e\u{10055}\u{301}")
+        #expect(TextFolding.fold("e\u{E0102}\u{301}x", .caseInsensitive) == "e\u{E0102}\u{301}x")
+        #expect(TextFolding.fold("\u{11099}\u{110BA}", .caseInsensitive) == "\u{1109A}")  // composes outside it too
+        #expect(TextFolding.fold("e\u{301}\u{1D167}", .caseInsensitive) == "\u{E9}\u{1D167}")
+    }
+
     @Test func decomposedTextMatchesUnderModifiers() throws {
         let f = try QueryFixture()
         try f.connection.execute("INSERT INTO \"Dog\" (\"_id\", \"name\", \"color\") VALUES (9, 'Jose\u{301}', 'tan')")

@@ -28,7 +28,15 @@ public enum TextFolding {
             s = String(scalars)
         }
         if options.contains(.caseInsensitive) { s = s.lowercased() }
-        return s.precomposedStringWithCanonicalMapping
+        return composed(s)
+    }
+
+    /// `text` in canonical composed form (NFC), by the standard library's own normalizer (the one `String`
+    /// comparison uses). Foundation's `precomposedStringWithCanonicalMapping` on Linux mangles a character
+    /// outside the Basic Multilingual Plane followed by a combining mark ("e" + U+10055 + U+0301 became
+    /// "e" + U+00DA), so `[c]` matched other text on a file than on the server.
+    static func composed(_ text: String) -> String {
+        String(decoding: text._nfcCodeUnits, as: UTF8.self)
     }
 
     /// The fast path for ASCII text (most keys and names): byte-level lower-casing, nothing to strip.
