@@ -105,6 +105,12 @@ final class TSERecordStream {
             } else {
                 reason += " (\(layout.name)); look for a separator inside an unquoted field or a missing field"
             }
+            if row.count < layout.fieldCount, try isLastRow() {
+                // A download that stopped ends mid-row: the usual advice sent people looking for a separator.
+                reason +=
+                    "; this is the file's last line: if the file was cut short (a download that stopped), "
+                    + "download it again"
+            }
             // The column named is the first one missing (a short row) or the first one too many (a long row).
             var location = row.location
             location.column = min(row.count, layout.fieldCount) + 1
@@ -120,6 +126,14 @@ final class TSERecordStream {
                     rawBytes: row.rawBytes))
         }
         return .record(Record(kind: layout.kind, columns: columns, fields: row.fields, location: row.location))
+    }
+
+    /// Whether no row follows the one just read (the next one, if any, is kept for `next()`).
+    private func isLastRow() throws -> Bool {
+        guard pending.isEmpty else { return false }
+        guard let following = try csv.next() else { return true }
+        pending.append(following)
+        return false
     }
 
     /// The header's first name, as bytes, for a cheap first look at each row.
