@@ -9,6 +9,8 @@ final class TSERecordStream {
     let csv: CSVReader
     let layout: TSELayout
     let columns: ColumnIndex
+    /// Rows read so far that had one empty field past the layout's last column (a separator ending the line).
+    private(set) var rowsWithTrailingSeparator = 0
     /// Rows read during recognition and not yet handed out.
     private var pending: [CSVReadResult] = []
 
@@ -98,7 +100,12 @@ final class TSERecordStream {
         case .malformed(let bad)?: return .reject(bad)
         case .row(let good)?: row = good
         }
-        guard row.count == layout.fieldCount else {
+        if row.count == layout.fieldCount + 1, row.withFieldBytes(at: layout.fieldCount, { $0.isEmpty }) {
+            // Every line ending in a separator (a tool that writes one after each field): the field after the
+            // last column is empty, so nothing is lost by reading the row; each such row was rejected, and a
+            // header-less original so written was refused whole (seventh real-files trial).
+            rowsWithTrailingSeparator += 1
+        } else if row.count != layout.fieldCount {
             var reason = "expected \(layout.fieldCount) fields, found \(row.count)"
             if row.count == 1 {
                 reason += " (a one-field line, such as an export trailer; delete it if it is not data)"
