@@ -27,7 +27,7 @@ final class TSERecordStream {
             case .row(let row):
                 // A line of spaces before any data is blank, as an empty line is (a member of only such lines
                 // is empty).
-                if row.count == 1, row.strings[0].allSatisfy(\.isWhitespace) { continue }
+                if Self.isBlank(row) { continue }
                 firstGood = row
             }
         }
@@ -94,12 +94,16 @@ final class TSERecordStream {
     }
 
     func next() throws -> RecordOrReject? {
-        let row: CSVRow
-        switch pending.isEmpty ? try csv.next() : pending.removeLast() {
-        case nil: return nil
-        case .malformed(let bad)?: return .reject(bad)
-        case .row(let good)?: row = good
-        }
+        var row: CSVRow
+        repeat {
+            switch pending.isEmpty ? try csv.next() : pending.removeLast() {
+            case nil: return nil
+            case .malformed(let bad)?: return .reject(bad)
+            case .row(let good)?: row = good
+            }
+            // A line of spaces is blank, as an empty line is, here as before the first row: one at the end of a
+            // file (an editor's) was a reject, "a one-field line, such as an export trailer".
+        } while Self.isBlank(row)
         if row.count == layout.fieldCount + 1, row.withFieldBytes(at: layout.fieldCount, { $0.isEmpty }) {
             // Every line ending in a separator (a tool that writes one after each field): the field after the
             // last column is empty, so nothing is lost by reading the row; each such row was rejected, and a
@@ -134,6 +138,9 @@ final class TSERecordStream {
         }
         return .record(Record(kind: layout.kind, columns: columns, fields: row.fields, location: row.location))
     }
+
+    /// Whether `row` is one field of white space only (a blank line).
+    static func isBlank(_ row: CSVRow) -> Bool { row.count == 1 && row[0].allSatisfy(\.isWhitespace) }
 
     /// Whether no row follows the one just read (the next one, if any, is kept for `next()`).
     private func isLastRow() throws -> Bool {
