@@ -108,7 +108,7 @@ public final class ElectionMapper {
             birthState: r.code(.SG_UF_NASCIMENTO), birthCity: r.text(.NM_MUNICIPIO_NASCIMENTO),
             literacy: r.text(.DS_GRAU_INSTRUCAO) ?? "", occupation: r.text(.DS_OCUPACAO) ?? "",
             partyID: nil, coalitionID: nil,
-            processNumber: Self.tseDigits(r.code(.NR_PROCESSO), .NR_PROCESSO, r) ?? "",
+            processNumber: Self.tseProcessNumber(r.code(.NR_PROCESSO), year: election.year, r) ?? "",
             protocolNumber: Self.tseDigits(r.code(.NR_PROTOCOLO_CANDIDATURA), .NR_PROTOCOLO_CANDIDATURA, r) ?? "",
             spendingLimitFirstRound: election.round == 2 ? nil : limit,
             spendingLimitSecondRound: election.round == 2 ? limit : nil,

@@ -57,6 +57,26 @@ extension ElectionMapper {
         return nil
     }
 
+    /// NR_PROCESSO in its TSE form: from 2016 a CNJ number of 20 digits (`06003641820226010000`: 7 of sequence,
+    /// 2 check digits, the year, 6 for the electoral courts, ...), the first a zero. A spreadsheet drops it; a
+    /// 19-digit value that, given the zero back, shows its election's year and the 6 is read with it, with a
+    /// warning: kept as written, it replaced the original file's number (the greater text wins a tie of one
+    /// generation: 542 of 542 of 2022 AC, seventh real-files trial). Other values are left as written.
+    static func tseProcessNumber(_ value: String?, year: Int64, _ r: FieldReader) -> String? {
+        guard let value = tseDigits(value, .NR_PROCESSO, r) else { return nil }
+        guard let restored = zerosRestored(value, width: 20, shortest: 19) else { return value }
+        let digits = Array(restored.utf8)
+        guard digits[13] == UInt8(ascii: "6"), String(decoding: digits[9..<13], as: UTF8.self) == String(year) else {
+            return value
+        }
+        r.noteCorrected(
+            .NR_PROCESSO,
+            "NR_PROCESSO has lost its leading zero (TSE writes the process number with 20 digits; a spreadsheet that "
+                + "opened the file drops it): read as '\(restored)', so its rows meet the original file's; import "
+                + "TSE's file itself, or keep the column as text")
+        return restored
+    }
+
     /// CD_COR_RACA in its TSE form: two digits (`03`); a spreadsheet's `3` is read back as `03`, with a warning,
     /// so a copy beside the original agrees with it (the copy's `3`, the greater text, replaced the original's).
     static func raceCode(_ code: String, at position: Int, _ r: FieldReader) -> String {

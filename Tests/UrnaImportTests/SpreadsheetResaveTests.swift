@@ -133,4 +133,17 @@ import UrnaStore
         #expect(r.copy == r.original)
         #expect(r.both[0] == r.original && r.both[1] == r.original)
     }
+
+    @Test("a process number whose leading zero a spreadsheet dropped is read back, so the copy meets the original")
+    func processNumberZero() throws {
+        // The default row's NR_PROCESSO is 06024229720186130000 (CNJ: year 2018, court 6).
+        let r = try Self.runs(copy: ["NR_PROCESSO": "6024229720186130000"])
+        #expect(r.copySummary.fieldsCorrected == 2)
+        #expect(try Self.rejects(r.copySummary).contains("warning: NR_PROCESSO has lost its leading zero"))
+        #expect(r.copy == r.original)
+        #expect(r.both[0] == r.original && r.both[1] == r.original)
+        // Not a CNJ number of its election's year: left as written.
+        let other = try Self.runs(copy: ["NR_PROCESSO": "6024229720146130000"])
+        #expect(other.copySummary.fieldsCorrected == 0)
+    }
 }
