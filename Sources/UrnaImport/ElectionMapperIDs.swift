@@ -35,13 +35,57 @@ extension ElectionMapper {
     /// shortened number would otherwise conflict with the original's and, being the greater text, replace it. Values
     /// of fewer than 5 digits are left as written (no number TSE writes has that many leading zeros).
     static func tseNumber(_ value: String?, width: Int, _ column: MapperColumn, _ r: FieldReader) -> String? {
-        guard let value else { return nil }
+        guard let value = tseDigits(value, column, r) else { return nil }
         guard let restored = zerosRestored(value, width: width, shortest: 5) else { return value }
         r.noteCorrected(
             column,
             "\(column.name) has lost its leading zeros (TSE writes it with \(width) digits; a spreadsheet that opened "
                 + "the file drops them): read with them, so its rows meet the original file's; import TSE's file "
                 + "itself, or keep the column as text")
+        return restored
+    }
+
+    /// A number TSE writes as digits kept as text (NR_PROCESSO, NR_PROTOCOLO_CANDIDATURA, CPF, voter-ID number),
+    /// nil with a warning when a spreadsheet saved it in scientific notation (`4,34801E+10`): its last digits are
+    /// gone. Stored as written, it replaced the original file's number (the greater text wins a tie of one
+    /// generation) and went into exports as a number no one has (seventh real-files trial).
+    static func tseDigits(_ value: String?, _ column: MapperColumn, _ r: FieldReader) -> String? {
+        guard let value, TSEField.isScientific(value) else { return value }
+        r.warn(
+            column, FieldReader.scientific(column.name, value) + "the field is left empty; " + FieldReader.scientificFix
+        )
+        return nil
+    }
+
+    /// NR_PROCESSO in its TSE form: from 2016 a CNJ number of 20 digits (`06003641820226010000`: 7 of sequence,
+    /// 2 check digits, the year, 6 for the electoral courts, ...), the first a zero. A spreadsheet drops it; a
+    /// 19-digit value that, given the zero back, shows its election's year and the 6 is read with it, with a
+    /// warning: kept as written, it replaced the original file's number (the greater text wins a tie of one
+    /// generation: 542 of 542 of 2022 AC, seventh real-files trial). Other values are left as written.
+    static func tseProcessNumber(_ value: String?, year: Int64, _ r: FieldReader) -> String? {
+        guard let value = tseDigits(value, .NR_PROCESSO, r) else { return nil }
+        guard let restored = zerosRestored(value, width: 20, shortest: 19) else { return value }
+        let digits = Array(restored.utf8)
+        guard digits[13] == UInt8(ascii: "6"), String(decoding: digits[9..<13], as: UTF8.self) == String(year) else {
+            return value
+        }
+        r.noteCorrected(
+            .NR_PROCESSO,
+            "NR_PROCESSO has lost its leading zero (TSE writes the process number with 20 digits; a spreadsheet that "
+                + "opened the file drops it): read as '\(restored)', so its rows meet the original file's; import "
+                + "TSE's file itself, or keep the column as text")
+        return restored
+    }
+
+    /// CD_COR_RACA in its TSE form: two digits (`03`); a spreadsheet's `3` is read back as `03`, with a warning,
+    /// so a copy beside the original agrees with it (the copy's `3`, the greater text, replaced the original's).
+    static func raceCode(_ code: String, at position: Int, _ r: FieldReader) -> String {
+        guard let restored = zerosRestored(code, width: 2, shortest: 1) else { return code }
+        r.warn(
+            at: position, name: "CD_COR_RACA",
+            "CD_COR_RACA '\(code)' has lost its leading zero (TSE writes it with 2 digits; a spreadsheet that opened "
+                + "the file drops it): read as '\(restored)'; import TSE's file itself, or keep the column as text",
+            nulled: false)
         return restored
     }
 

@@ -57,10 +57,38 @@ struct FieldReader {
             warn(c, "\(c.name) is negative, which no TSE number is: the field is left empty; correct it")
             return nil
         case .invalid:
-            warn(c, "\(c.name) is not a whole number: the field is left empty; correct it (or empty it if unknown)")
-            return nil
+            guard let p = columns.position(c) else { return nil }
+            return readBack(at: p, name: c.name, "the field is left empty; correct it (or empty it if unknown)")
         }
     }
+
+    /// A whole-number field's text that is not one: a spreadsheet's thousands grouping (`10.001.619.992`) is read
+    /// back with a correction warning; anything else is nil with a warning whose reason ends with `fix`, or names
+    /// a spreadsheet's scientific notation, which lost the number's last digits (seventh real-files trial).
+    func readBack(at p: Int, name: String, _ fix: String) -> Int64? {
+        let text = TSEField.text(raw(at: p)) ?? ""
+        if let v = TSEField.groupedInteger(text) {
+            warn(
+                at: p, name: name,
+                "\(name) '\(text)' is written with thousands separators, as a spreadsheet that opened the file writes "
+                    + "it: read as \(v); import TSE's file itself, or save the column as plain numbers", nulled: false)
+            return v
+        }
+        if TSEField.isScientific(text) {
+            warn(at: p, name: name, Self.scientific(name, text) + "the field is left empty; " + Self.scientificFix)
+        } else {
+            warn(at: p, name: name, "\(name) is not a whole number: " + fix)
+        }
+        return nil
+    }
+
+    /// The start of a reason for a field in a spreadsheet's scientific notation.
+    static func scientific(_ name: String, _ text: String) -> String {
+        "\(name) '\(text)' is in a spreadsheet's scientific notation, which has lost the number's last digits: "
+    }
+
+    /// What to do about a field in scientific notation.
+    static let scientificFix = "import TSE's file itself, or format the column as text in the spreadsheet before saving"
 
     /// The value of 1 to 18 ASCII digits and nothing else (cannot overflow); nil for anything else,
     /// which then takes `TSEField.integer`'s full path (blanks, signs, null markers, errors).
@@ -90,6 +118,15 @@ struct FieldReader {
         case .value:
             throw problem(c, "\(c.name) is negative: it holds \(what), which identifies the row; correct it")
         case .invalid:
+            let text = TSEField.text(raw(c)) ?? ""
+            if let p = columns.position(c), TSEField.groupedInteger(text) != nil {
+                return readBack(at: p, name: c.name, "")!
+            }
+            if TSEField.isScientific(text) {
+                throw problem(
+                    c,
+                    Self.scientific(c.name, text) + "it holds \(what), which identifies the row; " + Self.scientificFix)
+            }
             throw problem(c, "\(c.name) is not a whole number: it holds \(what), which identifies the row; correct it")
         }
     }
@@ -130,6 +167,9 @@ struct FieldReader {
         }
     }
 
+    /// Where CD_COR_RACA, a code TSE writes with two digits, sits among `ElectionsV4.sourceColumns`.
+    static let raceCodeIndex = ElectionsV4.sourceColumns.firstIndex { $0.name == "CD_COR_RACA" } ?? -1
+
     /// The `ElectionsV4.sourceColumns` values of this row, typed (`.null` where absent or unreadable).
     func sourceValues(referenceYear: Int) -> [SQLValue] {
         let specs = ElectionsV4.sourceColumns
@@ -151,11 +191,14 @@ struct FieldReader {
                 switch TSEField.integer(raw(at: p)) {
                 case .null: out.append(.null)
                 case .value(let v) where v >= 0: out.append(.integer(v))
-                case .value, .invalid:
+                case .value:
                     warn(
                         at: p, name: spec.name,
                         "\(spec.name) is not a whole number of 0 or more: the field is left empty")
                     out.append(.null)
+                case .invalid:
+                    let v = readBack(at: p, name: spec.name, "the field is left empty")
+                    out.append(v.map(SQLValue.integer) ?? .null)
                 }
             case .text:
                 let reading: FieldInterner.Reading = columns.sourceIsCode[i] ? .code : .text
@@ -164,6 +207,10 @@ struct FieldReader {
                     text = interner.sourceValue(i, reading, bytes: bytes, encoding: row.encoding)
                 } else {
                     text = FieldInterner.read(reading, raw(at: p))
+                }
+                if i == Self.raceCodeIndex, let code = text, code.utf8.count == 1 {
+                    out.append(.text(ElectionMapper.raceCode(code, at: p, self)))
+                    continue
                 }
                 out.append(text.map(SQLValue.text) ?? .null)
             case .date:
@@ -182,7 +229,7 @@ struct FieldReader {
     func warnDate(_ c: MapperColumn) {
         warn(
             c,
-            "\(c.name) is not a date (expected dd/MM/yyyy, ddMMyyyy, dd/MM/yyyy HH:mm:ss or 22-MAR-52): the field is "
+            "\(c.name) is not a date (expected dd/MM/yyyy, ddMMyyyy, dd/MM/yyyy HH:mm:ss, yyyy-MM-dd or 22-MAR-52): the field is "
                 + "left empty; correct it, or empty it if unknown")
     }
 

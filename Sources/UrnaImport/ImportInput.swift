@@ -26,6 +26,10 @@ final class ImportInput {
                 "\($0): read as Latin-1, but it holds bytes 0x80-0x9F, which Latin-1 reads as control characters: if "
                     + "the file is Windows-1252 (curly quotes, dashes, €), import it again with --encoding cp1252"
             }
+                + r.trailingSeparators.map { file, rows in
+                    "\(file): \(rows) row\(rows == 1 ? "" : "s") end with a separator after the last column; the "
+                        + "empty field after it was ignored, the rest of each row read"
+                }
                 + r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
                 + r.skippedMembers.compactMap(Self.skippedMemberWarning).map { "\(path): \($0)" }
                 + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }

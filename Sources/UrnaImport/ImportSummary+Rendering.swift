@@ -29,7 +29,8 @@ extension ImportSummary {
         if fieldsNulled > 0 { lines.append("fields nulled: \(fieldsNulled) (warnings in the rejects file)") }
         if fieldsCorrected > 0 {
             lines.append(
-                "fields corrected: \(fieldsCorrected) (SG_UE leading zeros restored; warnings in the rejects file)")
+                "fields corrected: \(fieldsCorrected) (a spreadsheet's dropped zeros or thousands separators read back; "
+                    + "warnings in the rejects file)")
         }
         for w in warnings { lines.append("warning: \(TerminalSafe.line(w))") }
         var tail = "rejected: \(rejected)"

@@ -1,7 +1,9 @@
 /// TSE dates and timestamps, parsed by bytes into the store's ISO text (`ISODate.format`'s exact form).
 ///
 /// Four forms occur: `dd/MM/yyyy`, `dd/MM/yyyy HH:mm:ss`, `ddMMyyyy` (2004 originals: `26081957`), and the
-/// Oracle style of the 2010 originals, `22-MAR-52` (English or Portuguese month abbreviations, any case). A two-digit year is put in the
+/// Oracle style of the 2010 originals, `22-MAR-52` (English or Portuguese month abbreviations, any case).
+/// `yyyy-MM-dd` (with an optional ` HH:mm:ss` or `THH:mm:ss`) is read too: a spreadsheet or database tool that
+/// saves a TSE file again writes its dates so, and the form cannot be misread. A two-digit year is put in the
 /// latest century that does not place it after `referenceYear` (the election year for a birth date),
 /// so `52` read for the 2010 election is 1952 and `05` is 2005.
 ///
@@ -70,15 +72,19 @@ public enum TSEDate {
             return Components(year: year, month: month, day: day)
         }
         var i = 0
-        func number(maxDigits: Int) -> Int? {
-            var v = 0
-            var n = 0
-            while i < b.count, n < maxDigits, b[i] &- 0x30 <= 9 {
-                v = v * 10 + Int(b[i] &- 0x30)
-                i += 1
-                n += 1
-            }
-            return n == 0 ? nil : v
+        var isoOrder = false
+        if b.count >= 10, b[4] == 0x2D, b[7] == 0x2D, (0..<4).allSatisfy({ b[$0] &- 0x30 <= 9 }) {
+            // yyyy-MM-dd (ISO 8601), as a spreadsheet or a database tool writes a date column it saves again.
+            isoOrder = true
+        }
+        func number(maxDigits: Int) -> Int? { digits(b, &i, maxDigits: maxDigits) }
+        if isoOrder {
+            guard let year = number(maxDigits: 4), i == 4 else { return nil }
+            i += 1
+            guard let month = number(maxDigits: 2), i == 7 else { return nil }
+            i += 1
+            guard let day = number(maxDigits: 2), i == 10 else { return nil }
+            return timeAndCheck(b, from: i, Components(year: year, month: month, day: day))
         }
         guard let day = number(maxDigits: 2), i < b.count else { return nil }
         let separator = b[i]
@@ -105,6 +111,27 @@ public enum TSEDate {
         } else if yearDigits != 4 {
             return nil
         }
+        return timeAndCheck(b, from: i, Components(year: year, month: month, day: day))
+    }
+
+    /// The value of 1 to `maxDigits` ASCII digits at `i` (moved past them); nil when there is none.
+    private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, maxDigits: Int) -> Int? {
+        var v = 0
+        var n = 0
+        while i < b.count, n < maxDigits, b[i] &- 0x30 <= 9 {
+            v = v * 10 + Int(b[i] &- 0x30)
+            i += 1
+            n += 1
+        }
+        return n == 0 ? nil : v
+    }
+
+    /// `c` with the time that follows its date at `from` (` HH:mm[:ss]` or `THH:mm[:ss]`, or nothing), if the
+    /// text ends there and the day exists.
+    private static func timeAndCheck(_ b: UnsafeBufferPointer<UInt8>, from start: Int, _ c: Components) -> Components? {
+        var i = start
+        func number(maxDigits: Int) -> Int? { digits(b, &i, maxDigits: maxDigits) }
+        let (year, month, day) = (c.year, c.month, c.day)
         var hour = 0
         var minute = 0
         var second = 0

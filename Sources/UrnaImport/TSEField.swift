@@ -131,5 +131,49 @@ public enum TSEField {
         }
     }
 
+    /// True for a number in a spreadsheet's scientific notation (`1,00016E+10`, `4.34801e+10`): what a spreadsheet
+    /// saves for a long number it shows in a narrow column. Its last digits are gone, so it can be no TSE number.
+    static func isScientific(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { b in
+            guard let e = b.firstIndex(where: { $0 | 0x20 == 0x65 }), e > 0, e + 1 < b.count else { return false }
+            var separators = 0
+            for c in b[..<e] where c &- 0x30 > 9 {
+                guard c == 0x2C || c == 0x2E else { return false }
+                separators += 1
+            }
+            var exponent = b[(e + 1)...]
+            if exponent.first == 0x2B || exponent.first == 0x2D { exponent = exponent.dropFirst() }
+            return separators <= 1 && !exponent.isEmpty && exponent.allSatisfy { $0 &- 0x30 <= 9 }
+        }
+    }
+
+    /// The whole number a spreadsheet wrote with thousands separators (`10.001.619.992`, `1,022`): groups of three
+    /// digits after the first, all separated by one same `.` or `,`; nil for any other text. No TSE whole number
+    /// is written so; a decimal (`1.5`) is not read, since a whole-number column cannot hold one.
+    static func groupedInteger(_ s: String) -> Int64? {
+        var s = s
+        return s.withUTF8 { b -> Int64? in
+            guard let first = b.firstIndex(where: { $0 == 0x2E || $0 == 0x2C }), first >= 1, first <= 3 else {
+                return nil
+            }
+            let separator = b[first]
+            var digits: [UInt8] = []
+            var run = 0
+            for (k, c) in b.enumerated() {
+                if c == separator {
+                    guard k == first || run == 3 else { return nil }
+                    run = 0
+                } else {
+                    guard c &- 0x30 <= 9 else { return nil }
+                    digits.append(c)
+                    run += 1
+                }
+            }
+            guard run == 3 else { return nil }
+            return parseInteger(String(decoding: digits, as: UTF8.self))
+        }
+    }
+
     @inline(__always) static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
 }

@@ -31,7 +31,8 @@ enum CSVRowProblem: Equatable {
                 + "must be doubled (\"\"), and nothing may follow the closing quote but the separator or the line end"
         case .unterminatedQuote(let field):
             return "field \(field + 1): the quote that opens this field is never closed before the end of the file; "
-                + "add the closing quote, or double the quotes inside the field (\"\")"
+                + "add the closing quote, or double the quotes inside the field (\"\"); a file cut short (a download "
+                + "that stopped) ends so too: then download it again"
         case .nulByte(let field):
             return "field \(field + 1): contains a NUL byte (0x00); the file is probably UTF-16 or damaged: "
                 + "save it as Latin-1 or UTF-8 text, or remove the NUL bytes"

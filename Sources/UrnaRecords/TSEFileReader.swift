@@ -51,6 +51,9 @@ public final class TSEFileReader: Sequence {
     /// The file, or the zip members opened so far, read as Latin-1 although bytes 0x80-0x9F suggest Windows-1252
     /// (see `CSVReader.mayBeWindows1252`): those in the first 64 KiB at open, the others once read to the end.
     public private(set) var mayBeWindows1252: [String] = []
+    /// Files (or members) read to their end whose rows ended in a separator after the last column, with how many
+    /// rows did: the empty field after it is ignored (`TSERecordStream`).
+    public private(set) var trailingSeparators: [(file: String, rows: Int)] = []
     /// The error that ended a `for`-loop iteration early, if one did.
     public private(set) var failure: Error?
 
@@ -155,6 +158,9 @@ public final class TSEFileReader: Sequence {
             // Read to its end: a Windows-1252 byte past the first 64 KiB is known only now.
             let csv = currentStream.csv
             if csv.mayBeWindows1252 && !mayBeWindows1252.contains(csv.name) { mayBeWindows1252.append(csv.name) }
+            if currentStream.rowsWithTrailingSeparator > 0 {
+                trailingSeparators.append((csv.name, currentStream.rowsWithTrailingSeparator))
+            }
             if try remainingEntries.isEmpty || !openNextMember() { done = true }
         }
         return nil

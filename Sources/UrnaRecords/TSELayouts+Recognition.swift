@@ -81,6 +81,11 @@ extension TSELayouts {
                 hasHeader: true, fileColumns: names)
         }
         if let original = headerless(fieldCount: firstRow.count) { return original }
+        if firstRow.count > 1, firstRow[firstRow.count - 1].isEmpty,
+            let original = headerless(fieldCount: firstRow.count - 1)
+        {
+            return original  // a separator after the last field: `TSERecordStream` reads such rows
+        }
         if firstRow.count == 1, let hint = otherSeparator(firstLine: firstRow[0]) {
             throw RecordFileError.unrecognized(file: file, reason: hint, missingColumns: [])
         }

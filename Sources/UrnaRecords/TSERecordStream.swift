@@ -9,6 +9,8 @@ final class TSERecordStream {
     let csv: CSVReader
     let layout: TSELayout
     let columns: ColumnIndex
+    /// Rows read so far that had one empty field past the layout's last column (a separator ending the line).
+    private(set) var rowsWithTrailingSeparator = 0
     /// Rows read during recognition and not yet handed out.
     private var pending: [CSVReadResult] = []
 
@@ -25,7 +27,7 @@ final class TSERecordStream {
             case .row(let row):
                 // A line of spaces before any data is blank, as an empty line is (a member of only such lines
                 // is empty).
-                if row.count == 1, row.strings[0].allSatisfy(\.isWhitespace) { continue }
+                if Self.isBlank(row) { continue }
                 firstGood = row
             }
         }
@@ -92,18 +94,33 @@ final class TSERecordStream {
     }
 
     func next() throws -> RecordOrReject? {
-        let row: CSVRow
-        switch pending.isEmpty ? try csv.next() : pending.removeLast() {
-        case nil: return nil
-        case .malformed(let bad)?: return .reject(bad)
-        case .row(let good)?: row = good
-        }
-        guard row.count == layout.fieldCount else {
+        var row: CSVRow
+        repeat {
+            switch pending.isEmpty ? try csv.next() : pending.removeLast() {
+            case nil: return nil
+            case .malformed(let bad)?: return .reject(bad)
+            case .row(let good)?: row = good
+            }
+            // A line of spaces is blank, as an empty line is, here as before the first row: one at the end of a
+            // file (an editor's) was a reject, "a one-field line, such as an export trailer".
+        } while Self.isBlank(row)
+        if row.count == layout.fieldCount + 1, row.withFieldBytes(at: layout.fieldCount, { $0.isEmpty }) {
+            // Every line ending in a separator (a tool that writes one after each field): the field after the
+            // last column is empty, so nothing is lost by reading the row; each such row was rejected, and a
+            // header-less original so written was refused whole (seventh real-files trial).
+            rowsWithTrailingSeparator += 1
+        } else if row.count != layout.fieldCount {
             var reason = "expected \(layout.fieldCount) fields, found \(row.count)"
             if row.count == 1 {
                 reason += " (a one-field line, such as an export trailer; delete it if it is not data)"
             } else {
                 reason += " (\(layout.name)); look for a separator inside an unquoted field or a missing field"
+            }
+            if row.count < layout.fieldCount, try isLastRow() {
+                // A download that stopped ends mid-row: the usual advice sent people looking for a separator.
+                reason +=
+                    "; this is the file's last line: if the file was cut short (a download that stopped), "
+                    + "download it again"
             }
             // The column named is the first one missing (a short row) or the first one too many (a long row).
             var location = row.location
@@ -120,6 +137,17 @@ final class TSERecordStream {
                     rawBytes: row.rawBytes))
         }
         return .record(Record(kind: layout.kind, columns: columns, fields: row.fields, location: row.location))
+    }
+
+    /// Whether `row` is one field of white space only (a blank line).
+    static func isBlank(_ row: CSVRow) -> Bool { row.count == 1 && row[0].allSatisfy(\.isWhitespace) }
+
+    /// Whether no row follows the one just read (the next one, if any, is kept for `next()`).
+    private func isLastRow() throws -> Bool {
+        guard pending.isEmpty else { return false }
+        guard let following = try csv.next() else { return true }
+        pending.append(following)
+        return false
     }
 
     /// The header's first name, as bytes, for a cheap first look at each row.

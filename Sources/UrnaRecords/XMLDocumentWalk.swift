@@ -32,6 +32,8 @@ struct XMLDocumentWalk {
     /// The parser, for positions and for stopping it.
     var context: xmlParserCtxtPtr?
     private var frames: [Frame] = []
+    /// Set once the end of the input is handed to libxml2: its errors then are about how the file ends.
+    var endOfInputGiven = false
     private var ready: [RecordOrReject] = []
     private var readyHead = 0
     private(set) var sawElement = false
@@ -257,6 +259,13 @@ struct XMLDocumentWalk {
             message =
                 "the text is not UTF-8: declare the file's encoding, e.g. "
                 + "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"
+        }
+        if endOfInputGiven && !frames.isEmpty && !isEncodingProblem {
+            // libxml2 names the tag it stopped in; a file cut short (a download or copy that stopped) ends so,
+            // and the message alone sent people looking for a typo (seventh real-files trial).
+            message +=
+                ": the file ends inside an element that is never closed; if it was cut short (a download or copy "
+                + "that stopped), download or export it again"
         }
         keep(
             ParserError(

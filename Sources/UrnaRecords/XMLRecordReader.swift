@@ -137,6 +137,7 @@ public final class XMLRecordReader {
                 guard walk.pointee.start.decide() else { return }
                 parse(walk.pointee.start.head)
             }
+            walk.pointee.endOfInputGiven = true
             let status = xmlParseChunk(context, nil, 0, 1)
             if status != 0 { reportStop(status) }
             walk.pointee.finish()

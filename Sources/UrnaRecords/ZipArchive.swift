@@ -124,7 +124,20 @@ public final class ZipArchive {
             }
             i -= 1
         }
-        guard endRecord >= 0 else { throw damaged("no end-of-central-directory record") }
+        guard endRecord >= 0 else {
+            var head = [UInt8](repeating: 0, count: 4)
+            let read = try head.withUnsafeMutableBytes { try file.read(at: 0, into: $0) }
+            if read == 4 && uint32(head, 0) == 0x0403_4B50 {
+                // A zip's table of contents is at its end: a download that stopped leaves a zip's start without
+                // it, which "damaged or not a zip archive" did not say (seventh real-files trial).
+                throw RecordFileError.zip(
+                    file: name,
+                    reason: "the zip archive begins as one but ends before its table of contents (no "
+                        + "end-of-central-directory record): it was cut short (a download or copy that stopped); "
+                        + "download it again")
+            }
+            throw damaged("no end-of-central-directory record")
+        }
         if endRecord >= 20 && uint32(tail, endRecord - 20) == 0x0706_4B50 { throw zip64 }
         let disk = uint16(tail, endRecord + 4)
         let directoryDisk = uint16(tail, endRecord + 6)
