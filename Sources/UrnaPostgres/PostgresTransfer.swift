@@ -52,7 +52,7 @@ public enum PostgresTransfer {
     @discardableResult
     public static func push(
         from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?, recreate: Bool = false,
-        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil
+        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil, binaryCopy: Bool = true
     ) throws -> Counts {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
             throw PostgresTransferError.notUrna(
@@ -97,7 +97,10 @@ public enum PostgresTransfer {
         var counts: Counts = []
         for t in tables {
             // Every table was created or emptied by TRUNCATE above, in this transaction: its rows can go in frozen.
-            let n = try copyRows(of: t, from: sqlite, to: pg, freeze: true)
+            let n =
+                try binaryCopy
+                ? copyRowsPreferringBinary(of: t, from: sqlite, to: pg)
+                : copyRows(of: t, from: sqlite, to: pg, freeze: true)
             counts.append((t.name, n))
             progress?(t.name, n)
         }
