@@ -48,7 +48,9 @@ public enum PostgresTransfer {
     /// of `replacing` (what the database held before, nil when it held no Urna data) are emptied, or dropped
     /// and created again when the schema changed. A table of the new schema that exists without being Urna's
     /// is never touched: the copy stops with its name. `recreate` drops and creates the tables even when the
-    /// schema is the same (adopt: the old tables are plain ones of that schema's names).
+    /// schema is the same (adopt: the old tables are plain ones of that schema's names). `binaryCopy` sends
+    /// the tables `CopyBinaryEncoder` can write by binary COPY (the same rows; false: text COPY only, for
+    /// comparing the two).
     @discardableResult
     public static func push(
         from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?, recreate: Bool = false,
