@@ -54,11 +54,11 @@ let package = Package(
         // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
         .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
-        .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaRecords", "CSQLite", "PostgresTestSupport", "LibraryFamily"]),
+        .executableTarget(name: "urna-bench", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaImport", "UrnaPostgres", "UrnaRecords", "CSQLite", "PostgresTestSupport", "LibraryFamily"]),
         // A throwaway PostgreSQL server on 127.0.0.1 for the backend tests (skipped, with the reason, without one).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
-        .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "PostgresTestSupport"]),
+        .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "UrnaImport", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore", "UrnaPostgres", "PostgresTestSupport"]),
         .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),

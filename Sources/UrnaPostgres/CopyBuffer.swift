@@ -35,6 +35,24 @@ struct CopyBuffer: ~Copyable {
         count += 1
     }
 
+    /// `value` in network byte order (COPY's binary format).
+    @inline(__always) mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        let size = MemoryLayout<T>.size
+        reserve(size)
+        withUnsafeBytes(of: value.bigEndian) {
+            UnsafeMutableRawPointer(base + count).copyMemory(from: $0.baseAddress!, byteCount: size)
+        }
+        count += size
+    }
+
+    /// Bytes as they are.
+    @inline(__always) mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        guard let from = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: from, byteCount: bytes.count)
+        count += bytes.count
+    }
+
     /// Text field bytes with COPY's escapes for backslash, tab, newline and CR.
     @inline(__always) mutating func appendEscaped(_ bytes: UnsafeRawBufferPointer) {
         reserve(bytes.count * 2)

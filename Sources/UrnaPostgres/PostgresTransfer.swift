@@ -48,11 +48,13 @@ public enum PostgresTransfer {
     /// of `replacing` (what the database held before, nil when it held no Urna data) are emptied, or dropped
     /// and created again when the schema changed. A table of the new schema that exists without being Urna's
     /// is never touched: the copy stops with its name. `recreate` drops and creates the tables even when the
-    /// schema is the same (adopt: the old tables are plain ones of that schema's names).
+    /// schema is the same (adopt: the old tables are plain ones of that schema's names). `binaryCopy` sends
+    /// the tables `CopyBinaryEncoder` can write by binary COPY (the same rows; false: text COPY only, for
+    /// comparing the two).
     @discardableResult
     public static func push(
         from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?, recreate: Bool = false,
-        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil
+        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil, binaryCopy: Bool = true
     ) throws -> Counts {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
             throw PostgresTransferError.notUrna(
@@ -97,7 +99,10 @@ public enum PostgresTransfer {
         var counts: Counts = []
         for t in tables {
             // Every table was created or emptied by TRUNCATE above, in this transaction: its rows can go in frozen.
-            let n = try copyRows(of: t, from: sqlite, to: pg, freeze: true)
+            let n =
+                try binaryCopy
+                ? copyRowsPreferringBinary(of: t, from: sqlite, to: pg)
+                : copyRows(of: t, from: sqlite, to: pg, freeze: true)
             counts.append((t.name, n))
             progress?(t.name, n)
         }

@@ -102,6 +102,8 @@ enum BenchChildren {
             // An import's phases with the seconds each took (reading + writing, held assets, catalogues and
             // index builds, vice links, commit), for finding where its time goes: DB FILE...
             case "child-import-phases": try ImportBench.phases(db: args[0], files: Array(args.dropFirst()))
+            // The PostgreSQL push of an Urna file alone, table by table: FILE URL binary|text.
+            case "child-pg-push": try PostgresPushPhases.run(file: args[0], url: args[1], binary: args[2] == "binary")
             // The import workload's two files, kept for profilers: DIR CANDIDATES ASSETS.
             case "child-import-workload":
                 let files = try ImportWorkload.build(
