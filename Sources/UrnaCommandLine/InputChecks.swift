@@ -58,6 +58,7 @@ enum InputChecks {
                 "\(option) \(path) is \(describe(type)), not a file: SQLite needs a regular file it can lock and seek; "
                     + "give \(option) the path of a database file (nothing was changed)")
         }
+        if let problem = ForeignCompanion.problem(path) { throw CLIError(ExitCode.badData, problem) }
         if let id = applicationID(path), id != 0 {
             throw CLIError(
                 ExitCode.badData,
@@ -128,7 +129,7 @@ enum InputChecks {
 
     /// Up to `count` bytes from the start of `path` (fewer for a short file, none when it cannot be opened),
     /// without blocking on a FIFO.
-    private static func firstBytes(_ path: String, _ count: Int) -> [UInt8] {
+    static func firstBytes(_ path: String, _ count: Int) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return [] }
         defer { close(fd) }

@@ -1,0 +1,69 @@
+import CSQLite
+import Foundation
+import Testing
+
+/// A `-wal` or `-journal` of another database beside an Urna file: SQLite takes it by name for the file's own.
+/// `import` checkpointed another database's log over the file (2,388 candidacies gone, exit 65 "already holds
+/// tables that Urna did not create"); `status` rolled another database's journal into it ("malformed").
+@Suite struct ForeignCompanionTests {
+    /// Makes a default-page-size SQLite file `other.sqlite` in `dir` and copies its -wal (`journal`: its hot
+    /// rollback journal, from a write whose pages spilled into the file) to `target` while its writer is open.
+    static func plantCompanion(in dir: URL, journal: Bool, to target: String) throws {
+        let other = dir.appendingPathComponent("other.sqlite").path
+        var db: OpaquePointer?
+        #expect(sqlite3_open(other, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        func exec(_ sql: String) { #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)") }
+        exec("PRAGMA page_size = 4096")
+        exec(journal ? "PRAGMA journal_mode = DELETE" : "PRAGMA journal_mode = WAL")
+        exec("PRAGMA wal_autocheckpoint = 0")
+        exec(
+            "CREATE TABLE t(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) "
+                + "INSERT INTO t SELECT printf('%.400c', 'y') FROM n")
+        if journal {
+            exec("PRAGMA cache_size = 2; BEGIN; UPDATE t SET x = 'z' || x")
+        }
+        let source = other + (journal ? "-journal" : "-wal")
+        try FileManager.default.copyItem(atPath: source, toPath: target)
+        if journal { exec("ROLLBACK") }
+    }
+
+    @Test("import beside another database's -wal is refused and the file keeps every byte")
+    func foreignWAL() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Hostile.importedDatabase(in: dir)
+        let path = dir.appendingPathComponent(db).path
+        try Self.plantCompanion(in: dir, journal: false, to: path + "-wal")
+        let before = Hostile.bytes(dir, db)
+        let wal = Hostile.bytes(dir, db + "-wal")
+        for args in [["import", "--db", db, "cand.csv"], ["status", "--db", db], ["migrate", "--db", db]] {
+            let r = try Hostile.urna(args, in: dir)
+            #expect(r.code == 65, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("\(db)-wal is the write-ahead log of another database"), "\(r.stderr)")
+            #expect(Hostile.bytes(dir, db) == before, "\(args)")
+            #expect(Hostile.bytes(dir, db + "-wal") == wal, "\(args)")
+        }
+    }
+
+    @Test("status beside another database's hot -journal is refused and the file keeps every byte")
+    func foreignJournal() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Hostile.importedDatabase(in: dir)
+        let path = dir.appendingPathComponent(db).path
+        try Self.plantCompanion(in: dir, journal: true, to: path + "-journal")
+        let before = Hostile.bytes(dir, db)
+        for args in [["status", "--db", db], ["query", "--db", db, "Candidate", "--count"]] {
+            let r = try Hostile.urna(args, in: dir)
+            #expect(r.code == 65, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("\(db)-journal is the rollback journal of another database"), "\(r.stderr)")
+            #expect(Hostile.bytes(dir, db) == before, "\(args)")
+        }
+        // Moved away as the message says, the file reads as it was.
+        try FileManager.default.moveItem(atPath: path + "-journal", toPath: path + "-journal.other")
+        let r = try Hostile.urna(["query", "--db", db, "Candidate", "--count"], in: dir)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout == "2388\n", "\(r.stdout)")
+    }
+}
