@@ -66,4 +66,24 @@ import Testing
         #expect(r.code == 0, "\(r.stderr)")
         #expect(r.stdout == "2388\n", "\(r.stdout)")
     }
+
+    @Test("migrate never writes its backup beside another database's -wal; the file is not migrated")
+    func walBesideTheBackupName() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Hostile.sample("elections-v1-seed.sqlite", into: dir, as: "m.sqlite")
+        let path = dir.appendingPathComponent(db).path
+        try Self.plantCompanion(in: dir, journal: false, to: path + ".v1.bak-wal")
+        let before = Hostile.bytes(dir, db)
+        let r = try Hostile.urna(["migrate", "--db", db], in: dir)
+        // It exited 0 and `status --db m.sqlite.v1.bak` said "not an Urna file": the backup read as the other file.
+        #expect(r.code != 0, "\(r.stdout)")
+        #expect(r.stderr.contains("m.sqlite.v1.bak-wal is already there"), "\(r.stderr)")
+        #expect(Hostile.bytes(dir, db) == before)
+        #expect(!Hostile.listing(dir).contains("m.sqlite.v1.bak"))
+        try FileManager.default.removeItem(atPath: path + ".v1.bak-wal")
+        #expect(try Hostile.urna(["migrate", "--db", db], in: dir).code == 0)
+        let backup = try Hostile.urna(["status", "--db", "m.sqlite.v1.bak"], in: dir)
+        #expect(backup.code == 0 && backup.stdout.contains("version:  1"), "\(backup.stdout) \(backup.stderr)")
+    }
 }
