@@ -47,7 +47,11 @@ enum InputChecks {
                     + "(rm \(path)\(suffix)) (nothing was changed)")
         }
         var st = stat()
-        guard stat(path, &st) == 0 else { return }
+        guard stat(path, &st) == 0 else {
+            try refuseOrphanCompanion(path)
+            return
+        }
+        if st.st_size == 0 { try refuseOrphanCompanion(path) }
         let type = st.st_mode & S_IFMT
         if type == S_IFDIR {
             throw UsageError(
@@ -65,6 +69,22 @@ enum InputChecks {
                 "\(path) is an SQLite file of another application (its application_id is \(id); Urna files have 0): "
                     + "Urna does not take it over; give \(option) the path of an Urna file, or a new path (nothing was changed)"
             )
+        }
+    }
+
+    /// Refuses a new (missing or empty) database whose -wal or -journal name is already taken by a file with
+    /// bytes: SQLite would take it for the new file's own. `import` into a new file beside another database's
+    /// -wal exited 0 and left a file every later command read as that other database; `init` deleted the log.
+    static func refuseOrphanCompanion(_ path: String) throws {
+        for (suffix, what) in [("-wal", "write-ahead log"), ("-journal", "rollback journal")] {
+            var st = stat()
+            guard lstat(path + suffix, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { continue }
+            throw CLIError(
+                ExitCode.badData,
+                "\(path)\(suffix) is there but \(path) holds no database: that \(what) belongs to another database (or "
+                    + "to a file removed without it), and SQLite would take it for the new file's own; nothing was "
+                    + "changed: move it away (mv \(path)\(suffix) \(path)\(suffix).other), or put back the file it "
+                    + "belongs to")
         }
     }
 

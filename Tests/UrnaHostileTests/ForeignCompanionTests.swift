@@ -86,4 +86,26 @@ import Testing
         let backup = try Hostile.urna(["status", "--db", "m.sqlite.v1.bak"], in: dir)
         #expect(backup.code == 0 && backup.stdout.contains("version:  1"), "\(backup.stdout) \(backup.stderr)")
     }
+
+    @Test("import and init into a new file beside a -wal already at its name are refused; the log is kept")
+    func walWithoutItsFile() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cand = try Hostile.sample("consulta_cand_2018_MG.csv", into: dir, as: "cand.csv")
+        for args in [
+            ["import", "--db", "n.sqlite", "--quiet", cand], ["init", "--db", "n.sqlite", "--family", "people"],
+        ] {
+            let wal = dir.appendingPathComponent("n.sqlite-wal").path
+            try? FileManager.default.removeItem(atPath: wal)
+            try Self.plantCompanion(in: dir, journal: false, to: wal)
+            let log = Hostile.bytes(dir, "n.sqlite-wal")
+            let r = try Hostile.urna(args, in: dir)
+            // import exited 0 and every later command read n.sqlite as the other database; init deleted the log.
+            #expect(r.code == 65, "\(args): \(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains("n.sqlite-wal is there but n.sqlite holds no database"), "\(r.stderr)")
+            #expect(!Hostile.listing(dir).contains("n.sqlite"), "\(args)")
+            #expect(Hostile.bytes(dir, "n.sqlite-wal") == log, "\(args)")
+            try? FileManager.default.removeItem(atPath: dir.appendingPathComponent("other.sqlite").path)
+        }
+    }
 }
