@@ -11,6 +11,20 @@ import Foundation
 enum ForeignCompanion {
     /// What is wrong with `path`'s -wal or -journal, said for a message; nil when they are absent or may be its own.
     static func problem(_ path: String) -> String? {
+        // SQLite names the -wal and -journal after the file a symbolic link leads to: both names are checked.
+        if let resolved = realPath(path), resolved != path, let found = problem(resolvedFile: resolved) {
+            return found
+        }
+        return problem(resolvedFile: path)
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    private static func problem(resolvedFile path: String) -> String? {
         guard let own = pageSize(ofDatabase: path) else { return nil }
         let wal = InputChecks.firstBytes(path + "-wal", 32)
         if wal.count == 32, [0x377f_0682, 0x377f_0683].contains(bigEndian(wal, 0)) {

@@ -37,7 +37,13 @@ import Testing
         try Self.plantCompanion(in: dir, journal: false, to: path + "-wal")
         let before = Hostile.bytes(dir, db)
         let wal = Hostile.bytes(dir, db + "-wal")
-        for args in [["import", "--db", db, "cand.csv"], ["status", "--db", db], ["migrate", "--db", db]] {
+        // Also through a symbolic link: SQLite names the -wal after the file the link leads to.
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent("link.sqlite").path, withDestinationPath: db)
+        for args in [
+            ["import", "--db", db, "cand.csv"], ["status", "--db", db], ["migrate", "--db", db],
+            ["import", "--db", "link.sqlite", "cand.csv"],
+        ] {
             let r = try Hostile.urna(args, in: dir)
             #expect(r.code == 65, "\(args): \(r.stderr)")
             #expect(r.stderr.contains("\(db)-wal is the write-ahead log of another database"), "\(r.stderr)")
