@@ -114,4 +114,25 @@ import Testing
             try? FileManager.default.removeItem(atPath: dir.appendingPathComponent("other.sqlite").path)
         }
     }
+
+    @Test("Through a symbolic --db, a database at the -wal name of the file it leads to is refused, never deleted")
+    func databaseAtResolvedWALName() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Hostile.importedDatabase(in: dir)
+        let sub = dir.appendingPathComponent("x")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: dir.appendingPathComponent(db), to: sub.appendingPathComponent(db))
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent("link.sqlite").path, withDestinationPath: "x/\(db)")
+        // Another database under the name SQLite gives the real file's -wal.
+        try Hostile.sql(
+            sub.appendingPathComponent("\(db)-wal").path, "CREATE TABLE precious(x); INSERT INTO precious VALUES (1)")
+        let precious = Hostile.bytes(sub, "\(db)-wal")
+        let r = try Hostile.urna(["import", "--db", "link.sqlite", "--quiet", "cand.csv"], in: dir)
+        // It exited 0 and x/db.sqlite-wal, a database, was gone.
+        #expect(r.code == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("\(db)-wal is an SQLite database"), "\(r.stderr)")
+        #expect(Hostile.bytes(sub, "\(db)-wal") == precious)
+    }
 }
