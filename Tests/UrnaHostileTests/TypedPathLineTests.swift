@@ -63,4 +63,31 @@ import Testing
         #expect(r.stdout.contains("mine\\x1B]0;PWNED\\x07"), "\(r.stdout)")
         #expect(Self.forgedLines(r.stdout, "next: nothing").isEmpty, "\(r.stdout)")
     }
+
+    @Test("An error naming a zip member or a folder's file with a line feed in its name stays on its lines")
+    func errorWithMemberName() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sample = try Data(contentsOf: Hostile.sampleData.appendingPathComponent("consulta_cand_2018_MG.csv"))
+        let head = Array(
+            sample.split(separator: 0x0A, omittingEmptySubsequences: false).prefix(20).joined(separator: [0x0A]))
+        // A required column misspelt: the member is refused by name.
+        let damaged =
+            Array(
+                String(decoding: head, as: UTF8.self).replacingOccurrences(
+                    of: "\"NM_CANDIDATO\"", with: "\"NM_CANDIDATX\""
+                ).utf8) + [0x0A]
+        let forged = "consulta_cand_2018_MG.csv\nrows: 5000 inserted, nothing rejected.csv"
+        try ZipBomb.archive([ZipBomb.member(forged, damaged)]).write(to: dir.appendingPathComponent("evil.zip"))
+        let r = try Hostile.urna(["import", "--db", "z.sqlite", "evil.zip"], in: dir)
+        #expect(r.code == 65, "\(r.stderr)")
+        #expect(Self.forgedLines(r.stderr, "rows: 5000").isEmpty, "\(r.stderr)")
+        #expect(r.stderr.contains("evil.zip:consulta_cand_2018_MG.csv\\x0Arows: 5000 inserted"), "\(r.stderr)")
+        let folder = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(damaged).write(to: folder.appendingPathComponent(forged))
+        let d = try Hostile.urna(["import", "--db", "d.sqlite", "in"], in: dir)
+        #expect(d.code == 65, "\(d.stderr)")
+        #expect(Self.forgedLines(d.stderr, "rows: 5000").isEmpty, "\(d.stderr)")
+    }
 }
