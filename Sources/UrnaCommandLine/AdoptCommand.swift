@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 import UrnaMigrator
 import UrnaStore
 
@@ -92,18 +93,19 @@ enum AdoptCommand {
                 ? "no row \(dryRun ? "would change" : "was changed")"
                 : "\(dryRun ? "would rebuild" : "rebuilt") into the storage contract: "
                     + rebuilt.joined(separator: ", ")
-            print("\(verb) \(path): \(report.family) version \(report.version) (\(counts)); \(outcome)")
-            for change in report.changes { print("  \(change)") }
+            TypedText.report("\(verb) \(path): \(report.family) version \(report.version) (\(counts)); \(outcome)")
+            for change in report.changes { TypedText.report("  " + TerminalSafe.line(change)) }
             if !report.created.isEmpty {
-                print("\(dryRun ? "would create" : "created") empty: " + report.created.joined(separator: ", "))
+                TypedText.report(
+                    "\(dryRun ? "would create" : "created") empty: " + report.created.joined(separator: ", "))
             }
             if !report.otherTables.isEmpty {
-                print("left alone: " + report.otherTables.joined(separator: ", "))
+                TypedText.report("left alone: " + report.otherTables.map(TerminalSafe.line).joined(separator: ", "))
             }
             if dryRun {
-                print("dry run: \(path) was not changed; run again without --dry-run to adopt it")
+                TypedText.report("dry run: \(path) was not changed; run again without --dry-run to adopt it")
             } else if version < family.latestVersion {
-                print("next: \(context.toolName) migrate --db \(path) --dry-run")
+                TypedText.report("next: \(context.toolName) migrate --db \(path) --dry-run")
             }
         }
         return ExitCode.ok

@@ -218,7 +218,7 @@ enum CLI {
         if Interruption.signal != 0 { return }  // the error a signal caused: "interrupted: ..." says it all
         // A password typed into --db (even in a form urna did not take for a URL) is never echoed.
         // Names and values from files are in these messages: no escape sequence from a file reaches the terminal.
-        let text = TerminalSafe.text(PostgresURL.maskCredentials(s))
+        let text = TerminalSafe.text(TypedText.shown(PostgresURL.maskCredentials(s)))
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 }

@@ -68,7 +68,7 @@ enum CopyCommand {
                     + "nothing was changed: add --replace to replace it with \(file)'s")
         }
         let counts = try target.commit(from: sqlite, resolve: PostgresStaging.codeSchema)
-        print(summary(from: file, to: target.connection.displayName, schema: schema, counts: counts))
+        TypedText.report(summary(from: file, to: target.connection.displayName, schema: schema, counts: counts))
         let relations = try sqlite.rows(
             "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
         ).map { ("\($0[0])", "\($0[1])") }
@@ -105,7 +105,7 @@ enum CopyCommand {
             throw CLIError(
                 ExitCode.failure, "cannot create \(file): \(String(cString: strerror(errno))); nothing was written")
         }
-        print(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
+        TypedText.report(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
         let relations = try pg.query(
             "SELECT CASE WHEN table_type = 'VIEW' THEN 'view' ELSE 'table' END, table_name FROM "
                 + "information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"

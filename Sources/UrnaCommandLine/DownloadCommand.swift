@@ -114,7 +114,10 @@ enum DownloadCommand {
                     url: "\(base)/\(kind.stem)/\(file)", zipPath: (zipDir as NSString).appendingPathComponent(file),
                     stem: kind.stem)
                 do {
-                    let outcome = try downloader.fetch(job.url, to: job.zipPath)
+                    // Held through the fetch and the extraction: another run into this folder waits for both.
+                    let lock = try DownloadLock(for: job.zipPath, waiting: { say($0) })
+                    defer { lock.release() }
+                    let outcome = try downloader.fetch(job.url, to: job.zipPath, holding: lock)
                     bar.finish()
                     if outcome != .notModified { Interruption.noteKeptFile() }
                     switch outcome {
@@ -126,12 +129,12 @@ enum DownloadCommand {
                     case .notModified: say("\(file): unchanged since the last download (nothing fetched)")
                     }
                     if wantedStates.isEmpty {
-                        print(job.zipPath)
+                        print(TypedText.shown(job.zipPath))
                     } else {
                         for path in try extract(
                             job, states: wantedStates, into: dir, refresh: outcome != .notModified, say: say)
                         {
-                            print(path)
+                            print(TypedText.shown(path))
                         }
                     }
                 } catch {

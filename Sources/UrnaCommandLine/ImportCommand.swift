@@ -83,7 +83,7 @@ enum ImportCommand {
             summary.warnings.insert(contentsOf: skipped.map { "skipped \($0.path): \($0.reason)" }, at: 0)
             print(summary.renderJSON())
         } else if !p.has("quiet") {
-            print(summary.renderText(), terminator: summary.renderText().hasSuffix("\n") ? "" : "\n")
+            TypedText.report(summary.renderText(), terminator: summary.renderText().hasSuffix("\n") ? "" : "\n")
         }
         if p.has("datasette-metadata") {
             do {

@@ -22,32 +22,17 @@ enum InputChecks {
                     + "another name (an existing file: move it to one first, such as \(path).sqlite) (nothing was changed)"
             )
         }
-        let suffixes = ["-wal", "-shm", "-journal"]
-        for suffix in suffixes where looksLikeSQLite(path + suffix) == true {
-            // A database (not a log, journal or index) under this file's companion name: SQLite would delete or
-            // rewrite it the moment it opens `path`.
-            throw CLIError(
-                ExitCode.badData,
-                "\(path)\(suffix) is an SQLite database, not \(path)'s \(suffix.dropFirst()) file: opening \(path) "
-                    + "would delete or rewrite it; move it to another name first (mv \(path)\(suffix) "
-                    + "\(path)\(suffix).sqlite) (nothing was changed)")
-        }
-        // SQLite will not open its -wal, -shm or -journal through a symbolic link (one planted there could point
-        // at any file, which it would overwrite); every command then failed with "unable to open database file
-        // ... its folder must exist and be writable", which pointed away from the link.
-        for suffix in suffixes {
-            var link = stat()
-            guard lstat(path + suffix, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { continue }
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path + suffix)) ?? "?"
-            throw CLIError(
-                ExitCode.failure,
-                "\(path)\(suffix) is a symbolic link (to \(target)): SQLite keeps \(path)'s \(suffix.dropFirst()) "
-                    + "file under that name and never writes through a link (it would overwrite what the link points "
-                    + "to), so it cannot open \(path); remove the link if you did not put it there "
-                    + "(rm \(path)\(suffix)) (nothing was changed)")
-        }
+        // SQLite names the companions after the file a symbolic --db leads to: those are checked too (through a
+        // link, a database at the resolved -wal name was deleted, exit 0).
+        var bases = [path]
+        if let resolved = ForeignCompanion.realPath(path), resolved != path { bases.append(resolved) }
+        for base in bases { try checkCompanions(of: base) }
         var st = stat()
-        guard stat(path, &st) == 0 else { return }
+        guard stat(path, &st) == 0 else {
+            try refuseOrphanCompanion(path)
+            return
+        }
+        if st.st_size == 0 { try refuseOrphanCompanion(path) }
         let type = st.st_mode & S_IFMT
         if type == S_IFDIR {
             throw UsageError(
@@ -58,12 +43,58 @@ enum InputChecks {
                 "\(option) \(path) is \(describe(type)), not a file: SQLite needs a regular file it can lock and seek; "
                     + "give \(option) the path of a database file (nothing was changed)")
         }
+        if let problem = ForeignCompanion.problem(path) { throw CLIError(ExitCode.badData, problem) }
         if let id = applicationID(path), id != 0 {
             throw CLIError(
                 ExitCode.badData,
                 "\(path) is an SQLite file of another application (its application_id is \(id); Urna files have 0): "
                     + "Urna does not take it over; give \(option) the path of an Urna file, or a new path (nothing was changed)"
             )
+        }
+    }
+
+    /// Refuses a database (not a log, journal or index) or a symbolic link at the -wal, -shm or -journal name of
+    /// the database file `base`.
+    static func checkCompanions(of base: String) throws {
+        let suffixes = ["-wal", "-shm", "-journal"]
+        for suffix in suffixes where looksLikeSQLite(base + suffix) == true {
+            // A database (not a log, journal or index) under this file's companion name: SQLite would delete or
+            // rewrite it the moment it opens `base`.
+            throw CLIError(
+                ExitCode.badData,
+                "\(base)\(suffix) is an SQLite database, not \(base)'s \(suffix.dropFirst()) file: opening \(base) "
+                    + "would delete or rewrite it; move it to another name first (mv \(base)\(suffix) "
+                    + "\(base)\(suffix).sqlite) (nothing was changed)")
+        }
+        // SQLite will not open its -wal, -shm or -journal through a symbolic link (one planted there could point
+        // at any file, which it would overwrite); every command then failed with "unable to open database file
+        // ... its folder must exist and be writable", which pointed away from the link.
+        for suffix in suffixes {
+            var link = stat()
+            guard lstat(base + suffix, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { continue }
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: base + suffix)) ?? "?"
+            throw CLIError(
+                ExitCode.failure,
+                "\(base)\(suffix) is a symbolic link (to \(target)): SQLite keeps \(base)'s \(suffix.dropFirst()) "
+                    + "file under that name and never writes through a link (it would overwrite what the link points "
+                    + "to), so it cannot open \(base); remove the link if you did not put it there "
+                    + "(rm \(base)\(suffix)) (nothing was changed)")
+        }
+    }
+
+    /// Refuses a new (missing or empty) database whose -wal or -journal name is already taken by a file with
+    /// bytes: SQLite would take it for the new file's own. `import` into a new file beside another database's
+    /// -wal exited 0 and left a file every later command read as that other database; `init` deleted the log.
+    static func refuseOrphanCompanion(_ path: String) throws {
+        for (suffix, what) in [("-wal", "write-ahead log"), ("-journal", "rollback journal")] {
+            var st = stat()
+            guard lstat(path + suffix, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { continue }
+            throw CLIError(
+                ExitCode.badData,
+                "\(path)\(suffix) is there but \(path) holds no database: that \(what) belongs to another database (or "
+                    + "to a file removed without it), and SQLite would take it for the new file's own; nothing was "
+                    + "changed: move it away (mv \(path)\(suffix) \(path)\(suffix).other), or put back the file it "
+                    + "belongs to")
         }
     }
 
@@ -128,7 +159,7 @@ enum InputChecks {
 
     /// Up to `count` bytes from the start of `path` (fewer for a short file, none when it cannot be opened),
     /// without blocking on a FIFO.
-    private static func firstBytes(_ path: String, _ count: Int) -> [UInt8] {
+    static func firstBytes(_ path: String, _ count: Int) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return [] }
         defer { close(fd) }

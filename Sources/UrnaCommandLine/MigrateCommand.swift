@@ -100,7 +100,7 @@ enum MigrateCommand {
                     .split(separator: "\n", omittingEmptySubsequences: false)
                     .filter { !$0.hasPrefix("Disk: ") }.joined(separator: "\n")
                 }
-                print(text)
+                TypedText.report(text)
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
             } catch let e as MigrationError {
                 if case .alreadyCurrent(_, let family, let version) = e {
@@ -168,7 +168,8 @@ enum MigrateCommand {
             throw CLIError(
                 e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
         }
-        print(DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path))
+        let rendered = DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path)
+        if p.has("json") { print(rendered) } else { TypedText.report(rendered) }
         return ExitCode.ok
     }
 

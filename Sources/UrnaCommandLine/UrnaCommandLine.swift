@@ -44,7 +44,8 @@ public enum UrnaCommandLine {
     public static func run(
         _ arguments: [String], families: [SchemaFamily], toolName: String = "urna", appVersion: String? = nil
     ) -> Int32 {
-        CommandContext.install(CommandContext(families: families, toolName: toolName, appVersion: appVersion))
+        CommandContext.install(
+            CommandContext(families: families, toolName: toolName, appVersion: appVersion, arguments: arguments))
         let problems = problems(of: families)
         if !problems.isEmpty, !["--help", "-h", "help", "--version"].contains(arguments.first ?? "--help") {
             FileHandle.standardError.write(
@@ -75,6 +76,8 @@ struct CommandContext: Sendable {
     let families: [SchemaFamily]
     let toolName: String
     var appVersion: String? = nil
+    /// The command line as typed (without the program name): `TypedText` escapes line breaks in its paths.
+    var arguments: [String] = []
 
     /// What `_urna_history` records as the program that ran a migration: "library-app 2.1.0 (urna 0.1.0)".
     var ledgerVersion: String {

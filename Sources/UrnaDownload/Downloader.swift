@@ -43,8 +43,12 @@ public final class Downloader {
         self.notice = notice
     }
 
-    /// Fetches `url` into `path` (replaced whole at the end, never left half-written).
-    public func fetch(_ url: String, to path: String) throws -> Outcome {
+    /// Fetches `url` into `path` (replaced whole at the end, never left half-written). Another fetch of `path`
+    /// (in this or another process) is waited for; `lock`, when given, is the caller's own `DownloadLock` on
+    /// `path`, held across more than the fetch (the extraction of members).
+    public func fetch(_ url: String, to path: String, holding lock: DownloadLock? = nil) throws -> Outcome {
+        let own = lock == nil ? try DownloadLock(for: path, waiting: notice) : nil
+        defer { own?.release() }
         let name = (path as NSString).lastPathComponent
         let cachePath = Self.sidecar(of: path, suffix: "download")
         let partial = Self.sidecar(of: path, suffix: "partial")

@@ -57,7 +57,9 @@ enum ImportIntegrity {
                 if case .list = p.type { ours.append(StorageLayout.listTable(type: t.name, property: p.name)) }
             }
         }
-        return ours + [StorageLayout.schemaTable, StorageLayout.historyTable]
+        // Every metadata table, the optional ones too: an import writes `_urna_pending_goods` and
+        // `_urna_field_generations`, and a trigger there deleted every Good while 8,583 were "attached" (exit 0).
+        return ours + StorageLayout.metadataTables
     }
 
     /// Refuses, before a row is written, a file whose own SQL would run for every row the import writes,
@@ -70,6 +72,18 @@ enum ImportIntegrity {
     static func refuseFileSQL(
         on connection: Connection, schema: Schema, path: String, allowed: Bool
     ) throws -> [(name: String, table: String)] {
+        // A view under one of Urna's names is read and written in the table's place (an INSTEAD OF trigger on it
+        // ran inside the import), whatever --allow-triggers says: it is never Urna's table.
+        let ours = Set(ourTables(schema).map { $0.lowercased() })
+        for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name") {
+            guard case .text(let name) = row[0], ours.contains(name.lowercased()) else { continue }
+            throw ImportError.database(
+                path: path,
+                reason: "\(name) is a view, not Urna's table: whatever it selects or its triggers do would run inside "
+                    + "the import in the table's place; nothing was imported: restore the file from a backup, or drop "
+                    + "it (sqlite3 \(path) 'DROP VIEW \"\(name)\"') if you made it",
+                exitCode: 65)
+        }
         let expected = try DatabaseShape.expected(for: schema)
         // A missing index of Urna's runs nothing (the import rebuilds those of empty tables; the check at the end
         // still needs the others): only what is there and differs is refused here.

@@ -227,6 +227,7 @@ public final class Importer {
             try run.finishLinks()
             try ImportIntegrity.verifyBeforeCommit(
                 connection, schema: store.schema, path: connection.path, checkLinks: triggersRun)
+            try rejects.secure()
             run.report(.committing)
             try store.commitWrite()
             run.report(.finished)

@@ -104,6 +104,26 @@ final class RejectsFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Writes every buffered row and syncs the file, before the import commits: a rejects file the disk cannot
+    /// hold then fails the import, rolled back, instead of failing after the commit with the list of the rows it
+    /// did not keep gone (a full disk ended in "cannot write the rejects file", exit 1, the other rows committed).
+    func secure() throws {
+        do {
+            try flush()
+            if descriptor >= 0, temporaryPath != nil, fsync(descriptor) != 0 {
+                throw ImportError.database(path: path, reason: String(cString: strerror(errno)), exitCode: 74)
+            }
+        } catch let e as ImportError {
+            let why = if case .database(_, let reason, _) = e { reason } else { "\(e)" }
+            throw ImportError.database(
+                path: path,
+                reason:
+                    "cannot write the rejects file (\(why.replacingOccurrences(of: "cannot write the rejects file: ", with: ""))); "
+                    + "the import was rolled back, nothing was imported: free space there, or give --rejects another place",
+                exitCode: 74)
+        }
+    }
+
     /// Closes without publishing: the rows written so far go (an attempt that is run again).
     func discard() {
         if descriptor >= 0 { _ = posixClose(descriptor) }

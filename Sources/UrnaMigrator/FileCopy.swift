@@ -39,6 +39,18 @@ public enum FileCopy {
             throw MigrationError.backupFailed(
                 path: path, reason: "that name is the database itself (a hard or symbolic link to it), not a backup")
         }
+        // SQLite reads a file through whatever -wal or -journal has its name: one left there (another database's
+        // log, a copy's) made the new backup read as that other database ("not an Urna file"), exit 0.
+        for suffix in ["-wal", "-journal"] {
+            var st = stat()
+            if lstat(path + suffix, &st) == 0, st.st_size > 0 || st.st_mode & S_IFMT != S_IFREG {
+                throw MigrationError.backupFailed(
+                    path: path,
+                    reason: "\(path)\(suffix) is already there, and SQLite would read the backup through it as "
+                        + "another database's \(suffix == "-wal" ? "write-ahead log" : "rollback journal"); move it away "
+                        + "(or give --backup another name)")
+            }
+        }
         let temporary = temporaryName(for: path)
         do {
             // A backup is one self-contained file (rollback journal): nothing to lose beside it.
@@ -265,7 +277,8 @@ public enum FileCopy {
         let dir = folder.isEmpty ? "." : folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
         for name in names {
-            guard let pid = owner(name), (includingOwn && pid == getpid()) || (pid != getpid() && !isRunning(pid)) else {
+            guard let pid = owner(name), (includingOwn && pid == getpid()) || (pid != getpid() && !isRunning(pid))
+            else {
                 continue
             }
             try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))

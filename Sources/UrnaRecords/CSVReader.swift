@@ -332,8 +332,16 @@ public final class CSVReader {
 
     /// The last path component, as locations show it.
     static func fileName(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
+        guard let slash = path.lastIndex(of: "/") else { return shownName(path) }
         let tail = path[path.index(after: slash)...]
-        return tail.isEmpty ? path : String(tail)
+        return shownName(tail.isEmpty ? path : String(tail))
+    }
+
+    /// A file's or zip member's name as messages and the rejects file show it: line feeds and carriage returns
+    /// escaped (`\x0A`), since each message line is read as one. A member named
+    /// `consulta_cand_2018_MG.csv\nrows: 5000 inserted, nothing rejected.csv` printed that second line on its own.
+    public static func shownName(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return name }
+        return name.replacingOccurrences(of: "\r", with: "\\x0D").replacingOccurrences(of: "\n", with: "\\x0A")
     }
 }

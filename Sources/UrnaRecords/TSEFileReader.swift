@@ -178,7 +178,8 @@ public final class TSEFileReader: Sequence {
             let entry = remainingEntries.removeFirst()
             let source = try archive.open(entry)
             let csv = try CSVReader(
-                source: source, name: "\(displayName):\(entry.name)", encoding: requestedEncoding, options: options)
+                source: source, name: "\(displayName):\(CSVReader.shownName(entry.name))", encoding: requestedEncoding,
+                options: options)
             do {
                 let next = try TSERecordStream(csv: csv)
                 entrySource = source

@@ -71,7 +71,7 @@ public final class ZipArchive {
 
     /// A stream of the member's uncompressed bytes, inflated chunk by chunk and checked against its CRC-32.
     public func open(_ entry: Entry) throws -> ZipEntryByteSource {
-        let member = "\(name):\(entry.name)"
+        let member = "\(name):\(CSVReader.shownName(entry.name))"
         if entry.flags & 1 != 0 {
             throw RecordFileError.zip(file: member, reason: "the member is encrypted; unzip it with its password first")
         }

@@ -11,7 +11,7 @@ file is 404. --drop-once REL: the first full answer for REL sends half the body,
 --corrupt-once REL: the first full answer for REL sends bytes that are not a zip. Hostile answers (for the
 attacker trials): --endless REL sends 200 and zip-like bytes without end; --announce REL=BYTES sends 200 with
 that Content-Length and then nothing; --redirect REL=URL answers 302 to URL; --html REL= answers 200 with an
-HTML error page. The chosen port is written
+HTML error page; --slow REL=SECONDS sends REL's full answers in 20 pieces spread over SECONDS. The chosen port is written
 to PORTFILE; every answer is logged to LOGFILE as one JSON line (path, status, range, bytes).
 """
 import email.utils
@@ -22,7 +22,10 @@ import os
 import signal
 import sys
 import threading
+import time
 import zipfile
+
+SLOW = {}
 
 
 def make_zip(out, files):
@@ -135,7 +138,14 @@ def serve(root, port_file, log_file, drop_once, corrupt_once, hostile):
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
-            self.wfile.write(payload)
+            if rel in SLOW:
+                step = len(payload) // 20 + 1
+                for i in range(0, len(payload), step):
+                    self.wfile.write(payload[i:i + step])
+                    self.wfile.flush()
+                    time.sleep(SLOW[rel] / 20)
+            else:
+                self.wfile.write(payload)
             self.record(status, len(payload), rng)
 
     # A test runner may start us with signals blocked (threads' masks are inherited): take them back, so
@@ -165,7 +175,10 @@ def main(argv):
         drop, corrupt, hostile, rest = set(), set(), {}, argv[5:]
         while rest:
             flag, value, rest = rest[0], rest[1], rest[2:]
-            if flag in ("--endless", "--announce", "--redirect", "--html"):
+            if flag == "--slow":
+                rel, _, arg = value.partition("=")
+                SLOW[rel] = float(arg)
+            elif flag in ("--endless", "--announce", "--redirect", "--html"):
                 rel, _, arg = value.partition("=")
                 hostile[rel] = (flag[2:], arg)
             else:

@@ -75,4 +75,34 @@ import Testing
         #expect(r.stderr.hasPrefix("Error: e.sqlite is at elections version 999999999999, newer than"), "\(r.stderr)")
         #expect(Hostile.bytes(dir, "e.sqlite") == before)
     }
+
+    @Test("A descriptor stored as a blob or a number, or no row at all, is named as damaged, not as no table")
+    func descriptorOfAnotherType() throws {
+        let dir = try Hostile.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try Hostile.urna(["init", "--db", "p.sqlite", "--family", "people"], in: dir).code == 0)
+        let path = dir.appendingPathComponent("p.sqlite").path
+        let original = try Hostile.sql(path, "SELECT descriptor FROM _urna_schema")[0]
+        for edit in [
+            "UPDATE _urna_schema SET descriptor = CAST(descriptor AS BLOB)", "UPDATE _urna_schema SET descriptor = 6",
+            "DELETE FROM _urna_schema",
+        ] {
+            try Hostile.sql(path, "DELETE FROM _urna_schema")
+            try Hostile.sql(
+                path,
+                "INSERT INTO _urna_schema VALUES (1, 'people', 2, '\(original.replacingOccurrences(of: "'", with: "''"))', '')"
+            )
+            try Hostile.sql(path, edit)
+            // It said "p.sqlite is not an Urna file (it has no _urna_schema table)", and import "already holds
+            // tables that Urna did not create: use a new file".
+            for args in [["status", "--db", "p.sqlite"], ["migrate", "--db", "p.sqlite"]] {
+                let r = try Hostile.urna(args, in: dir)
+                #expect(r.code == 65, "\(edit) \(args): \(r.stderr)")
+                #expect(!r.stderr.contains("no _urna_schema table"), "\(edit) \(args): \(r.stderr)")
+                #expect(
+                    r.stderr.contains("p.sqlite: the schema it records in _urna_schema cannot be used ("),
+                    "\(edit) \(args): \(r.stderr)")
+            }
+        }
+    }
 }

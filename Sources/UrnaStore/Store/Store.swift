@@ -131,10 +131,16 @@ public final class Store: @unchecked Sendable {
     /// The schema recorded in a file's metadata table, or nil when the file has none.
     public static func recordedSchema(in c: Connection) throws -> Schema? {
         guard try c.tableExists(StorageLayout.schemaTable) else { return nil }
-        guard
-            case .text(let json)? = try c.scalar("SELECT descriptor FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1")
-        else { return nil }
-        return try SchemaDescriptor.decode(json)
+        // The table is there: a missing row or a descriptor that is not text is a damaged file, not a file
+        // without Urna's table ("not an Urna file", and import's "use a new file", sent the user the wrong way).
+        switch try c.scalar("SELECT descriptor FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1") {
+        case .text(let json)?: return try SchemaDescriptor.decode(json)
+        case nil: throw StoreError.schemaMismatch(DamagedDescriptor.prefix + "the table holds no descriptor (no row 1)")
+        case .blob?:
+            throw StoreError.schemaMismatch(DamagedDescriptor.prefix + "the descriptor is a blob, not JSON text")
+        case let other?:
+            throw StoreError.schemaMismatch(DamagedDescriptor.prefix + "the descriptor is \(other), not JSON text")
+        }
     }
 
     private func installOrVerify(pageSize: Int?) throws {
