@@ -46,7 +46,9 @@ extension InventoryFamily {
     static func fillV0(at path: String, products n: Int = 12) throws {
         let store = try Store(path: path, schema: v0)
         try store.write {
-            let suppliers = try (0..<3).map { try store.create("Supplier", value: supplierValues($0, phoneRequired: false)) }
+            let suppliers = try (0..<3).map {
+                try store.create("Supplier", value: supplierValues($0, phoneRequired: false))
+            }
             let warehouses = try (0..<2).map { try store.create("Warehouse", value: warehouseValues($0)) }
             let products = try (1...n).map { i in
                 var p = productValues(i, version: 0)
@@ -56,7 +58,10 @@ extension InventoryFamily {
             for b in 1...(n / 2) {
                 try store.create(
                     "Bin",
-                    value: ["id": b, "warehouse": warehouses[b % 2], "products": binProducts(b, products: n).map { products[$0] }]
+                    value: [
+                        "id": b, "warehouse": warehouses[b % 2],
+                        "products": binProducts(b, products: n).map { products[$0] },
+                    ]
                         as [String: Any])
             }
             for i in stride(from: 3, through: n, by: 3) {
@@ -83,7 +88,9 @@ extension InventoryFamily {
                 try store.create("Bin", value: bin)
                 for (j, p) in held.enumerated().dropFirst() {
                     try store.create(
-                        "Bin", value: ["id": b * 1000 + j, "warehouse": warehouses[b % 2], "product": products[p]] as [String: Any])
+                        "Bin",
+                        value: ["id": b * 1000 + j, "warehouse": warehouses[b % 2], "product": products[p]]
+                            as [String: Any])
                 }
             }
         }

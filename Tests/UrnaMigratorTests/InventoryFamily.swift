@@ -64,7 +64,8 @@ enum InventoryFamily {
             ])
     }
 
-    static let note = ObjectSchema("Note", [Property("text", .string, default: ""), Property("product", .link("Product"))])
+    static let note = ObjectSchema(
+        "Note", [Property("text", .string, default: ""), Property("product", .link("Product"))])
     static let pricing = ObjectSchema(
         "Pricing", [Property("product", .link("Product")), Property("amount", .decimal(scale: 2), default: 0)])
 

@@ -9,7 +9,9 @@ import UrnaStore
         try! Schema(family: "inventory", version: v, types: types)
     }
 
-    static func family(_ a: [ObjectSchema], _ b: [ObjectSchema], _ step: MigrationStep = MigrationStep()) -> SchemaFamily {
+    static func family(_ a: [ObjectSchema], _ b: [ObjectSchema], _ step: MigrationStep = MigrationStep())
+        -> SchemaFamily
+    {
         SchemaFamily(
             name: "inventory", versions: [SchemaVersion(schema(0, a)), SchemaVersion(schema(1, b), step: step)])
     }
@@ -39,7 +41,8 @@ import UrnaStore
         let dir = try Fixture.directory()
         let a = [Self.product([Property("sku", .string, primaryKey: true), Property("qty", .string, optional: true)])]
         let b = [Self.product([Property("sku", .string, primaryKey: true), Property("qty", .int64, optional: true)])]
-        let path = try Self.file(dir, a, [["sku": "A", "qty": "12"], ["sku": "B", "qty": "12a"], ["sku": "C", "qty": nil]])
+        let path = try Self.file(
+            dir, a, [["sku": "A", "qty": "12"], ["sku": "B", "qty": "12a"], ["sku": "C", "qty": nil]])
         let before = try RowChecker.rows(path)
         let m = Migrator(family: Self.family(a, b))
         let message = Self.outcome { _ = try m.plan(path: path) }
@@ -65,8 +68,14 @@ import UrnaStore
     @Test func linkBecomesListOfTheSameNameWithoutClosure() throws {
         let dir = try Fixture.directory()
         let supplier = ObjectSchema("Supplier", [Property("id", .int64, primaryKey: true)])
-        let a = [supplier, Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .link("Supplier"))])]
-        let b = [supplier, Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .list("Supplier"))])]
+        let a = [
+            supplier,
+            Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .link("Supplier"))]),
+        ]
+        let b = [
+            supplier,
+            Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .list("Supplier"))]),
+        ]
         let path = dir.file("inventory.sqlite")
         let store = try Store(path: path, schema: Self.schema(0, a))
         try store.write {
@@ -85,8 +94,14 @@ import UrnaStore
     @Test func listBecomesLinkOfTheSameNameWithoutClosure() throws {
         let dir = try Fixture.directory()
         let supplier = ObjectSchema("Supplier", [Property("id", .int64, primaryKey: true)])
-        let a = [supplier, Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .list("Supplier"))])]
-        let b = [supplier, Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .link("Supplier"))])]
+        let a = [
+            supplier,
+            Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .list("Supplier"))]),
+        ]
+        let b = [
+            supplier,
+            Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .link("Supplier"))]),
+        ]
         let path = dir.file("inventory.sqlite")
         let store = try Store(path: path, schema: Self.schema(0, a))
         try store.write {
@@ -147,7 +162,9 @@ import UrnaStore
         let message = Self.outcome {
             _ = try Schema(
                 family: "inventory", version: 1,
-                types: [Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .link("Suplier"))])])
+                types: [
+                    Self.product([Property("sku", .string, primaryKey: true), Property("supplier", .link("Suplier"))])
+                ])
         }
         #expect(message.contains("Product.supplier") && message.contains("Suplier"), "\(message)")
     }
@@ -166,7 +183,9 @@ import UrnaStore
 
     @Test func dateBecomesTextAndBack() throws {
         let dir = try Fixture.directory()
-        let a = [Self.product([Property("sku", .string, primaryKey: true), Property("added", .string, optional: true)])]
+        let a = [
+            Self.product([Property("sku", .string, primaryKey: true), Property("added", .string, optional: true)])
+        ]
         let b = [Self.product([Property("sku", .string, primaryKey: true), Property("added", .date, optional: true)])]
         let path = try Self.file(dir, a, [["sku": "A", "added": "2024-01-05"], ["sku": "B", "added": "yesterday"]])
         let before = try RowChecker.rows(path)

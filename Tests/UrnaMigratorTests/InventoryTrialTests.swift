@@ -59,7 +59,8 @@ import UrnaStore
             #expect(dry.countsAfter == real.countsAfter, "v\(version)")
             #expect(dry.totalActivity == real.totalActivity, "v\(version)")
             #expect(dry.steps.map(\.clearedLinks) == real.steps.map(\.clearedLinks), "v\(version)")
-            #expect(dry.steps.map { $0.droppedData.map(\.property) } == real.steps.map { $0.droppedData.map(\.property) })
+            #expect(
+                dry.steps.map { $0.droppedData.map(\.property) } == real.steps.map { $0.droppedData.map(\.property) })
         }
     }
 
