@@ -51,7 +51,8 @@ import UrnaStore
         func types(_ key: String) -> [ObjectSchema] {
             [
                 P.product([Property(key, .string, primaryKey: true), Property("name", .string, default: "")]),
-                ObjectSchema("Bin", [Property("id", .int64, primaryKey: true), Property("products", .list("Product"))]),
+                ObjectSchema(
+                    "Bin", [Property("id", .int64, primaryKey: true), Property("products", .list("Product"))]),
             ]
         }
         let path = dir.file("inventory.sqlite")

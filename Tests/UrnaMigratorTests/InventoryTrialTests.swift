@@ -1,4 +1,5 @@
 import Foundation
+import InventoryFamily
 import Testing
 import UrnaMigrator
 import UrnaStore

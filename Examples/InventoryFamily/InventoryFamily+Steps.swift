@@ -4,14 +4,14 @@ import UrnaStore
 
 extension InventoryFamily {
     /// "2024-01-05" as a date at midnight UTC; nil for text that is no such date.
-    static func day(_ text: String) -> Date? {
+    public static func day(_ text: String) -> Date? {
         let parts = text.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
         return ISODate.date(year: parts[0], month: parts[1], day: parts[2])
     }
 
     /// The six steps, as the app's developer writes them.
-    static let steps: [MigrationStep] = [
+    public static let steps: [MigrationStep] = [
         MigrationStep("Supplier renamed Vendor") { m in
             try m.enumerateObjects(ofType: "Supplier") { old, _ in
                 try m.create("Vendor", value: ["id": old["id"], "name": old["name"], "phone": old["phone"]])
@@ -62,7 +62,28 @@ extension InventoryFamily {
         },
     ]
 
-    static let family = SchemaFamily(
+    public static let family = SchemaFamily(
         name: "inventory",
         versions: [SchemaVersion(v0)] + zip(versions.dropFirst(), steps).map { SchemaVersion($0.0, step: $0.1) })
+}
+
+extension InventoryFamily {
+    /// v7 as a copy-paste slip ships it: `name` becomes `label`, and the second rename meant for `qty` also
+    /// says `label`, so `qty`'s values would go. Refused as the family's problem before any file is read
+    /// (`INVENTORY_APP_VARIANT=clash inventory-app ...`).
+    public static var withRenameClash: SchemaFamily {
+        let product = ObjectSchema(
+            "Product",
+            v6[type: "Product"]!.properties.map { p in
+                p.name == "name" ? Property("label", .string, default: "", indexed: true) : p
+            })
+        let v7 = schema(7, v6.types.map { $0.name == "Product" ? product : $0 })
+        let slip = MigrationStep(
+            "name is label",
+            renames: [
+                PropertyRename(type: "Product", from: "name", to: "label"),
+                PropertyRename(type: "Product", from: "qty", to: "label"),
+            ])
+        return SchemaFamily(name: "inventory", versions: family.versions + [SchemaVersion(v7, step: slip)])
+    }
 }

@@ -13,7 +13,7 @@ import UrnaStore
 /// | 4 | Bin.products list → Bin.product link (each further product gets a Bin of its own); Warehouse.city optional | yes |
 /// | 5 | Product keyed by the number in its SKU (Int), links follow | yes |
 /// | 6 | Pricing merged back into Product.price | yes |
-enum InventoryFamily {
+public enum InventoryFamily {
     static func schema(_ version: Int, _ types: [ObjectSchema]) -> Schema {
         do { return try Schema(family: "inventory", version: version, types: types) } catch {
             preconditionFailure("inventory v\(version): \(error)")
@@ -69,49 +69,49 @@ enum InventoryFamily {
     static let pricing = ObjectSchema(
         "Pricing", [Property("product", .link("Product")), Property("amount", .decimal(scale: 2), default: 0)])
 
-    static let v0 = schema(
+    public static let v0 = schema(
         0,
         [
             address, warehouse(cityOptional: false), supplier("Supplier", phoneRequired: false, inverse: false),
             product(key: .string, price: .double, added: .string, supplier: "supplier", supplierType: "Supplier"),
             bin(list: true), note,
         ])
-    static let v1 = schema(
+    public static let v1 = schema(
         1,
         [
             address, warehouse(cityOptional: false), supplier("Vendor", phoneRequired: false, inverse: true),
             product(key: .string, price: .double, added: .string, supplier: "vendor", supplierType: "Vendor"),
             bin(list: true), note,
         ])
-    static let v2 = schema(
+    public static let v2 = schema(
         2,
         [
             address, warehouse(cityOptional: false), supplier("Vendor", phoneRequired: true, inverse: true),
             product(key: .string, price: .decimal(scale: 2), added: .date, supplier: "vendor", supplierType: "Vendor"),
             bin(list: true), note,
         ])
-    static let v3 = schema(
+    public static let v3 = schema(
         3,
         [
             address, warehouse(cityOptional: false), supplier("Vendor", phoneRequired: true, inverse: true),
             product(key: .string, price: nil, added: .date, supplier: "vendor", supplierType: "Vendor"),
             bin(list: true), pricing,
         ])
-    static let v4 = schema(
+    public static let v4 = schema(
         4,
         [
             address, warehouse(cityOptional: true), supplier("Vendor", phoneRequired: true, inverse: true),
             product(key: .string, price: nil, added: .date, supplier: "vendor", supplierType: "Vendor"),
             bin(list: false), pricing,
         ])
-    static let v5 = schema(
+    public static let v5 = schema(
         5,
         [
             address, warehouse(cityOptional: true), supplier("Vendor", phoneRequired: true, inverse: true),
             product(key: .int64, price: nil, added: .date, supplier: "vendor", supplierType: "Vendor"),
             bin(list: false), pricing,
         ])
-    static let v6 = schema(
+    public static let v6 = schema(
         6,
         [
             address, warehouse(cityOptional: true), supplier("Vendor", phoneRequired: true, inverse: true),
@@ -119,5 +119,5 @@ enum InventoryFamily {
             bin(list: false),
         ])
 
-    static let versions = [v0, v1, v2, v3, v4, v5, v6]
+    public static let versions = [v0, v1, v2, v3, v4, v5, v6]
 }

@@ -43,7 +43,7 @@ extension InventoryFamily {
 
     /// A v0 file as the app fills it: 3 suppliers, 2 warehouses, `products` products (every fifth without a
     /// supplier), `products / 2` bins holding 0 to 3 products, a note on every third product.
-    static func fillV0(at path: String, products n: Int = 12) throws {
+    public static func fillV0(at path: String, products n: Int = 12) throws {
         let store = try Store(path: path, schema: v0)
         try store.write {
             let suppliers = try (0..<3).map {
@@ -71,7 +71,7 @@ extension InventoryFamily {
     }
 
     /// Writes, independently of the steps, the v6 file a migrated `fillV0(products:)` file must equal.
-    static func fillV6(at path: String, products n: Int = 12) throws {
+    public static func fillV6(at path: String, products n: Int = 12) throws {
         let store = try Store(path: path, schema: v6)
         try store.write {
             let vendors = try (0..<3).map { try store.create("Vendor", value: supplierValues($0, phoneRequired: true)) }
