@@ -114,6 +114,12 @@ public struct SchemaFamily: Sendable {
                     }
                 }
                 out += Self.clashes(v.step.renames).map { "\(name) v\(v.version): \($0)" }
+                for r in v.step.renames where old[type: r.type]?.embedded == true {
+                    out.append(
+                        "\(name) v\(v.version): rename of \(r.type).\(r.from) to \(r.to): \(r.type) is embedded, and "
+                            + "renames are not applied inside embedded objects; remove it, and give the step a closure "
+                            + "that writes the owners' \(r.type) values (new[\"...\"] = .embedded([\"\(r.to)\": ...]))")
+                }
             }
             previous = v.version
         }
