@@ -76,4 +76,31 @@ import UrnaStore
         let names = try held.map { try after.object(ofType: "Product", forPrimaryKey: $0.key)?.value(forKey: "name") }
         #expect(names == [.string("nut"), .string("bolt")])
     }
+
+    /// Swapped names of an indexed and a plain property: the index follows the name (`Product_name_idx` on the
+    /// new `name`), and queries through it find the swapped values.
+    @Test func swappedIndexedNameKeepsItsIndex() throws {
+        let dir = try Fixture.directory()
+        let a = [
+            P.product([
+                Property("sku", .string, primaryKey: true), Property("name", .string, default: "", indexed: true),
+                Property("title", .string, default: ""),
+            ])
+        ]
+        let path = try P.file(dir, a, [["sku": "A", "name": "bolt", "title": "Bolt M8"]])
+        let step = MigrationStep(renames: [
+            PropertyRename(type: "Product", from: "name", to: "title"),
+            PropertyRename(type: "Product", from: "title", to: "name"),
+        ])
+        let m = Migrator(family: P.family(a, a, step))
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        #expect(
+            try P.column(
+                path, "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Product' AND sql IS NOT NULL"
+            )
+            .contains { $0.contains("\"name\"") })
+        let store = try Store.openExisting(path: path)
+        #expect(try store.objects("Product").filter("name == %@", "Bolt M8").count == 1)
+        #expect(try P.column(path, "PRAGMA integrity_check") == ["ok"])
+    }
 }
