@@ -86,4 +86,22 @@ import UrnaStore
         #expect(message.contains("Product.name"), "\(message)")
         #expect(try P.column(path, "SELECT name FROM Product") == ["bolt"])
     }
+
+    /// The same through the closure's own `renameProperty` (Realm's form): the old names still need permission.
+    @Test func closureRenameOntoARemovedNameNeedsPermission() throws {
+        let dir = try Fixture.directory()
+        let a = [
+            P.product([
+                Property("sku", .string, primaryKey: true), Property("name", .string, default: ""),
+                Property("title", .string, default: ""),
+            ])
+        ]
+        let b = [P.product([Property("sku", .string, primaryKey: true), Property("name", .string, default: "")])]
+        let path = try P.file(dir, a, [["sku": "A", "name": "bolt", "title": "Bolt M8"]])
+        let step = MigrationStep { m in try m.renameProperty(onType: "Product", from: "title", to: "name") }
+        let m = Migrator(family: P.family(a, b, step))
+        let message = P.outcome { _ = try m.run(try m.plan(path: path), backup: .none) }
+        #expect(message.contains("Product.name"), "\(message)")
+        #expect(try P.column(path, "SELECT name FROM Product") == ["bolt"])
+    }
 }
