@@ -51,6 +51,10 @@ let package = Package(
         // turned into a link and back, int -> double -> string, a re-key with incoming list links).
         .target(name: "FieldworkFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/FieldworkFamily"),
         .executableTarget(name: "fieldwork-app", dependencies: ["UrnaCommandLine", "FieldworkFamily"], path: "Examples/fieldwork-app"),
+        // A fifth app's family (a shop's inventory: a type renamed, text to dates, a type split off and merged back,
+        // a list turned into a link with objects created, string keys to Int with links following).
+        .target(name: "InventoryFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/InventoryFamily"),
+        .executableTarget(name: "inventory-app", dependencies: ["UrnaCommandLine", "InventoryFamily"], path: "Examples/inventory-app"),
         // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
         .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
@@ -60,7 +64,7 @@ let package = Package(
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "UrnaImport", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore", "UrnaPostgres", "PostgresTestSupport"]),
-        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "UrnaTestSupport"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "InventoryFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport", "UrnaCommandLine", "FieldworkFamily"], exclude: ["tse_http_server.py"]),

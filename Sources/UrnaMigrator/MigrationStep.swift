@@ -37,6 +37,18 @@ public struct PropertyRename: Sendable, Hashable, Codable {
     }
 }
 
+extension [PropertyRename] {
+    /// The name under which `type`'s old property `oldName` keeps its values in `new`, or nil when they are not
+    /// kept: `new` has no property of that name, or the name now belongs to another old property renamed onto it
+    /// (`title` renamed to `name` while the old `name` goes: the old names are dropped, not kept).
+    func keptName(type: String, oldName: String, in new: ObjectSchema) -> String? {
+        let name = first { $0.type == type && $0.from == oldName }?.to ?? oldName
+        guard new[property: name] != nil else { return nil }
+        let source = first { $0.type == type && $0.to == name }?.from ?? name
+        return source == oldName ? name : nil
+    }
+}
+
 /// An explicit permission for a change the migrator would otherwise refuse without a closure.
 public enum MigrationAllowance: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Convert the property's values as well as possible; values that don't convert exactly take the

@@ -74,15 +74,19 @@ extension Migrator {
                 continue
             }
             for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
-                let newName = step.newName(type: old.name, oldName: p.name)
-                if new[property: newName] != nil { continue }
+                if step.renames.keptName(type: old.name, oldName: p.name, in: new) != nil { continue }
                 guard mayHaveValues(old.name, p), !step.allows(.discard(type: old.name, property: p.name)) else {
                     continue
                 }
                 let added = new.properties.filter { step.from[type: old.name]?[property: $0.name] == nil }
                 var reason = "the property is removed and its non-nil values would be dropped"
                 var fix = "declare the rename if it is one"
-                if let same = added.first(where: { $0.name.lowercased() == p.name.lowercased() }) {
+                if let onto = step.renames.first(where: { $0.type == old.name && $0.to == p.name }) {
+                    reason =
+                        "\(old.name).\(onto.from) is renamed to \(p.name), so the values \(p.name) holds now would be "
+                        + "dropped"
+                    fix = "rename \(p.name) too, or give the step a closure that keeps them"
+                } else if let same = added.first(where: { $0.name.lowercased() == p.name.lowercased() }) {
                     reason =
                         "\(old.name).\(same.name) differs from it only in case: it is the same property renamed, "
                         + "but no rename is declared, so its values would be dropped"

@@ -103,15 +103,54 @@ public struct SchemaFamily: Sendable {
             if let p = previous, let old = schema(version: p) {
                 for r in v.step.renames {
                     if old[type: r.type]?[property: r.from] == nil {
-                        out.append("\(name) v\(v.version): rename of \(r.type).\(r.from), which v\(p) does not have")
+                        out.append(
+                            "\(name) v\(v.version): rename of \(r.type).\(r.from), which v\(p) does not have"
+                                + Self.nearest(r.from, in: old[type: r.type]))
                     }
                     if v.schema[type: r.type]?[property: r.to] == nil {
                         out.append(
-                            "\(name) v\(v.version): rename to \(r.type).\(r.to), which v\(v.version) does not have")
+                            "\(name) v\(v.version): rename to \(r.type).\(r.to), which v\(v.version) does not have"
+                                + Self.nearest(r.to, in: v.schema[type: r.type]))
                     }
+                }
+                out += Self.clashes(v.step.renames).map { "\(name) v\(v.version): \($0)" }
+                for r in v.step.renames where old[type: r.type]?.embedded == true {
+                    out.append(
+                        "\(name) v\(v.version): rename of \(r.type).\(r.from) to \(r.to): \(r.type) is embedded, and "
+                            + "renames are not applied inside embedded objects; remove it, and give the step a closure "
+                            + "that writes the owners' \(r.type) values (new[\"...\"] = .embedded([\"\(r.to)\": ...]))")
                 }
             }
             previous = v.version
+        }
+        return out
+    }
+
+    /// " (did you mean label?)" for the type's property nearest to a name no property has, or "".
+    static func nearest(_ name: String, in type: ObjectSchema?) -> String {
+        let names = type?.properties.map(\.name) ?? []
+        func distance(_ n: String) -> Int { Migrator.editDistance(n.lowercased(), name.lowercased()) }
+        guard let best = names.min(by: { distance($0) < distance($1) }), distance(best) <= 2 else { return "" }
+        return " (did you mean \(best)?)"
+    }
+
+    /// Renames of one step that contradict each other: two onto one name (one of them would lose its values),
+    /// or one name renamed twice (the second is ignored).
+    static func clashes(_ renames: [PropertyRename]) -> [String] {
+        var out: [String] = []
+        for (i, r) in renames.enumerated() {
+            for s in renames[..<i] where s.type == r.type {
+                if s.to == r.to && s.from != r.from {
+                    out.append(
+                        "\(r.type).\(s.from) and \(r.type).\(r.from) are both renamed to \(r.to): one of them would "
+                            + "lose its values; rename one to another name, or merge them in a closure")
+                }
+                if s.from == r.from && s.to != r.to {
+                    out.append(
+                        "\(r.type).\(r.from) is renamed twice (to \(s.to) and to \(r.to)): keep one rename, and copy "
+                            + "the values into the other property in a closure")
+                }
+            }
         }
         return out
     }

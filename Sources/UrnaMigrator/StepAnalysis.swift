@@ -357,6 +357,13 @@ struct StepAnalysis {
         }
         t.sources = sources
         t.conversions = conversions
+        // The same table SQL can hold other data: two columns whose names renames swap.
+        if !t.tableChanges, t.old != nil {
+            t.tableChanges = sources.indices.contains { i in
+                guard case .copy(let oi) = sources[i] else { return true }
+                return t.oldColumns[oi].name != t.newColumns[i].name
+            }
+        }
 
         // Identities change when the key column comes from another old column, or converts.
         if let o = t.old, let nk = t.newKeyIndex {

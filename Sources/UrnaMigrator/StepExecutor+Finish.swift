@@ -250,8 +250,12 @@ extension StepExecutor {
             }
         }
         for d in analysis.droppedLists { try exec("DROP TABLE IF EXISTS \(Identifier.quoted(d.table))") }
+        // Every old table goes before any staging table takes its name: lists whose names renames swap
+        // (`tags` ↔ `labels`) each take the other's table name.
         for l in analysis.lists where rebuiltLists.contains(l.key) {
             if let old = l.oldTable { try exec("DROP TABLE IF EXISTS \(Identifier.quoted(old))") }
+        }
+        for l in analysis.lists where rebuiltLists.contains(l.key) {
             try exec("ALTER TABLE \(Identifier.quoted(l.stagingTable)) RENAME TO \(Identifier.quoted(l.newTable))")
         }
         for t in transfers { t.rebuilt = false }

@@ -11,8 +11,8 @@ extension StepExecutor {
             let gone: [Property]
             if let n = t.new {
                 gone = old.storedProperties.filter { p in
-                    let newName = analysis.renames.first { $0.type == t.name && $0.from == p.name }?.to ?? p.name
-                    return !(n[property: newName]?.isStored ?? false)
+                    let kept = analysis.renames.keptName(type: t.name, oldName: p.name, in: n)
+                    return !(kept.flatMap { n[property: $0] }?.isStored ?? false)
                 }
             } else {
                 gone = old.storedProperties
