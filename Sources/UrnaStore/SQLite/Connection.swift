@@ -17,7 +17,9 @@ private let sqliteConfigured: Bool = {
 /// Not thread-safe: use one per thread, or open it `serialized` (SQLite's own mutex then guards every
 /// call). A `Store`'s writer (`store.connection`) is safe from any thread: its methods wait for the store's
 /// write lock, so raw SQL from another thread runs between two writes, never inside one (where a rollback
-/// would take it away) nor on a cached statement another thread is stepping.
+/// would take it away) nor on a cached statement another thread is stepping. A raw `BEGIN` there is a write of its
+/// thread, like `beginWrite()`: other threads wait until that thread's `COMMIT` or `ROLLBACK`, so in async code keep
+/// it and its end on one side of every `await` (or use `store.write { }`, where raw SQL joins the write).
 public final class Connection {
     public let handle: OpaquePointer
     public let path: String
