@@ -1,7 +1,7 @@
 import Foundation
 import UrnaStore
 
-// The fourth and fifth threads trials: a Swift 6 app that hammers one store file from threads, tasks, actors and processes.
+// The fourth, fifth and sixth threads trials: a Swift 6 app that hammers one store file from threads, tasks, actors and processes.
 let args = CommandLine.arguments
 switch args.count > 1 ? args[1] : "all" {
 case "child-hammer": try Hammer.child(path: args[2], n: Int(args[3])!)
@@ -58,6 +58,20 @@ default:
     if wanted("migration-race") {
         try await watchdog("migration-race", seconds: 240) { try await MigrationRace.run() }
     }
+    // The sixth trial.
+    if wanted("raw-transactions") {
+        try await watchdog("raw-transactions", seconds: 120) { try Sixth.rawTransactions() }
+    }
+    if wanted("cached-statements") {
+        try await watchdog("cached-statements", seconds: 120) { try Sixth.cachedStatements() }
+    }
+    if wanted("cancel-mid-body") {
+        try await watchdog("cancel-mid-body", seconds: 120) { try await Sixth.cancelledMidBody() }
+    }
+    if wanted("observer-writes") {
+        try await watchdog("observer-writes", seconds: 120) { try Sixth.observerThatWrites() }
+    }
+    if wanted("priorities") { try await watchdog("priorities", seconds: 120) { try await Sixth.priorities() } }
     if wanted("import") {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

@@ -7,7 +7,7 @@ import UrnaStore
 extension ElectionExporter {
     /// consulta_cand rows, one per candidacy.
     func writeCandidatesCSV(to sink: ExportSink, summary: inout ExportSummary) throws {
-        let catalogues = try Catalogues(store.connection)
+        let catalogues = try Catalogues(connection)
         let columns = ExportLayouts.candidateCSV
         let csvColumns = try writeHeader(columns, to: sink)
         let cursor = try prepare(
@@ -27,7 +27,7 @@ extension ElectionExporter {
 
     /// bem_candidato rows, one per good, grouped by candidacy (in import order) and in list order.
     func writeGoodsCSV(to sink: ExportSink, summary: inout ExportSummary) throws {
-        let catalogues = try Catalogues(store.connection)
+        let catalogues = try Catalogues(connection)
         let list = Identifier.quoted(StorageLayout.listTable(type: "Candidate", property: "goods"))
         // CROSS JOIN fixes the loop order: candidacies by rowid, then each one's list by position, no sort.
         let from =
@@ -66,7 +66,6 @@ extension ElectionExporter {
     /// consulta_coligacao rows: one per party of each coalition, in list order; the election, office and unit
     /// columns come from the coalition's first candidacy (the mapper does not read them).
     func writeCoalitionsCSV(to sink: ExportSink, summary: inout ExportSummary) throws {
-        let connection = store.connection
         let catalogues = try Catalogues(connection)
         let members = try CoalitionMembers(connection)
         let columns = ExportLayouts.coalitionCSV

@@ -36,6 +36,9 @@ public final class ElectionExporter {
     let filter: (sql: String, bindings: [SQLValue])?
     /// CSV cells seen that begin like a spreadsheet formula, and the first one's place (for the summary).
     var formulas = SpreadsheetFormula.Tally()
+    /// The connection an export reads through: one commit of the file, on a connection of its own while it runs
+    /// (see `Store.withReadSnapshot`), so other threads of the app go on writing through the store meanwhile.
+    private(set) var connection: Connection
 
     /// Checks the options against the file (type, format, encoding, predicate) before anything is written.
     ///
@@ -44,6 +47,7 @@ public final class ElectionExporter {
     public init(store: Store, options: ExportOptions) throws {
         self.store = store
         self.options = options
+        self.connection = store.connection
         let typeName = options.effectiveTypeName
         if options.format != .json {
             do {
@@ -84,23 +88,35 @@ public final class ElectionExporter {
             let sink = ExportSink(fd: STDOUT_FILENO, path: "standard output", encoding: options.effectiveEncoding)
             return try export(to: sink)
         }
-        let file = try ExportOutputFile(path: path, private: try holdsPersonalData())
-        do {
-            let summary = try export(to: ExportSink(fd: file.fd, path: path, encoding: options.effectiveEncoding))
-            try file.commit()
-            return summary
-        } catch {
-            file.discard()
-            throw error
+        return try onSnapshot {
+            let file = try ExportOutputFile(path: path, private: try holdsPersonalData())
+            do {
+                let summary = try export(to: ExportSink(fd: file.fd, path: path, encoding: options.effectiveEncoding))
+                try file.commit()
+                return summary
+            } catch {
+                file.discard()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` with `connection` reading one commit (a consistent snapshot), the store's writer again after it.
+    private func onSnapshot<T>(_ body: () throws -> T) throws -> T {
+        try store.withReadSnapshot { snapshot in
+            let previous = connection
+            connection = snapshot
+            defer { connection = previous }
+            return try body()
         }
     }
 
     /// Writes the export to a sink, inside one read transaction (a consistent snapshot).
     func export(to sink: ExportSink) throws -> ExportSummary {
-        let connection = store.connection
-        let ownTransaction = !connection.isInTransaction
-        if ownTransaction { try connection.execute("BEGIN") }
-        defer { if ownTransaction { try? connection.execute("COMMIT") } }
+        try onSnapshot { try exportOnSnapshot(to: sink) }
+    }
+
+    private func exportOnSnapshot(to sink: ExportSink) throws -> ExportSummary {
         var summary = ExportSummary()
         summary.typeName = type.name
         switch (options.format, type.name) {
@@ -126,7 +142,7 @@ public final class ElectionExporter {
 
     /// A prepared statement with the filter's values bound.
     func prepare(_ sql: String) throws -> Statement {
-        let s = try store.connection.prepare(sql)
+        let s = try connection.prepare(sql)
         try s.bind(filter?.bindings ?? [])
         return s
     }
@@ -137,7 +153,7 @@ public final class ElectionExporter {
         let columns = ["cpf", "email", "voterId"].filter { type[property: $0]?.isStored == true }
         guard !columns.isEmpty else { return false }
         let test = columns.map { "coalesce(\(Identifier.quoted($0)), '') <> ''" }.joined(separator: " OR ")
-        return try store.connection.integer(
+        return try connection.integer(
             "SELECT EXISTS (SELECT 1 FROM \(Identifier.quoted(type.name)) WHERE \(test))") != 0
     }
 
@@ -221,7 +237,9 @@ public final class ElectionExporter {
         column: @autoclosure () -> String
     ) throws {
         do {
-            if escaping == .csv, formulas.note(text, place: "\(type) \(key), column \(column())"), options.spreadsheetSafe {
+            if escaping == .csv, formulas.note(text, place: "\(type) \(key), column \(column())"),
+                options.spreadsheetSafe
+            {
                 try sink.byte(UInt8(ascii: "'"))
             }
             try sink.text(text, escaping)

@@ -11,7 +11,6 @@ import UrnaStore
 /// ```
 extension ElectionExporter {
     func writeJSONLines(to sink: ExportSink, summary: inout ExportSummary) throws {
-        let connection = store.connection
         let fields = type.properties.filter { p in
             if p.ignored { return false }
             if case .linkingObjects = p.type { return false }

@@ -20,7 +20,6 @@ import UrnaStore
 /// ```
 extension ElectionExporter {
     func writeXML(to sink: ExportSink, summary: inout ExportSummary) throws {
-        let connection = store.connection
         let catalogues = try Catalogues(connection)
         let goods = try GoodsOfCandidate(connection, catalogues: catalogues)
         try sink.ascii(
@@ -109,7 +108,7 @@ extension ElectionExporter {
         _ ids: [String], catalogues: Catalogues, tags: XMLTags, to sink: ExportSink, summary: inout ExportSummary
     ) throws {
         guard !ids.isEmpty else { return }
-        let members = try CoalitionMembers(store.connection)
+        let members = try CoalitionMembers(connection)
         try sink.ascii("  <coligacoes>\n")
         for id in ids {
             guard let coalition = try catalogues.coalitions.value(id) else { continue }

@@ -1,7 +1,10 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// SQLITE_CONSTRAINT_COMMITHOOK (a macro Swift does not import): a commit hook turned a COMMIT into a rollback.
+let sqliteConstraintCommitHook = SQLITE_CONSTRAINT | (2 << 8)
 
 /// Process-wide SQLite settings, applied once before the first connection.
 private let sqliteConfigured: Bool = {
@@ -14,7 +17,9 @@ private let sqliteConfigured: Bool = {
 /// Not thread-safe: use one per thread, or open it `serialized` (SQLite's own mutex then guards every
 /// call). A `Store`'s writer (`store.connection`) is safe from any thread: its methods wait for the store's
 /// write lock, so raw SQL from another thread runs between two writes, never inside one (where a rollback
-/// would take it away) nor on a cached statement another thread is stepping.
+/// would take it away) nor on a cached statement another thread is stepping. A raw `BEGIN` there is a write of its
+/// thread, like `beginWrite()`: other threads wait until that thread's `COMMIT` or `ROLLBACK`, so in async code keep
+/// it and its end on one side of every `await` (or use `store.write { }`, where raw SQL joins the write).
 public final class Connection {
     public let handle: OpaquePointer
     public let path: String
@@ -27,11 +32,39 @@ public final class Connection {
     /// can reach this connection at once; without the lock they would share cached statements and a raw
     /// statement would join another thread's open write.
     var ownerLock: WriteLock?
+    /// Whether a raw statement of the thread holding `ownerLock` opened a transaction (`BEGIN`, `SAVEPOINT`) outside
+    /// a store's write: that thread keeps the lock until a statement of its own ends the transaction (guarded by
+    /// `ownerLock`).
+    private var rawTransactionHoldsLock = false
+    /// Turns a COMMIT into a rollback while a store's write is open on this connection (set by the store).
+    let commitGuard = CommitGuard()
 
     /// Runs `body` holding the owning store's write lock (when there is one and this thread does not hold it).
+    ///
+    /// A raw statement that leaves a transaction open keeps the lock for its thread, as `beginWrite` does, until the
+    /// thread ends that transaction: between two statements of it, another thread's raw INSERT joined it and was rolled
+    /// back with it, another thread's read saw its uncommitted rows, and another thread's `write` threw
+    /// `alreadyInWriteTransaction`.
     @inline(__always) func exclusive<T>(_ body: () throws -> T) rethrows -> T {
-        guard let ownerLock, !ownerLock.isHeldByCurrentThread else { return try body() }
-        return try ownerLock.withLock(body)
+        guard let ownerLock else { return try body() }
+        if ownerLock.isHeldByCurrentThread {
+            defer {
+                if rawTransactionHoldsLock && !isInTransaction {
+                    rawTransactionHoldsLock = false
+                    ownerLock.unlock()
+                }
+            }
+            return try body()
+        }
+        ownerLock.lock()
+        defer {
+            if isInTransaction && !rawTransactionHoldsLock {
+                rawTransactionHoldsLock = true  // released by the statement that ends the transaction
+            } else {
+                ownerLock.unlock()
+            }
+        }
+        return try body()
     }
 
     /// Opens (or creates, unless `readOnly`) the database at `path`; ":memory:" for an in-memory one.
@@ -51,6 +84,14 @@ public final class Connection {
         // Any other problem of that first read (not a database, damaged) is reported by the next read, as before.
         handle = db
         self.path = path
+        // Replaces the hook `open` set (the same check, plus this connection's guard).
+        _ = sqlite3_commit_hook(
+            db,
+            { guardPointer in
+                if CreatedFiles.isStopping { return 1 }
+                guard let guardPointer else { return 0 }
+                return Unmanaged<CommitGuard>.fromOpaque(guardPointer).takeUnretainedValue().refuses ? 1 : 0
+            }, Unmanaged.passUnretained(commitGuard).toOpaque())
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
         // Every identifier Urna writes is double-quoted: with SQLite's legacy fallback a column that is not
@@ -123,6 +164,10 @@ public final class Connection {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
+            if commitGuard.refuses, sqlite3_extended_errcode(handle) == sqliteConstraintCommitHook {
+                sqlite3_free(errorMessage)
+                throw StoreError.commitInsideWriteBlock
+            }
             let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
             sqlite3_free(errorMessage)
             var error = SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
@@ -150,11 +195,21 @@ public final class Connection {
     /// On a store's writer, step it inside that store's `write` (another thread may reset it otherwise). It belongs to
     /// the connection's cache and does not keep the connection open: stepped after the connection was released, it
     /// throws (use `prepare` for a statement that outlives its `Store`).
+    ///
+    /// The cache hands a statement out again only when nobody else holds it: a caller that still has it (another thread
+    /// between its `bind` and its `step`, or one that kept it) keeps it to itself, and this caller gets a new one. Two
+    /// threads asking for one SQL text used to get one instance, and the second's `bind` reset the first's (which then
+    /// read the second's row).
     public func cachedStatement(_ sql: String) throws -> Statement {
         try exclusive {
-            if let s = statementCache[sql] {
-                s.reset()
-                return s
+            if var s = statementCache.removeValue(forKey: sql) {
+                if isKnownUniquelyReferenced(&s) {
+                    s.reset()
+                    statementCache[sql] = s
+                    return s
+                }
+                retiredStatements.removeAll { $0.statement == nil }
+                retiredStatements.append(WeakStatement(statement: s))
             }
             let s = try Statement(connection: self, sql: sql)
             statementCache[sql] = s
@@ -256,6 +311,17 @@ public final class Connection {
             }, nil, nil,
             { p in if let p { Unmanaged<FunctionBox>.fromOpaque(p).release() } })
         if rc != SQLITE_OK { throw error(rc, sql: nil) }
+    }
+}
+
+/// Whether a COMMIT on a connection must be turned into a rollback: a store's write is open there, and committing
+/// from raw SQL (`store.connection.execute("COMMIT")` inside `write { }`) would keep its first half while the write then
+/// throws "rolled back". Read by SQLite's commit hook on the committing thread, set by the thread holding the write.
+final class CommitGuard: @unchecked Sendable {
+    private let flag = Atomic<Bool>(false)
+    var refuses: Bool {
+        get { flag.load(ordering: .acquiring) }
+        set { flag.store(newValue, ordering: .releasing) }
     }
 }
 

@@ -35,7 +35,15 @@ public final class Statement {
     /// into an allocation of its own (made on first use; chunks are reused row after row).
     private var boundText: ByteArena?
 
+    /// Resets the statement and clears its bindings. On a store's writer it holds the store's write lock, as `step`
+    /// does: the connection's cache hands a statement out again (and resets it) only once its last holder let go, and
+    /// the lock orders that holder's last reset before the next one's.
     public func reset() {
+        guard !detached.load(ordering: .acquiring) else { return resetHere() }
+        connection.exclusive { resetHere() }
+    }
+
+    private func resetHere() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         boundText?.reset()

@@ -121,9 +121,11 @@ extension Store {
             return true
         }
         guard deliverHere else { return }
-        if let readers, readers.isInSnapshot() {
+        if writeLock.isHeldByCurrentThread || readers?.isInSnapshot() == true {
             // Inside `read { }` (a `refresh()` or an observer registered there) this thread's reads come from the
             // read's commit: observers called here would compare against it and never hear of the later commits.
+            // Still holding the write lock (a commit inside the importer's `withForeignKeysOff`), observers called
+            // here would write with the writer's foreign keys off.
             DispatchQueue.global().async { self.deliverPending(upTo: Int.max) }
             return
         }

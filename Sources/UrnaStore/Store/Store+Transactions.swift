@@ -135,6 +135,7 @@ extension Store {
             throw StoreError.writeRolledBack(reason: "SQLite ended the transaction")
         }
         do {
+            connection.commitGuard.refuses = false
             try connection.execute("COMMIT")
         } catch {
             cancelWrite()

@@ -31,7 +31,10 @@ public final class Store: @unchecked Sendable {
     /// Read connections for threads that are not writing; nil for in-memory stores (one connection only).
     let readers: ReaderPool?
     private let generationCounter = Atomic<Int>(0)
-    var writeOpen = false
+    var writeOpen = false {
+        // A raw COMMIT (or END) on `connection` while a write is open would commit part of it: refused (see `CommitGuard`).
+        didSet { connection.commitGuard.refuses = writeOpen }
+    }
     /// The open write is a `write { }` block's, which commits it when its body returns: `commitWrite()` inside
     /// it would commit half of the block (guarded by `writeLock`, like `writeOpen`).
     var writeBlockOpen = false
