@@ -86,7 +86,16 @@ public final class ElectionExporter {
         }
         let file = try ExportOutputFile(path: path, private: try holdsPersonalData())
         do {
-            let summary = try export(to: ExportSink(fd: file.fd, path: path, encoding: options.effectiveEncoding))
+            let sink = ExportSink(
+                fd: file.fd, path: path, encoding: options.effectiveEncoding,
+                measuresWhenFull: file.temporaryPath != nil)
+            let summary = try export(to: sink)
+            if let full = sink.diskFull {
+                throw ExportError.output(
+                    path: path,
+                    message: ExportError.diskFullMessage(
+                        errno: full.errno, needed: sink.bytesWritten, free: full.freeBytes))
+            }
             try file.commit()
             return summary
         } catch {
@@ -221,7 +230,9 @@ public final class ElectionExporter {
         column: @autoclosure () -> String
     ) throws {
         do {
-            if escaping == .csv, formulas.note(text, place: "\(type) \(key), column \(column())"), options.spreadsheetSafe {
+            if escaping == .csv, formulas.note(text, place: "\(type) \(key), column \(column())"),
+                options.spreadsheetSafe
+            {
                 try sink.byte(UInt8(ascii: "'"))
             }
             try sink.text(text, escaping)

@@ -265,7 +265,8 @@ public enum FileCopy {
         let dir = folder.isEmpty ? "." : folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
         for name in names {
-            guard let pid = owner(name), (includingOwn && pid == getpid()) || (pid != getpid() && !isRunning(pid)) else {
+            guard let pid = owner(name), (includingOwn && pid == getpid()) || (pid != getpid() && !isRunning(pid))
+            else {
                 continue
             }
             try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
@@ -276,6 +277,16 @@ public enum FileCopy {
 
     static func removeWithSidecars(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Whether an error of a copy is a full disk (or quota): SQLite's, a POSIX one, or Foundation's.
+    static func isDiskFull(_ error: Error) -> Bool {
+        if let e = error as? SQLiteError { return e.isDiskFull }
+        let n = error as NSError
+        if n.domain == NSCocoaErrorDomain && n.code == NSFileWriteOutOfSpaceError { return true }
+        if n.domain == NSPOSIXErrorDomain && (n.code == Int(ENOSPC) || n.code == Int(EDQUOT)) { return true }
+        if let underlying = n.userInfo[NSUnderlyingErrorKey] as? Error { return isDiskFull(underlying) }
+        return false
     }
 
     /// A file's size from stat(2) (0 when absent), without opening it.
