@@ -221,7 +221,7 @@ enum ImportIntegrity {
             let rest = name.dropFirst(prefix.count)
             let pidText = rest.prefix { $0.isNumber }
             guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            unlink((dir as NSString).appendingPathComponent(name))
+            LeftoverNotes.remove((dir as NSString).appendingPathComponent(name), leftBy: pid)
         }
     }
 }

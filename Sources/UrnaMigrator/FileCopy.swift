@@ -231,7 +231,7 @@ public enum FileCopy {
         for name in names where name.hasPrefix(previewPrefix) {
             let rest = name.dropFirst(previewPrefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), !isRunning(pid) else { continue }
-            try? FileManager.default.removeItem(atPath: (base as NSString).appendingPathComponent(name))
+            LeftoverNotes.remove((base as NSString).appendingPathComponent(name), leftBy: pid)
         }
     }
 
@@ -269,7 +269,13 @@ public enum FileCopy {
             else {
                 continue
             }
-            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+            let path = (dir as NSString).appendingPathComponent(name)
+            // This process's own leftovers (a failed attempt earlier in the run) are not a killed run's.
+            if pid == getpid() {
+                try? FileManager.default.removeItem(atPath: path)
+            } else {
+                LeftoverNotes.remove(path, leftBy: pid)
+            }
         }
     }
 

@@ -111,6 +111,8 @@ public struct Migrator {
         // Even a file with nothing to do loses a killed run's partial backup (of a dead process) here.
         if FileManager.default.fileExists(atPath: displayPath) {
             FileCopy.removeStaleBackupTemporaries(of: displayPath)
+            // And the lock file of a run killed after its commit: the file is current, no run would take it again.
+            MigrationLock.removeStale(path: displayPath)
         }
         let problems = family.problems()
         guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
