@@ -79,6 +79,7 @@ enum CopyCommand {
     static func postgresToFile(_ url: String, _ file: String) throws -> Int32 {
         try InputChecks.checkDatabase(file, option: "--to")
         if FileManager.default.fileExists(atPath: file) {
+            FileCopy.removeStaleTemporaries(near: file)  // a killed copy's second name for the file, if any
             throw CLIError(ExitCode.failure, "\(file) already exists; copy never replaces a file: give --to a new path")
         }
         try requireWritableDatabase(file, command: "\(CommandContext.current.toolName) copy")
@@ -105,6 +106,9 @@ enum CopyCommand {
             throw CLIError(
                 ExitCode.failure, "cannot create \(file): \(String(cString: strerror(errno))); nothing was written")
         }
+        // At once, not at the end: a kill while the summary was printed left the file with two names, and every
+        // writing command refuses a file with two names.
+        unlink(temporary)
         print(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
         let relations = try pg.query(
             "SELECT CASE WHEN table_type = 'VIEW' THEN 'view' ELSE 'table' END, table_name FROM "

@@ -116,6 +116,27 @@ struct LeftoverNoteTests {
         #expect(Kill.entries(tmp) == [], "it stayed in the temporary folder")
     }
 
+    @Test(
+        "A file a killed copy left with its private second name is usable: the next writing command removes that name")
+    func killedBetweenLinkAndUnlink() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (work, tmp) = try Self.folders(dir)
+        let db = (work as NSString).appendingPathComponent("copied.sqlite")
+        let imported = try CLIRunner.run(["import", "--db", db, "--quiet"] + FaultFixtures.acPair)
+        try #require(imported.code == 0, "\(imported.stderr)")
+        // What `copy --to FILE` killed just after link(2) gave the file its name leaves (30 kills: once).
+        let dead = try #require(try Self.deadPID(tmp: tmp))
+        let second = db + ".tmp-\(dead)"
+        try #require(link(db, second) == 0)
+        let r = try Kill.run(CLIRunner.binary, ["import", "--db", db, "--quiet"] + FaultFixtures.acPair, tmp: tmp)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("note: removed \(second) ("), "\(r.stderr)")
+        var st = stat()
+        #expect(stat(db, &st) == 0 && st.st_nlink == 1)
+        #expect(!FileManager.default.fileExists(atPath: second))
+    }
+
     /// The pid of a process that has ended.
     static func deadPID(tmp: String) throws -> Int32? {
         let p = try Kill.start(URL(fileURLWithPath: "/bin/true"), [], tmp: tmp)
