@@ -296,7 +296,7 @@ public enum FileCopy {
     }
 
     /// A file's size from stat(2) (0 when absent), without opening it.
-    static func size(_ path: String) -> Int64 {
+    package static func size(_ path: String) -> Int64 {
         var st = stat()
         return stat(path, &st) == 0 ? Int64(st.st_size) : 0
     }

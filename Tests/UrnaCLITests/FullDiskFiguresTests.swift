@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// Commands that run out of disk on a real (tmpfs) file system: each exits 1 saying how much room it needs and
@@ -139,5 +140,23 @@ struct FullDiskFiguresTests {
         #expect(r.stderr.contains("are free"), "\(r.stderr)")
         #expect(try DatabaseSnapshot(db) == before)
         #expect(FaultFixtures.listing(fs.directory) == ["legacy.sqlite"], "\(FaultFixtures.listing(fs.directory))")
+    }
+
+    @Test("copy from PostgreSQL into a file on a full disk: names the file and the sizes, leaves nothing")
+    func copyFromPostgresDiskFull() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fs = try SmallFileSystem.mountOrSkip(kilobytes: 512, under: dir)
+        defer { fs.unmount() }
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "fulldisk")
+        let filled = try CLIRunner.run(["import", "--db", url, "--quiet"] + FaultFixtures.mgPair)
+        try #require(filled.code == 0, "\(filled.stderr)")
+        let out = fs.path("copy.sqlite")
+        let r = try Self.run(["copy", "--from", url, "--to", out], tmp: fs.directory.path)
+        #expect(r.code == 1, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("Error: cannot write \(out): the disk holding it is full"), "\(r.stderr)")
+        #expect(r.stderr.contains("free when it began, and needs more; nothing was written"), "\(r.stderr)")
+        #expect(FaultFixtures.listing(fs.directory) == [], "left behind: \(FaultFixtures.listing(fs.directory))")
     }
 }
