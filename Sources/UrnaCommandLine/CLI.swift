@@ -1,5 +1,6 @@
 import Foundation
 import UrnaImport
+import UrnaMigrator
 import UrnaPostgres
 import UrnaStore
 
@@ -300,6 +301,10 @@ func requireWritableDatabase(_ path: String, command: String) throws {
     let unchanged = "nothing was changed"
     var st = stat()
     if stat(path, &st) == 0, st.st_nlink > 1 {
+        // A run killed between giving its new file its name and removing the private one (`copy`, an import into a
+        // new file) left that second name: the file was refused here until someone found and removed it.
+        FileCopy.removeStaleTemporaries(near: path)
+        ImportIntegrity.removeStaleImportTemporaries(near: path)
         // A new file another urna is linking into place has two names for an instant: look again.
         usleep(100_000)
         if stat(path, &st) == 0, st.st_nlink > 1 {

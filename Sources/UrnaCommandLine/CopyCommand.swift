@@ -79,6 +79,7 @@ enum CopyCommand {
     static func postgresToFile(_ url: String, _ file: String) throws -> Int32 {
         try InputChecks.checkDatabase(file, option: "--to")
         if FileManager.default.fileExists(atPath: file) {
+            FileCopy.removeStaleTemporaries(near: file)  // a killed copy's second name for the file, if any
             throw CLIError(ExitCode.failure, "\(file) already exists; copy never replaces a file: give --to a new path")
         }
         try requireWritableDatabase(file, command: "\(CommandContext.current.toolName) copy")
@@ -97,14 +98,31 @@ enum CopyCommand {
                 ExitCode.missingInput, "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table)")
         }
         var counts: PostgresTransfer.Counts = []
-        let schema =
-            try PostgresTransfer.pull(
-                from: pg, to: temporary, pageSize: recorded.family == "elections" ? Importer.pageSize : nil,
-                resolve: PostgresStaging.codeSchema, progress: { counts.append(($0, $1)) }) ?? recorded
+        let freeBefore = freeBytes(near: file)
+        let schema: Schema
+        do {
+            schema =
+                try PostgresTransfer.pull(
+                    from: pg, to: temporary, pageSize: recorded.family == "elections" ? Importer.pageSize : nil,
+                    resolve: PostgresStaging.codeSchema, progress: { counts.append(($0, $1)) }) ?? recorded
+        } catch let e as SQLiteError where e.isDiskFull {
+            // It said "the disk holding the database is full", naming neither the file nor any size.
+            let written = ["", "-journal", "-wal"].reduce(Int64(0)) { $0 + FileCopy.size(temporary + $1) }
+            throw CLIError(
+                ExitCode.failure,
+                "cannot write \(file): the disk holding it is full: the copy had written \(SpaceNeed.megabytes(written)) "
+                    + "(the file and its journal) when it filled, of the "
+                    + (freeBefore.map { "\(SpaceNeed.megabytes($0))" } ?? "unknown room")
+                    + " free when it began, and needs more; nothing was written: free some space or give --to a path "
+                    + "on another disk")
+        }
         guard link(temporary, file) == 0 else {
             throw CLIError(
                 ExitCode.failure, "cannot create \(file): \(String(cString: strerror(errno))); nothing was written")
         }
+        // At once, not at the end: a kill while the summary was printed left the file with two names, and every
+        // writing command refuses a file with two names.
+        unlink(temporary)
         TypedText.report(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
         let relations = try pg.query(
             "SELECT CASE WHEN table_type = 'VIEW' THEN 'view' ELSE 'table' END, table_name FROM "
@@ -112,6 +130,14 @@ enum CopyCommand {
         ).rows.map { ($0[0] ?? "table", $0[1] ?? "") }
         warnNotCopied(relations, copied: counts, schema: schema, from: pg.displayName)
         return ExitCode.ok
+    }
+
+    /// Free bytes (for this user) on the disk that will hold `path`.
+    static func freeBytes(near path: String) -> Int64? {
+        let folder = (path as NSString).deletingLastPathComponent
+        var s = statvfs()
+        guard statvfs(folder.isEmpty ? "." : folder, &s) == 0 else { return nil }
+        return Int64(s.f_bavail) * Int64(s.f_frsize)
     }
 
     /// Tables and views of the source that are not the family's (a user's own, an FTS index): copy moves only

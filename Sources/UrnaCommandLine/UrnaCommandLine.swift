@@ -1,5 +1,6 @@
 import Foundation
 import UrnaMigrator
+import UrnaStore
 
 /// The `urna` command line as a library: an app's own executable gets every command for its own schema
 /// families, with its own name in help and messages.
@@ -46,6 +47,12 @@ public enum UrnaCommandLine {
     ) -> Int32 {
         CommandContext.install(
             CommandContext(families: families, toolName: toolName, appVersion: appVersion, arguments: arguments))
+        // What killed runs left and this run removes is named: nothing disappears without a word.
+        LeftoverNotes.setHandler { removed in
+            CLI.printError(
+                "note: removed \(removed.path) (\(SpaceNeed.megabytes(removed.bytes))), left by a run that was stopped before it "
+                    + "could clean up" + (removed.pid > 0 ? " (process \(removed.pid), no longer running)" : ""))
+        }
         let problems = problems(of: families)
         if !problems.isEmpty, !["--help", "-h", "help", "--version"].contains(arguments.first ?? "--help") {
             FileHandle.standardError.write(

@@ -91,7 +91,16 @@ public final class ElectionExporter {
         return try onSnapshot {
             let file = try ExportOutputFile(path: path, private: try holdsPersonalData())
             do {
-                let summary = try export(to: ExportSink(fd: file.fd, path: path, encoding: options.effectiveEncoding))
+                let sink = ExportSink(
+                    fd: file.fd, path: path, encoding: options.effectiveEncoding,
+                    measuresWhenFull: file.temporaryPath != nil)
+                let summary = try export(to: sink)
+                if let full = sink.diskFull {
+                    throw ExportError.output(
+                        path: path,
+                        message: ExportError.diskFullMessage(
+                            errno: full.errno, needed: sink.bytesWritten, free: full.freeBytes))
+                }
                 try file.commit()
                 return summary
             } catch {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why an export stopped; each case says what would fix it. `exitCode`: 64 bad usage, 65 data the
 /// format cannot carry, 66 missing database, 74 output error.
 public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -48,6 +50,20 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .output(let path, let message):
             return "cannot write \(path): \(message)"
         }
+    }
+}
+
+extension ExportError {
+    /// Why a file export stopped on a full disk (or quota, or file size limit), with the export's true size,
+    /// measured by running it to its end without writing, and the room the disk had.
+    static func diskFullMessage(errno code: Int32, needed: Int64, free: Int64) -> String {
+        func megabytes(_ b: Int64) -> String { String(format: "%.1f MB", Double(b) / 1_048_576) }
+        let what =
+            code == EDQUOT
+            ? "the disk quota is used up" : code == EFBIG ? "the file is over the size limit" : "the disk is full"
+        let room = free >= 0 ? ", \(megabytes(free)) are free there" : ""
+        return "\(what) (\(String(cString: strerror(code)))): the export takes \(megabytes(needed))\(room); "
+            + "nothing was written: free some space or choose --out on another disk"
     }
 }
 

@@ -37,12 +37,20 @@ final class ExportSink {
     private var buffer: UnsafeMutableBufferPointer<UInt8>
     private var count = 0
     private(set) var bytesWritten: Int64 = 0
+    /// Whether a full disk lets the export run on, counting its bytes without writing them, so the error can
+    /// give the export's true size (a temporary file, which is emptied at once and removed afterwards).
+    private let measuresWhenFull: Bool
+    /// Set when the disk filled: the free bytes there once the partial output was emptied.
+    private(set) var diskFull: (errno: Int32, freeBytes: Int64)?
 
-    /// A sink writing to `fd` (not closed here); `path` names it in errors.
-    init(fd: Int32, path: String, encoding: ExportEncoding, capacity: Int = 256 * 1024) {
+    /// A sink writing to `fd` (not closed here); `path` names it in errors. `measuresWhenFull`: see above.
+    init(
+        fd: Int32, path: String, encoding: ExportEncoding, capacity: Int = 256 * 1024, measuresWhenFull: Bool = false
+    ) {
         self.fd = fd
         self.path = path
         self.encoding = encoding
+        self.measuresWhenFull = measuresWhenFull
         buffer = .allocate(capacity: capacity)
     }
 
@@ -177,11 +185,20 @@ final class ExportSink {
     /// Writes the buffered bytes out.
     func flush() throws {
         var done = 0
-        while done < count {
+        while diskFull == nil, done < count {
             let n = write(fd, buffer.baseAddress! + done, count - done)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ExportError.output(path: path, message: String(cString: strerror(errno)))
+                let code = errno
+                guard measuresWhenFull, code == ENOSPC || code == EDQUOT || code == EFBIG else {
+                    throw ExportError.output(path: path, message: String(cString: strerror(code)))
+                }
+                // The partial output is given back to the disk now; what follows is only counted.
+                _ = ftruncate(fd, 0)
+                var s = statvfs()
+                let free = fstatvfs(fd, &s) == 0 ? Int64(s.f_bavail) * Int64(s.f_frsize) : -1
+                diskFull = (code, free)
+                break
             }
             done += n
         }

@@ -16,7 +16,7 @@ import UrnaStore
 /// The import writes with foreign keys off (enforcing them row by row costs a quarter of the insert
 /// time), so without the last check a trigger in the file (`AFTER INSERT ON Candidate BEGIN DELETE FROM
 /// Good; END`) or a damaged table would be committed silently.
-enum ImportIntegrity {
+package enum ImportIntegrity {
     /// The triggers on Urna's tables (the schema's, their list tables and the metadata tables), which
     /// would fire on the import's own writes: (name, table).
     static func triggers(on connection: Connection, schema: Schema) throws -> [(name: String, table: String)] {
@@ -227,7 +227,7 @@ enum ImportIntegrity {
     }
 
     /// Removes the private files of imports into a new database that were killed (their process is gone).
-    static func removeStaleImportTemporaries(near path: String) {
+    package static func removeStaleImportTemporaries(near path: String) {
         let folder = (path as NSString).deletingLastPathComponent
         let dir = folder.isEmpty ? "." : folder
         let prefix = (path as NSString).lastPathComponent + ".tmp-import-"
@@ -235,7 +235,7 @@ enum ImportIntegrity {
             let rest = name.dropFirst(prefix.count)
             let pidText = rest.prefix { $0.isNumber }
             guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            unlink((dir as NSString).appendingPathComponent(name))
+            LeftoverNotes.remove((dir as NSString).appendingPathComponent(name), leftBy: pid)
         }
     }
 }

@@ -138,7 +138,7 @@ public enum OutputFileName {
             let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
             var st = stat()
             guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_uid == getuid() else { continue }
-            unlink(path)
+            LeftoverNotes.remove(path, leftBy: pid)
         }
     }
 

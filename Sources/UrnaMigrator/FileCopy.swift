@@ -243,7 +243,7 @@ public enum FileCopy {
         for name in names where name.hasPrefix(previewPrefix) {
             let rest = name.dropFirst(previewPrefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), !isRunning(pid) else { continue }
-            try? FileManager.default.removeItem(atPath: (base as NSString).appendingPathComponent(name))
+            LeftoverNotes.remove((base as NSString).appendingPathComponent(name), leftBy: pid)
         }
     }
 
@@ -281,7 +281,13 @@ public enum FileCopy {
             else {
                 continue
             }
-            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+            let path = (dir as NSString).appendingPathComponent(name)
+            // This process's own leftovers (a failed attempt earlier in the run) are not a killed run's.
+            if pid == getpid() {
+                try? FileManager.default.removeItem(atPath: path)
+            } else {
+                LeftoverNotes.remove(path, leftBy: pid)
+            }
         }
     }
 
@@ -291,8 +297,18 @@ public enum FileCopy {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
+    /// Whether an error of a copy is a full disk (or quota): SQLite's, a POSIX one, or Foundation's.
+    static func isDiskFull(_ error: Error) -> Bool {
+        if let e = error as? SQLiteError { return e.isDiskFull }
+        let n = error as NSError
+        if n.domain == NSCocoaErrorDomain && n.code == NSFileWriteOutOfSpaceError { return true }
+        if n.domain == NSPOSIXErrorDomain && (n.code == Int(ENOSPC) || n.code == Int(EDQUOT)) { return true }
+        if let underlying = n.userInfo[NSUnderlyingErrorKey] as? Error { return isDiskFull(underlying) }
+        return false
+    }
+
     /// A file's size from stat(2) (0 when absent), without opening it.
-    static func size(_ path: String) -> Int64 {
+    package static func size(_ path: String) -> Int64 {
         var st = stat()
         return stat(path, &st) == 0 ? Int64(st.st_size) : 0
     }

@@ -47,7 +47,8 @@ public enum MigrationBackup {
         guard FileManager.default.fileExists(atPath: path) else { throw MigrationError.fileNotFound(path: path) }
         guard let source = backup ?? backups(of: path).first else {
             throw MigrationError.restoreRefused(
-                path: path, backup: "\(path).v<N>.bak", reason: "no backup of it was found next to it: give the backup's path")
+                path: path, backup: "\(path).v<N>.bak",
+                reason: "no backup of it was found next to it: give the backup's path")
         }
         if FileCopy.sameFile(source, path) {
             throw MigrationError.restoreRefused(
@@ -70,7 +71,8 @@ public enum MigrationBackup {
         if let current = try? Store.recordedSchema(in: target), current.family != schema.family {
             throw MigrationError.restoreRefused(
                 path: path, backup: source,
-                reason: "the backup holds the '\(schema.family)' family and the file the '\(current.family)' family: it is "
+                reason:
+                    "the backup holds the '\(schema.family)' family and the file the '\(current.family)' family: it is "
                     + "not a backup of that file")
         }
         // One page would be copied and committed by the first step below, before the file is kept: an Urna file
@@ -79,6 +81,8 @@ public enum MigrationBackup {
             throw MigrationError.restoreRefused(
                 path: path, backup: source, reason: "the backup holds a single page, not an Urna file")
         }
+        let wal = try target.rows("PRAGMA journal_mode").first.map({ "\($0[0])".lowercased() == "wal" }) ?? false
+        try checkRoom(path: path, source: source, target: target, backup: b, wal: wal)
         // The file's header read directly (its change counter, bytes 24-27, moves with every commit in rollback
         // journal mode). The descriptor is closed only after SQLite's transaction ended: closing any descriptor of
         // a file drops this process's locks on it.
@@ -109,7 +113,7 @@ public enum MigrationBackup {
         defer { if kept && !restored { FileCopy.removeWithSidecars(keep) } }
         // A commit landing between the copy of the file as it was and the restore was in neither, lost without a
         // word (50 to 1,220 of 1,220 rows of a writer in the trial).
-        if try target.rows("PRAGMA journal_mode").first.map({ "\($0[0])".lowercased() == "wal" }) ?? false {
+        if wal {
             // WAL: the first page opens the file's write transaction, held to the last; readers still read, so the
             // copy is taken inside it.
             try check(sqlite3_backup_step(h, 1), done: false)
@@ -130,5 +134,23 @@ public enum MigrationBackup {
         try check(rc, done: true)
         restored = true
         return Restored(backupPath: source, family: schema.family, version: schema.version, keptAs: keep)
+    }
+
+    /// Refuses, before anything is written, a restore the file's disk cannot hold: the copy of the file as it was,
+    /// plus the backup's pages and their journal (a rollback journal keeps about as many old pages as the backup
+    /// writes; a WAL holds all of them, and the file grows at the checkpoint when the backup is larger).
+    static func checkRoom(path: String, source: String, target: Connection, backup: Connection, wal: Bool) throws {
+        func bytes(_ c: Connection) throws -> Int64 {
+            Int64(try c.integer("PRAGMA page_size")) * Int64(try c.integer("PRAGMA page_count"))
+        }
+        let fileBytes = try bytes(target)
+        let backupBytes = try bytes(backup)
+        let restoring = (wal ? backupBytes + max(0, backupBytes - fileBytes) : backupBytes) + 262_144
+        let needed = fileBytes + restoring
+        guard let free = Migrator.freeBytes(near: path), free < needed else { return }
+        throw MigrationError.noRoom(
+            path: path, task: "restore it from \(source)", needed: needed, available: free,
+            detail: "\(SpaceNeed.megabytes(fileBytes)) for the copy of the file as it was, "
+                + "\(SpaceNeed.megabytes(restoring)) for the restored pages and their journal")
     }
 }

@@ -63,6 +63,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     /// The disk holding the file (or, with `backup`, the backup) has less free space than the run measured it
     /// needs; nothing was changed.
     case insufficientSpace(path: String, backup: String?, needed: Int64, available: Int64, detail: String)
+    /// The disk holding the file has less free space than `task` (adopting it, restoring it) needs, measured
+    /// from the file before anything is written; nothing was changed.
+    case noRoom(path: String, task: String, needed: Int64, available: Int64, detail: String)
 
     /// The exit status a command-line tool should use: 0 nothing to do, 1 failure, 65 bad data, drift
     /// or refused plan, 66 missing file.
@@ -76,7 +79,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             .alreadyAdopted, .olderThanSupported:
             65
         case .closureFailed, .backupFailed, .previewCopyFailed, .storage, .invalidFamily, .busy, .insufficientSpace,
-            .migrationRunning,
+            .noRoom, .migrationRunning,
             .cancelled:
             1
         }
@@ -198,6 +201,10 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             }
             return
                 "the disk holding \(p) is full for this upgrade: \(figures); nothing was changed: free some space and run again"
+        case .noRoom(let p, let task, let needed, let available, let detail):
+            return "the disk holding \(p) has no room to \(task): it needs about \(SpaceNeed.megabytes(needed)) free "
+                + "(\(detail)), \(SpaceNeed.megabytes(available)) are free; the file was not changed: free some space "
+                + "and run again"
         case .cancelled(let p):
             return "the migration of \(p) was cancelled; it was rolled back and the file was not changed"
         case .migrationRunning(let p, let pid):

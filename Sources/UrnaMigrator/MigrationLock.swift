@@ -69,7 +69,13 @@ final class MigrationLock {
         else { return }
         var named = stat()
         // Removed while held (as a run releasing it does), and only if the name is still this file.
-        if lstat(lockPath, &named) == 0, named.st_ino == own.st_ino, named.st_dev == own.st_dev { unlink(lockPath) }
+        if lstat(lockPath, &named) == 0, named.st_ino == own.st_ino, named.st_dev == own.st_dev, unlink(lockPath) == 0 {
+            // The pid the dead run wrote into it (0 when it was killed before it wrote one).
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let n = pread(fd, &bytes, 16, 0)
+            let pid = n > 0 ? Int32(String(decoding: bytes[0..<n], as: UTF8.self).prefix { $0.isNumber }) ?? 0 : 0
+            LeftoverNotes.report(.init(path: lockPath, pid: pid, bytes: Int64(own.st_size)))
+        }
         flock(fd, LOCK_UN)
     }
 

@@ -121,6 +121,7 @@ extension Migrator {
                 // A file whose sqlite_master was edited to carry `CREATE INDEX ...; COMMIT; ...` had that run.
                 let (userObjects, unsafeSQL) = try rebuild.userObjects(c)
                 guard unsafeSQL.isEmpty else { throw refused(unsafeSQL) }
+                try Self.checkRoom(for: rebuild, in: c, path: path, displayPath: displayPath)
                 rebuilt = try rebuild.copy(c)
                 let values = try rebuild.valuesThatDoNotFit(c)
                 guard values.isEmpty else { throw refused(values) }
@@ -171,6 +172,33 @@ extension Migrator {
             if c.isInTransaction { try? c.execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Refuses, before the first row is copied, a rebuild the disk cannot hold: the new copies of the tables
+    /// (with their indexes) while the old ones still exist, and the journal (a WAL holds every page written until
+    /// the checkpoint: twice the tables' bytes; a rollback journal a tenth more), as a migration measures it. A
+    /// full disk mid-copy said only "the disk is full (database or disk is full)".
+    static func checkRoom(for rebuild: AdoptionRebuild, in c: Connection, path: String, displayPath: String) throws {
+        var rewritten: Int64 = 0
+        for name in rebuild.tables.compactMap({ $0.existing?.name }) {
+            let objects = try c.rows(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND tbl_name = ?", [.text(name)])
+            for r in objects {
+                guard case .text(let object) = r[0] else { continue }
+                rewritten +=
+                    (try? c.integer(
+                        "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ? AND aggregate = TRUE",
+                        [.text(object)]))
+                    ?? FileCopy.size(path)
+            }
+        }
+        let wal = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
+        let needed = (wal ? 2 * rewritten : rewritten + rewritten / 10) + 262_144
+        guard let free = freeBytes(near: path), free < needed else { return }
+        throw MigrationError.noRoom(
+            path: displayPath == path ? path : "\(path) (the dry run's copy of \(displayPath))", task: "adopt it",
+            needed: needed, available: free,
+            detail: "the rebuilt tables take \(SpaceNeed.megabytes(rewritten)) now, and their journal")
     }
 
     /// Constraints a family table has that the contract does not give it, and that `PRAGMA table_xinfo` does

@@ -111,6 +111,8 @@ public struct Migrator {
         // Even a file with nothing to do loses a killed run's partial backup (of a dead process) here.
         if FileManager.default.fileExists(atPath: displayPath) {
             FileCopy.removeStaleBackupTemporaries(of: displayPath)
+            // And the lock file of a run killed after its commit: the file is current, no run would take it again.
+            MigrationLock.removeStale(path: displayPath)
         }
         let problems = family.problems()
         guard problems.isEmpty else { throw MigrationError.invalidFamily(family: family.name, problems: problems) }
@@ -405,12 +407,29 @@ final class PreviewCopy {
         // A killed real run's lock file goes too: a dry run after it leaves nothing in the temporary folder.
         MigrationLock.removeStale(path: original)
         directory = try FileCopy.makeTemporaryDirectory()
+        // A full TMPDIR said only "database or disk is full" (or, from a byte copy, "The operation could not be
+        // completed"): the reason now gives the room the copy takes and the room there is.
+        let needed = FileCopy.size(original) + FileCopy.size(original + "-wal")
+        let probe = (directory as NSString).appendingPathComponent("copy")
+        func noRoom(free: Int64?) -> String {
+            "the disk is full: it needs about \(SpaceNeed.megabytes(needed)) free for the copy of the file (and its "
+                + "-wal), \(free.map(SpaceNeed.megabytes) ?? "an unknown amount") are free there"
+        }
+        if let free = Migrator.freeBytes(near: probe), free < needed {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw MigrationError.previewCopyFailed(folder: directory, reason: noRoom(free: free))
+        }
         let started = Date()
         do {
             path = try FileCopy.copyForPreview(original, into: directory)
         } catch {
             try? FileManager.default.removeItem(atPath: directory)
-            throw MigrationError.previewCopyFailed(folder: directory, reason: error.localizedDescription)
+            let base = (directory as NSString).deletingLastPathComponent
+            let reason =
+                FileCopy.isDiskFull(error)
+                ? noRoom(free: Migrator.freeBytes(near: (base as NSString).appendingPathComponent("x")))
+                : error.localizedDescription
+            throw MigrationError.previewCopyFailed(folder: directory, reason: reason)
         }
         seconds = Date().timeIntervalSince(started)
     }

@@ -62,7 +62,8 @@ public final class PostgresWorkingCopy {
                     try PostgresTransfer.relationExists($0, in: pg)
                 }
                 if !names.isEmpty {
-                    try pg.execute("LOCK TABLE \(names.map(Identifier.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE")
+                    try pg.execute(
+                        "LOCK TABLE \(names.map(Identifier.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE")
                 }
             }
         } catch let e as PostgresError where e.isLockTimeout {
@@ -94,7 +95,7 @@ public final class PostgresWorkingCopy {
             let rest = name.dropFirst(folderPrefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
             if kill(pid, 0) == 0 || errno == EPERM { continue }  // still running (perhaps as another user)
-            try? FileManager.default.removeItem(atPath: (base as NSString).appendingPathComponent(name))
+            LeftoverNotes.remove((base as NSString).appendingPathComponent(name), leftBy: pid)
         }
     }
 
@@ -135,7 +136,8 @@ public final class PostgresWorkingCopy {
         precondition(writing, "commit() needs a working copy opened with writing: true")
         precondition(!finished, "commit() was already called")
         let counts = try PostgresTransfer.push(
-            from: sqlite, to: connection, replacing: recorded ?? plainTables, recreate: plainTables != nil && recorded == nil,
+            from: sqlite, to: connection, replacing: recorded ?? plainTables,
+            recreate: plainTables != nil && recorded == nil,
             resolve: resolve)
         try PostgresInterrupt.committing { try connection.execute("COMMIT") }
         finished = true
