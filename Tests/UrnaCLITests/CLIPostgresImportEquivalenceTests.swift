@@ -37,12 +37,10 @@ struct CLIPostgresImportEquivalenceTests {
                 #expect(r.code == 0, "\(step) into \(db): \(r.stderr)")
                 // The summary, less the lines that name the database or the time taken.
                 summaries.append(
-                    r.stdout.split(separator: "\n").filter {
-                        !$0.contains(db) && !$0.contains(" s") && !$0.contains("rejects")
-                    }.joined(separator: "\n"))
+                    r.stdout.split(separator: "\n").filter { Self.compared($0, db) }.joined(separator: "\n"))
             }
             #expect(summaries[0] == summaries[1], "\(step): the summaries differ")
-            #expect(!summaries[0].isEmpty)
+            #expect(summaries[0].contains("rows: "), "the counts line is compared: \(summaries[0])")
             try expectSameExports(file, url, step)
         }
         // An older generation of the candidacies file (an earlier DT_GERACAO, other names, results where the newer
@@ -73,10 +71,7 @@ struct CLIPostgresImportEquivalenceTests {
                 in: dir)
             #expect(r.code == 0, "older generation into \(db): \(r.stderr)")
             summaries.append(
-                r.stdout.split(separator: "\n").filter {
-                    !$0.contains(db) && !$0.contains(" s") && !$0.contains("rejects")
-                }
-                .joined(separator: "\n"))
+                r.stdout.split(separator: "\n").filter { Self.compared($0, db) }.joined(separator: "\n"))
         }
         #expect(summaries[0] == summaries[1], "older generation: the summaries differ")
         try expectSameExports(file, url, "older generation")
@@ -84,5 +79,12 @@ struct CLIPostgresImportEquivalenceTests {
         // The newer generation's names stay; its unknown results (#NULO#) are filled from the older one.
         #expect(try pg.psql("SELECT count(*) FROM \"Candidate\" WHERE nickname = 'OLDER NAME'", url: url) == "0\n")
         #expect(try pg.psql("SELECT count(*) FROM \"Candidate\" WHERE result = 'SUPLENTE'", url: url) == "2388\n")
+    }
+
+    /// A summary line both backends must print alike: all but the lines naming the database or the rejects
+    /// file, and the timing line ("10971 rows from 2 files in 0.84 s (13015 rows/s)").
+    static func compared(_ line: Substring, _ db: String) -> Bool {
+        !line.contains(db) && !line.contains("rejects")
+            && line.range(of: #"in [0-9.]+ s \("#, options: .regularExpression) == nil
     }
 }
