@@ -1,4 +1,3 @@
-import Foundation
 import UrnaStore
 
 /// Speeds up loading into empty tables: Urna's own secondary indexes on them are dropped before the rows
@@ -33,24 +32,15 @@ struct BulkLoad {
     /// memory instead of 86 MB, measured with sqlite3 on the benchmark's file).
     static let indexBuildCacheKiB = 4096
 
-    /// Helper threads SQLite's sorter may use for the index builds and the goods lists at the end of a run
-    /// (`PRAGMA threads`): by then the reading thread has finished, so the other processors are idle, and the
-    /// sorter sorts and writes one run on a helper while it fills the next. One helper per further processor, at
-    /// most two; none on a single processor. Same rows, same indexes; a little more processor time in all
-    /// (the runs are handed over and merged), less waiting.
-    static var sortHelperThreads: Int { min(max(ProcessInfo.processInfo.activeProcessorCount - 1, 0), 2) }
-
-    /// Runs `body` with the small page cache of the index builds and `sortHelperThreads` sorter threads, then
-    /// puts both settings back.
+    /// Runs `body` with the small page cache of the index builds, then puts the import's cache back.
+    ///
+    /// SQLite's sorter helper threads (`PRAGMA threads = 1` or `2`) were tried here: on the 500k + 1M benchmark they
+    /// took 1.8 s of sorting off the writing thread but cost 1.5-2 s more processor time in all (187 short-lived
+    /// threads), and no run on the shared two-processor machine finished sooner, so the sorts stay on this thread.
     static func withSortSettings<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
         let cacheSize = try connection.integer("PRAGMA cache_size")
-        let threads = try connection.integer("PRAGMA threads")
         try connection.execute("PRAGMA cache_size = -\(indexBuildCacheKiB)")
-        try connection.execute("PRAGMA threads = \(sortHelperThreads)")
-        defer {
-            try? connection.execute("PRAGMA threads = \(threads)")
-            try? connection.execute("PRAGMA cache_size = \(cacheSize)")
-        }
+        defer { try? connection.execute("PRAGMA cache_size = \(cacheSize)") }
         return try body()
     }
 

@@ -36,7 +36,7 @@ struct GoodsListBulk {
     ///
     /// One sort of the goods by (candidacy, order, key) yields them in the list's key order, so the inserts need no
     /// second sort, and numbering them is counting: a good's position is the count of its candidacy's goods
-    /// before it in that order. It runs with the index builds' small page cache and sorter threads
+    /// before it in that order. It runs with the index builds' small page cache
     /// (`BulkLoad.withSortSettings`), since the sorter keeps runs of the cache's size in memory. Measured with
     /// sqlite3 on the benchmark's 994,409 goods: with an outer `ORDER BY` and the import's 32 MiB cache, 103 MB
     /// peak and 3.3 s of processor time; without the second sort, 70 MB and 2.2 s; with the 4 MiB cache as well,
