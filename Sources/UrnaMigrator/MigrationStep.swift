@@ -47,6 +47,17 @@ extension [PropertyRename] {
         let source = first { $0.type == type && $0.to == name }?.from ?? name
         return source == oldName ? name : nil
     }
+
+    /// The old property whose values the new property `newName` of `type` takes, following renames (every type's
+    /// renames when `type` is nil): the one renamed onto it, else the old property of its name, unless a rename took
+    /// that name away (`name` renamed to `title` while a new `name` is added: the new `name` is new, not a copy of
+    /// the old values, which went to `title`).
+    func sourceName(type: String?, newName: String) -> String? {
+        func ofType(_ r: PropertyRename) -> Bool { type == nil || r.type == type }
+        if let r = first(where: { ofType($0) && $0.to == newName }) { return r.from }
+        if contains(where: { ofType($0) && $0.from == newName }) { return nil }
+        return newName
+    }
 }
 
 /// An explicit permission for a change the migrator would otherwise refuse without a closure.
@@ -169,9 +180,10 @@ struct ResolvedStep: @unchecked Sendable {
     var sqlBefore: [String] = []
     var sqlAfter: [String] = []
 
-    /// The old name of a new property, following renames.
-    func oldName(type: String, newName: String) -> String {
-        renames.first { $0.type == type && $0.to == newName }?.from ?? newName
+    /// The old name of a new property, following renames; nil for a name a rename took away and nothing was renamed
+    /// onto (a new property).
+    func oldName(type: String, newName: String) -> String? {
+        renames.sourceName(type: type, newName: newName)
     }
 
     /// The new name of an old property, following renames.

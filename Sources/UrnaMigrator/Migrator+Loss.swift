@@ -105,7 +105,8 @@ extension Migrator {
             }
             // A primary key added with nothing to set it gives every object the same key: the run would fail on
             // the second object. Said at plan time (when the file's own objects are known: the first step).
-            if let key = new.primaryKey, old[property: step.oldName(type: new.name, newName: key.name)] == nil,
+            if let key = new.primaryKey,
+                step.oldName(type: new.name, newName: key.name).flatMap({ old[property: $0] }) == nil,
                 index == 0, probe.start[type: old.name] != nil,
                 (try? probe.connection.integer("SELECT count(*) >= 2 FROM \(Identifier.quoted(old.name))")) == 1
             {
@@ -119,8 +120,8 @@ extension Migrator {
                         + "new[\"\(key.name)\"] = ... })")
             }
             for p in new.storedProperties where !p.optional && p.defaultValue == nil && !p.primaryKey {
-                let oldName = step.oldName(type: new.name, newName: p.name)
-                guard old[property: oldName] == nil, mayHaveObjects(old.name),
+                guard step.oldName(type: new.name, newName: p.name).flatMap({ old[property: $0] }) == nil,
+                    mayHaveObjects(old.name),
                     !step.allows(.nullsBecomeDefault(type: new.name, property: p.name))
                 else { continue }
                 let zero = ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)

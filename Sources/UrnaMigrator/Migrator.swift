@@ -207,8 +207,9 @@ public struct Migrator {
         for t in step.to.types {
             guard let o = step.from[type: t.name] else { continue }
             for p in t.properties {
-                let source = step.oldName(type: t.name, newName: p.name)
-                guard let op = o[property: source], !(op.ignored || p.ignored) else { continue }
+                guard let source = step.oldName(type: t.name, newName: p.name), let op = o[property: source],
+                    !(op.ignored || p.ignored)
+                else { continue }
                 let c = PropertyConversion.classify(
                     type: t.name, old: op, new: p, oldSchema: step.from, newSchema: step.to)
                 guard c.kind == .needsClosure else { continue }

@@ -62,11 +62,9 @@ public struct TypeChange: Sendable, Codable, Equatable {
 
     init(old: ObjectSchema, new: ObjectSchema, oldSchema: Schema, newSchema: Schema, renames: [PropertyRename]) {
         type = new.name
-        func oldName(_ newName: String) -> String { renames.first { $0.to == newName }?.from ?? newName }
         var matchedOld = Set<String>()
         for p in new.properties {
-            let source = oldName(p.name)
-            guard let o = old[property: source] else {
+            guard let source = renames.sourceName(type: nil, newName: p.name), let o = old[property: source] else {
                 added.append(PropertySummary(p))
                 continue
             }

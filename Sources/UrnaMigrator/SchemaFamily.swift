@@ -220,12 +220,15 @@ public struct SchemaFamily: Sendable {
         for t in start.types {
             current[t.name] = Dictionary(uniqueKeysWithValues: t.properties.map { ($0.name, $0.name) })
         }
+        // A step's renames happen at once (a swap a -> b, b -> a read one after the other cancelled itself).
         for v in versions where v.version > from && v.version <= to {
+            var next = current
+            for r in v.step.renames { next[r.type]?[r.from] = nil }
             for r in v.step.renames {
                 guard let original = current[r.type]?[r.from] else { continue }
-                current[r.type]?[r.from] = nil
-                current[r.type]?[r.to] = original
+                next[r.type]?[r.to] = original
             }
+            current = next
         }
         var out: [PropertyRename] = []
         for (type, names) in current.sorted(by: { $0.key < $1.key }) {

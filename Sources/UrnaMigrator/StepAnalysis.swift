@@ -238,8 +238,8 @@ struct StepAnalysis {
         self.step = step
         let renames = step.renames + extraRenames
         self.renames = renames
-        func oldName(_ type: String, _ newName: String) -> String {
-            renames.first { $0.type == type && $0.to == newName }?.from ?? newName
+        func oldName(_ type: String, _ newName: String) -> String? {
+            renames.sourceName(type: type, newName: newName)
         }
         var names: [String] = step.to.tableTypes.map(\.name)
         for t in step.from.tableTypes where !names.contains(t.name) { names.append(t.name) }
@@ -272,8 +272,8 @@ struct StepAnalysis {
     static func listTransfers(step: ResolvedStep, renames: [PropertyRename]) -> (
         [ListTransfer], [(owner: String, property: String, table: String)]
     ) {
-        func oldName(_ type: String, _ newName: String) -> String {
-            renames.first { $0.type == type && $0.to == newName }?.from ?? newName
+        func oldName(_ type: String, _ newName: String) -> String? {
+            renames.sourceName(type: type, newName: newName)
         }
         var lists: [ListTransfer] = []
         var carriedOld = Set<String>()
@@ -283,7 +283,8 @@ struct StepAnalysis {
                 let newTable = StorageLayout.listTable(type: t.name, property: p.name)
                 var oldTable: String?
                 var changes = true
-                if let o = step.from[type: t.name], let op = o[property: oldName(t.name, p.name)], !op.ignored,
+                if let o = step.from[type: t.name], let name = oldName(t.name, p.name), let op = o[property: name],
+                    !op.ignored,
                     case .list(let oldTarget) = op.type, oldTarget == target
                 {
                     let table = StorageLayout.listTable(type: t.name, property: op.name)
@@ -312,7 +313,7 @@ struct StepAnalysis {
     }
 
     /// Fills a transfer's column sources and decides whether its table changes and needs Swift.
-    static func decideSources(_ t: TypeTransfer, step: ResolvedStep, oldName: (String) -> String) {
+    static func decideSources(_ t: TypeTransfer, step: ResolvedStep, oldName: (String) -> String?) {
         guard let n = t.new else { return }
         if let o = t.old {
             let oldSQL = StorageLayout.createTableSQL(o, in: step.from)
@@ -334,8 +335,9 @@ struct StepAnalysis {
                 conversions.append(nil)
                 continue
             }
-            let source = oldName(p.name)
-            guard let o = t.old, let op = o[property: source], op.isStored, let oi = t.oldIndex[source] else {
+            guard let source = oldName(p.name), let o = t.old, let op = o[property: source], op.isStored,
+                let oi = t.oldIndex[source]
+            else {
                 sources.append(.constant(ValueCodec.encode(p.effectiveDefault, as: p.type, schema: step.to)))
                 conversions.append(nil)
                 continue
