@@ -128,7 +128,7 @@ enum DownloadCommand {
                     stem: kind.stem)
                 do {
                     // Held through the fetch and the extraction: another run into this folder waits for both.
-                    let lock = try DownloadLock(for: job.zipPath, waiting: { say($0) })
+                    let lock = try DownloadLock(for: job.zipPath, notice: { say($0) })
                     defer { lock.release() }
                     let outcome = try downloader.fetch(job.url, to: job.zipPath, holding: lock)
                     bar.finish()
