@@ -85,6 +85,12 @@ enum DownloadCommand {
             throw UsageError("--base-url must start with http:// or https://, not '\(base)'")
         }
         let dir = p.value("dir") ?? "."
+        // Standard output lists the written files one a line, as they are: a line break in one cannot be listed.
+        if dir.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" }) {
+            throw UsageError(
+                "--dir '\(dir)' holds a line break: the files written are listed one a line on "
+                    + "standard output, so such a folder cannot be named there; choose a folder name without one")
+        }
         let zipDir = wantedStates.isEmpty ? dir : (dir as NSString).appendingPathComponent(".urna-zips")
         do {
             try FileManager.default.createDirectory(atPath: zipDir, withIntermediateDirectories: true)
@@ -122,7 +128,7 @@ enum DownloadCommand {
                     stem: kind.stem)
                 do {
                     // Held through the fetch and the extraction: another run into this folder waits for both.
-                    let lock = try DownloadLock(for: job.zipPath, waiting: { say($0) })
+                    let lock = try DownloadLock(for: job.zipPath, notice: { say($0) })
                     defer { lock.release() }
                     let outcome = try downloader.fetch(job.url, to: job.zipPath, holding: lock)
                     bar.finish()
@@ -135,13 +141,14 @@ enum DownloadCommand {
                         )
                     case .notModified: say("\(file): unchanged since the last download (nothing fetched)")
                     }
+                    // Data for scripts, one path a line, printed as it is (a tab kept): escapes are for messages.
                     if wantedStates.isEmpty {
-                        print(TypedText.shown(job.zipPath))
+                        print(job.zipPath)
                     } else {
                         for path in try extract(
                             job, states: wantedStates, into: dir, refresh: outcome != .notModified, say: say)
                         {
-                            print(TypedText.shown(path))
+                            print(path)
                         }
                     }
                 } catch {

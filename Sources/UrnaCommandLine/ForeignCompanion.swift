@@ -5,9 +5,11 @@ import Foundation
 /// over `a.sqlite` while `a.sqlite-wal` stayed, or a folder someone prepared) made `import` say "already holds
 /// tables that Urna did not create" while the checkpoint at its close wrote the other database over the file
 /// (2,388 candidacies gone, exit 65); a foreign `-journal` was "rolled back" into the file by `status`, leaving
-/// it malformed. Both carry the page size of the database they belong to, which never changes while one
-/// exists (WAL mode cannot change it; a rollback journal is written at the file's page size): another page size
-/// means another database.
+/// it malformed. A -wal carries the page size of its database, which cannot change in WAL mode (`PRAGMA
+/// page_size` then `VACUUM` leaves it as it was): another page size means another database. A rollback journal
+/// is written at the page size the file had when its transaction began, and a `VACUUM` that changes the page
+/// size and is cut short leaves the file's header at the new size beside its own journal at the old one: there
+/// the journal's copy of page 1 (the file's header before the transaction) decides, see ``JournalPageOne``.
 enum ForeignCompanion {
     /// What is wrong with `path`'s -wal or -journal, said for a message; nil when they are absent or may be its own.
     static func problem(_ path: String) -> String? {
@@ -35,7 +37,7 @@ enum ForeignCompanion {
         if journal.count == 28, journal.starts(with: journalMagic) {
             let size = Int(bigEndian(journal, 24))
             // A header not yet written (zeros) is no journal to SQLite either.
-            if size != 0, size != own {
+            if size != 0, size != own, JournalPageOne.belongsElsewhere(journal: path + "-journal", file: path) {
                 return refusal(path, suffix: "-journal", what: "rollback journal", size: size, own: own)
             }
         }
@@ -58,8 +60,10 @@ enum ForeignCompanion {
     }
 
     static func refusal(_ path: String, suffix: String, what: String, size: Int, own: Int) -> String {
-        "\(path)\(suffix) is the \(what) of another database (its pages are \(size) bytes, \(path)'s are \(own)): "
-            + "SQLite finds it by name and would write its pages over \(path)'s own; nothing was changed: move it "
-            + "away (mv \(path)\(suffix) \(path)\(suffix).other), or put back the file it belongs to"
+        let copy = "cp \(path) \(path).copy && cp \(path)\(suffix) \(path)\(suffix).copy"
+        return "\(path)\(suffix) is the \(what) of another database (its pages are \(size) bytes, \(path)'s are "
+            + "\(own)): SQLite finds it by name and would write its pages over \(path)'s own; nothing was changed: "
+            + "keep a copy of both files first (\(copy)), then move it away (mv \(path)\(suffix) "
+            + "\(path)\(suffix).other) or put back the file it belongs to"
     }
 }

@@ -45,9 +45,14 @@ public final class Downloader {
 
     /// Fetches `url` into `path` (replaced whole at the end, never left half-written). Another fetch of `path`
     /// (in this or another process) is waited for; `lock`, when given, is the caller's own `DownloadLock` on
-    /// `path`, held across more than the fetch (the extraction of members).
+    /// `path`, held across more than the fetch (the extraction of members); a lock on another path is refused.
     public func fetch(_ url: String, to path: String, holding lock: DownloadLock? = nil) throws -> Outcome {
-        let own = lock == nil ? try DownloadLock(for: path, waiting: notice) : nil
+        if let lock, lock.path != Self.sidecar(of: path, suffix: "lock") {
+            throw DownloadError.localFile(
+                path: path,
+                reason: "the lock given to the download is \(lock.path), not this file's: nothing was fetched")
+        }
+        let own = lock == nil ? try DownloadLock(for: path, notice: notice) : nil
         defer { own?.release() }
         let name = (path as NSString).lastPathComponent
         let cachePath = Self.sidecar(of: path, suffix: "download")
