@@ -4,13 +4,7 @@ import Testing
 /// An app's own executable (`UrnaCommandLine.main(families: [LibraryFamily.family])`, built as `library-app`)
 /// gets every command for its own family, under its own name.
 @Suite(.serialized) struct CLIAppFamilyTests {
-    static var app: URL {
-        for config in ["debug", "release"] {
-            let u = CLIRunner.packageRoot.appendingPathComponent(".build/\(config)/library-app")
-            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
-        }
-        return CLIRunner.packageRoot.appendingPathComponent(".build/debug/library-app")
-    }
+    static var app: URL { CLIRunner.built("library-app") }
 
     /// Runs the app with `LIBRARY_APP_V5` set to pick one of its mistaken v5s (nil: the real family).
     static func app(_ args: [String], v5 mistake: String? = nil) throws -> CLIResult {

@@ -4,13 +4,7 @@ import Testing
 /// The clinic app (issue 14's third trial: `UrnaCommandLine.main(families: [ClinicFamily.family], toolName:
 /// "clinic-app", appVersion: "1.0")`): every command on a file filled with plain SQL, checked with sqlite3.
 @Suite(.serialized) struct CLIClinicAppTests {
-    static var app: URL {
-        for config in ["debug", "release"] {
-            let u = CLIRunner.packageRoot.appendingPathComponent(".build/\(config)/clinic-app")
-            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
-        }
-        return CLIRunner.packageRoot.appendingPathComponent(".build/debug/clinic-app")
-    }
+    static var app: URL { CLIRunner.built("clinic-app") }
 
     static func run(_ args: [String]) throws -> CLIResult { try CLIRunner.runProcess(app, args) }
 

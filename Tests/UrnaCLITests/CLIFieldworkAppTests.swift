@@ -5,13 +5,7 @@ import Testing
 /// "fieldwork-app", appVersion: "2.1")`): a file filled with plain SQL through every command, and the app's name
 /// in its messages and help.
 @Suite(.serialized) struct CLIFieldworkAppTests {
-    static var app: URL {
-        for config in ["debug", "release"] {
-            let u = CLIRunner.packageRoot.appendingPathComponent(".build/\(config)/fieldwork-app")
-            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
-        }
-        return CLIRunner.packageRoot.appendingPathComponent(".build/debug/fieldwork-app")
-    }
+    static var app: URL { CLIRunner.built("fieldwork-app") }
 
     static func run(_ args: [String]) throws -> CLIResult { try CLIRunner.runProcess(app, args) }
 

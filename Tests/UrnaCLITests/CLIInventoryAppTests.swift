@@ -5,13 +5,7 @@ import Testing
 /// "inventory-app", appVersion: "3.0")`): a v0 file filled with plain SQL through every command, and a v7 whose
 /// two renames end on one name refused by every command but help.
 @Suite(.serialized) struct CLIInventoryAppTests {
-    static var app: URL {
-        for config in ["debug", "release"] {
-            let u = CLIRunner.packageRoot.appendingPathComponent(".build/\(config)/inventory-app")
-            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
-        }
-        return CLIRunner.packageRoot.appendingPathComponent(".build/debug/inventory-app")
-    }
+    static var app: URL { CLIRunner.built("inventory-app") }
 
     static func run(_ args: [String]) throws -> CLIResult { try CLIRunner.runProcess(app, args) }
 

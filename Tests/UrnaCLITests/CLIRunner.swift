@@ -11,12 +11,15 @@ enum CLIRunner {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static var binary: URL {
+    static var binary: URL { built("urna") }
+
+    /// A product of this package as built (debug first, then release): `urna` or an example app.
+    static func built(_ product: String) -> URL {
         for config in ["debug", "release"] {
-            let u = packageRoot.appendingPathComponent(".build/\(config)/urna")
+            let u = packageRoot.appendingPathComponent(".build/\(config)/\(product)")
             if FileManager.default.isExecutableFile(atPath: u.path) { return u }
         }
-        return packageRoot.appendingPathComponent(".build/debug/urna")
+        return packageRoot.appendingPathComponent(".build/debug/\(product)")
     }
 
     static func run(_ args: [String], in dir: URL? = nil) throws -> CLIResult {
