@@ -122,7 +122,17 @@ import UrnaStore
         for text in ["1.5", "12.34", "1.2345", "1.234,5", "1,234.567", ".123", "1234.567"] {
             #expect(TSEField.groupedInteger(text) == nil, "\(text)")
         }
-        #expect(TSEField.groupedInteger("1,022") == 1022)
+        // A decimal is no grouping: a first group starting with 0 (0.123, 0,500), and one comma group (1,022 is
+        // 1.022 in pt-BR, whose grouping is the dot). Two or more comma groups are an English locale's grouping.
+        for text in ["0.123", "0,500", "00.123", "0.123.456", "1,022", "12,500", "0,123,456"] {
+            #expect(TSEField.groupedInteger(text) == nil, "\(text)")
+        }
+        #expect(TSEField.groupedInteger("1.022") == 1022)
+        #expect(TSEField.groupedInteger("1,234,567") == 1_234_567)
+        #expect(TSEField.groupedInteger("10.001.619.992") == 10_001_619_992)
+        let decimal = try Self.runs(copy: ["CD_OCUPACAO": "0,500"])
+        #expect(decimal.copySummary.fieldsCorrected == 0 && decimal.copySummary.fieldsNulled == 2)
+        #expect(try Self.rejects(decimal.copySummary).contains("CD_OCUPACAO is not a whole number"))
     }
 
     @Test("a race code whose zero a spreadsheet dropped is read back, so the copy meets the original")
