@@ -156,4 +156,25 @@ import UrnaStore
         let other = try Self.runs(copy: ["NR_PROCESSO": "6024229720146130000"])
         #expect(other.copySummary.fieldsCorrected == 0)
     }
+
+    @Test("a process number whose check digits fail (digits a spreadsheet rounded away) is never stored")
+    func processNumberRounded() throws {
+        // 06024229720186130000 kept to 15 significant digits and its zero dropped: year and court look right.
+        let rounded = try Self.runs(copy: ["NR_PROCESSO": "6024229720186100000"])
+        #expect(rounded.copySummary.fieldsCorrected == 0 && rounded.copySummary.fieldsNulled == 2)
+        let text = try Self.rejects(rounded.copySummary)
+        #expect(text.contains("NR_PROCESSO '6024229720186100000' fails the CNJ check digits"), "\(text)")
+        #expect(!text.contains("has lost its leading zero (TSE writes the process"))
+        // Twenty digits, as written, whose check digits fail: nulled too.
+        let twenty = try Self.runs(copy: ["NR_PROCESSO": "06024229720186130001"])
+        #expect(twenty.copySummary.fieldsNulled == 2)
+        // Both beside the original: the original's number is kept.
+        #expect(rounded.both[0] == rounded.original && rounded.both[1] == rounded.original)
+        for genuine in ["06024229720186130000", "06003723920206010008", "06003641820226010000"] {
+            #expect(ElectionMapper.cnjCheckDigitsHold(Array(genuine.utf8)), "\(genuine)")
+        }
+        for wrong in ["06003723920206010000", "06024229720186130001", "16024229720186130000"] {
+            #expect(!ElectionMapper.cnjCheckDigitsHold(Array(wrong.utf8)), "\(wrong)")
+        }
+    }
 }
