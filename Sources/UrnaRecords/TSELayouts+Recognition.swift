@@ -39,8 +39,9 @@ extension TSELayouts {
     /// A row whose fields are mostly known TSE column names (or all look like column names) is a
     /// header: its layout is the catalogued one with exactly those names, or else a layout built from
     /// the header itself once the kind's required columns are found. Any other first row is data, and
-    /// its field count picks a header-less original. Throws `RecordFileError.unrecognized` naming
-    /// `file` and the required columns that are missing.
+    /// its field count picks a header-less original (or, when its last field is empty, its count without that
+    /// one). A header whose last name is empty (a separator ending the line) is read without it. Throws
+    /// `RecordFileError.unrecognized` naming `file` and the required columns that are missing.
     public static func recognize(firstRow: [String], file: String) throws -> TSELayout {
         var names = firstRow.map(normalize)
         if names.count > 2, names[names.count - 1].isEmpty, !names[names.count - 2].isEmpty,
