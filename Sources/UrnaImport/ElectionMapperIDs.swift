@@ -59,22 +59,50 @@ extension ElectionMapper {
 
     /// NR_PROCESSO in its TSE form: from 2016 a CNJ number of 20 digits (`06003641820226010000`: 7 of sequence,
     /// 2 check digits, the year, 6 for the electoral courts, ...), the first a zero. A spreadsheet drops it; a
-    /// 19-digit value that, given the zero back, shows its election's year and the 6 is read with it, with a
-    /// warning: kept as written, it replaced the original file's number (the greater text wins a tie of one
-    /// generation: 542 of 542 of 2022 AC, seventh real-files trial). Other values are left as written.
+    /// 19-digit value that, given the zero back, shows its election's year and the 6 and whose check digits hold is
+    /// read with it, with a warning: kept as written, it replaced the original file's number (the greater text wins
+    /// a tie of one generation: 542 of 542 of 2022 AC, seventh real-files trial). A 20-digit value, as written or
+    /// so restored, whose check digits fail has lost digits (a spreadsheet keeps 15 significant digits:
+    /// `6003723920206010000` for `06003723920206010008`): nil with a warning, as scientific notation is. Other
+    /// values (2014's 16 and 17 digits) are left as written.
     static func tseProcessNumber(_ value: String?, year: Int64, _ r: FieldReader) -> String? {
         guard let value = tseDigits(value, .NR_PROCESSO, r) else { return nil }
+        if value.utf8.count == 20, value.utf8.allSatisfy({ $0 &- 0x30 <= 9 }) {
+            return cnjCheckDigitsHold(Array(value.utf8)) ? value : processNumberLostDigits(value, r)
+        }
         guard let restored = zerosRestored(value, width: 20, shortest: 19) else { return value }
         let digits = Array(restored.utf8)
         guard digits[13] == UInt8(ascii: "6"), String(decoding: digits[9..<13], as: UTF8.self) == String(year) else {
             return value
         }
+        guard cnjCheckDigitsHold(digits) else { return processNumberLostDigits(value, r) }
         r.noteCorrected(
             .NR_PROCESSO,
             "NR_PROCESSO has lost its leading zero (TSE writes the process number with 20 digits; a spreadsheet that "
                 + "opened the file drops it): read as '\(restored)', so its rows meet the original file's; import "
                 + "TSE's file itself, or keep the column as text")
         return restored
+    }
+
+    /// Nil, with a warning: `value`, a process number of 19 or 20 digits, fails the CNJ check digits.
+    private static func processNumberLostDigits(_ value: String, _ r: FieldReader) -> String? {
+        r.warn(
+            .NR_PROCESSO,
+            "NR_PROCESSO '\(value)' fails the CNJ check digits, so digits were lost (a spreadsheet that opened the file "
+                + "keeps 15 significant digits of a long number and writes zeros for the rest): the field is left "
+                + "empty; " + FieldReader.scientificFix)
+        return nil
+    }
+
+    /// Whether 20 ASCII digits are a CNJ number whose check digits hold (`NNNNNNN-DD.AAAA.J.TR.OOOO`, ISO 7064
+    /// mod 97-10: DD = 98 - (NNNNNNN AAAA J TR OOOO 00 mod 97)). A number a spreadsheet kept to 15 significant
+    /// digits (`6003723920206010000` for `06003723920206010008`) fails it. The remainder is taken digit by digit:
+    /// the 20-digit number overflows Int64.
+    static func cnjCheckDigitsHold(_ digits: [UInt8]) -> Bool {
+        guard digits.count == 20, digits.allSatisfy({ $0 &- 0x30 <= 9 }) else { return false }
+        var remainder = 0
+        for d in digits[0..<7] + digits[9..<20] + [0x30, 0x30] { remainder = (remainder * 10 + Int(d - 0x30)) % 97 }
+        return 98 - remainder == Int(digits[7] - 0x30) * 10 + Int(digits[8] - 0x30)
     }
 
     /// CD_COR_RACA in its TSE form: two digits (`03`); a spreadsheet's `3` is read back as `03`, with a warning,

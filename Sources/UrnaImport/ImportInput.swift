@@ -27,8 +27,8 @@ final class ImportInput {
                     + "the file is Windows-1252 (curly quotes, dashes, €), import it again with --encoding cp1252"
             }
                 + r.trailingSeparators.map { file, rows in
-                    "\(file): \(rows) row\(rows == 1 ? "" : "s") end with a separator after the last column; the "
-                        + "empty field after it was ignored, the rest of each row read"
+                    "\(file): \(rows) \(rows == 1 ? "row ends" : "rows end") with a separator after the last column; "
+                        + "the empty field after it was ignored, the rest of \(rows == 1 ? "the" : "each") row read"
                 }
                 + r.emptyMembers.map { "\(path): member \($0) is empty (0 bytes); skipped" }
                 + r.skippedMembers.compactMap(Self.skippedMemberWarning).map { "\(path): \($0)" }

@@ -148,29 +148,34 @@ public enum TSEField {
         }
     }
 
-    /// The whole number a spreadsheet wrote with thousands separators (`10.001.619.992`, `1,022`): groups of three
-    /// digits after the first, all separated by one same `.` or `,`; nil for any other text. No TSE whole number
-    /// is written so; a decimal (`1.5`) is not read, since a whole-number column cannot hold one.
+    /// The whole number a spreadsheet wrote with thousands separators (`10.001.619.992`, `1.022`, `1,234,567`):
+    /// groups of three digits after a first group of 1 to 3 not starting with 0, all separated by one same `.`
+    /// (pt-BR's grouping) or, with two groups or more, `,` (an English locale's); nil for any other text. No TSE
+    /// whole number is written so. A decimal is not read, since a whole-number column cannot hold one: `0.123` and
+    /// `0,500` (a first group of 0 is no grouping) and `1,022` (pt-BR's 1.022: one `,` group is its decimal mark)
+    /// are nil, and so nulled with a warning.
     static func groupedInteger(_ s: String) -> Int64? {
         var s = s
         return s.withUTF8 { b -> Int64? in
-            guard let first = b.firstIndex(where: { $0 == 0x2E || $0 == 0x2C }), first >= 1, first <= 3 else {
-                return nil
-            }
+            guard let first = b.firstIndex(where: { $0 == 0x2E || $0 == 0x2C }), first >= 1, first <= 3,
+                b[0] != UInt8(ascii: "0")
+            else { return nil }
             let separator = b[first]
             var digits: [UInt8] = []
             var run = 0
+            var groups = 0
             for (k, c) in b.enumerated() {
                 if c == separator {
                     guard k == first || run == 3 else { return nil }
                     run = 0
+                    groups += 1
                 } else {
                     guard c &- 0x30 <= 9 else { return nil }
                     digits.append(c)
                     run += 1
                 }
             }
-            guard run == 3 else { return nil }
+            guard run == 3, separator == UInt8(ascii: ".") || groups >= 2 else { return nil }
             return parseInteger(String(decoding: digits, as: UTF8.self))
         }
     }

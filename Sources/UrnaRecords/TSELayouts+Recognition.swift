@@ -39,10 +39,18 @@ extension TSELayouts {
     /// A row whose fields are mostly known TSE column names (or all look like column names) is a
     /// header: its layout is the catalogued one with exactly those names, or else a layout built from
     /// the header itself once the kind's required columns are found. Any other first row is data, and
-    /// its field count picks a header-less original. Throws `RecordFileError.unrecognized` naming
-    /// `file` and the required columns that are missing.
+    /// its field count picks a header-less original (or, when its last field is empty, its count without that
+    /// one). A header whose last name is empty (a separator ending the line) is read without it. Throws
+    /// `RecordFileError.unrecognized` naming `file` and the required columns that are missing.
     public static func recognize(firstRow: [String], file: String) throws -> TSELayout {
-        let names = firstRow.map(normalize)
+        var names = firstRow.map(normalize)
+        if names.count > 2, names[names.count - 1].isEmpty, !names[names.count - 2].isEmpty,
+            looksLikeHeader(names.dropLast())
+        {
+            // A header ending with a separator (a tool that writes one after each field): its layout is that of
+            // the names before it, and `TSERecordStream` reads the rows that end so too.
+            names.removeLast()
+        }
         if looksLikeHeader(names) {
             if let twice = duplicateColumn(names) {
                 throw RecordFileError.unrecognized(
@@ -84,7 +92,7 @@ extension TSELayouts {
         if firstRow.count > 1, firstRow[firstRow.count - 1].isEmpty,
             let original = headerless(fieldCount: firstRow.count - 1)
         {
-            return original  // a separator after the last field: `TSERecordStream` reads such rows
+            return original  // a separator after the last field: `TSERecordStream` reads the rows that end so too
         }
         if firstRow.count == 1, let hint = otherSeparator(firstLine: firstRow[0]) {
             throw RecordFileError.unrecognized(file: file, reason: hint, missingColumns: [])
@@ -141,7 +149,7 @@ extension TSELayouts {
     }
 
     /// True for a row that names columns rather than holding data.
-    static func looksLikeHeader(_ names: [String]) -> Bool {
+    static func looksLikeHeader(_ names: some Collection<String>) -> Bool {
         guard !names.isEmpty else { return false }
         let known = names.filter { knownColumnNames.contains($0) }.count
         if known >= 2 && known * 2 >= names.count { return true }

@@ -9,6 +9,11 @@ final class TSERecordStream {
     let csv: CSVReader
     let layout: TSELayout
     let columns: ColumnIndex
+    /// Whether the file's lines may end with a separator after the last field, decided once per file: when its
+    /// header row (or, header-less, its first row) does. Elsewhere a row with one field too many, even an empty
+    /// last one, is a reject: an unquoted field holding a separator shifts every later column by one, and when
+    /// the last column is empty the row looks the same (`JOÃO;APARECIDO ...` read as name and ballot name).
+    let allowsTrailingSeparator: Bool
     /// Rows read so far that had one empty field past the layout's last column (a separator ending the line).
     private(set) var rowsWithTrailingSeparator = 0
     /// Rows read during recognition and not yet handed out.
@@ -49,6 +54,8 @@ final class TSERecordStream {
             layout = original
             later = read
         }
+        allowsTrailingSeparator =
+            first.count == layout.fieldCount + 1 && first.withFieldBytes(at: layout.fieldCount, { $0.isEmpty })
         pending = early.map { .malformed($0) }
         if !layout.hasHeader { pending.append(.row(first)) }
         pending += later
@@ -104,8 +111,10 @@ final class TSERecordStream {
             // A line of spaces is blank, as an empty line is, here as before the first row: one at the end of a
             // file (an editor's) was a reject, "a one-field line, such as an export trailer".
         } while Self.isBlank(row)
-        if row.count == layout.fieldCount + 1, row.withFieldBytes(at: layout.fieldCount, { $0.isEmpty }) {
-            // Every line ending in a separator (a tool that writes one after each field): the field after the
+        if allowsTrailingSeparator, row.count == layout.fieldCount + 1,
+            row.withFieldBytes(at: layout.fieldCount, { $0.isEmpty })
+        {
+            // A file whose lines end in a separator (a tool that writes one after each field): the field after the
             // last column is empty, so nothing is lost by reading the row; each such row was rejected, and a
             // header-less original so written was refused whole (seventh real-files trial).
             rowsWithTrailingSeparator += 1
@@ -157,6 +166,6 @@ final class TSERecordStream {
     private func repeatsHeader(_ row: CSVRow) -> Bool {
         let start = headerStart
         let same = row.withFieldBytes(at: 0) { bytes in bytes.count == start.count && bytes.elementsEqual(start) }
-        return same && row.strings == layout.fileColumns
+        return same && row.strings.prefix(layout.fieldCount).elementsEqual(layout.fileColumns)
     }
 }

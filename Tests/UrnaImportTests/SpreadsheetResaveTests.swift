@@ -122,7 +122,17 @@ import UrnaStore
         for text in ["1.5", "12.34", "1.2345", "1.234,5", "1,234.567", ".123", "1234.567"] {
             #expect(TSEField.groupedInteger(text) == nil, "\(text)")
         }
-        #expect(TSEField.groupedInteger("1,022") == 1022)
+        // A decimal is no grouping: a first group starting with 0 (0.123, 0,500), and one comma group (1,022 is
+        // 1.022 in pt-BR, whose grouping is the dot). Two or more comma groups are an English locale's grouping.
+        for text in ["0.123", "0,500", "00.123", "0.123.456", "1,022", "12,500", "0,123,456"] {
+            #expect(TSEField.groupedInteger(text) == nil, "\(text)")
+        }
+        #expect(TSEField.groupedInteger("1.022") == 1022)
+        #expect(TSEField.groupedInteger("1,234,567") == 1_234_567)
+        #expect(TSEField.groupedInteger("10.001.619.992") == 10_001_619_992)
+        let decimal = try Self.runs(copy: ["CD_OCUPACAO": "0,500"])
+        #expect(decimal.copySummary.fieldsCorrected == 0 && decimal.copySummary.fieldsNulled == 2)
+        #expect(try Self.rejects(decimal.copySummary).contains("CD_OCUPACAO is not a whole number"))
     }
 
     @Test("a race code whose zero a spreadsheet dropped is read back, so the copy meets the original")
@@ -145,5 +155,26 @@ import UrnaStore
         // Not a CNJ number of its election's year: left as written.
         let other = try Self.runs(copy: ["NR_PROCESSO": "6024229720146130000"])
         #expect(other.copySummary.fieldsCorrected == 0)
+    }
+
+    @Test("a process number whose check digits fail (digits a spreadsheet rounded away) is never stored")
+    func processNumberRounded() throws {
+        // 06024229720186130000 kept to 15 significant digits and its zero dropped: year and court look right.
+        let rounded = try Self.runs(copy: ["NR_PROCESSO": "6024229720186100000"])
+        #expect(rounded.copySummary.fieldsCorrected == 0 && rounded.copySummary.fieldsNulled == 2)
+        let text = try Self.rejects(rounded.copySummary)
+        #expect(text.contains("NR_PROCESSO '6024229720186100000' fails the CNJ check digits"), "\(text)")
+        #expect(!text.contains("has lost its leading zero (TSE writes the process"))
+        // Twenty digits, as written, whose check digits fail: nulled too.
+        let twenty = try Self.runs(copy: ["NR_PROCESSO": "06024229720186130001"])
+        #expect(twenty.copySummary.fieldsNulled == 2)
+        // Both beside the original: the original's number is kept.
+        #expect(rounded.both[0] == rounded.original && rounded.both[1] == rounded.original)
+        for genuine in ["06024229720186130000", "06003723920206010008", "06003641820226010000"] {
+            #expect(ElectionMapper.cnjCheckDigitsHold(Array(genuine.utf8)), "\(genuine)")
+        }
+        for wrong in ["06003723920206010000", "06024229720186130001", "16024229720186130000"] {
+            #expect(!ElectionMapper.cnjCheckDigitsHold(Array(wrong.utf8)), "\(wrong)")
+        }
     }
 }

@@ -185,8 +185,9 @@ import UrnaStore
             s.warnings.contains { $0.contains("read as Latin-1, but it holds bytes 0x80-0x9F") }, "\(s.warnings)")
     }
 
-    /// A header ending in a separator has an unnamed column: the warning names it "(unnamed)" (it read
-    /// "column  is in no TSE layout"), and the rows load.
+    /// A header ending in a separator, its rows too: the rows load, with the warning of a file whose lines end with
+    /// a separator (the empty name after the header's last is no column; it was warned of as "(unnamed)", and
+    /// before that as "column  is in no TSE layout").
     @Test func anUnnamedHeaderColumnIsNamedInItsWarning() throws {
         let folder = try S.scratchFolder()
         let file = try S.write(
@@ -197,7 +198,8 @@ import UrnaStore
         #expect(try S.counts(db)["Candidate"] == 1)
         #expect(
             s.warnings == [
-                "consulta_cand.csv: column (unnamed) is in no TSE layout urna knows; its values were not stored (the rest of each row was)"
+                "consulta_cand.csv: 1 row ends with a separator after the last column; the empty field after it was "
+                    + "ignored, the rest of the row read"
             ],
             "\(s.warnings)")
     }
