@@ -4,7 +4,11 @@ import UrnaStore
 /// The sixth trial: raw SQL on `store.connection` from several threads, cancelled writes, observers that write, tasks of
 /// every priority on one store. Each scenario prints what was acknowledged and what the file holds (read by sqlite3).
 enum Sixth {
-    /// Threads running raw transactions on `store.connection` (half rolled back) beside `write`s and readers.
+    /// Thrown inside a write to roll it back.
+    struct RolledBack: Error {}
+
+    /// Threads running raw SQL in writes on `store.connection` (half rolled back) beside `write`s and readers; a raw
+    /// BEGIN outside a write is refused.
     static func rawTransactions() throws {
         let path = Files.fresh("raw-transactions.sqlite")
         let store = try Store(path: path, schema: try TrialSchema.schema())
@@ -14,24 +18,24 @@ enum Sixth {
             DispatchQueue.global().async(group: group) {
                 for i in 0..<100 {
                     let id = "raw-\(t)-\(i)"
+                    // A raw BEGIN outside a write is refused (rolled back at once): raw SQL joins a store's write.
+                    if i == 0 {
+                        let refused = (try? store.connection.execute("BEGIN IMMEDIATE")) == nil
+                        tally.add(refused ? "raw BEGIN refused" : "raw BEGIN accepted")
+                    }
                     do {
-                        try store.connection.execute("BEGIN IMMEDIATE")
-                        try store.connection.run(
-                            "INSERT INTO Item(id, worker, seq, batch) VALUES (?, 'raw', ?, ?)",
-                            [
-                                .text(id), .integer(Int64(i)), .integer(Int64(i % 2)),
-                            ])
-                        if i % 2 == 0 {
-                            try store.connection.execute("COMMIT")
-                            tally.add("raw committed")
-                        } else {
-                            try store.connection.execute("ROLLBACK")
-                            tally.add("raw rolled back")
+                        try store.write {
+                            try store.connection.run(
+                                "INSERT INTO Item(id, worker, seq, batch) VALUES (?, 'raw', ?, ?)",
+                                [.text(id), .integer(Int64(i)), .integer(Int64(i % 2))])
+                            if i % 2 == 1 { throw RolledBack() }
                         }
+                        tally.add("raw committed")
+                    } catch is RolledBack {
+                        tally.add("raw rolled back")
                     } catch {
                         tally.add("raw failed")
                         tally.note("raw: \(error)")
-                        if store.connection.isInTransaction { try? store.connection.execute("ROLLBACK") }
                     }
                 }
             }
@@ -66,7 +70,9 @@ enum Sixth {
         group.wait()
         tally.add("stored raw rows", SQLite3.int(path, "SELECT count(*) FROM Item WHERE worker = 'raw'"))
         tally.add("stored written rows", SQLite3.int(path, "SELECT count(*) FROM Item WHERE worker = 'w'"))
-        tally.report("raw transactions on store.connection beside writes (expect 150 raw, 300 written, 0 failed)")
+        tally.report(
+            "raw transactions on store.connection beside writes (expect 3 raw BEGIN refused, 150 raw, 300 written, 0 failed)"
+        )
     }
 
     /// Threads asking `store.connection` for the same cached statement, each binding its own key.

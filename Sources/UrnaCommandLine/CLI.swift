@@ -255,6 +255,8 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     guard readOnly else { return try open(readOnly: false) }
     for _ in 0..<10 {
         let store = try open(readOnly: true)
+        // One thread uses this store: its snapshot is pinned by a raw read transaction on the store's connection.
+        store.connection.allowRawTransactionsFromOneThread()
         try store.connection.execute("BEGIN")
         // The first read inside the transaction fixes the snapshot; it must record the schema the store uses.
         if let recorded = try Store.recordedSchema(in: store.connection),

@@ -68,6 +68,7 @@ enum SQLCommand {
         if write { try requireWritableDatabase(path, command: "urna sql --write") }
         let store = try openExistingStore(path, readOnly: !write)
         let connection = store.connection
+        connection.allowRawTransactionsFromOneThread()  // this command's one thread runs BEGIN ... COMMIT itself
         if !write { try connection.execute("PRAGMA query_only = 1") }
         // Triggers are SQL the file carries: one that a --write statement sets off (a planted `AFTER UPDATE ON
         // Party BEGIN DELETE FROM Good; END` under "1 row changed") is rolled back unless --allow-triggers.

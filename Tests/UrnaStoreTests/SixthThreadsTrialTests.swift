@@ -59,58 +59,65 @@ enum TrialSix {
 @Suite("Sixth threads trial: raw transactions on store.connection beside other threads")
 struct SixthThreadsTrialTests {
     @Test(
-        "A raw BEGIN on store.connection keeps other threads out until its end: their writes wait (they threw alreadyInWriteTransaction), their raw INSERT is not rolled back with it (it was), their reads never see it (they did)"
+        "A raw BEGIN on store.connection outside a write is rolled back at once and refused: left open it was shared with every thread (their raw INSERT joined it and was rolled back with it), held for its thread it hung the store when its end came from another thread or never came"
     )
     func rawTransactionOnTheWriterConnection() throws {
         let (dir, path) = try TrialSix.temporaryPath()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try Store(path: path, schema: try TrialSix.schema())
-        let opened = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let outcome = TrialSix.Outcome()
-        let raw = TrialSix.onThread {
-            outcome.set(
-                "raw",
-                TrialSix.attempt {
-                    try store.connection.execute("BEGIN IMMEDIATE")
-                    try store.connection.run("INSERT INTO Note(id, text) VALUES (1, 'rolled back')")
-                    opened.signal()
-                    release.wait()
-                    try store.connection.execute("ROLLBACK")
-                })
+        #expect(throws: StoreError.rawTransactionOutsideWrite) { try store.connection.execute("BEGIN IMMEDIATE") }
+        #expect(!store.connection.isInTransaction)
+        // A prepared BEGIN, a SAVEPOINT, and a script that leaves its transaction open: the same.
+        #expect(throws: StoreError.rawTransactionOutsideWrite) { try store.connection.prepare("BEGIN").step() }
+        #expect(throws: StoreError.rawTransactionOutsideWrite) { try store.connection.execute("SAVEPOINT s") }
+        #expect(throws: StoreError.rawTransactionOutsideWrite) {
+            try store.connection.execute("BEGIN; INSERT INTO Note(id, text) VALUES (1, 'rolled back')")
         }
-        opened.wait()
+        // A script that fails inside its transaction leaves nothing open (it was left open, and every other
+        // thread's statement then ran inside it).
+        #expect(throws: SQLiteError.self) {
+            try store.connection.execute(
+                "BEGIN; INSERT INTO Note(id, text) VALUES (5, 'x'); INSERT INTO Nope VALUES (1)")
+        }
+        #expect(!store.connection.isInTransaction)
+        // A whole transaction in one call is fine, and so is raw SQL inside a store's write.
+        try store.connection.execute("BEGIN; INSERT INTO Note(id, text) VALUES (2, 'one call'); COMMIT")
+        try store.write { try store.connection.run("INSERT INTO Note(id, text) VALUES (3, 'inside a write')") }
+        // Another thread's write and raw INSERT go through at once (no lock is left held by the refused BEGIN).
+        let outcome = TrialSix.Outcome()
+        let begun = TrialSix.onThread {
+            outcome.set("raw", TrialSix.attempt { try store.connection.execute("BEGIN IMMEDIATE") })
+        }
+        begun.wait()
         let writer = TrialSix.onThread {
             outcome.set(
                 "write",
-                TrialSix.attempt { try store.write { try store.create(TrialSix.Note.self, value: [2, "write"]) } })
+                TrialSix.attempt { try store.write { try store.create(TrialSix.Note.self, value: [4, "write"]) } })
         }
         let rawInsert = TrialSix.onThread {
             outcome.set(
                 "raw insert",
-                TrialSix.attempt { try store.connection.run("INSERT INTO Note(id, text) VALUES (3, 'raw')") })
+                TrialSix.attempt { try store.connection.run("INSERT INTO Note(id, text) VALUES (6, 'raw')") })
         }
-        let reader = TrialSix.onThread {
-            outcome.set(
-                "read",
-                TrialSix.attempt {
-                    outcome.set("uncommitted seen", "\(try store.objects(TrialSix.Note.self).filter("id == 1").count)")
-                })
-        }
-        // Give the three threads time to reach the store while the raw transaction is open (they must wait or read the
-        // last commit whatever the timing; the sleep only makes the wrong behaviour show every time).
-        Thread.sleep(forTimeInterval: 0.3)
-        release.signal()
-        for done in [raw, writer, rawInsert, reader] { done.wait() }
-        #expect(outcome["raw"] == "ok")
+        for done in [writer, rawInsert] { done.wait() }
+        #expect(outcome["raw"] != "ok")
         #expect(outcome["write"] == "ok")
         #expect(outcome["raw insert"] == "ok")
-        #expect(outcome["read"] == "ok")
-        // Note 1 was never committed: a reader that counted it read another thread's uncommitted row.
-        #expect(outcome["uncommitted seen"] == "0")
-        #expect(try TrialSix.committedIDs(path) == [2, 3])
-        try store.write { try store.create(TrialSix.Note.self, value: [4, "after"]) }
-        #expect(try TrialSix.committedIDs(path) == [2, 3, 4])
+        #expect(try TrialSix.committedIDs(path) == [2, 3, 4, 6])
+    }
+
+    @Test("An async task's raw BEGIN is refused at once, not left to be ended from the thread it resumes on")
+    func rawTransactionAcrossAnAwait() async throws {
+        let (dir, path) = try TrialSix.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: try TrialSix.schema())
+        await #expect(throws: StoreError.rawTransactionOutsideWrite) {
+            try store.connection.execute("BEGIN IMMEDIATE")
+            try await Task.sleep(nanoseconds: 20_000_000)
+            try store.connection.execute("COMMIT")
+        }
+        try await store.asyncWrite { try store.create(TrialSix.Note.self, value: [1, "after"]) }
+        #expect(try TrialSix.committedIDs(path) == [1])
     }
 
     @Test(

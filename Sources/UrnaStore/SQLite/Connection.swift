@@ -32,39 +32,62 @@ public final class Connection {
     /// can reach this connection at once; without the lock they would share cached statements and a raw
     /// statement would join another thread's open write.
     var ownerLock: WriteLock?
-    /// Whether a raw statement of the thread holding `ownerLock` opened a transaction (`BEGIN`, `SAVEPOINT`) outside
-    /// a store's write: that thread keeps the lock until a statement of its own ends the transaction (guarded by
-    /// `ownerLock`).
-    private var rawTransactionHoldsLock = false
     /// Turns a COMMIT into a rollback while a store's write is open on this connection (set by the store).
     let commitGuard = CommitGuard()
 
     /// Runs `body` holding the owning store's write lock (when there is one and this thread does not hold it).
     ///
-    /// A raw statement that leaves a transaction open keeps the lock for its thread, as `beginWrite` does, until the
-    /// thread ends that transaction: between two statements of it, another thread's raw INSERT joined it and was rolled
-    /// back with it, another thread's read saw its uncommitted rows, and another thread's `write` threw
-    /// `alreadyInWriteTransaction`.
-    @inline(__always) func exclusive<T>(_ body: () throws -> T) rethrows -> T {
+    /// A raw statement run outside a store's write may not leave a transaction open (`BEGIN`, `SAVEPOINT`): the
+    /// transaction is rolled back at once and the statement throws `StoreError.rawTransactionOutsideWrite`. Left
+    /// open, it was shared with every thread (another thread's raw INSERT joined it and was rolled back with it, its
+    /// reads saw the uncommitted rows); held for the opening thread, it hung the store when its end came from another
+    /// thread (an async task resumed elsewhere, a serial queue's next block) or never came (an error path).
+    @inline(__always) func exclusive<T>(_ body: () throws -> T) throws -> T {
         guard let ownerLock else { return try body() }
-        if ownerLock.isHeldByCurrentThread {
-            defer {
-                if rawTransactionHoldsLock && !isInTransaction {
-                    rawTransactionHoldsLock = false
-                    ownerLock.unlock()
-                }
-            }
-            return try body()
-        }
+        if ownerLock.isHeldByCurrentThread { return try body() }
         ownerLock.lock()
-        defer {
-            if isInTransaction && !rawTransactionHoldsLock {
-                rawTransactionHoldsLock = true  // released by the statement that ends the transaction
-            } else {
-                ownerLock.unlock()
-            }
+        defer { ownerLock.unlock() }
+        if rawTransactionsAllowed.load(ordering: .relaxed) { return try body() }
+        // A transaction already open here was left by a raw statement inside a scope that held the lock (a store's
+        // read of an in-memory file, `withForeignKeysOff`): it is nobody's write, and nothing may run inside it.
+        if isInTransaction {
+            rollBackRawTransaction()
+            throw StoreError.rawTransactionOutsideWrite
         }
-        return try body()
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if isInTransaction { rollBackRawTransaction() }
+            throw error
+        }
+        if isInTransaction {
+            rollBackRawTransaction()
+            throw StoreError.rawTransactionOutsideWrite
+        }
+        return result
+    }
+
+    /// `exclusive` for work that runs no SQL (resets, the statement cache): it cannot open a transaction.
+    @inline(__always) func exclusiveQuietly<T>(_ body: () -> T) -> T {
+        guard let ownerLock, !ownerLock.isHeldByCurrentThread else { return body() }
+        ownerLock.lock()
+        defer { ownerLock.unlock() }
+        return body()
+    }
+
+    private let rawTransactionsAllowed = Atomic<Bool>(false)
+
+    /// Lets raw `BEGIN`/`SAVEPOINT` on this store's connection stay open between calls, as on a plain connection:
+    /// for a program that uses the store from one thread only (urna's own commands pin a read snapshot this way).
+    /// The transaction is then shared with every thread that uses the store, so never call it where other threads
+    /// or tasks use the store: there, open transactions with `store.write { }` or `beginWrite()`.
+    public func allowRawTransactionsFromOneThread() {
+        rawTransactionsAllowed.store(true, ordering: .relaxed)
+    }
+
+    private func rollBackRawTransaction() {
+        sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
     }
 
     /// Opens (or creates, unless `readOnly`) the database at `path`; ":memory:" for an in-memory one.
@@ -219,7 +242,7 @@ public final class Connection {
 
     /// Forgets cached statements (needed before DDL that changes tables they use).
     public func clearStatementCache() {
-        exclusive {
+        exclusiveQuietly {
             retiredStatements.removeAll { $0.statement == nil }
             retiredStatements += statementCache.values.map { WeakStatement(statement: $0) }
             statementCache.removeAll()

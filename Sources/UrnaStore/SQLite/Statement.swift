@@ -40,7 +40,7 @@ public final class Statement {
     /// the lock orders that holder's last reset before the next one's.
     public func reset() {
         guard !detached.load(ordering: .acquiring) else { return resetHere() }
-        connection.exclusive { resetHere() }
+        connection.exclusiveQuietly { resetHere() }
     }
 
     private func resetHere() {
@@ -128,7 +128,7 @@ public final class Statement {
     @discardableResult
     public func step() throws -> Bool {
         if detached.load(ordering: .acquiring) { throw Self.connectionGone(sql) }
-        let (rc, failure) = connection.exclusive { () -> (Int32, SQLiteError?) in
+        let (rc, failure) = try connection.exclusive { () -> (Int32, SQLiteError?) in
             let rc = sqlite3_step(handle)
             guard rc != SQLITE_ROW && rc != SQLITE_DONE else { return (rc, nil) }
             // The message is read before another thread's statement can replace it.

@@ -28,6 +28,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case observeInWriteTransaction
     /// `commitWrite()` inside `write { }`, which commits when its body returns: the whole write was rolled back.
     case commitInsideWriteBlock
+    /// A raw `BEGIN` or `SAVEPOINT` on `store.connection` outside a store's write: it was rolled back at once.
+    case rawTransactionOutsideWrite
     /// A write inside `read { }` (or `asyncRead { }`), whose reads see one earlier commit: they would not see it.
     case writeInsideRead
 
@@ -63,6 +65,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .commitInsideWriteBlock:
             "commitWrite() was called inside store.write { ... }, which commits when its body returns: the whole "
                 + "write was rolled back (nothing of it was committed); return from the block instead"
+        case .rawTransactionOutsideWrite:
+            "a transaction opened by raw SQL on store.connection (BEGIN, SAVEPOINT) outside store.write { ... } was "
+                + "rolled back at once: it would be shared with every thread using the store; open it with "
+                + "store.write { ... } or beginWrite(), where raw SQL joins the store's write"
         case .writeInsideRead:
             "a write cannot run inside store.read { ... } or asyncRead { ... } (their reads see one earlier commit, "
                 + "so they would not see it): write before or after the read, or read inside the write"
