@@ -98,7 +98,7 @@ enum CopyCommand {
                 ExitCode.missingInput, "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table)")
         }
         var counts: PostgresTransfer.Counts = []
-        let freeBefore = freeBytes(near: file)
+        let freeBefore = Migrator.freeBytes(near: file)
         let schema: Schema
         do {
             schema =
@@ -130,14 +130,6 @@ enum CopyCommand {
         ).rows.map { ($0[0] ?? "table", $0[1] ?? "") }
         warnNotCopied(relations, copied: counts, schema: schema, from: pg.displayName)
         return ExitCode.ok
-    }
-
-    /// Free bytes (for this user) on the disk that will hold `path`.
-    static func freeBytes(near path: String) -> Int64? {
-        let folder = (path as NSString).deletingLastPathComponent
-        var s = statvfs()
-        guard statvfs(folder.isEmpty ? "." : folder, &s) == 0 else { return nil }
-        return Int64(s.f_bavail) * Int64(s.f_frsize)
     }
 
     /// Tables and views of the source that are not the family's (a user's own, an FTS index): copy moves only

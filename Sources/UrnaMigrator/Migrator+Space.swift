@@ -97,7 +97,7 @@ extension Migrator {
     }
 
     /// Free bytes (for this user) on the disk holding `path`'s folder, or nil when it cannot be told.
-    static func freeBytes(near path: String) -> Int64? {
+    package static func freeBytes(near path: String) -> Int64? {
         let folder = (path as NSString).deletingLastPathComponent
         var s = statvfs()
         guard statvfs(folder.isEmpty ? "." : folder, &s) == 0 else { return nil }
