@@ -126,7 +126,7 @@ enum CopyCommand {
         TypedText.report(summary(from: pg.displayName, to: file, schema: schema, counts: counts))
         let relations = try pg.query(
             "SELECT CASE WHEN table_type = 'VIEW' THEN 'view' ELSE 'table' END, table_name FROM "
-                + "information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+                + "information_schema.tables WHERE table_schema = $1::text ORDER BY table_name", [pg.schema]
         ).rows.map { ($0[0] ?? "table", $0[1] ?? "") }
         warnNotCopied(relations, copied: counts, schema: schema, from: pg.displayName)
         return ExitCode.ok

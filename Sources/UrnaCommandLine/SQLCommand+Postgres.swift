@@ -21,6 +21,8 @@ extension SQLCommand {
         if write { try pg.execute("BEGIN") } else { try PostgresTransfer.beginSnapshot(pg) }
         let result: PostgresRows
         do {
+            // The statement is the user's own SQL: names resolve through their search path, as in psql.
+            try pg.restoreUserSearchPath()
             result = try pg.query(sql, values)
         } catch let e as PostgresError where e.sqlState == "25006" {
             try? pg.execute("ROLLBACK")

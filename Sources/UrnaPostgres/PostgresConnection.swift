@@ -34,6 +34,12 @@ public final class PostgresConnection {
     let handle: OpaquePointer
     /// The URL or conninfo with any password replaced by `***`, for messages.
     public let displayName: String
+    /// The schema urna works in: the first schema of the session's `search_path` that exists when it connects
+    /// (`current_schema()`, where psql's `CREATE TABLE` would go), chosen by the role's or database's
+    /// settings, `?options=-csearch_path%3DNAME` or `PGOPTIONS`. Only its tables are Urna's; after connecting
+    /// the path is `pg_catalog` first and this schema next, so an unqualified built-in function or operator
+    /// is PostgreSQL's own even when a schema on the user's path defines one with the same name and types.
+    public private(set) var schema = ""
 
     /// Connects with a `postgresql://` URL or a conninfo string; unset parts come from the `PG*` environment
     /// variables, as for psql.
@@ -56,8 +62,36 @@ public final class PostgresConnection {
         try execute(
             "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'; "
                 // Literals urna writes double their quotes only: backslashes must never escape.
-                + "SET standard_conforming_strings = on")
+                + "SET standard_conforming_strings = on; "
+                // bytea is read back in hex form whatever a role or database set; intervals in the default form.
+                + "SET bytea_output = 'hex'; SET IntervalStyle = 'postgres'; "
+                // A writer's transaction waits, idle, while urna works on the working copy: a server that ends
+                // idle transactions would throw the whole run away at the commit.
+                + "SET idle_in_transaction_session_timeout = 0; "
+                // A row-level security policy would hide rows from the copy, and the refill would delete them:
+                // an error instead of a silent filter.
+                + "SET row_security = off")
+        guard let current = try scalar("SELECT pg_catalog.current_schema()") else {
+            let path = (try? scalar("SHOW search_path")) ?? ""
+            throw PostgresError(
+                "no schema to work in: the search_path (\(path)) names no schema that exists and this role may "
+                    + "use; create one, or name one with ?options=-csearch_path%3DNAME (or PGOPTIONS)",
+                database: displayName)
+        }
+        schema = current
+        try execute("SET search_path = pg_catalog, \(Self.quoted(current))")
     }
+
+    /// A name in double quotes, inner quotes doubled.
+    static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// `name` qualified by the working schema, quoted: for statements that create objects (the search path
+    /// begins with `pg_catalog`, where nothing may be created).
+    public func qualified(_ name: String) -> String { Self.quoted(schema) + "." + Self.quoted(name) }
+
+    /// The search path as the session began (the role's, the database's or the URL's), for running a user's own
+    /// SQL (`urna sql`) as psql would.
+    public func restoreUserSearchPath() throws { try execute("RESET search_path") }
 
     deinit {
         PostgresInterrupt.unregister(self)

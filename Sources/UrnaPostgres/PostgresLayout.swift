@@ -142,7 +142,8 @@ public enum PostgresColumnKind: Equatable, Sendable {
         case .uuid, .json: "\(quotedColumn)::text"
         // float4 printed as float4 would not read back as the same Double: widen it exactly first.
         case .real("real"): "\(quotedColumn)::double precision"
-        case .numeric(let s): "round(\(quotedColumn) * 1\(String(repeating: "0", count: s)))::bigint"
+        // Typed literal: an operator taking (numeric, integer) in a schema on the path would match better than the built-in.
+        case .numeric(let s): "round(\(quotedColumn) * 1\(String(repeating: "0", count: s))::numeric)::bigint"
         default: quotedColumn
         }
     }
@@ -249,6 +250,14 @@ public struct PostgresTable: Sendable {
     public var identityColumn: String? = nil
 
     public var constraintSQL: [String] { constraints.map(\.createSQL) }
+
+    /// `createSQL` with the table's name qualified by the connection's working schema (the search path begins
+    /// with `pg_catalog`, where nothing may be created).
+    public func createSQL(in pg: PostgresConnection) -> String {
+        let prefix = "CREATE TABLE " + Identifier.quoted(name)
+        precondition(createSQL.hasPrefix(prefix), "createSQL must begin with \(prefix)")
+        return "CREATE TABLE " + pg.qualified(name) + createSQL.dropFirst(prefix.count)
+    }
     public var dropConstraintSQL: [String] { constraints.map(\.dropSQL) }
 
     /// A table copied column by column as it is (metadata, plain tables being adopted): no DDL of its own.

@@ -9,9 +9,10 @@ public enum PostgresTransfer {
     static func q(_ name: String) -> String { Identifier.quoted(name) }
     static let metadataTables = StorageLayout.metadataTables
 
-    /// Whether `name` exists as a table (or view) in the connection's search path.
+    /// Whether `name` exists as a table (or view) in the connection's working schema (one of the same name
+    /// in another schema of the user's search path is not Urna's).
     public static func relationExists(_ name: String, in pg: PostgresConnection) throws -> Bool {
-        try pg.scalar("SELECT to_regclass($1) IS NOT NULL", [q(name)]) == "t"
+        try pg.scalar("SELECT pg_catalog.to_regclass($1::text) IS NOT NULL", [pg.qualified(name)]) == "t"
     }
 
     /// The schema a PostgreSQL database records in `_urna_schema`, or nil when it holds no Urna data.
@@ -37,6 +38,21 @@ public enum PostgresTransfer {
             try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             return false
         }
+    }
+
+    /// Begins a writer's transaction and takes urna's advisory lock (two urna writers never interleave). A
+    /// transaction that would be read-only (`default_transaction_read_only`, a standby) is refused at once,
+    /// before any work that its first write would throw away.
+    public static func beginWriting(_ pg: PostgresConnection) throws {
+        try pg.execute("BEGIN")
+        if try pg.scalar("SHOW transaction_read_only") == "on" {
+            try pg.execute("ROLLBACK")
+            throw PostgresTransferError.occupied(
+                "\(pg.displayName) is read-only for this session (default_transaction_read_only is on for the role "
+                    + "or database, or the server is a standby); nothing was changed: connect to the primary, or "
+                    + "as a role that may write (ALTER ROLE ... SET default_transaction_read_only = off)")
+        }
+        try pg.execute("SELECT pg_catalog.pg_advisory_xact_lock(\(PostgresWorkingCopy.advisoryLockKey)::bigint)")
     }
 
     /// Rows copied per table.
@@ -82,7 +98,8 @@ public enum PostgresTransfer {
         // Urna's own views go first and come back from code after the load (a view of someone else's on them stops
         // the run, as on the tables).
         for name in Set((old?.views ?? []).map(\.name) + schema.views.map(\.name)).sorted()
-        where try pg.scalar("SELECT 1 FROM pg_views WHERE schemaname = current_schema() AND viewname = $1", [name])
+        where try pg.scalar(
+            "SELECT 1 FROM pg_catalog.pg_views WHERE schemaname = $1::text AND viewname = $2::text", [pg.schema, name])
             == "1"
         {
             try pg.execute("DROP VIEW \(q(name))")
@@ -95,7 +112,7 @@ public enum PostgresTransfer {
             // RESTRICT (the default): a view or key of someone else's that depends on these tables stops the run.
             try pg.execute("DROP TABLE IF EXISTS " + oldNames.sorted().map(q).joined(separator: ", "))
         }
-        if !sameShape { for t in tables { try pg.execute(t.createSQL) } }
+        if !sameShape { for t in tables { try pg.execute(t.createSQL(in: pg)) } }
         var counts: Counts = []
         for t in tables {
             // Every table was created or emptied by TRUNCATE above, in this transaction: its rows can go in frozen.
@@ -120,7 +137,7 @@ public enum PostgresTransfer {
         if SchemaDescriptor.encode(code) == SchemaDescriptor.encode(schema) {
             for v in code.views {
                 guard let sql = v.postgresSQL else { continue }
-                try pg.execute("CREATE VIEW \(q(v.name)) AS\n\(sql)")
+                try pg.execute("CREATE VIEW \(pg.qualified(v.name)) AS\n\(sql)")
                 try pg.execute(
                     "COMMENT ON VIEW \(q(v.name)) IS '\(v.viewDescription.replacingOccurrences(of: "'", with: "''"))'")
             }
@@ -156,8 +173,8 @@ public enum PostgresTransfer {
         name: String, type: String, nullable: Bool
     )] {
         try pg.query(
-            "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 "
-                + "AND table_schema = current_schema() ORDER BY ordinal_position", [table]
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1::text "
+                + "AND table_schema = $2::text ORDER BY ordinal_position", [table, pg.schema]
         ).rows.compactMap { row in
             guard let name = row[0], let type = row[1] else { return nil }
             return (name, type, row[2] != "NO")
@@ -206,7 +223,7 @@ public enum PostgresTransfer {
                 }
                 try pg.execute("DELETE FROM \(q(table))")
             } else {
-                try pg.execute("CREATE TABLE \(q(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
+                try pg.execute("CREATE TABLE \(pg.qualified(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
             }
             _ = try copyRows(of: .plain(table, columns), from: sqlite, to: pg)
         }

@@ -54,8 +54,7 @@ public final class PostgresWorkingCopy {
         self.writing = writing
         try pg.execute("SET lock_timeout = \(lockTimeoutMilliseconds)")
         do {
-            if writing { try pg.execute("BEGIN") } else { try PostgresTransfer.beginSnapshot(pg) }
-            if writing { try pg.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))") }
+            if writing { try PostgresTransfer.beginWriting(pg) } else { try PostgresTransfer.beginSnapshot(pg) }
             recorded = try PostgresTransfer.recordedSchema(in: pg)
             if writing, let locked = recorded ?? lockTables {
                 let names = try PostgresLayout.tableNames(for: locked).filter {

@@ -72,7 +72,7 @@ extension QueryCompiler {
         case .int8?, .int16?, .int32?, .int64?: return "(\(number))::bigint"
         case .float?, .double?: return "(\(number))::float8"
         case .decimal(let scale)?:
-            return "((\(number)) / 1\(raw: String(repeating: "0", count: scale)))"
+            return "((\(number)) / 1\(raw: String(repeating: "0", count: scale))::numeric)"
         case .date?: return "(\(string))::timestamptz"
         case .uuid?: return "(\(string))::uuid"
         default: return "(\(string)) COLLATE \"C\""
