@@ -87,13 +87,15 @@ enum AdoptCommand {
         } else {
             let counts = report.counts.keys.sorted().map { "\($0) \(report.counts[$0]!)" }.joined(separator: ", ")
             let verb = dryRun ? "would adopt" : "adopted"
+            // On PostgreSQL, the database's URL, not its private working copy's path.
+            let shown = DatabaseName.of(path)
             let rebuilt = report.rebuilt.keys.sorted().map { "\($0) (\(report.rebuilt[$0]!) rows kept)" }
             let outcome =
                 rebuilt.isEmpty
                 ? "no row \(dryRun ? "would change" : "was changed")"
                 : "\(dryRun ? "would rebuild" : "rebuilt") into the storage contract: "
                     + rebuilt.joined(separator: ", ")
-            TypedText.report("\(verb) \(path): \(report.family) version \(report.version) (\(counts)); \(outcome)")
+            TypedText.report("\(verb) \(shown): \(report.family) version \(report.version) (\(counts)); \(outcome)")
             for change in report.changes { TypedText.report("  " + TerminalSafe.line(change)) }
             if !report.created.isEmpty {
                 TypedText.report(
@@ -103,9 +105,9 @@ enum AdoptCommand {
                 TypedText.report("left alone: " + report.otherTables.map(TerminalSafe.line).joined(separator: ", "))
             }
             if dryRun {
-                TypedText.report("dry run: \(path) was not changed; run again without --dry-run to adopt it")
+                TypedText.report("dry run: \(shown) was not changed; run again without --dry-run to adopt it")
             } else if version < family.latestVersion {
-                TypedText.report("next: \(context.toolName) migrate --db \(path) --dry-run")
+                TypedText.report("next: \(context.toolName) migrate --db \(shown) --dry-run")
             }
         }
         return ExitCode.ok

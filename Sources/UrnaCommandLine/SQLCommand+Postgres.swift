@@ -26,6 +26,14 @@ extension SQLCommand {
             result = try pg.query(sql, values)
         } catch let e as PostgresError where e.sqlState == "25006" {
             try? pg.execute("ROLLBACK")
+            if write {
+                // --write was given: the server itself makes this session's transactions read-only.
+                throw CLIError(
+                    ExitCode.failure,
+                    "\(pg.displayName) is read-only for this session (default_transaction_read_only is on for the "
+                        + "role or database, or the server is a standby); nothing was changed: connect to the primary, "
+                        + "or as a role that may write")
+            }
             throw UsageError(
                 "this statement would change the database, and \(CommandContext.current.toolName) sql is read-only: "
                     + "add --write to run it "

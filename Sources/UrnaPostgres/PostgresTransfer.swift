@@ -55,6 +55,18 @@ public enum PostgresTransfer {
         try pg.execute("SELECT pg_catalog.pg_advisory_xact_lock(\(PostgresWorkingCopy.advisoryLockKey)::bigint)")
     }
 
+    /// Refuses, with the grant that fixes it, when this role may not create tables in the working schema.
+    public static func requireCreate(_ pg: PostgresConnection) throws {
+        guard try pg.scalar("SELECT pg_catalog.has_schema_privilege($1::text, 'CREATE')", [pg.schema]) == "t" else {
+            let role = try pg.scalar("SELECT CURRENT_USER::text") ?? "this role"
+            throw PostgresTransferError.occupied(
+                "\(pg.displayName): \(role) may not create tables in schema \(pg.schema), where urna would put its "
+                    + "tables; nothing was changed: GRANT CREATE ON SCHEMA \(PostgresConnection.quoted(pg.schema)) TO "
+                    + "\(PostgresConnection.quoted(role)), or choose a schema of yours with "
+                    + "?options=-csearch_path%3DNAME")
+        }
+    }
+
     /// Rows copied per table.
     public typealias Counts = [(table: String, rows: Int)]
 

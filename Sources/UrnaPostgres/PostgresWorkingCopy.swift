@@ -41,8 +41,13 @@ public final class PostgresWorkingCopy {
         public let milliseconds: Int
         public let message: String
         public var description: String {
-            "\(database) is being written by another urna run or session (waited \(milliseconds / 1000) s: "
+            "\(database) is being written by another urna run or session (waited \(Self.seconds(milliseconds)) s: "
                 + "\(message)); nothing was changed: try again when it finishes"
+        }
+
+        /// Whole seconds as a whole number, else with their fraction (500 ms: `0.5`, never `0`).
+        static func seconds(_ milliseconds: Int) -> String {
+            milliseconds % 1000 == 0 ? String(milliseconds / 1000) : String(Double(milliseconds) / 1000)
         }
     }
 
@@ -56,6 +61,10 @@ public final class PostgresWorkingCopy {
         do {
             if writing { try PostgresTransfer.beginWriting(pg) } else { try PostgresTransfer.beginSnapshot(pg) }
             recorded = try PostgresTransfer.recordedSchema(in: pg)
+            if writing, recorded == nil {
+                // Refused now, not after the whole command ran on the working copy: its tables go in this schema.
+                try PostgresTransfer.requireCreate(pg)
+            }
             if writing, let locked = recorded ?? lockTables {
                 let names = try PostgresLayout.tableNames(for: locked).filter {
                     try PostgresTransfer.relationExists($0, in: pg)

@@ -1,8 +1,9 @@
 import Foundation
 import PostgresTestSupport
 import Testing
-import UrnaPostgres
 import UrnaStore
+
+@testable import UrnaPostgres
 
 /// Servers and databases set up unlike the test cluster: settings a role or database forces on every session,
 /// a hostile search path, a read-only default, a server that ends idle transactions.
@@ -70,7 +71,9 @@ struct PostgresUnusualServerTests {
             ("translate", "text, text, text", "text"), ("to_char", "timestamp, text", "text"),
             ("date_trunc", "text, timestamptz", "timestamptz"), ("current_schema", "", "name"),
             ("attacker_eq", "text, text", "boolean"), ("attacker_times", "numeric, integer", "numeric"),
-            ("attacker_ge", "timestamptz, timestamptz", "boolean"),
+            ("attacker_ge", "timestamptz, timestamptz", "boolean"), ("attacker_path", "jsonb, text", "jsonb"),
+            ("attacker_path_text", "jsonb, text", "text"), ("attacker_ne", "numeric, integer", "boolean"),
+            ("attacker_over", "numeric, integer", "numeric"),
         ] {
             planted.append(
                 "CREATE FUNCTION public.\(function)(\(arguments)) RETURNS \(returns) LANGUAGE plpgsql AS "
@@ -80,6 +83,10 @@ struct PostgresUnusualServerTests {
             "CREATE OPERATOR public.= (LEFTARG = text, RIGHTARG = text, FUNCTION = public.attacker_eq)",
             "CREATE OPERATOR public.* (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = public.attacker_times)",
             "CREATE OPERATOR public.>= (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = public.attacker_ge)",
+            "CREATE OPERATOR public.#> (LEFTARG = jsonb, RIGHTARG = text, FUNCTION = public.attacker_path)",
+            "CREATE OPERATOR public.#>> (LEFTARG = jsonb, RIGHTARG = text, FUNCTION = public.attacker_path_text)",
+            "CREATE OPERATOR public.<> (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = public.attacker_ne)",
+            "CREATE OPERATOR public./ (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = public.attacker_over)",
             // A schema later on the path with tables named like Urna's, one a fake descriptor.
             "CREATE SCHEMA decoy",
             "CREATE TABLE decoy.\"_urna_schema\" (id integer, descriptor text)",
@@ -96,6 +103,8 @@ struct PostgresUnusualServerTests {
         let predicate = try QueryPredicate.parse(
             "text CONTAINS[cd] 'ÇÃO' AND money < 1.00 OR when > '1960-01-01T00:00:00Z'")
         #expect(try query.count(of: "Thing", where: predicate) == 1)
+        let embedded = try QueryPredicate.parse("place.city ==[c] 'belo horizonte' AND place.zip > 10")
+        #expect(try query.count(of: "Thing", where: embedded) == 1)
     }
 
     @Test("A database that makes transactions read-only refuses a writer before any work, naming the setting")
@@ -127,6 +136,30 @@ struct PostgresUnusualServerTests {
         Thread.sleep(forTimeInterval: 0.6)  // the working copy's work, with the server transaction idle
         try copy.commit(from: try Connection(path: file))
         #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
+    }
+
+    @Test("A role that may not create tables in the schema is refused before any work, with the grant that fixes it")
+    func noCreateRight() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "nocreate")
+        let role = "reader_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        _ = try pg.psql("CREATE ROLE \(role) LOGIN", url: url)
+        let asRole = url.replacingOccurrences(of: "postgresql://urna@", with: "postgresql://\(role)@")
+        #expect {
+            _ = try PostgresWorkingCopy(url: asRole, writing: true)
+        } throws: { error in
+            "\(error)".contains("\(role) may not create tables in schema public")
+                && "\(error)".contains("GRANT CREATE ON SCHEMA \"public\" TO \"\(role)\"")
+        }
+        _ = try pg.psql("GRANT CREATE ON SCHEMA public TO \(role)", url: url)
+        try PostgresWorkingCopy(url: asRole, writing: true).rollback()
+    }
+
+    @Test("A lock timeout under a second is said as such, not as 0 s")
+    func lockTimeoutSeconds() {
+        let timeout = PostgresWorkingCopy.LockTimeout(database: "db", milliseconds: 500, message: "m")
+        #expect(timeout.description.contains("(waited 0.5 s: m)"), "\(timeout)")
+        #expect(PostgresWorkingCopy.LockTimeout.seconds(30_000) == "30")
     }
 
     @Test("A search path naming no existing schema is a clear error, not a failure deep in the copy")

@@ -60,15 +60,17 @@ extension QueryCompiler {
             return "json_extract(\(column), '\(raw: "$." + path.joined(separator: "."))')"
         }
         // The names are validated identifiers: the path is a literal, so it also works in ORDER BY.
-        let element: SQLFragment = "(\(column) #> '{\(raw: path.joined(separator: ","))}')"
-        let text: SQLFragment = "(\(element) #>> '{}')"
+        // Typed literals throughout: with an untyped one, an operator of the same name taking text (`#>(jsonb, text)`)
+        // in a schema on the path would be chosen over the built-in.
+        let element: SQLFragment = "(\(column) #> '{\(raw: path.joined(separator: ","))}'::text[])"
+        let text: SQLFragment = "(\(element) #>> '{}'::text[])"
         let number: SQLFragment = "CASE WHEN jsonb_typeof\(element) = 'number' THEN \(text)::numeric END"
         let string: SQLFragment = "CASE WHEN jsonb_typeof\(element) = 'string' THEN \(text) END"
         switch end {
         case nil: return text  // an embedded object: only compared with nil
         case .bool?:
             return
-                "(CASE jsonb_typeof\(element) WHEN 'number' THEN \(text)::numeric <> 0 WHEN 'boolean' THEN \(text)::boolean END)"
+                "(CASE jsonb_typeof\(element) WHEN 'number' THEN \(text)::numeric <> 0::numeric WHEN 'boolean' THEN \(text)::boolean END)"
         case .int8?, .int16?, .int32?, .int64?: return "(\(number))::bigint"
         case .float?, .double?: return "(\(number))::float8"
         case .decimal(let scale)?:
