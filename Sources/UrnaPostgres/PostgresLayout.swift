@@ -242,6 +242,8 @@ public struct PostgresTable: Sendable {
     /// nil for tables copied as plain columns.
     public var primaryKeySQL: String? = nil
     /// CREATE TABLE with columns, NOT NULL and defaults; the primary key and foreign keys come after the rows.
+    /// The name is unqualified: on a `PostgresConnection` (whose search path begins with `pg_catalog`) run
+    /// `createSQL(in:)`.
     public var createSQL: String = ""
     /// Foreign keys and indexes, added once the rows are in (and dropped before refilling a table that has
     /// them: checking each copied row against its keys one by one is many times slower).

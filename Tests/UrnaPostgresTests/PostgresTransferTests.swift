@@ -263,7 +263,7 @@ struct PostgresTransferTests {
             let url = try pg.createDatabase(prefix: "ddl")
             let conn = try PostgresConnection(url)
             try conn.execute("BEGIN")
-            for t in try PostgresLayout.tables(for: version.schema) { try conn.execute(t.createSQL) }
+            for t in try PostgresLayout.tables(for: version.schema) { try conn.execute(t.createSQL(in: conn)) }
             for t in try PostgresLayout.tables(for: version.schema) { try conn.execute(try #require(t.primaryKeySQL)) }
             for t in try PostgresLayout.tables(for: version.schema) { for s in t.constraintSQL { try conn.execute(s) } }
             try conn.execute("COMMIT")
