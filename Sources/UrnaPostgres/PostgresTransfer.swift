@@ -100,6 +100,7 @@ public enum PostgresTransfer {
         let sameShape =
             !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
+        try refuseTriggers(on: oldNames.sorted() + metadataTables, in: pg)
         for t in tables where !oldNames.contains(t.name) {
             if try relationExists(t.name, in: pg) {
                 throw PostgresTransferError.occupied(
@@ -203,6 +204,24 @@ public enum PostgresTransfer {
                     "\(pg.displayName): \(t.name) has a column \(extra) that \(schema.family) version \(schema.version) does not have; "
                         + "writing would lose its values, so nothing was changed: move it to a table of your own (or drop it)"
                 )
+            }
+        }
+    }
+
+    /// Refuses when a trigger someone made on the server (not a foreign key's own) sits on a table urna refills:
+    /// the refill's TRUNCATE and COPY would run it inside urna's transaction, as the role urna connected as.
+    static func refuseTriggers(on tables: [String], in pg: PostgresConnection) throws {
+        for table in tables {
+            let names = try pg.query(
+                "SELECT t.tgname::text FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid "
+                    + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal "
+                    + "AND n.nspname = $1::text AND c.relname = $2::text ORDER BY 1", [pg.schema, table]
+            ).rows.compactMap { $0.first ?? nil }
+            guard names.isEmpty else {
+                throw PostgresTransferError.occupied(
+                    "\(pg.displayName): \(table) has a trigger of its own on the server (\(names.joined(separator: ", "))), "
+                        + "which urna's refill would run; nothing was changed: drop it (DROP TRIGGER ... ON "
+                        + "\(PostgresConnection.quoted(table))), or move it to a table of your own")
             }
         }
     }

@@ -162,6 +162,38 @@ struct PostgresUnusualServerTests {
         #expect(PostgresWorkingCopy.LockTimeout.seconds(30_000) == "30")
     }
 
+    @Test("A trigger someone made on one of Urna's tables stops a refill before it runs, and nothing changes")
+    func serverTriggerOnUrnaTable() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "trigger")
+        let dir = try PostgresTransferTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("kinds.sqlite").path
+        try PostgresTransferTests.makeFile(file)
+        let first = try PostgresConnection(url)
+        try first.execute("BEGIN")
+        try PostgresTransfer.push(from: try Connection(path: file), to: first, replacing: nil)
+        try first.execute("COMMIT")
+        _ = try pg.psql(
+            """
+            CREATE TABLE ran (at timestamptz);
+            CREATE FUNCTION note_it() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN INSERT INTO ran VALUES (now()); RETURN NULL; END$$;
+            CREATE TRIGGER audit AFTER INSERT ON "Log" FOR EACH STATEMENT EXECUTE FUNCTION note_it();
+            """, url: url)
+        let again = try PostgresConnection(url)
+        try again.execute("BEGIN")
+        #expect {
+            try PostgresTransfer.push(
+                from: try Connection(path: file), to: again, replacing: PostgresTransferTests.schema)
+        } throws: { error in
+            "\(error)".contains("Log has a trigger of its own on the server (audit)")
+                && "\(error)".contains("nothing was changed")
+        }
+        try again.execute("ROLLBACK")
+        #expect(try pg.psql("SELECT count(*) FROM ran", url: url) == "0\n")
+        #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
+    }
+
     @Test("A search path naming no existing schema is a clear error, not a failure deep in the copy")
     func noSchema() throws {
         let pg = try postgresClusterOrSkip()
