@@ -194,6 +194,35 @@ struct PostgresUnusualServerTests {
         #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
     }
 
+    @Test("A row-level security policy that hides rows stops a working copy instead of losing the hidden rows")
+    func rowSecurityHidesNothing() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "rls")
+        // A superuser bypasses every policy: the tables belong to an ordinary role that is made to obey them.
+        let role = "owner_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        _ = try pg.psql("CREATE ROLE \(role) LOGIN; GRANT CREATE ON SCHEMA public TO \(role)", url: url)
+        let asRole = url.replacingOccurrences(of: "postgresql://urna@", with: "postgresql://\(role)@")
+        let dir = try PostgresTransferTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("kinds.sqlite").path
+        try PostgresTransferTests.makeFile(file)
+        try PostgresWorkingCopy(url: asRole, writing: true).commit(from: try Connection(path: file))
+        _ = try pg.psql(
+            """
+            ALTER TABLE "Log" ENABLE ROW LEVEL SECURITY; ALTER TABLE "Log" FORCE ROW LEVEL SECURITY;
+            CREATE POLICY hide_three ON "Log" USING (line <> 'line 3');
+            """, url: url)
+        let copy = try PostgresWorkingCopy(url: asRole, writing: true)
+        #expect {
+            try copy.materialize()
+        } throws: { error in
+            "\(error)".contains("row-level security")
+        }
+        try copy.rollback()
+        _ = try pg.psql("ALTER TABLE \"Log\" NO FORCE ROW LEVEL SECURITY", url: url)
+        #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
+    }
+
     @Test("A search path naming no existing schema is a clear error, not a failure deep in the copy")
     func noSchema() throws {
         let pg = try postgresClusterOrSkip()
