@@ -77,6 +77,8 @@ struct ImportRun {
                 rowsRead += 1
                 fileReport.rejected += 1
                 try reject(location, reason, raw)
+            case .warning(let text):
+                summary.warnings.append(text)
             case .fileEnd(let rows):
                 // Read to its end on the reading thread (the pipeline hands this event over after it): every
                 // member it skipped is known now.
