@@ -131,4 +131,33 @@ import UrnaStore
         #expect(summary.warnings.contains { $0.contains("both day first") && $0.contains("month first") })
         #expect(try Self.rejects(summary).contains("DT_NASCIMENTO '3/7/1975' could be day/month"))
     }
+
+    /// The real 2022 AC candidates and goods with every date as a US spreadsheet writes it (`10/2/2022`,
+    /// `5/1/1989`) give the original's database, alone and beside it in either order (before: 542 election dates
+    /// and generations read as 12/09 -> 09/12, 333 birth dates nulled and 207 read day first).
+    @Test func realFilesSavedMonthFirstGiveTheOriginal() throws {
+        guard let more = GenerationsAndIdentityTests.more else {
+            print("skipped: ../shared/tse/more is not beside this checkout")
+            return
+        }
+        let folder = try S.scratchFolder()
+        var copies: [String] = []
+        for name in ["consulta_cand_2022_AC.csv", "bem_candidato_2022_AC.csv"] {
+            let text = try String(contentsOfFile: more + "/" + name, encoding: .isoLatin1)
+            let us = text.replacing(/"(\d\d)\/(\d\d)\/(\d{4})/) { m in "\"\(Int(m.2)!)/\(Int(m.1)!)/\(m.3)" }
+            #expect(us != text)
+            copies.append(try S.write(us, named: "us_" + name, in: folder))
+        }
+        let originals = [more + "/consulta_cand_2022_AC.csv", more + "/bem_candidato_2022_AC.csv"]
+        _ = try S.importFiles(originals, into: folder + "/o.sqlite")
+        let expected = try Self.data(folder + "/o.sqlite")
+        let alone = try S.importFiles(copies, into: folder + "/us.sqlite")
+        #expect(alone.fieldsNulled == 0)
+        #expect(try Self.data(folder + "/us.sqlite") == expected)
+        for (k, files) in [originals + copies, copies + originals].enumerated() {
+            let db = folder + "/both\(k).sqlite"
+            _ = try S.importFiles(files, into: db)
+            #expect(try Self.data(db) == expected, "order \(k)")
+        }
+    }
 }
