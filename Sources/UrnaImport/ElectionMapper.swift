@@ -293,7 +293,12 @@ public final class ElectionMapper {
             date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO), referenceYear: year.map { $0 + 1 }
         )
         {
-        case .date(let d): updatedAt = d
+        case .date(let d):
+            updatedAt = d
+            // An unreadable time leaves midnight: only then can the time column hold something else.
+            if d.hasSuffix("T00:00:00.000Z") {
+                r.checkTime(.HH_ULTIMA_ATUALIZACAO, "the update time is left at midnight")
+            }
         case .null: updatedAt = nil
         case .invalid:
             r.warnDate(.DT_ULTIMA_ATUALIZACAO)

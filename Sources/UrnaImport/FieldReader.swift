@@ -263,6 +263,16 @@ struct FieldReader {
         }
     }
 
+    /// Warns when the time column `c` holds text that is no time of day (its date was read without it): a time
+    /// left out without a word is a value lost.
+    func checkTime(_ c: MapperColumn, _ consequence: String) {
+        guard let raw = raw(c) else { return }
+        var cleaned = TSEField.clean(raw)
+        if cleaned.isEmpty || TSEField.isTextNullMarker(cleaned) || TSEField.isNumericNullMarker(cleaned) { return }
+        guard cleaned.withUTF8(TSEDate.timeOfDay) == nil else { return }
+        warn(c, "\(c.name) is not a time of day (HH:mm:ss): \(consequence); correct it")
+    }
+
     /// Records that column `c` was nulled, with its original text.
     func warn(_ c: MapperColumn, _ reason: String) {
         guard let p = columns.position(c) else { return }

@@ -216,13 +216,21 @@ public enum TSEDate {
         return Components(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
-    /// `HH:mm:ss` or `HH:mm` as (hour, minute, second); nil when it is not a time of day.
+    /// `HH:mm:ss` or `HH:mm` as (hour, minute, second), also with a 12-hour clock's ` AM`/` PM` (`6:37:33 PM`, as a
+    /// spreadsheet in a US locale saves a time); nil when it is not a time of day.
     static func timeOfDay(_ b: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int)? {
+        var end = b.count
+        var meridiem: UInt8? = nil  // 'a' or 'p'
+        if end >= 2, b[end - 1] | 0x20 == 0x6D, [0x61, 0x70].contains(b[end - 2] | 0x20) {
+            meridiem = b[end - 2] | 0x20
+            end -= 2
+            if end > 0, b[end - 1] == 0x20 { end -= 1 }
+        }
         var values = (0, 0, 0)
         var field = 0
         var digits = 0
         var value = 0
-        for c in b {
+        for c in b[0..<end] {
             if c == 0x3A {
                 guard digits > 0, field < 2 else { return nil }
                 if field == 0 { values.0 = value } else { values.1 = value }
@@ -238,6 +246,10 @@ public enum TSEDate {
         }
         guard digits > 0, field >= 1 else { return nil }
         if field == 1 { values.1 = value } else { values.2 = value }
+        if let meridiem {
+            guard (1...12).contains(values.0) else { return nil }
+            values.0 = values.0 % 12 + (meridiem == 0x70 ? 12 : 0)
+        }
         guard values.0 < 24, values.1 < 60, values.2 < 60 else { return nil }
         return values
     }

@@ -160,4 +160,31 @@ import UrnaStore
             #expect(try Self.data(db) == expected, "order \(k)")
         }
     }
+
+    /// A US spreadsheet writes times on a 12-hour clock (`6:37:33 PM`): read as 18:37:33. Before, HH_GERACAO so
+    /// written made each row's generation midnight (with a warning per row) and HH_ULTIMA_ATUALIZACAO was dropped
+    /// without a word.
+    @Test func twelveHourTimesAreRead() {
+        #expect(TSEDate.parse(date: "27/09/2018", time: "6:37:33 PM") == .date("2018-09-27T18:37:33.000Z"))
+        #expect(TSEDate.parse(date: "27/09/2018", time: "12:05:00 AM") == .date("2018-09-27T00:05:00.000Z"))
+        #expect(TSEDate.parse(date: "27/09/2018", time: "12:05:00 pm") == .date("2018-09-27T12:05:00.000Z"))
+        #expect(TSEDate.parse(date: "27/09/2018", time: "9:04AM") == .date("2018-09-27T09:04:00.000Z"))
+        for bad in ["13:00:00 PM", "0:10:00 AM", "PM", "10:00 XM"] {
+            var text = bad
+            #expect(text.withUTF8(TSEDate.timeOfDay) == nil, "\(bad)")
+        }
+    }
+
+    /// An asset's update time that is no time of day is said, not dropped.
+    @Test func unreadableUpdateTimeIsSaid() throws {
+        let folder = try S.scratchFolder()
+        let candidates = try S.candidateFile(Self.original, in: folder)
+        let assets = try S.assetFile(
+            [["SQ_CANDIDATO": "130000612340", "HH_ULTIMA_ATUALIZACAO": "10h12"]], in: folder)
+        let db = folder + "/t.sqlite"
+        let summary = try S.importFiles([candidates, assets], into: db)
+        #expect(try Self.rejects(summary).contains("HH_ULTIMA_ATUALIZACAO is not a time of day"))
+        #expect(summary.fieldsNulled == 1)
+        #expect(try S.value(db, "SELECT updatedAt FROM Good") == .text("2018-09-19T00:00:00.000Z"))
+    }
 }
