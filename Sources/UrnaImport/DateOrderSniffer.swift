@@ -17,6 +17,16 @@ import UrnaRecords
 struct DateOrderSniffer {
     /// Records looked at before the order is decided (the pipeline holds them back until then).
     static let window = 2_000
+    /// The memory the rows held back may take before the order is decided anyway (a file of very long rows).
+    static let maximumHeldBytes = 16 << 20
+
+    /// The memory one held row takes, about.
+    static func heldSize(_ item: RecordOrReject) -> Int {
+        switch item {
+        case .record(let r): r.withEncodedRow { $0?.byteCount ?? 0 } + 64 * r.fieldCount
+        case .reject(let bad): bad.rawBytes.count
+        }
+    }
 
     /// A date that showed something, for the messages.
     struct Example {
@@ -36,7 +46,13 @@ struct DateOrderSniffer {
     private(set) var firstUnpaddedAmbiguous: Example?
     private var dateColumns: (index: ColumnIndex, columns: [(position: Int, name: String)])?
 
-    /// Looks at the date columns (names beginning `DT_`) of one record of the file.
+    /// The date columns of every layout (canonical names): only these are looked at, so a hostile header naming a
+    /// million `DT_` columns costs nothing.
+    static let dateColumnNames: Set<String> = [
+        "DT_GERACAO", "DT_ELEICAO", "DT_NASCIMENTO", "DT_ULTIMA_ATUALIZACAO", "DT_ACEITE_CANDIDATURA",
+    ]
+
+    /// Looks at the date columns (`dateColumnNames`) of one record of the file.
     mutating func observe(_ record: Record) {
         if file == nil { file = record.location.file }
         records += 1
@@ -91,7 +107,10 @@ struct DateOrderSniffer {
 
     private mutating func columns(of index: ColumnIndex) -> [(position: Int, name: String)] {
         if let cached = dateColumns, cached.index === index { return cached.columns }
-        let columns = index.names.enumerated().filter { $0.element.hasPrefix("DT_") }.map { ($0.offset, $0.element) }
+        var columns: [(position: Int, name: String)] = []
+        for name in Self.dateColumnNames.sorted() {
+            if let p = index.position(of: name) { columns.append((p, name)) }
+        }
         dateColumns = (index, columns)
         return columns
     }

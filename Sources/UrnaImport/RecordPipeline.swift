@@ -153,6 +153,7 @@ final class RecordPipeline: @unchecked Sendable {
             // A file's (or zip member's) first records wait until its dates show their order.
             var sniffer = DateOrderSniffer()
             var held: [RecordOrReject] = []
+            var heldBytes = 0
             var sniffing = true
             /// Maps one row and queues what it gives; false once the run was cancelled.
             func handle(_ item: RecordOrReject) -> Bool {
@@ -183,6 +184,7 @@ final class RecordPipeline: @unchecked Sendable {
                 sniffing = false
                 let waiting = held
                 held.removeAll()
+                heldBytes = 0
                 for item in waiting { guard handle(item) else { return false } }
                 return true
             }
@@ -212,7 +214,10 @@ final class RecordPipeline: @unchecked Sendable {
                 }
                 if case .record(let record) = item { sniffer.observe(record) }
                 held.append(item)
-                if sniffer.records >= DateOrderSniffer.window { guard decide() else { return } }
+                heldBytes += DateOrderSniffer.heldSize(item)
+                if sniffer.records >= DateOrderSniffer.window || heldBytes >= DateOrderSniffer.maximumHeldBytes {
+                    guard decide() else { return }
+                }
             }
             if sniffing { guard decide() else { return } }
             guard flushAssets(bytesBefore + input.bytesRead) else { return }
