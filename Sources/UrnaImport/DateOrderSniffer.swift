@@ -15,7 +15,8 @@ import UrnaRecords
 /// mapper.dateOrder = sniffer.order
 /// ```
 struct DateOrderSniffer {
-    /// Records looked at before the order is decided (the pipeline holds them back until then).
+    /// Records looked at before the order is decided (the pipeline holds them back until then); a file whose dates
+    /// are written without zeros and show no order by then is held on, up to `maximumHeldBytes`.
     static let window = 2_000
     /// The memory the rows held back may take before the order is decided anyway (a file of very long rows).
     static let maximumHeldBytes = 16 << 20
@@ -70,6 +71,14 @@ struct DateOrderSniffer {
                 if !padded, firstUnpaddedAmbiguous == nil { firstUnpaddedAmbiguous = example() }
             }
         }
+    }
+
+    /// Whether some date showed its order (without one, rows are held until one does, up to `maximumHeldBytes`).
+    var hasEvidence: Bool { firstDayFirst != nil || firstMonthFirst != nil }
+
+    /// Whether the rows looked at are enough to decide: `window` of them once one showed its order.
+    func isDecided(heldBytes: Int) -> Bool {
+        (records >= Self.window && (hasEvidence || firstUnpaddedAmbiguous == nil)) || heldBytes >= Self.maximumHeldBytes
     }
 
     /// The order the dates looked at show.

@@ -215,9 +215,7 @@ final class RecordPipeline: @unchecked Sendable {
                 if case .record(let record) = item { sniffer.observe(record) }
                 held.append(item)
                 heldBytes += DateOrderSniffer.heldSize(item)
-                if sniffer.records >= DateOrderSniffer.window || heldBytes >= DateOrderSniffer.maximumHeldBytes {
-                    guard decide() else { return }
-                }
+                if sniffer.isDecided(heldBytes: heldBytes) { guard decide() else { return } }
             }
             if sniffing { guard decide() else { return } }
             guard flushAssets(bytesBefore + input.bytesRead) else { return }

@@ -187,4 +187,25 @@ import UrnaStore
         #expect(summary.fieldsNulled == 1)
         #expect(try S.value(db, "SELECT updatedAt FROM Good") == .text("2018-09-19T00:00:00.000Z"))
     }
+
+    /// A file whose first rows show no order is held on until one does (here after the look-ahead's 2,000 rows).
+    @Test func evidenceAfterTheWindowDecides() throws {
+        let folder = try S.scratchFolder()
+        let count = DateOrderSniffer.window + 100
+        var rows: [[String: String]] = (0..<count).map { k in
+            [
+                "SQ_CANDIDATO": "\(130_000_600_000 + k)", "NR_CANDIDATO": "\(10_000 + k)", "DT_GERACAO": "9/9/2018",
+                "DT_ELEICAO": "10/7/2018", "DT_NASCIMENTO": "3/7/1980",
+            ]
+        }
+        rows[count - 1]["DT_NASCIMENTO"] = "3/27/1980"
+        let file = try S.candidateFile(rows, in: folder)
+        let db = folder + "/w.sqlite"
+        let summary = try S.importFiles([file], into: db)
+        #expect(summary.fieldsNulled == 0)
+        #expect(
+            try S.integer(db, "SELECT count(*) FROM Candidate WHERE birthdate = '1980-03-07T00:00:00.000Z'") == count
+                - 1)
+        #expect(try S.value(db, "SELECT date FROM Election") == .text("2018-10-07T00:00:00.000Z"))
+    }
 }
