@@ -1,3 +1,4 @@
+import UrnaRecords
 import UrnaStore
 
 /// The few, much repeated objects of a run (elections, parties, coalitions, good types), kept in memory
@@ -9,6 +10,32 @@ struct CatalogueBuffer {
     struct CoalitionEntry {
         var values: CoalitionValues
         var memberIDs: [String] = []
+    }
+
+    /// A value two rows of one generation give one object differently: the merge kept one by its fixed rule, and
+    /// the run says so (eighth real-files trial: a coalition's name or composition, or a party's name, given
+    /// otherwise by one row of a state file than by the national file of the same generation, was decided without
+    /// a word, and the coalition's parties followed the composition kept).
+    struct Tie {
+        var type: String
+        var column: String
+        var kept: SQLValue
+        var other: SQLValue
+    }
+
+    /// The ties found since `takeTies`, each (type, key, column, losing value) once per run.
+    private(set) var ties: [Tie] = []
+    private var tiesSaid = Set<[String]>()
+    /// Where each entry was first read (`type` + key), for what its write to the file says.
+    private var firstLocations: [String: SourceLocation] = [:]
+
+    /// Where the entry `id` of `type` was first read in this run.
+    func firstLocation(_ type: String, _ id: String) -> SourceLocation? { firstLocations[type + "\u{1}" + id] }
+
+    /// The ties found since the last call.
+    mutating func takeTies() -> [Tie] {
+        defer { ties.removeAll() }
+        return ties
     }
 
     private(set) var elections: [String: ElectionValues] = [:]
@@ -31,20 +58,30 @@ struct CatalogueBuffer {
     /// Elections whose candidacies the run touched (their vices are re-paired).
     var electionIDs: [String] { elections.keys.sorted() }
 
-    mutating func note(election e: ElectionValues) {
+    mutating func note(election e: ElectionValues, at location: SourceLocation) {
         if e == lastElection { return }  // rows of one election come together
         lastElection = e
-        elections[e.id] = elections[e.id].map { merged($0, e, "Election", e.id, ElectionValues.init(row:)) } ?? e
+        if let old = elections[e.id] {
+            elections[e.id] = merged(old, e, "Election", e.id, ElectionValues.init(row:))
+        } else {
+            elections[e.id] = e
+            firstLocations["Election\u{1}" + e.id] = location
+        }
     }
 
-    mutating func note(party p: PartyValues) {
+    mutating func note(party p: PartyValues, at location: SourceLocation) {
         if p == lastParty { return }
         lastParty = p
-        parties[p.id] = parties[p.id].map { merged($0, p, "Party", p.id, PartyValues.init(row:)) } ?? p
+        if let old = parties[p.id] {
+            parties[p.id] = merged(old, p, "Party", p.id, PartyValues.init(row:))
+        } else {
+            parties[p.id] = p
+            firstLocations["Party\u{1}" + p.id] = location
+        }
     }
 
     /// `member` is a party the row itself places in the coalition (legend files).
-    mutating func note(coalition c: CoalitionValues, member: String? = nil) {
+    mutating func note(coalition c: CoalitionValues, member: String? = nil, at location: SourceLocation) {
         if var entry = coalitions[c.id] {
             let values = merged(entry.values, c, "Coalition", c.id, CoalitionValues.init(row:))
             let newMember = member.map { !entry.memberIDs.contains($0) } ?? false
@@ -54,22 +91,39 @@ struct CatalogueBuffer {
             coalitions[c.id] = entry
         } else {
             coalitions[c.id] = CoalitionEntry(values: c, memberIDs: member.map { [$0] } ?? [])
+            firstLocations["Coalition\u{1}" + c.id] = location
         }
     }
 
-    mutating func note(goodType t: GoodTypeValues) {
+    mutating func note(goodType t: GoodTypeValues, at location: SourceLocation) {
         let id = t.id
-        goodTypes[id] = goodTypes[id].map { merged($0, t, "GoodType", id, GoodTypeValues.init(row:)) } ?? t
+        if let old = goodTypes[id] {
+            goodTypes[id] = merged(old, t, "GoodType", id, GoodTypeValues.init(row:))
+        } else {
+            goodTypes[id] = t
+            firstLocations["GoodType\u{1}" + id] = location
+        }
     }
 
     private mutating func merged<V: UpsertRow & Equatable>(
         _ old: V, _ new: V, _ type: String, _ id: String, _ decode: ([SQLValue]) -> V?
     ) -> V {
         if old == new { return old }
+        let storedGenerations = self.generations(type, id)
+        let placeholders = GenerationMerge.placeholders(table: type)
+        let (oldRow, newRow) = (old.row, new.row)
         let (row, generations) = GenerationMerge.merge(
-            stored: old.row, storedGenerations: self.generations(type, id), incoming: new.row, incomingGenerations: [:],
-            placeholders: GenerationMerge.placeholders(table: type))
+            stored: oldRow, storedGenerations: storedGenerations, incoming: newRow, incomingGenerations: [:],
+            placeholders: placeholders)
         guard let value = decode(row) else { return old }
+        let found = GenerationMerge.ties(
+            stored: oldRow, storedGenerations: storedGenerations, incoming: newRow, incomingGenerations: [:],
+            merged: row, placeholders: placeholders, skipping: [])
+        for t in found {
+            let column = ElectionColumns.named(type)[t.index]
+            guard tiesSaid.insert([type, id, column, "\(t.other)"]).inserted else { continue }
+            ties.append(Tie(type: type, column: column, kept: t.kept, other: t.other))
+        }
         if generations.isEmpty {
             fieldGenerations[type]?[id] = nil
         } else {

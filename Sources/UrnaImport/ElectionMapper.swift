@@ -44,6 +44,17 @@ public final class ElectionMapper {
     private var assetOrdinals: [String: Int64] = [:]
     private let interner = FieldInterner()
     private let warnings = FieldWarnings()
+    /// How the records being mapped write their slash dates (`dd/MM/yyyy` unless their file shows otherwise:
+    /// `DateOrderSniffer` decides it per file). Dates remembered from rows read in another order are forgotten.
+    public var dateOrder: TSEDate.Order = .dayFirst {
+        didSet {
+            guard dateOrder != oldValue else { return }
+            lastElection.forget()
+            lastAssetElection.forget()
+            lastGeneration = nil
+            lastUpdate = nil
+        }
+    }
 
     /// A mapper; `keepPersonalData` keeps CPF, e-mail and voter ID (they are dropped otherwise).
     public init(keepPersonalData: Bool = false) {
@@ -55,8 +66,9 @@ public final class ElectionMapper {
         let columns = positions(for: record.columns)
         return record.withEncodedRow { row in
             warnings.list.removeAll(keepingCapacity: true)
-            let reader = FieldReader(
+            var reader = FieldReader(
                 record: record, columns: columns, interner: interner, row: row, warnings: warnings)
+            reader.dateOrder = dateOrder
             do {
                 switch record.kind {
                 case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
@@ -135,10 +147,14 @@ public final class ElectionMapper {
         let time = r.raw(.HH_GERACAO)
         if let last = lastGeneration, last.date == date, last.time == time { return last.iso }
         let iso: String?
-        switch TSEDate.parse(date: date, time: time) {
+        switch TSEDate.parse(date: date, time: time, order: dateOrder) {
         case .date(let d): iso = d
         case .null: iso = nil
         case .invalid:
+            if let p = r.columns.position(.DT_GERACAO), let reason = r.orderReason(at: p, name: "DT_GERACAO") {
+                r.warn(.DT_GERACAO, reason + "the row counts as the oldest generation")
+                return nil
+            }
             r.warn(.DT_GERACAO, "DT_GERACAO is not a date (dd/MM/yyyy): the row counts as the oldest generation")
             return nil
         }
@@ -277,7 +293,12 @@ public final class ElectionMapper {
             date: r.raw(.DT_ULTIMA_ATUALIZACAO), time: r.raw(.HH_ULTIMA_ATUALIZACAO), referenceYear: year.map { $0 + 1 }
         )
         {
-        case .date(let d): updatedAt = d
+        case .date(let d):
+            updatedAt = d
+            // An unreadable time leaves midnight: only then can the time column hold something else.
+            if d.hasSuffix("T00:00:00.000Z") {
+                r.checkTime(.HH_ULTIMA_ATUALIZACAO, "the update time is left at midnight")
+            }
         case .null: updatedAt = nil
         case .invalid:
             r.warnDate(.DT_ULTIMA_ATUALIZACAO)
@@ -351,7 +372,7 @@ public final class ElectionMapper {
         if let last = lastUpdate, last.date == date, last.time == time, last.referenceYear == referenceYear {
             return last.parsed
         }
-        let parsed = TSEDate.parse(date: date, time: time, referenceYear: referenceYear)
+        let parsed = TSEDate.parse(date: date, time: time, referenceYear: referenceYear, order: dateOrder)
         lastUpdate = (date, time, referenceYear, parsed)
         return parsed
     }

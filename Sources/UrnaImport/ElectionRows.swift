@@ -9,6 +9,15 @@ enum ElectionColumns {
     static let election = [
         "id", "generatedAt", "code", "year", "round", "electionDescription", "kind", "kindCode", "scope", "date",
     ]
+    /// The columns of `type`'s rows (Election, Party, Coalition, GoodType).
+    static func named(_ type: String) -> [String] {
+        switch type {
+        case "Election": election
+        case "Party": party
+        case "Coalition": coalition
+        default: goodType
+        }
+    }
     static let party = ["id", "generatedAt", "year", "number", "acronym", "name"]
     static let coalition = ["id", "generatedAt", "year", "unit", "sequence", "name", "composition", "kind"]
     static let goodType = ["id", "generatedAt", "year", "code", "typedescription"]

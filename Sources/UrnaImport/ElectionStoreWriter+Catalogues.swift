@@ -6,16 +6,22 @@ extension ElectionStoreWriter {
 
     /// Writes the run's elections, parties, good types and coalitions (with their party lists).
     func flush(_ catalogue: CatalogueBuffer) throws {
+        /// Notes the ties the last upsert of `statements` found.
+        func noteTies(_ statements: UpsertStatements, _ type: String, _ id: String) {
+            catalogueTies += statements.ties.map { (type, id, $0.column, $0.kept, $0.other) }
+        }
         for id in catalogue.elections.keys.sorted() {
             count(
                 "Election",
                 try elections.upsert(catalogue.elections[id]!.row, generations: catalogue.generations("Election", id)))
+            noteTies(elections, "Election", id)
         }
         var yearsWithNewParties = Set<Int64>()
         for id in catalogue.parties.keys.sorted() {
             let outcome = try parties.upsert(
                 catalogue.parties[id]!.row, generations: catalogue.generations("Party", id))
             if case .inserted = outcome { yearsWithNewParties.insert(catalogue.parties[id]!.year) }
+            noteTies(parties, "Party", id)
             count("Party", outcome)
         }
         for id in catalogue.goodTypes.keys.sorted() {
@@ -23,6 +29,7 @@ extension ElectionStoreWriter {
                 "GoodType",
                 try goodTypes.upsert(
                     catalogue.goodTypes[id]!.row, generations: catalogue.generations("GoodType", id)))
+            noteTies(goodTypes, "GoodType", id)
         }
         // A coalition's composition is matched against every party of its year the file holds (the parties
         // were written just above), not only those this run read, so a list does not depend on how the
@@ -37,6 +44,7 @@ extension ElectionStoreWriter {
         for id in catalogue.coalitions.keys.sorted() {
             let entry = catalogue.coalitions[id]!
             var outcome = try coalitions.upsert(entry.values.row, generations: catalogue.generations("Coalition", id))
+            noteTies(coalitions, "Coalition", id)
             let wanted = catalogue.partyIDs(of: entry, byAcronym: try acronyms(entry.values.year))
             if try setMembers(coalition: id, parties: wanted) {
                 switch outcome {

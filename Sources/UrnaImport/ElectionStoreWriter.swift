@@ -13,6 +13,9 @@ final class ElectionStoreWriter {
     /// The last candidacy's and the last good's values that disagreed with a stored row of the same generation.
     var candidateTies: [(column: String, kept: SQLValue, other: SQLValue)] { candidates.ties }
     var goodTies: [(column: String, kept: SQLValue, other: SQLValue)] { goods.ties }
+    /// Values of the run's elections, parties, coalitions and good types that disagreed with the stored row of the
+    /// same generation (type, key, column, kept, other), found by `flush`.
+    var catalogueTies: [(type: String, id: String, column: String, kept: SQLValue, other: SQLValue)] = []
     private let goods: UpsertStatements
     let elections: UpsertStatements
     let parties: UpsertStatements

@@ -20,6 +20,8 @@ struct FieldReader {
     /// call (nil for records built from strings).
     let row: EncodedRowView?
     let warnings: FieldWarnings
+    /// How the file writes its slash dates (day or month first), as its values showed.
+    var dateOrder: TSEDate.Order = .dayFirst
 
     /// A field's text as read (not cleaned); nil when the layout lacks the column.
     @inline(__always) func raw(_ c: MapperColumn) -> String? {
@@ -132,7 +134,7 @@ struct FieldReader {
     }
 
     func date(_ c: MapperColumn, referenceYear: Int?) -> String? {
-        switch TSEDate.parse(raw(c), referenceYear: referenceYear) {
+        switch TSEDate.parse(raw(c), referenceYear: referenceYear, order: dateOrder) {
         case .null: return nil
         case .date(let d): return d
         case .invalid:
@@ -214,10 +216,15 @@ struct FieldReader {
                 }
                 out.append(text.map(SQLValue.text) ?? .null)
             case .date:
-                switch TSEDate.parse(raw(at: p), referenceYear: referenceYear) {
+                switch TSEDate.parse(raw(at: p), referenceYear: referenceYear, order: dateOrder) {
                 case .null: out.append(.null)
                 case .date(let d): out.append(.text(d))
                 case .invalid:
+                    if let reason = orderReason(at: p, name: spec.name) {
+                        warn(at: p, name: spec.name, reason + "the field is left empty")
+                        out.append(.null)
+                        continue
+                    }
                     warn(at: p, name: spec.name, "\(spec.name) is not a date (dd/MM/yyyy): the field is left empty")
                     out.append(.null)
                 }
@@ -227,10 +234,43 @@ struct FieldReader {
     }
 
     func warnDate(_ c: MapperColumn) {
+        if let p = columns.position(c), let reason = orderReason(at: p, name: c.name) {
+            warn(at: p, name: c.name, reason + "the field is left empty; write it as dd/MM/yyyy or yyyy-MM-dd")
+            return
+        }
         warn(
             c,
             "\(c.name) is not a date (expected dd/MM/yyyy, ddMMyyyy, dd/MM/yyyy HH:mm:ss, yyyy-MM-dd or 22-MAR-52): the field is "
                 + "left empty; correct it, or empty it if unknown")
+    }
+
+    /// Why the slash date at `p` is no date in this file's order, when its order is the reason: a date that could
+    /// be read either way in a file whose dates do not tell, or one written in the other order than the file's.
+    func orderReason(at p: Int, name: String) -> String? {
+        guard let evidence = TSEDate.orderEvidence(raw(at: p)) else { return nil }
+        let text = TSEField.text(raw(at: p)) ?? ""
+        switch (dateOrder, evidence) {
+        case (.undecided, .ambiguous):
+            return "\(name) '\(text)' could be day/month or month/day, and this file's dates do not tell which "
+                + "(it holds both orders, or no date that shows its order): "
+        case (.dayFirst, .monthFirst):
+            return "\(name) '\(text)' is written month first (M/d/yyyy), but this file's other dates are day first: "
+        case (.monthFirst, .dayFirst):
+            return "\(name) '\(text)' is written day first (d/M/yyyy), but this file's other dates are month first "
+                + "(M/d/yyyy, as a spreadsheet in a US locale saves them): "
+        default:
+            return nil
+        }
+    }
+
+    /// Warns when the time column `c` holds text that is no time of day (its date was read without it): a time
+    /// left out without a word is a value lost.
+    func checkTime(_ c: MapperColumn, _ consequence: String) {
+        guard let raw = raw(c) else { return }
+        var cleaned = TSEField.clean(raw)
+        if cleaned.isEmpty || TSEField.isTextNullMarker(cleaned) || TSEField.isNumericNullMarker(cleaned) { return }
+        guard cleaned.withUTF8(TSEDate.timeOfDay) == nil else { return }
+        warn(c, "\(c.name) is not a time of day (HH:mm:ss): \(consequence); correct it")
     }
 
     /// Records that column `c` was nulled, with its original text.

@@ -22,7 +22,7 @@ struct ImportRun {
     let fileCount: Int
 
     private(set) var summary = ImportSummary()
-    private var catalogue = CatalogueBuffer()
+    var catalogue = CatalogueBuffer()
     private var held: [HeldAsset] = []
     private var rowsRead = 0
     /// Values that disagreed with a stored row of the same generation (said per value in the rejects file).
@@ -77,6 +77,8 @@ struct ImportRun {
                 rowsRead += 1
                 fileReport.rejected += 1
                 try reject(location, reason, raw)
+            case .warning(let text):
+                summary.warnings.append(text)
             case .fileEnd(let rows):
                 // Read to its end on the reading thread (the pipeline hands this event over after it): every
                 // member it skipped is known now.
@@ -101,9 +103,10 @@ struct ImportRun {
         switch mapped {
         case .candidacy(let c):
             try warn(c.warnings)
-            catalogue.note(election: c.election)
-            if let party = c.party { catalogue.note(party: party) }
-            if let coalition = c.coalition { catalogue.note(coalition: coalition) }
+            catalogue.note(election: c.election, at: record.location)
+            if let party = c.party { catalogue.note(party: party, at: record.location) }
+            if let coalition = c.coalition { catalogue.note(coalition: coalition, at: record.location) }
+            try reportCatalogueTies(record.location, record.rawBytes)
             let outcome = try writer.write(candidate: c.candidate)
             if case .conflict(_, let reason) = outcome {
                 try conflict(record.location(of: "NM_CANDIDATO"), reason, record.rawBytes)
@@ -136,8 +139,9 @@ struct ImportRun {
                     fileReport: summary.files.count))
         case .coalitionMember(let m):
             try warn(m.warnings)
-            if let party = m.party { catalogue.note(party: party) }
-            catalogue.note(coalition: m.coalition, member: m.party?.id)
+            if let party = m.party { catalogue.note(party: party, at: record.location) }
+            catalogue.note(coalition: m.coalition, member: m.party?.id, at: record.location)
+            try reportCatalogueTies(record.location, record.rawBytes)
             summary.rows.legend += 1
         }
         return true
@@ -221,8 +225,9 @@ struct ImportRun {
                 guard case .found(let objects) = try resolve(entry.objects),
                     let slot = try writer.goodsSlot(candidateID: objects.good.candidateID)
                 else { continue }
-                if let type = objects.goodType { catalogue.note(goodType: type) }
-                if let election = objects.election { catalogue.note(election: election) }
+                if let type = objects.goodType { catalogue.note(goodType: type, at: entry.location) }
+                if let election = objects.election { catalogue.note(election: election, at: entry.location) }
+                try reportCatalogueTies(entry.location, entry.original)
                 let outcome = try writer.write(good: objects.good, slot: slot)
                 if case .conflict(_, let reason) = outcome {
                     try rejects.write(location: entry.location, reason: reason, original: entry.original)
@@ -255,9 +260,10 @@ struct ImportRun {
     private mutating func write(
         _ a: AssetObjects, slot: ElectionStoreWriter.GoodsSlot, _ location: SourceLocation, _ raw: [UInt8]
     ) throws -> Bool {
-        if let type = a.goodType { catalogue.note(goodType: type) }
+        if let type = a.goodType { catalogue.note(goodType: type, at: location) }
         let outcome = try writer.write(good: a.good, slot: slot)
-        if let election = a.election { catalogue.note(election: election) }
+        if let election = a.election { catalogue.note(election: election, at: location) }
+        try reportCatalogueTies(location, raw)
         if case .conflict(_, let reason) = outcome {
             try conflict(location, reason, raw)
             return false
@@ -269,7 +275,7 @@ struct ImportRun {
 
     /// Values of a row that disagree with a stored row of the same generation: one generation cannot say which
     /// is right, so the merge keeps one by a fixed rule (the same in any import order), and each is said.
-    private mutating func reportTies(
+    mutating func reportTies(
         _ ties: [(column: String, kept: SQLValue, other: SQLValue)], of type: String, _ location: SourceLocation,
         _ raw: [UInt8]
     ) throws {
@@ -329,6 +335,7 @@ struct ImportRun {
         _ = try writer.goodsListBulk.write(writer.connection)
         report(.catalogues)
         try writer.flush(catalogue)
+        try reportStoredTies()
     }
 
     /// Links vices in every election the run touched; then the counts go into the summary.

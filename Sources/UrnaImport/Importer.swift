@@ -233,6 +233,7 @@ public final class Importer {
             try run.finishRows()
             try bulk.restore(connection)
             try run.finishLinks()
+            try run.summary.checkRowsAddUp(path: connection.path)
             try ImportIntegrity.verifyBeforeCommit(
                 connection, schema: store.schema, path: connection.path, checkLinks: triggersRun)
             try rejects.secure()

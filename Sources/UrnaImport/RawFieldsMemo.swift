@@ -35,6 +35,9 @@ final class RawFieldsMemo<Value> {
         return rawStrings(r, positions, extra: extra) == strings
     }
 
+    /// Forgets the remembered value: the next `matches` is false.
+    func forget() { value = nil }
+
     /// Remembers `value` for the fields at `positions` of `r` (and `extra`).
     func store(_ value: Value, _ r: FieldReader, _ positions: [Int], extra: String? = nil) {
         self.value = value

@@ -10,6 +10,8 @@ enum PipelineItem: Sendable {
     case mapped(MappedRecord, Record)
     /// A row that cannot be imported: where, why, and its original bytes.
     case reject(SourceLocation, String, [UInt8])
+    /// Something the summary must say of the input being read (how its dates are written).
+    case warning(String)
     /// The input ended after `rows` rows.
     case fileEnd(rows: Int)
     /// Reading failed: the import must stop and roll back.
@@ -148,6 +150,44 @@ final class RecordPipeline: @unchecked Sendable {
             batch.append(.fileStart(index))
             mapper.startFile()
             var rows = 0
+            // A file's (or zip member's) first records wait until its dates show their order.
+            var sniffer = DateOrderSniffer()
+            var held: [RecordOrReject] = []
+            var heldBytes = 0
+            var sniffing = true
+            /// Maps one row and queues what it gives; false once the run was cancelled.
+            func handle(_ item: RecordOrReject) -> Bool {
+                switch item {
+                case .reject(let bad):
+                    batch.append(.reject(bad.location, bad.reason, bad.rawBytes))
+                case .record(let record):
+                    switch mapper.map(record) {
+                    case .success(.asset(let a)) where sortsAssets:
+                        assetKeys.append(AssetOrderKey(candidateID: a.good.candidateID, index: assets.count))
+                        assets.append(.mapped(.asset(a), record))
+                        if assets.count >= Self.assetRunLength {
+                            guard flushAssets(bytesBefore + input.bytesRead) else { return false }
+                        }
+                    case .success(let mapped): batch.append(.mapped(mapped, record))
+                    case .failure(let problem): batch.append(.reject(problem.location, problem.reason, record.rawBytes))
+                    }
+                }
+                if batch.count >= Self.batchSize {
+                    return send(&batch, bytesRead: bytesBefore + input.bytesRead)
+                }
+                return true
+            }
+            /// Sets the order the held rows showed and maps them; false once the run was cancelled.
+            func decide() -> Bool {
+                mapper.dateOrder = sniffer.order
+                if let warning = sniffer.warning { batch.append(.warning(warning)) }
+                sniffing = false
+                let waiting = held
+                held.removeAll()
+                heldBytes = 0
+                for item in waiting { guard handle(item) else { return false } }
+                return true
+            }
             while true {
                 let item: RecordOrReject?
                 do {
@@ -162,25 +202,22 @@ final class RecordPipeline: @unchecked Sendable {
                 }
                 guard let item else { break }
                 rows += 1
-                switch item {
-                case .reject(let bad):
-                    batch.append(.reject(bad.location, bad.reason, bad.rawBytes))
-                case .record(let record):
-                    switch mapper.map(record) {
-                    case .success(.asset(let a)) where sortsAssets:
-                        assetKeys.append(AssetOrderKey(candidateID: a.good.candidateID, index: assets.count))
-                        assets.append(.mapped(.asset(a), record))
-                        if assets.count >= Self.assetRunLength {
-                            guard flushAssets(bytesBefore + input.bytesRead) else { return }
-                        }
-                    case .success(let mapped): batch.append(.mapped(mapped, record))
-                    case .failure(let problem): batch.append(.reject(problem.location, problem.reason, record.rawBytes))
-                    }
+                if case .record(let record) = item, let file = sniffer.file, file != record.location.file {
+                    // The next member of a zip: its dates are its own.
+                    if sniffing { guard decide() else { return } }
+                    sniffer = DateOrderSniffer()
+                    sniffing = true
                 }
-                if batch.count >= Self.batchSize {
-                    guard send(&batch, bytesRead: bytesBefore + input.bytesRead) else { return }
+                guard sniffing else {
+                    guard handle(item) else { return }
+                    continue
                 }
+                if case .record(let record) = item { sniffer.observe(record) }
+                held.append(item)
+                heldBytes += DateOrderSniffer.heldSize(item)
+                if sniffer.isDecided(heldBytes: heldBytes) { guard decide() else { return } }
             }
+            if sniffing { guard decide() else { return } }
             guard flushAssets(bytesBefore + input.bytesRead) else { return }
             batch.append(.fileEnd(rows: rows))
             bytesBefore += input.size

@@ -5,7 +5,8 @@
 /// `yyyy-MM-dd` (with an optional ` HH:mm:ss` or `THH:mm:ss`) is read too: a spreadsheet or database tool that
 /// saves a TSE file again writes its dates so, and the form cannot be misread. A two-digit year is put in the
 /// latest century that does not place it after `referenceYear` (the election year for a birth date),
-/// so `52` read for the 2010 election is 1952 and `05` is 2005.
+/// so `52` read for the 2010 election is 1952 and `05` is 2005. A slash date is read day first unless `order` says
+/// the file writes `M/d/yyyy` (a spreadsheet in a US locale) or that its order is unknown.
 ///
 /// ```swift
 /// TSEDate.parse("27/03/1967")                          // .date("1967-03-27T00:00:00.000Z")
@@ -23,17 +24,31 @@ public enum TSEDate {
         case invalid
     }
 
+    /// Which of a slash date's first two numbers is the day (`3/7/1967`): TSE writes `dd/MM/yyyy`, a spreadsheet in
+    /// a US locale `M/d/yyyy`. Decided per file from its values (`DateOrderSniffer`).
+    public enum Order: Sendable, Equatable {
+        /// `d/M/yyyy`, as TSE writes dates.
+        case dayFirst
+        /// `M/d/yyyy`, as a spreadsheet in a US locale saves them.
+        case monthFirst
+        /// The file's dates do not tell: a slash date whose first two numbers could each be the month
+        /// (`3/7/1967`) is no date; one that shows its order (`3/27/1967`, `27/3/1967`) is read so.
+        case undecided
+    }
+
     /// Reads one date field (null markers included); `referenceYear` places two-digit years.
-    public static func parse(_ raw: String?, referenceYear: Int? = nil) -> Parsed {
-        guard let c = components(raw, referenceYear: referenceYear) else { return .null }
+    public static func parse(_ raw: String?, referenceYear: Int? = nil, order: Order = .dayFirst) -> Parsed {
+        guard let c = components(raw, referenceYear: referenceYear, order: order) else { return .null }
         guard let c = c else { return .invalid }
         return .date(iso(c))
     }
 
     /// A date and a separate time column (`DT_ULTIMA_ATUALIZACAO` + `HH_ULTIMA_ATUALIZACAO`); a missing or
     /// unreadable time leaves midnight.
-    public static func parse(date raw: String?, time rawTime: String?, referenceYear: Int? = nil) -> Parsed {
-        guard let c = components(raw, referenceYear: referenceYear) else { return .null }
+    public static func parse(
+        date raw: String?, time rawTime: String?, referenceYear: Int? = nil, order: Order = .dayFirst
+    ) -> Parsed {
+        guard let c = components(raw, referenceYear: referenceYear, order: order) else { return .null }
         guard var c = c else { return .invalid }
         if let rawTime {
             var time = TSEField.clean(rawTime)
@@ -49,17 +64,53 @@ public enum TSEDate {
     }
 
     /// nil for a null marker; .some(nil) for text that is no date.
-    private static func components(_ raw: String?, referenceYear: Int?) -> Components?? {
+    private static func components(_ raw: String?, referenceYear: Int?, order: Order) -> Components?? {
         guard let raw else { return .none }
         var text = TSEField.clean(raw)
         if TSEField.isTextNullMarker(text) || TSEField.isNumericNullMarker(text) { return .none }
-        return .some(text.withUTF8 { parseBytes($0, referenceYear: referenceYear ?? defaultReferenceYear) })
+        return .some(
+            text.withUTF8 { parseBytes($0, referenceYear: referenceYear ?? defaultReferenceYear, order: order) })
+    }
+
+    /// What a slash date (`a/b/yyyy`, with or without a time) tells of its file's order.
+    public enum OrderEvidence: Sendable, Equatable {
+        /// The first number is over 12 (`27/3/1967`): day first.
+        case dayFirst
+        /// The second number is over 12 (`3/27/1967`): month first.
+        case monthFirst
+        /// Both numbers are 12 or less and differ (`3/7/1967`): either order reads a date. `padded` when both are
+        /// written with two digits, as TSE writes them.
+        case ambiguous(padded: Bool)
+    }
+
+    /// What `raw` tells of its file's date order; nil for anything but a slash date with two different numbers
+    /// (`07/07/1967` reads the same either way).
+    public static func orderEvidence(_ raw: String?) -> OrderEvidence? {
+        guard let raw else { return nil }
+        var text = raw
+        return text.withUTF8 { b -> OrderEvidence? in
+            var i = 0
+            while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+            let firstStart = i
+            guard let first = digits(b, &i, maxDigits: 2), i < b.count, b[i] == 0x2F else { return nil }
+            let firstDigits = i - firstStart
+            i += 1
+            let secondStart = i
+            guard let second = digits(b, &i, maxDigits: 2), i < b.count, b[i] == 0x2F else { return nil }
+            let secondDigits = i - secondStart
+            guard first >= 1, second >= 1, first <= 31, second <= 31, first != second else { return nil }
+            if first > 12 { return second <= 12 ? .dayFirst : nil }
+            if second > 12 { return .monthFirst }
+            return .ambiguous(padded: firstDigits == 2 && secondDigits == 2)
+        }
     }
 
     /// Used when no election year is known: two-digit years up to 2029 are 20xx.
     static let defaultReferenceYear = 2029
 
-    static func parseBytes(_ b: UnsafeBufferPointer<UInt8>, referenceYear: Int) -> Components? {
+    static func parseBytes(
+        _ b: UnsafeBufferPointer<UInt8>, referenceYear: Int, order: Order = .dayFirst
+    ) -> Components? {
         if b.count == 8, b.allSatisfy({ $0 &- 0x30 <= 9 }) {
             // ddMMyyyy, as the 2004 originals write birth dates (26081957).
             func n(_ at: Int, _ length: Int) -> Int { (at..<(at + length)).reduce(0) { $0 * 10 + Int(b[$1] &- 0x30) } }
@@ -86,14 +137,21 @@ public enum TSEDate {
             guard let day = number(maxDigits: 2), i == 10 else { return nil }
             return timeAndCheck(b, from: i, Components(year: year, month: month, day: day))
         }
-        guard let day = number(maxDigits: 2), i < b.count else { return nil }
+        guard var day = number(maxDigits: 2), i < b.count else { return nil }
         let separator = b[i]
         i += 1
-        let month: Int
-        if separator == 0x2F {  // dd/MM/yyyy
+        var month: Int
+        if separator == 0x2F {  // dd/MM/yyyy (or M/d/yyyy, as the file's order says)
             guard let m = number(maxDigits: 2), i < b.count, b[i] == 0x2F else { return nil }
             i += 1
             month = m
+            switch order {
+            case .dayFirst: break
+            case .monthFirst: swap(&day, &month)
+            case .undecided:
+                if day <= 12 && month <= 12 && day != month { return nil }
+                if month > 12 { swap(&day, &month) }
+            }
         } else if separator == 0x2D {  // dd-MON-yy
             guard i + 3 < b.count, let m = monthNumber(b[i], b[i + 1], b[i + 2]), b[i + 3] == 0x2D else { return nil }
             i += 4
@@ -158,13 +216,21 @@ public enum TSEDate {
         return Components(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
-    /// `HH:mm:ss` or `HH:mm` as (hour, minute, second); nil when it is not a time of day.
+    /// `HH:mm:ss` or `HH:mm` as (hour, minute, second), also with a 12-hour clock's ` AM`/` PM` (`6:37:33 PM`, as a
+    /// spreadsheet in a US locale saves a time); nil when it is not a time of day.
     static func timeOfDay(_ b: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int)? {
+        var end = b.count
+        var meridiem: UInt8? = nil  // 'a' or 'p'
+        if end >= 2, b[end - 1] | 0x20 == 0x6D, [0x61, 0x70].contains(b[end - 2] | 0x20) {
+            meridiem = b[end - 2] | 0x20
+            end -= 2
+            if end > 0, b[end - 1] == 0x20 { end -= 1 }
+        }
         var values = (0, 0, 0)
         var field = 0
         var digits = 0
         var value = 0
-        for c in b {
+        for c in b[0..<end] {
             if c == 0x3A {
                 guard digits > 0, field < 2 else { return nil }
                 if field == 0 { values.0 = value } else { values.1 = value }
@@ -180,6 +246,10 @@ public enum TSEDate {
         }
         guard digits > 0, field >= 1 else { return nil }
         if field == 1 { values.1 = value } else { values.2 = value }
+        if let meridiem {
+            guard (1...12).contains(values.0) else { return nil }
+            values.0 = values.0 % 12 + (meridiem == 0x70 ? 12 : 0)
+        }
         guard values.0 < 24, values.1 < 60, values.2 < 60 else { return nil }
         return values
     }

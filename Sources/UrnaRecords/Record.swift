@@ -190,6 +190,9 @@ public struct EncodedRowView {
     /// The encoding of the file the row came from.
     public let encoding: TextEncoding
 
+    /// The memory the row's bytes and field spans take.
+    public var byteCount: Int { bytes.count + spans.count * MemoryLayout<UInt32>.size }
+
     /// The bytes of field `index` exactly as the file holds them (quotes removed; for XML, the column's
     /// text with references resolved); nil when the position is out of range, the field holds `""` escapes
     /// or it has no value (read those with `Record.value(at:)`). Decoding them with `encoding` gives exactly
