@@ -93,7 +93,12 @@ enum CLI {
             return ExitCode.ok
         }
         if first == "--help" || first == "-h" || first == "help" {
-            if first == "help", args.count > 1, let c = commands.first(where: { $0.spec.name == args[1] }) {
+            if first == "help", args.count > 1 {
+                // `urna help qeury` printed the overview and exited 0, as if the name had been found.
+                guard let c = commands.first(where: { $0.spec.name == args[1] }) else {
+                    printError(unknownSubcommand(args[1]))
+                    return ExitCode.usage
+                }
                 print(c.spec.helpText(), terminator: "")
             } else {
                 print(overview(), terminator: "")
@@ -105,15 +110,13 @@ enum CLI {
             return ExitCode.ok
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
-            var msg = "Error: unknown subcommand '\(first)'"
-            if let hint = ArgumentParser.suggestion(for: first, among: commands.map(\.spec.name)) {
-                msg += "; did you mean '\(hint)'?"
-            }
-            printError(msg + "\nRun '\(tool) --help' for the list of subcommands.")
+            printError(unknownSubcommand(first))
             return ExitCode.usage
         }
         let rest = Array(args.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        // Help is asked for before `--` only: after it, `-h` is an argument (a file named -h to import).
+        let options = rest.firstIndex(of: "--").map { Array(rest[..<$0]) } ?? rest
+        if options.contains("--help") || options.contains("-h") {
             print(command.spec.helpText(), terminator: "")
             return ExitCode.ok
         }
@@ -146,9 +149,33 @@ enum CLI {
         }
     }
 
+    /// What `urna NAME` says when NAME is no subcommand: an option before the subcommand (`urna --verison`, `urna -v`)
+    /// is named as an option, with the ones there are; a misspelt subcommand gets "did you mean".
+    static func unknownSubcommand(_ name: String) -> String {
+        let tool = CommandContext.current.toolName
+        if name.hasPrefix("-") {
+            var msg = "Error: unknown option '\(name)'"
+            if let hint = ArgumentParser.suggestion(for: name, among: ["--help", "--version"]) {
+                msg += "; did you mean '\(hint)'?"
+            } else {
+                msg += "; before a subcommand there are only -h (--help) and --version"
+            }
+            return msg + "\nRun '\(tool) --help' for the list of subcommands."
+        }
+        var msg = "Error: unknown subcommand '\(name)'"
+        if let hint = ArgumentParser.suggestion(for: name, among: commands.map(\.spec.name)) {
+            msg += "; did you mean '\(hint)'?"
+        }
+        return msg + "\nRun '\(tool) --help' for the list of subcommands."
+    }
+
     /// Maps library errors to exit codes; `database` (the --db file, when the command has one) is named in
     /// messages about SQLite failures, which do not know the path themselves.
     static func classify(_ error: Error, database: String? = nil) -> (Int32, String) {
+        // The command line's own errors already say their code and message (a download's "no member for SP"
+        // was printed as `CLIError(code: 65, message: ...)` and exited 1).
+        if let e = error as? CLIError { return (e.code, e.message) }
+        if let e = error as? UsageError { return (ExitCode.usage, e.message) }
         if let e = error as? ExitCodeProviding {
             // Only the documented codes leave the tool; anything else a library suggests is a failure.
             let documented: Set<Int32> = [
