@@ -52,7 +52,9 @@ enum SQLNameHint {
             return []
         }
         defer { sqlite3_finalize(stmt) }
-        return (0..<sqlite3_column_count(stmt)).compactMap { i in sqlite3_column_name(stmt, i).map { String(cString: $0) } }
+        return (0..<sqlite3_column_count(stmt)).compactMap { i in
+            sqlite3_column_name(stmt, i).map { String(cString: $0) }
+        }
     }
 
     /// The first column of each row of `sql`, read on `connection`; empty when it cannot run.
