@@ -83,6 +83,7 @@ enum CLI {
             Interrupted (SIGINT, SIGTERM): 130, 143, and nothing was changed.
 
             """
+        s += "\nEXAMPLES:\n" + overviewExamples().map { "  \($0)\n" }.joined()
         return s
     }
 
@@ -147,6 +148,26 @@ enum CLI {
             printError("Error: \(message)")
             return code
         }
+    }
+
+    /// A first session with the tool, for the overview: TSE files in and out with the elections family, else a
+    /// file of the app's first family made, checked and upgraded.
+    static func overviewExamples() -> [String] {
+        let context = CommandContext.current
+        let tool = context.toolName
+        if context.family(named: "elections") != nil {
+            return [
+                "\(tool) import --db urna.sqlite SampleData/consulta_cand_2018_MG.csv SampleData/bem_candidato_2018_MG.csv",
+                "\(tool) query --db urna.sqlite Candidate \"state == 'MG' AND postCode == 3\" --fields nickname,party.acronym",
+                "\(tool) migrate --db old.sqlite --dry-run",
+            ]
+        }
+        guard let family = context.families.first else { return [] }
+        let file = "\(family.name).sqlite"
+        return [
+            "\(tool) init --db \(file) --family \(family.name)", "\(tool) status --db \(file)",
+            "\(tool) migrate --db \(file) --dry-run",
+        ]
     }
 
     /// What `urna NAME` says when NAME is no subcommand: an option before the subcommand (`urna --verison`, `urna -v`)
@@ -217,6 +238,14 @@ enum CLI {
                     ExitCode.badData,
                     "\(db) is damaged (\(e.message)); nothing was changed: see `sqlite3 FILE 'PRAGMA "
                         + "integrity_check'` and restore the file from a backup (urna migrate keeps one as FILE.v<N>.bak)"
+                )
+            }
+            if e.primaryCode == 14, let database, !FileManager.default.fileExists(atPath: folder(of: database)) {
+                // `init --db nodir/x.sqlite` was told its folder "cannot be written" and to copy the file elsewhere.
+                return (
+                    ExitCode.failure,
+                    "cannot create \(database): the folder \(folder(of: database)) does not exist; create it "
+                        + "(mkdir -p \(folder(of: database))) or give another --db PATH; nothing was changed"
                 )
             }
             if e.primaryCode == 14, let database, !isWritableFolder(of: database) {  // SQLITE_CANTOPEN

@@ -36,6 +36,15 @@ enum RestoreCommand {
                         + "nothing was changed")
             }
         }
+        // The migrator's "give the backup's path" (exit 65) named no option and took a missing backup for bad data.
+        if p.value("from") == nil, FileManager.default.fileExists(atPath: path),
+            MigrationBackup.backups(of: path).isEmpty
+        {
+            throw CLIError(
+                ExitCode.missingInput,
+                "no backup of \(path) was found beside it (\(context.toolName) migrate keeps one there as "
+                    + "\(path).v<N>.bak, unless --no-backup): give one with --from BACKUP; nothing was changed")
+        }
         do {
             let r = try MigrationBackup.restore(path: path, from: p.value("from"))
             // The family is the backup file's own text: no escape sequence of it reaches the terminal.

@@ -153,4 +153,35 @@ struct CLINewUserTrialTests {
         }
         #expect(ran >= 7)
     }
+
+    @Test(
+        "init into a folder that does not exist says so (not 'cannot be written'); restore without backups says --from")
+    func missingFolderAndBackup() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let initialized = try CLIRunner.run(["init", "--db", "nodir/x.sqlite", "--family", "people"], in: dir)
+        #expect(initialized.code == 1)
+        #expect(
+            initialized.stderr
+                == "Error: cannot create nodir/x.sqlite: the folder nodir does not exist; create it (mkdir -p nodir) "
+                + "or give another --db PATH; nothing was changed\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("nodir").path))
+        #expect(try CLIRunner.run(["init", "--db", "p.sqlite", "--family", "people"], in: dir).code == 0)
+        let restored = try CLIRunner.run(["restore", "--db", "p.sqlite"], in: dir)
+        #expect(restored.code == 66)
+        #expect(
+            restored.stderr
+                == "Error: no backup of p.sqlite was found beside it (urna migrate keeps one there as p.sqlite.v<N>.bak, "
+                + "unless --no-backup): give one with --from BACKUP; nothing was changed\n")
+    }
+
+    @Test("urna alone shows examples; an app's overview shows its own family's, never urna's files")
+    func overviewExamples() throws {
+        let r = try CLIRunner.run([])
+        #expect(r.stdout.contains("\nEXAMPLES:\n  urna import --db urna.sqlite SampleData/consulta_cand_2018_MG.csv"))
+        let app = try CLIRunner.runProcess(CLIRunner.built("library-app"), [])
+        #expect(app.code == 0)
+        #expect(app.stdout.contains("\nEXAMPLES:\n  library-app init --db library.sqlite --family library\n"))
+        #expect(!app.stdout.contains("urna import") && !app.stdout.contains("SampleData"))
+    }
 }
