@@ -216,6 +216,22 @@ enum ArgumentParser {
                     "unexpected argument '\(out.positionals[j])': --\(name) takes one value each time, "
                         + "so write --\(name) \(out.positionals[j])")
             }
+            // `sql --param a=1 b=2 "SELECT ..."`: b=2 has the form of --param's values, so it is one.
+            for (j, name) in afterRepeatable.enumerated() {
+                guard let name, let form = spec.options.first(where: { $0.name == name })?.valueName,
+                    form.contains("="), out.positionals[j].contains("=")
+                else { continue }
+                throw UsageError(
+                    "unexpected argument '\(out.positionals[j])': --\(name) takes one value each time, "
+                        + "so write --\(name) \(out.positionals[j])")
+            }
+            // An unquoted predicate or statement reaches us as words: `query Candidate state == MG`.
+            if let last = spec.positionals.last?.0, ["PREDICATE", "SQL"].contains(last), max > 0 {
+                let words = out.positionals[(max - 1)...].joined(separator: " ")
+                throw UsageError(
+                    "unexpected argument '\(out.positionals[max])': the \(last) is one argument, so quote it whole: "
+                        + "\"\(words)\"")
+            }
             throw UsageError("unexpected argument '\(out.positionals[max])'")
         }
         return out

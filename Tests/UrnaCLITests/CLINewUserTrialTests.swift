@@ -49,10 +49,21 @@ struct CLINewUserTrialTests {
             ))
         let help = try CLIRunner.run(["migrate", "--help"])
         #expect(help.stdout.contains("[--allow-loss TYPE.PROPERTY]... [--vacuum]"))
-        // Where the command takes an argument, the word after a value stays that argument.
         let sql = try CLIRunner.run(["sql", "--db", "none.sqlite", "--param", "a=1", "b=2", "SELECT :a"], in: dir)
         #expect(sql.code == 64)
-        #expect(sql.stderr.hasPrefix("Error: unexpected argument 'SELECT :a'\n"))
+        #expect(
+            sql.stderr.hasPrefix(
+                "Error: unexpected argument 'b=2': --param takes one value each time, so write --param b=2\n"))
+        // An unquoted predicate or statement arrives as words: quote it whole.
+        let words = try CLIRunner.run(["query", "--db", "none.sqlite", "Candidate", "state", "==", "MG"], in: dir)
+        #expect(words.code == 64)
+        #expect(
+            words.stderr.hasPrefix(
+                "Error: unexpected argument '==': the PREDICATE is one argument, so quote it whole: \"state == MG\"\n"))
+        let statement = try CLIRunner.run(["sql", "--db", "none.sqlite", "SELECT", "1"], in: dir)
+        #expect(
+            statement.stderr.hasPrefix(
+                "Error: unexpected argument '1': the SQL is one argument, so quote it whole: \"SELECT 1\"\n"))
     }
 
     @Test("urna sql: a misspelt table or column gets did you mean (tables listed); others keep SQLite's words")
