@@ -195,4 +195,25 @@ struct CLINewUserTrialTests {
         #expect(app.stdout.contains("\nEXAMPLES:\n  library-app init --db library.sqlite --family library\n"))
         #expect(!app.stdout.contains("urna import") && !app.stdout.contains("SampleData"))
     }
+
+    @Test("A table of the user's own (urna sql --write allows it) stops an import with a message that says so")
+    func importRefusesOwnTablesSayingSo() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let legends = AnalysisFixtures.sample.appendingPathComponent("consulta_legendas_2016_AC.txt").path
+        #expect(try CLIRunner.run(["import", "--db", "w.sqlite", "--quiet", legends], in: dir).code == 0)
+        let created = try CLIRunner.run(["sql", "--db", "w.sqlite", "--write", "CREATE TABLE notes (x)"], in: dir)
+        #expect(created.code == 0, "\(created.stderr)")
+        let r = try CLIRunner.run(["import", "--db", "w.sqlite", legends], in: dir)
+        #expect(r.code == 65)
+        #expect(
+            r.stderr
+                == "Error: w.sqlite: the file holds tables that are not urna's (notes), and an import refuses such a "
+                + "file; nothing was imported: move them to another file (sqlite3's .dump), drop them if you do not "
+                + "need them (sqlite3 w.sqlite 'DROP TABLE \"notes\"'), or import into a new --db\n")
+        #expect(!r.stderr.contains("restore the file from a backup"))
+        // Dropped as the message says, the import runs.
+        #expect(try CLIRunner.run(["sql", "--db", "w.sqlite", "--write", "DROP TABLE notes"], in: dir).code == 0)
+        #expect(try CLIRunner.run(["import", "--db", "w.sqlite", "--quiet", legends], in: dir).code == 0)
+    }
 }
