@@ -125,12 +125,15 @@ enum ArgumentParser {
         var out = ParsedArguments()
         var i = 0
         var onlyPositionals = false
+        // For each positional: the repeatable option whose value came just before it (`--allow-loss A.b C.d`).
+        var afterRepeatable: [String?] = []
         while i < args.count {
             let a = args[i]
             if !onlyPositionals, a.count == 2, a.hasPrefix("-"), a != "--", let letter = a.last, letter != "-" {
                 guard let o = spec.options.first(where: { $0.short == letter }) else {
                     if letter.isNumber {  // a negative number as an argument
                         out.positionals.append(a)
+                        afterRepeatable.append(nil)
                         i += 1
                         continue
                     }
@@ -152,7 +155,16 @@ enum ArgumentParser {
                 continue
             }
             if onlyPositionals || !a.hasPrefix("--") || a == "-" {
+                var previous: String?
+                if !onlyPositionals, i >= 2, args[i - 2].hasPrefix("-"), args[i - 2] != "--",
+                    let o = spec.options.first(where: {
+                        "--\($0.name)" == args[i - 2] || $0.short.map { "-\($0)" } == args[i - 2]
+                    }), o.repeatable, o.valueName != nil
+                {
+                    previous = o.name
+                }
                 out.positionals.append(a)
+                afterRepeatable.append(previous)
                 i += 1
                 continue
             }
@@ -197,6 +209,29 @@ enum ArgumentParser {
             throw UsageError("missing \(missing)")
         }
         if let max = spec.maxPositionals, out.positionals.count > max {
+            // One value per option: `migrate --allow-loss Good.x Party.y` took Party.y for an argument (a command
+            // that takes no arguments at all: elsewhere the word after an option's value may be a real argument).
+            if max == 0, let j = afterRepeatable.firstIndex(where: { $0 != nil }), let name = afterRepeatable[j] {
+                throw UsageError(
+                    "unexpected argument '\(out.positionals[j])': --\(name) takes one value each time, "
+                        + "so write --\(name) \(out.positionals[j])")
+            }
+            // `sql --param a=1 b=2 "SELECT ..."`: b=2 has the form of --param's values, so it is one.
+            for (j, name) in afterRepeatable.enumerated() {
+                guard let name, let form = spec.options.first(where: { $0.name == name })?.valueName,
+                    form.contains("="), out.positionals[j].contains("=")
+                else { continue }
+                throw UsageError(
+                    "unexpected argument '\(out.positionals[j])': --\(name) takes one value each time, "
+                        + "so write --\(name) \(out.positionals[j])")
+            }
+            // An unquoted predicate or statement reaches us as words: `query Candidate state == MG`.
+            if let last = spec.positionals.last?.0, ["PREDICATE", "SQL"].contains(last), max > 0 {
+                let words = out.positionals[(max - 1)...].joined(separator: " ")
+                throw UsageError(
+                    "unexpected argument '\(out.positionals[max])': the \(last) is one argument, so quote it whole: "
+                        + "\"\(words)\"")
+            }
             throw UsageError("unexpected argument '\(out.positionals[max])'")
         }
         return out

@@ -83,6 +83,7 @@ enum CLI {
             Interrupted (SIGINT, SIGTERM): 130, 143, and nothing was changed.
 
             """
+        s += "\nEXAMPLES:\n" + overviewExamples().map { "  \($0)\n" }.joined()
         return s
     }
 
@@ -93,7 +94,12 @@ enum CLI {
             return ExitCode.ok
         }
         if first == "--help" || first == "-h" || first == "help" {
-            if first == "help", args.count > 1, let c = commands.first(where: { $0.spec.name == args[1] }) {
+            if first == "help", args.count > 1 {
+                // `urna help qeury` printed the overview and exited 0, as if the name had been found.
+                guard let c = commands.first(where: { $0.spec.name == args[1] }) else {
+                    printError(unknownSubcommand(args[1]))
+                    return ExitCode.usage
+                }
                 print(c.spec.helpText(), terminator: "")
             } else {
                 print(overview(), terminator: "")
@@ -105,15 +111,13 @@ enum CLI {
             return ExitCode.ok
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
-            var msg = "Error: unknown subcommand '\(first)'"
-            if let hint = ArgumentParser.suggestion(for: first, among: commands.map(\.spec.name)) {
-                msg += "; did you mean '\(hint)'?"
-            }
-            printError(msg + "\nRun '\(tool) --help' for the list of subcommands.")
+            printError(unknownSubcommand(first))
             return ExitCode.usage
         }
         let rest = Array(args.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        // Help is asked for before `--` only: after it, `-h` is an argument (a file named -h to import).
+        let options = rest.firstIndex(of: "--").map { Array(rest[..<$0]) } ?? rest
+        if options.contains("--help") || options.contains("-h") {
             print(command.spec.helpText(), terminator: "")
             return ExitCode.ok
         }
@@ -146,9 +150,53 @@ enum CLI {
         }
     }
 
+    /// A first session with the tool, for the overview: TSE files in and out with the elections family, else a
+    /// file of the app's first family made, checked and upgraded.
+    static func overviewExamples() -> [String] {
+        let context = CommandContext.current
+        let tool = context.toolName
+        if context.family(named: "elections") != nil {
+            return [
+                "\(tool) import --db urna.sqlite SampleData/consulta_cand_2018_MG.csv SampleData/bem_candidato_2018_MG.csv",
+                "\(tool) query --db urna.sqlite Candidate \"state == 'MG' AND postCode == 3\" --fields nickname,party.acronym",
+                "\(tool) migrate --db old.sqlite --dry-run",
+            ]
+        }
+        guard let family = context.families.first else { return [] }
+        let file = "\(family.name).sqlite"
+        return [
+            "\(tool) init --db \(file) --family \(family.name)", "\(tool) status --db \(file)",
+            "\(tool) migrate --db \(file) --dry-run",
+        ]
+    }
+
+    /// What `urna NAME` says when NAME is no subcommand: an option before the subcommand (`urna --verison`, `urna -v`)
+    /// is named as an option, with the ones there are; a misspelt subcommand gets "did you mean".
+    static func unknownSubcommand(_ name: String) -> String {
+        let tool = CommandContext.current.toolName
+        if name.hasPrefix("-") {
+            var msg = "Error: unknown option '\(name)'"
+            if let hint = ArgumentParser.suggestion(for: name, among: ["--help", "--version"]) {
+                msg += "; did you mean '\(hint)'?"
+            } else {
+                msg += "; before a subcommand there are only -h (--help) and --version"
+            }
+            return msg + "\nRun '\(tool) --help' for the list of subcommands."
+        }
+        var msg = "Error: unknown subcommand '\(name)'"
+        if let hint = ArgumentParser.suggestion(for: name, among: commands.map(\.spec.name)) {
+            msg += "; did you mean '\(hint)'?"
+        }
+        return msg + "\nRun '\(tool) --help' for the list of subcommands."
+    }
+
     /// Maps library errors to exit codes; `database` (the --db file, when the command has one) is named in
     /// messages about SQLite failures, which do not know the path themselves.
     static func classify(_ error: Error, database: String? = nil) -> (Int32, String) {
+        // The command line's own errors already say their code and message (a download's "no member for SP"
+        // was printed as `CLIError(code: 65, message: ...)` and exited 1).
+        if let e = error as? CLIError { return (e.code, e.message) }
+        if let e = error as? UsageError { return (ExitCode.usage, e.message) }
         if let e = error as? ExitCodeProviding {
             // Only the documented codes leave the tool; anything else a library suggests is a failure.
             let documented: Set<Int32> = [
@@ -190,6 +238,14 @@ enum CLI {
                     ExitCode.badData,
                     "\(db) is damaged (\(e.message)); nothing was changed: see `sqlite3 FILE 'PRAGMA "
                         + "integrity_check'` and restore the file from a backup (urna migrate keeps one as FILE.v<N>.bak)"
+                )
+            }
+            if e.primaryCode == 14, let database, !FileManager.default.fileExists(atPath: folder(of: database)) {
+                // `init --db nodir/x.sqlite` was told its folder "cannot be written" and to copy the file elsewhere.
+                return (
+                    ExitCode.failure,
+                    "cannot create \(database): the folder \(folder(of: database)) does not exist; create it "
+                        + "(mkdir -p \(folder(of: database))) or give another --db PATH; nothing was changed"
                 )
             }
             if e.primaryCode == 14, let database, !isWritableFolder(of: database) {  // SQLITE_CANTOPEN

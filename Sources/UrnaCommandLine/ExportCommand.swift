@@ -39,7 +39,7 @@ enum ExportCommand {
         name: "export",
         abstract: "Export objects as an XML candidate dump, a TSE CSV file or JSON lines.",
         usage:
-            "urna export [--db PATH] --format xml|csv|json [--type TYPE] [PREDICATE] [--out FILE] [--encoding latin1|utf8] [--quiet]",
+            "urna export [--db PATH] --format xml|csv|json [--type TYPE] [PREDICATE] [--out FILE] [--encoding latin1|utf8] [--spreadsheet-safe] [--quiet]",
         discussion: """
             xml   One <candidato> per candidacy (one child element per TSE column, modern names) with its <bens>,
                   then <coligacoes>: what `urna import` reads back. Candidates only.

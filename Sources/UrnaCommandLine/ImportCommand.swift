@@ -9,7 +9,7 @@ enum ImportCommand {
         usage:
             "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] [--datasette-metadata] FILE|DIR...",
         discussion: """
-            Files are recognised by their content (every consulta_cand layout from 2010 to 2024, bem_candidato,
+            Files are recognised by their content (every consulta_cand layout from 2004 to 2024, bem_candidato,
             consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
             The whole run is one transaction: it all lands, or nothing does. Importing the same files again changes
             nothing. Bad rows go to the rejects file (file, line, column, reason and the original bytes; created

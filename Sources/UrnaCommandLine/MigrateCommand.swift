@@ -9,7 +9,7 @@ enum MigrateCommand {
     static let spec = CommandSpec(
         name: "migrate", abstract: "Upgrade a file to a newer schema version, or preview the upgrade.",
         usage:
-            "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup] [--allow-loss TYPE.PROPERTY ...] [--vacuum]",
+            "urna migrate [--db PATH] [--to N] [--dry-run] [--sample N] [--json] [--backup PATH | --no-backup] [--allow-loss TYPE.PROPERTY]... [--vacuum]",
         discussion: """
             Every step from the file's version to the target runs in one transaction: the file ends wholly upgraded or
             exactly as it was. Before committing, foreign keys, integrity, NOT NULL, uniqueness and the new tables

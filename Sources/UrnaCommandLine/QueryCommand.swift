@@ -32,7 +32,7 @@ enum QueryCommand {
         ],
         minPositionals: 1, maxPositionals: 2,
         examples: [
-            "urna query Candidate \"post ==[c] 'prefeito' AND unitName == 'BELO HORIZONTE'\" --sort nickname --fields nickname,party.acronym",
+            "urna query Candidate \"post ==[c] 'prefeito' AND unitName == 'RIO BRANCO'\" --sort nickname --fields nickname,party.acronym",
             "urna query Good \"value > 1000000\" --count",
             "urna query Party --json",
         ])

@@ -36,8 +36,8 @@ enum SQLCommand {
         minPositionals: 1, maxPositionals: 1,
         examples: [
             "urna sql --db urna.sqlite \"SELECT state, count(*) AS candidacies FROM Candidate GROUP BY state\"",
-            "urna sql --db urna.sqlite \"SELECT p.acronym, count(*) AS n FROM Candidate c JOIN Party p ON p.number = c.party GROUP BY p.acronym ORDER BY n DESC LIMIT 5\" --csv",
-            "urna sql --db urna.sqlite \"SELECT sum(value) / 100.0 AS reais FROM Good WHERE candidate IN (SELECT id FROM Candidate WHERE sequence = :sq)\" --param sq=130000600702 --json",
+            "urna sql --db urna.sqlite \"SELECT p.acronym, count(*) AS n FROM Candidate c JOIN Party p ON p.id = c.party GROUP BY p.acronym ORDER BY n DESC LIMIT 5\" --csv",
+            "urna sql --db urna.sqlite \"SELECT sum(value) / 100.0 AS reais FROM Good WHERE candidacy IN (SELECT id FROM Candidate WHERE sequence = :sq)\" --param sq=130000600702 --json",
         ])
 
     enum Format { case table, csv, json }

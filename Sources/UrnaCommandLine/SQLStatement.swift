@@ -27,7 +27,8 @@ final class SQLStatement {
             let message = String(cString: sqlite3_errmsg(connection.handle))
             let offset = Int(sqlite3_error_offset(connection.handle))
             sqlite3_finalize(stmt)
-            throw UsageError(Self.describe(message, in: sql, byteOffset: offset))
+            let hint = SQLNameHint.hint(for: message, sql: sql, connection: connection.handle)
+            throw UsageError(Self.describe(message + hint, in: sql, byteOffset: offset))
         }
         guard let stmt else { throw UsageError("no SQL statement to run (the text is empty or only comments)") }
         handle = stmt

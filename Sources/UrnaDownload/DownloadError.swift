@@ -32,7 +32,7 @@ public enum DownloadError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(url) answered HTTP \(status); nothing was saved: try again later"
         case .network(let url, let reason):
             return "cannot download \(url): \(reason). Check the connection (are you online?); proxies are "
-                + "taken from http_proxy/https_proxy/no_proxy. A partial file is kept and resumed next time"
+                + "taken from http_proxy/https_proxy/no_proxy. Whatever part of the file arrived is kept and resumed next time"
         case .notAZip(let url, let reason):
             return "\(url) did not arrive as a zip that opens (\(reason)), twice; it was deleted: try again later"
         case .localFile(let path, let reason):

@@ -88,8 +88,26 @@ package enum ImportIntegrity {
         // A missing index of Urna's runs nothing (the import rebuilds those of empty tables; the check at the end
         // still needs the others): only what is there and differs is refused here.
         let ownIndexes = Set(expected.tables.values.flatMap { $0.indexes.map(\.name) })
-        let differences = try DatabaseShape.read(connection).differences(
+        let actual = try DatabaseShape.read(connection)
+        let differences = actual.differences(
             from: expected, allowExtraIndexes: true, missingIndexesAllowed: ownIndexes)
+        // Only tables of the user's own (`urna sql --write "CREATE TABLE notes ..."`, which sql allows): the
+        // message said the tables "were changed outside urna" and to restore a backup, losing that table.
+        let ownTables = actual.tables.keys.filter {
+            expected.tables[$0] == nil && !$0.hasPrefix("_urna") && !StorageLayout.optionalMetadataTables.contains($0)
+        }.sorted()
+        if !differences.isEmpty, !ownTables.isEmpty,
+            differences.count == ownTables.count,
+            differences.allSatisfy({ d in ownTables.contains { d == "table \($0) is not in the descriptor" } })
+        {
+            let list = ownTables.prefix(5).joined(separator: ", ")
+            throw ImportError.database(
+                path: path,
+                reason: "the file holds tables that are not urna's (\(list)), and an import refuses such a file; "
+                    + "nothing was imported: move them to another file (sqlite3's .dump), drop them if you do not "
+                    + "need them (sqlite3 \(path) 'DROP TABLE \"\(ownTables[0])\"'), or import into a new --db",
+                exitCode: 65)
+        }
         if !differences.isEmpty {
             throw ImportError.database(
                 path: path,

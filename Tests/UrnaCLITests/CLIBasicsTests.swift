@@ -4,8 +4,8 @@ import Testing
 @Suite("urna command line: basics")
 struct CLIBasicsTests {
     static let subcommands = [
-        "init", "status", "query", "sql", "schema", "import", "show", "migrate", "export", "download",
-        "datasette-metadata", "completion",
+        "init", "status", "query", "sql", "schema", "import", "show", "migrate", "export", "adopt", "restore",
+        "download", "datasette-metadata", "copy", "completion",
     ]
 
     @Test("--help lists every subcommand and exits 0")

@@ -11,7 +11,8 @@ struct CLISQLTests {
         #expect(csv.code == 0)
         #expect(csv.stdout == "n\n2388\n")
         let json = try CLIRunner.run([
-            "sql", "--db", db, "SELECT nickname, sequence FROM Candidate WHERE sequence = :sq AND election IN (SELECT id FROM Election WHERE code = 297)",
+            "sql", "--db", db,
+            "SELECT nickname, sequence FROM Candidate WHERE sequence = :sq AND election IN (SELECT id FROM Election WHERE code = 297)",
             "--param", "sq=130000600702", "--json",
         ])
         #expect(json.code == 0, "\(json.stderr)")
@@ -60,7 +61,8 @@ struct CLISQLTests {
     func goodsOfZema(_ db: String) throws -> String {
         let r = try CLIRunner.run([
             "sql", "--db", db,
-            "SELECT count(*) FROM Good g JOIN Candidate c ON c.id = g.candidacy WHERE c.sequence = 130000600702", "--csv",
+            "SELECT count(*) FROM Good g JOIN Candidate c ON c.id = g.candidacy WHERE c.sequence = 130000600702",
+            "--csv",
         ])
         return String(r.stdout.split(separator: "\n").last ?? "")
     }
@@ -79,7 +81,9 @@ struct CLISQLTests {
         let bad = try CLIRunner.run(["sql", "--db", db, "SELECT nam FROM Candidate"])
         #expect(bad.code == 64)
         #expect(
-            bad.stderr.hasPrefix("Error: bad SQL at 8: no such column: nam\n  SELECT nam FROM Candidate\n         ^\n"))
+            bad.stderr.hasPrefix(
+                "Error: bad SQL at 8: no such column: nam; did you mean 'name'?\n  SELECT nam FROM Candidate\n         ^\n"
+            ))
         let missing = try CLIRunner.run(["sql", "--db", db, "SELECT * FROM Party WHERE acronym = :a"])
         #expect(missing.code == 64)
         #expect(missing.stderr.contains("the SQL uses :a: give --param a=VALUE"))
@@ -98,10 +102,13 @@ struct CLISQLTests {
         // --write never breaks the family's tables: DROP TABLE Good is rolled back (it printed "149 rows changed"
         // and left a file every command then failed on); a table or index of one's own is fine.
         let drop = try CLIRunner.run(["sql", "--db", db, "--write", "DROP TABLE Good"])
-        #expect(drop.code == 65 && drop.stderr.contains("table Good is missing") && drop.stderr.contains("rolled back"), "\(drop.stderr)")
+        #expect(
+            drop.code == 65 && drop.stderr.contains("table Good is missing") && drop.stderr.contains("rolled back"),
+            "\(drop.stderr)")
         #expect(try CLIRunner.run(["query", "--db", db, "Good", "--count"]).stdout == "8583\n")
         #expect(try CLIRunner.run(["sql", "--db", db, "--write", "CREATE TABLE notes (x)"]).code == 0)
-        #expect(try CLIRunner.run(["sql", "--db", db, "--write", "CREATE INDEX my_names ON Candidate(name)"]).code == 0)
+        #expect(
+            try CLIRunner.run(["sql", "--db", db, "--write", "CREATE INDEX my_names ON Candidate(name)"]).code == 0)
         #expect(try CLIRunner.run(["status", "--db", db]).code == 0)
     }
 

@@ -17,7 +17,37 @@ struct ReadmeExampleCommandsTests {
             .filter { $0.hasPrefix("urna ") }
     }
 
-    @Test("Each example exits 0, in order, in a folder prepared from SampleData")
+    /// Examples whose SQL finds nothing in SampleData, which README is to correct (SampleData's MG 2018 file
+    /// predates the election: it has no results, so `DS_SIT_TOT_TURNO LIKE 'ELEITO%'` needs `SG_UF = 'AC'`).
+    static let knownEmpty = ["WHERE SG_UF = 'MG' AND DS_SIT_TOT_TURNO LIKE 'ELEITO%'"]
+
+    /// What an example must show besides exit 0: a query or SQL prints rows (a count, a number above 0), and a
+    /// file an example writes (`--out`, `>`) is there and not empty.
+    func checkOutput(of line: String, _ r: CLIResult, in dir: URL) throws {
+        // Options and redirections after the last quoted argument (a `>` inside a predicate or SQL is none).
+        let unquoted = line.split(separator: "\"", omittingEmptySubsequences: false).last.map(String.init) ?? line
+        let words = unquoted.split(separator: " ").map(String.init)
+        var written: [String] = []
+        for (i, w) in words.enumerated() where (w == "--out" || w == ">") && i + 1 < words.count {
+            written.append(words[i + 1])
+        }
+        for file in written {
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(file).path)[.size])
+                as? NSNumber
+            #expect((size?.intValue ?? 0) > 0, "\(line) did not write \(file)")
+        }
+        guard written.isEmpty, line.hasPrefix("urna query ") || line.hasPrefix("urna sql ") else { return }
+        if Self.knownEmpty.contains(where: { line.contains($0) }) { return }
+        if line.contains("--count") {
+            #expect((Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(line)\n\(r.stdout)")
+        } else {
+            #expect(r.stdout.split(separator: "\n").count >= 2, "\(line) printed no rows:\n\(r.stdout)")
+            #expect(!r.stderr.hasPrefix("0 "), "\(line): \(r.stderr)")
+        }
+    }
+
+    @Test("Each example exits 0, in order, in a folder prepared from SampleData, and prints or writes something")
     func examplesRun() throws {
         let examples = try Self.examples()
         #expect(examples.count >= 15, "README's command examples were not found")
@@ -72,6 +102,7 @@ struct ReadmeExampleCommandsTests {
             let r = try AnalysisFixtures.run(
                 URL(fileURLWithPath: "/bin/bash"), ["-c", line], environment: environment, in: dir)
             #expect(r.code == 0, "\(line)\n\(r.stderr)")
+            try checkOutput(of: line, r, in: dir)
             if line.hasPrefix("urna query --db legacy.sqlite") {
                 #expect(r.stdout == "fullName\nAna Souza\nJosé Lima\n", "\(line)\n\(r.stdout)")
             }
