@@ -46,7 +46,17 @@ public final class Connection {
         guard let ownerLock else { return try body() }
         if ownerLock.isHeldByCurrentThread { return try body() }
         ownerLock.lock()
-        defer { ownerLock.unlock() }
+        let changesBefore = sqlite3_total_changes64(handle)
+        let outcome = Result { try exclusiveHoldingLock(body) }
+        // Raw SQL outside a store's write commits on its own (autocommit): the store's cached values and results, and its
+        // observers, must hear of it as of any write (they kept the old values, and observers heard nothing).
+        let tell = sqlite3_total_changes64(handle) != changesBefore ? changedOutsideWrite?() : nil
+        ownerLock.unlock()
+        tell?()
+        return try outcome.get()
+    }
+
+    private func exclusiveHoldingLock<T>(_ body: () throws -> T) throws -> T {
         if rawTransactionsAllowed.load(ordering: .relaxed) { return try body() }
         // A transaction already open here was left by a raw statement inside a scope that held the lock (a store's
         // read of an in-memory file, `withForeignKeysOff`): it is nobody's write, and nothing may run inside it.
@@ -67,6 +77,10 @@ public final class Connection {
         }
         return result
     }
+
+    /// Set by the store whose writer this is: called, holding its write lock, after raw SQL run outside a write changed
+    /// rows; it marks the store's cached values stale and returns what tells its observers (run once the lock is free).
+    var changedOutsideWrite: (() -> (() -> Void)?)?
 
     /// `exclusive` for work that runs no SQL (resets, the statement cache): it cannot open a transaction.
     @inline(__always) func exclusiveQuietly<T>(_ body: () -> T) -> T {

@@ -80,11 +80,13 @@ extension Store {
             return id
         }
         let token = ObservationToken { [weak self] in
-            self?.observation.withLock { registry in
-                registry.callbacks[id] = nil
-                registry.finishers[id] = nil
-                if registry.callbacks.isEmpty { registry.stopPolling() }
+            // The callback is released after the lock: what it captured may end with it, and a token among that
+            // (an observer holding another's token) invalidated itself under the same lock, which hung for good.
+            let removed = self?.observation.withLock { registry in
+                defer { if registry.callbacks.isEmpty { registry.stopPolling() } }
+                return (registry.callbacks.removeValue(forKey: id), registry.finishers.removeValue(forKey: id))
             }
+            withExtendedLifetime(removed) {}
         }
         return (token, id)
     }

@@ -63,6 +63,10 @@ extension Store {
     public func beginWrite() throws {
         if let readers, readers.isInSnapshot() { throw StoreError.writeInsideRead }
         writeLock.lock()
+        if inMemoryReads > 0 && !writeOpen {
+            writeLock.unlock()
+            throw StoreError.writeInsideRead
+        }
         if writeOpen || connection.isInTransaction {
             writeLock.unlock()
             throw StoreError.alreadyInWriteTransaction
@@ -120,7 +124,8 @@ extension Store {
         *, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }"
     )
     public func commitWrite() throws {
-        guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
+        // The lock first: `writeOpen` belongs to the thread holding it (read first, it raced with that thread's write).
+        guard writeLock.isHeldByCurrentThread, writeOpen else { throw StoreError.notInWriteTransaction }
         if writeBlockOpen {
             // Inside `write { }`: committing here would leave the block's first half on disk when its rest fails.
             cancelWrite()
@@ -183,7 +188,8 @@ extension Store {
     }
 
     func requireWrite() throws {
-        guard writeOpen, writeLock.isHeldByCurrentThread else { throw StoreError.notInWriteTransaction }
+        // The lock first: `writeOpen` belongs to the thread holding it (read first, it raced with that thread's write).
+        guard writeLock.isHeldByCurrentThread, writeOpen else { throw StoreError.notInWriteTransaction }
         guard connection.isInTransaction else {
             // SQLite ends the transaction itself after some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM):
             // say so, rather than "not in a write transaction" or, worse, writing outside one.
@@ -214,6 +220,14 @@ extension Store {
         if writeLock.isHeldByCurrentThread {
             let changed = try catchUpWithOtherConnections()
             if changed, writeOpen { pendingChanges.possiblyChanged.formUnion(schema.tableTypes.map(\.name)) }
+            return changed
+        }
+        if readers?.isInSnapshot() == true {
+            // Inside `read { }` observers are told on another thread anyway (`notifyObservers`), so this refresh does not
+            // wait for `refreshLock`: it would wait holding the read's pooled connection, while the thread delivering
+            // under that lock may need one for a results observer. Four reads refreshing so hung the store for good.
+            let changed = try writeLock.withLock { try catchUpWithOtherConnections() }
+            if changed { notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name)))) }
             return changed
         }
         return try refreshLock.withLock {
@@ -304,6 +318,14 @@ extension Store {
     /// just runs `body` (the write's reads are already one state, its own). In-memory stores hold the write
     /// lock meanwhile: writes on other threads wait for `body`.
     public func read<T>(_ body: () throws -> T) throws -> T {
+        if readers == nil && !writeLock.isHeldByCurrentThread {
+            // In memory the read holds the one connection's lock; a write inside it committed (files refuse it).
+            return try writeLock.withLock {
+                inMemoryReads += 1
+                defer { inMemoryReads -= 1 }
+                return try body()
+            }
+        }
         guard let readers, !writeLock.isHeldByCurrentThread else { return try writeLock.withLock(body) }
         if readers.isInSnapshot() { return try body() }
         // Values cached before (by any thread) may come from another commit than this read's, and values cached

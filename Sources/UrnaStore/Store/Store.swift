@@ -38,6 +38,9 @@ public final class Store: @unchecked Sendable {
     /// The open write is a `write { }` block's, which commits it when its body returns: `commitWrite()` inside
     /// it would commit half of the block (guarded by `writeLock`, like `writeOpen`).
     var writeBlockOpen = false
+    /// How deep the thread holding `writeLock` is in `read { }` of an in-memory store (guarded by `writeLock`): a write
+    /// there is refused as in a file's read.
+    var inMemoryReads = 0
     /// Objects deleted through their own reference in the open write (guarded by `writeLock`), given back their
     /// key if it rolls back.
     var deletedInWrite: [(DynamicObject, SQLValue)] = []
@@ -118,6 +121,7 @@ public final class Store: @unchecked Sendable {
                 }
             }
         connection.ownerLock = writeLock
+        connection.changedOutsideWrite = { [weak self] in self?.noteChangesOutsideWrite() }
         try connection.execute("PRAGMA foreign_keys = ON")
         try QueryCompiler.registerFunctions(on: connection)
         if verify { try installOrVerify(pageSize: pageSize) }
@@ -223,6 +227,17 @@ public final class Store: @unchecked Sendable {
     }
 
     private func recordSchema(_ schema: Schema, in c: Connection) throws { try Store.recordSchema(schema, in: c) }
+
+    /// After raw SQL on `connection` outside a write changed rows (it committed on its own): cached results and object
+    /// values read again, and the returned closure tells observers which types it may have changed. Needs the write lock.
+    func noteChangesOutsideWrite() -> (() -> Void)? {
+        let names = Set(touched.names.filter { schema[type: $0] != nil })
+        touched.reset()
+        bumpGeneration()
+        // SQLite's update hook does not report tables without rowid (lists): then any type may have changed.
+        let changes = ChangeSet(possiblyChanged: names.isEmpty ? Set(schema.tableTypes.map(\.name)) : names)
+        return { [weak self] in self?.notifyObservers(changes) }
+    }
 
     // MARK: - Internal transactions
 
