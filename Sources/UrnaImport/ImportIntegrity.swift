@@ -232,9 +232,9 @@ package enum ImportIntegrity {
         let dir = folder.isEmpty ? "." : folder
         let prefix = (path as NSString).lastPathComponent + ".tmp-import-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            let pidText = rest.prefix { $0.isNumber }
-            guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = LeftoverNotes.pid(inNameEnd: name.dropFirst(prefix.count)), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
             LeftoverNotes.remove((dir as NSString).appendingPathComponent(name), leftBy: pid)
         }
     }

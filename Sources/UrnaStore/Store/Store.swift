@@ -207,6 +207,8 @@ public final class Store: @unchecked Sendable {
                     + ". Give the changed schema a new version with a migration step, or open the file with the schema it was made with"
             )
         }
+        let replaced = try Store.replacedViews(of: schema, in: connection)
+        if !replaced.isEmpty { throw Store.replacedViewsError(replaced, path: connection.path, schema: schema) }
     }
 
     /// Writes the schema's family, version and descriptor into the metadata table and user_version.
