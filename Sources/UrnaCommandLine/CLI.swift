@@ -258,7 +258,7 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
         let code = PostgresStaging.codeSchema(store.schema)
         let replaced = try Store.replacedViews(of: code, in: store.connection)
         guard replaced.isEmpty else {
-            throw CLIError(ExitCode.badData, "\(Store.replacedViewsError(replaced, path: path, schema: code))")
+            throw CLIError(ExitCode.badData, "\(path): \(Store.replacedViewsError(replaced, path: path, schema: code))")
         }
     }
     guard readOnly else {

@@ -30,7 +30,7 @@ extension Store {
         let list = names.joined(separator: ", ")
         let one = names.count == 1
         return .schemaMismatch(
-            "\(path): \(one ? "the view" : "the views") \(list) \(one ? "is" : "are") not the \(one ? "one" : "ones") "
+            "\(one ? "the view" : "the views") \(list) \(one ? "is" : "are") not the \(one ? "one" : "ones") "
                 + "\(schema.family) version \(schema.version) defines (the file holds other SQL under "
                 + "\(one ? "that name" : "those names"), which every query naming \(one ? "it" : "them") would run); "
                 + "nothing was read or changed: restore the file from a backup, or drop \(one ? "it" : "them") if you "
