@@ -303,7 +303,7 @@ func isWritableFolder(of path: String) -> Bool {
 
 /// The folder holding `path` ("." for a bare name).
 func folder(of path: String) -> String {
-    let d = (path as NSString).deletingLastPathComponent
+    let d = PathText.folder(of: path)
     return d.isEmpty ? "." : d
 }
 

@@ -273,7 +273,7 @@ public enum FileCopy {
     /// Removes the files in `path`'s folder for which `owner` names a process (by the pid in the name) that
     /// no longer runs (or, `includingOwn`, this one).
     private static func removeDead(besides path: String, includingOwn: Bool, owner: (String) -> Int32?) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let dir = folder.isEmpty ? "." : folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
         for name in names {
@@ -327,7 +327,7 @@ public enum FileCopy {
     }
 
     static func syncFolder(of path: String) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
