@@ -21,6 +21,20 @@ import Testing
             r.stderr.hasPrefix("Error: x was not restored from x.v<N>.bak: no backup of it was found"), "\(r.stderr)")
         let m = try Hostile.urna(["migrate", "--db", "x"], in: dir)
         #expect(m.code == 0, "\(m.stderr)")
+        // One-character outputs crashed the same way (exit by SIGILL, nothing written).
+        var bad = try String(contentsOf: dir.appendingPathComponent(cand), encoding: .isoLatin1)
+        bad += "bad;row\n"
+        try bad.write(to: dir.appendingPathComponent("c.csv"), atomically: true, encoding: .isoLatin1)
+        let rejects = try Hostile.urna(["import", "--db", "x", "--quiet", "--rejects", "r", "c.csv"], in: dir)
+        #expect(rejects.code == 0, "\(rejects.stderr)")
+        #expect(Hostile.bytes(dir, "r").map { String(decoding: $0, as: UTF8.self).contains("bad;row") } == true)
+        let out = try Hostile.urna(
+            ["export", "--db", "x", "--format", "json", "--type", "Party", "--out", "o"], in: dir)
+        #expect(out.code == 0, "\(out.stderr)")
+        #expect(Hostile.bytes(dir, "o").map { String(decoding: $0, as: UTF8.self).split(separator: "\n").count } == 35)
+        let meta = try Hostile.urna(["datasette-metadata", "--db", "x", "--out", "m"], in: dir)
+        #expect(meta.code == 0, "\(meta.stderr)")
+        #expect(Hostile.bytes(dir, "m") != nil)
         for args in [["restore", "--db", "-"], ["adopt", "--db", "-", "--family", "people", "--version", "0"]] {
             let a = try Hostile.urna(args, in: dir)
             #expect(a.code == 66, "\(args): \(a.stderr)")
