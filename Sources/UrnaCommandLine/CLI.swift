@@ -308,7 +308,20 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
             throw unusableDescriptor(error, path: path) ?? error
         }
     }
-    guard readOnly else { return try open(readOnly: false) }
+    // The store opens with the recorded schema, which knows its views by checksum only: the code's version of it
+    // says what SQL they must hold (a file's own `goods` answered `urna sql` and Datasette with made-up rows).
+    func refuseReplacedViews(_ store: Store) throws {
+        let code = PostgresStaging.codeSchema(store.schema)
+        let replaced = try Store.replacedViews(of: code, in: store.connection)
+        guard replaced.isEmpty else {
+            throw CLIError(ExitCode.badData, "\(path): \(Store.replacedViewsError(replaced, path: path, schema: code))")
+        }
+    }
+    guard readOnly else {
+        let store = try open(readOnly: false)
+        try refuseReplacedViews(store)
+        return store
+    }
     for _ in 0..<10 {
         let store = try open(readOnly: true)
         // One thread uses this store: its snapshot is pinned by a raw read transaction on the store's connection.
@@ -318,6 +331,7 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
         if let recorded = try Store.recordedSchema(in: store.connection),
             SchemaDescriptor.encode(recorded) == SchemaDescriptor.encode(store.schema)
         {
+            try refuseReplacedViews(store)
             return store
         }
         try? store.connection.execute("ROLLBACK")  // a migration committed in between: open again
@@ -345,7 +359,7 @@ func isWritableFolder(of path: String) -> Bool {
 
 /// The folder holding `path` ("." for a bare name).
 func folder(of path: String) -> String {
-    let d = (path as NSString).deletingLastPathComponent
+    let d = PathText.folder(of: path)
     return d.isEmpty ? "." : d
 }
 

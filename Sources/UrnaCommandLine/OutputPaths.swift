@@ -1,5 +1,6 @@
 import Foundation
 import UrnaImport
+import UrnaStore
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,7 @@ enum OutputPaths {
         // (Not `absolute`: standardizingPath follows the last link too, and /dev/stdin's folder then read as the
         // folder of the file on standard input.)
         let given = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
-        let folder = realPath((given as NSString).deletingLastPathComponent) ?? ""
+        let folder = realPath(PathText.folder(of: given)) ?? ""
         // (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are descriptors, written through.)
         let descriptor =
             OutputFileName.descriptorNumber(output) != nil || output == "/dev/stdout" || output == "/dev/stderr"
@@ -158,7 +159,7 @@ enum OutputPaths {
     static func names(of path: String) -> Set<String> {
         var out: Set<String> = [absolute(path)]
         if let real = realPath(path) { out.insert(real) }
-        let folder = (absolute(path) as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: absolute(path))
         if let realFolder = realPath(folder) {
             out.insert((realFolder as NSString).appendingPathComponent((path as NSString).lastPathComponent))
         }

@@ -228,7 +228,7 @@ package enum ImportIntegrity {
                 path: path, reason: "cannot create \(path) (\(String(cString: strerror(errno)))); nothing was imported",
                 exitCode: 1)
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
         if fd >= 0 {
             _ = fsync(fd)
@@ -246,13 +246,13 @@ package enum ImportIntegrity {
 
     /// Removes the private files of imports into a new database that were killed (their process is gone).
     package static func removeStaleImportTemporaries(near path: String) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let dir = folder.isEmpty ? "." : folder
         let prefix = (path as NSString).lastPathComponent + ".tmp-import-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            let pidText = rest.prefix { $0.isNumber }
-            guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = LeftoverNotes.pid(inNameEnd: name.dropFirst(prefix.count)), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
             LeftoverNotes.remove((dir as NSString).appendingPathComponent(name), leftBy: pid)
         }
     }

@@ -75,7 +75,7 @@ public enum OutputFileName {
     /// `x.rejects.csv` -> `x.rejects.1.csv`, `x.rejects.2.csv`, ...
     public static func freeName(for path: String, startingAt first: Int = 1) -> String {
         if first <= 1, !exists(path) { return path }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let name = (path as NSString).lastPathComponent
         let ext = (name as NSString).pathExtension
         let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
@@ -124,7 +124,7 @@ public enum OutputFileName {
     /// named `<name>.partial-<pid>` or `<name>.partial-<pid>-<n>`, owned by this user, of a process that no
     /// longer exists. Symlinks and anything else under such names are left alone.
     static func removeStalePartials(of final: String) {
-        let folder = (final as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: final)
         let prefix = (final as NSString).lastPathComponent + ".partial-"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else {
             return

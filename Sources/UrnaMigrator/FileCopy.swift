@@ -237,13 +237,13 @@ public enum FileCopy {
         return dir
     }
 
-    /// Removes `urna-dry-run-<pid>-...` folders of processes that no longer run.
+    /// Removes `urna-dry-run-<pid>-<UUID>` folders of processes that no longer run (this user's folders only).
     static func removeStalePreviews(in base: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
         for name in names where name.hasPrefix(previewPrefix) {
             let rest = name.dropFirst(previewPrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), !isRunning(pid) else { continue }
-            LeftoverNotes.remove((base as NSString).appendingPathComponent(name), leftBy: pid)
+            guard let pid = LeftoverNotes.pid(inFolderNameEnd: rest), !isRunning(pid) else { continue }
+            LeftoverNotes.remove((base as NSString).appendingPathComponent(name), leftBy: pid, folder: true)
         }
     }
 
@@ -252,7 +252,7 @@ public enum FileCopy {
         let prefix = (path as NSString).lastPathComponent + ".tmp-"
         removeDead(besides: path, includingOwn: true) { name in
             guard name.hasPrefix(prefix) else { return nil }
-            return Int32(name.dropFirst(prefix.count).prefix { $0.isNumber })
+            return LeftoverNotes.pid(inNameEnd: name.dropFirst(prefix.count))
         }
     }
 
@@ -266,14 +266,14 @@ public enum FileCopy {
             guard name.hasPrefix(base), let tmp = name.range(of: ".bak.tmp-") else { return nil }
             let version = name[name.index(name.startIndex, offsetBy: base.count)..<tmp.lowerBound]
             guard !version.isEmpty, version.allSatisfy(\.isNumber) else { return nil }
-            return Int32(name[tmp.upperBound...].prefix { $0.isNumber })
+            return LeftoverNotes.pid(inNameEnd: name[tmp.upperBound...])
         }
     }
 
     /// Removes the files in `path`'s folder for which `owner` names a process (by the pid in the name) that
     /// no longer runs (or, `includingOwn`, this one).
     private static func removeDead(besides path: String, includingOwn: Bool, owner: (String) -> Int32?) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let dir = folder.isEmpty ? "." : folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
         for name in names {
@@ -327,7 +327,7 @@ public enum FileCopy {
     }
 
     static func syncFolder(of path: String) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)

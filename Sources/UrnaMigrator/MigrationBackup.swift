@@ -20,7 +20,7 @@ public enum MigrationBackup {
 
     /// The backups next to `path` (`<path>.v<N>.bak`, regular files), newest first.
     public static func backups(of path: String) -> [String] {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let dir = folder.isEmpty ? "." : folder
         let prefix = (path as NSString).lastPathComponent + ".v"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []

@@ -98,7 +98,7 @@ extension Migrator {
 
     /// Free bytes (for this user) on the disk holding `path`'s folder, or nil when it cannot be told.
     package static func freeBytes(near path: String) -> Int64? {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         var s = statvfs()
         guard statvfs(folder.isEmpty ? "." : folder, &s) == 0 else { return nil }
         return Int64(s.f_bavail) * Int64(s.f_frsize)
@@ -106,7 +106,7 @@ extension Migrator {
 
     /// The device of the disk holding `path`'s folder.
     static func device(near path: String) -> UInt64? {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         var st = stat()
         guard stat(folder.isEmpty ? "." : folder, &st) == 0 else { return nil }
         return UInt64(st.st_dev)

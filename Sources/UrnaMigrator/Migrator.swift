@@ -425,7 +425,7 @@ final class PreviewCopy {
             path = try FileCopy.copyForPreview(original, into: directory)
         } catch {
             try? FileManager.default.removeItem(atPath: directory)
-            let base = (directory as NSString).deletingLastPathComponent
+            let base = PathText.folder(of: directory)
             let reason =
                 FileCopy.isDiskFull(error)
                 ? noRoom(free: Migrator.freeBytes(near: (base as NSString).appendingPathComponent("x")))

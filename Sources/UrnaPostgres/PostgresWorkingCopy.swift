@@ -101,9 +101,9 @@ public final class PostgresWorkingCopy {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
         for name in names where name.hasPrefix(folderPrefix) {
             let rest = name.dropFirst(folderPrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
+            guard let pid = LeftoverNotes.pid(inFolderNameEnd: rest) else { continue }
             if kill(pid, 0) == 0 || errno == EPERM { continue }  // still running (perhaps as another user)
-            LeftoverNotes.remove((base as NSString).appendingPathComponent(name), leftBy: pid)
+            LeftoverNotes.remove((base as NSString).appendingPathComponent(name), leftBy: pid, folder: true)
         }
     }
 

@@ -135,11 +135,25 @@ public final class Store: @unchecked Sendable {
         for finish in observation.withLock({ $0.end() }) { finish() }
     }
 
+    /// The longest descriptor (in characters) `recordedSchema(in:)` reads: 16 Mi, some thousand times a large
+    /// family's.
+    public static let maximumDescriptorLength: Int64 = 16 << 20
+
     /// The schema recorded in a file's metadata table, or nil when the file has none.
     public static func recordedSchema(in c: Connection) throws -> Schema? {
         guard try c.tableExists(StorageLayout.schemaTable) else { return nil }
         // The table is there: a missing row or a descriptor that is not text is a damaged file, not a file
         // without Urna's table ("not an Urna file", and import's "use a new file", sent the user the wrong way).
+        // Measured before it is read: a planted 200 MB descriptor cost every command 20 s and 420 MB of memory to
+        // decode (SQLite lets a value reach 1 GB); a family's own descriptor is some kilobytes.
+        if case .integer(let n)? = try c.scalar(
+            "SELECT length(descriptor) FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1"),
+            n > Store.maximumDescriptorLength
+        {
+            throw StoreError.schemaMismatch(
+                DamagedDescriptor.prefix
+                    + "it is \(n) characters long, over the \(Store.maximumDescriptorLength) a descriptor may have")
+        }
         switch try c.scalar("SELECT descriptor FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1") {
         case .text(let json)?: return try SchemaDescriptor.decode(json)
         case nil: throw StoreError.schemaMismatch(DamagedDescriptor.prefix + "the table holds no descriptor (no row 1)")
@@ -211,6 +225,8 @@ public final class Store: @unchecked Sendable {
                     + ". Give the changed schema a new version with a migration step, or open the file with the schema it was made with"
             )
         }
+        let replaced = try Store.replacedViews(of: schema, in: connection)
+        if !replaced.isEmpty { throw Store.replacedViewsError(replaced, path: connection.path, schema: schema) }
     }
 
     /// Writes the schema's family, version and descriptor into the metadata table and user_version.

@@ -45,21 +45,42 @@ public enum LeftoverNotes {
         box.lock.unlock()
     }
 
-    /// Removes `path` (a file, or a folder with what it holds) left by the dead process `pid`, and reports it
-    /// when something was there to remove. Returns whether it is gone.
+    /// Removes `path` left by the dead process `pid` (a regular file, or with `folder` a folder with what it holds),
+    /// and reports it when something was there to remove. Returns whether it is gone. Only what this user owns and
+    /// is of the kind the caller made is touched: a symlink, another kind of file or another user's file under a
+    /// leftover's name is not this program's (in a shared folder such as /tmp, another user's folder could be
+    /// swapped for a link while it is emptied), and is left alone (false).
     @discardableResult
-    package static func remove(_ path: String, leftBy pid: Int32) -> Bool {
-        let bytes = size(path)
+    package static func remove(_ path: String, leftBy pid: Int32, folder: Bool = false) -> Bool {
         var st = stat()
         guard lstat(path, &st) == 0 else { return true }
+        guard st.st_uid == getuid(), st.st_mode & S_IFMT == (folder ? S_IFDIR : S_IFREG) else { return false }
+        let bytes = size(path)
         let gone: Bool
-        if st.st_mode & S_IFMT == S_IFDIR {
+        if folder {
             gone = (try? FileManager.default.removeItem(atPath: path)) != nil
         } else {
             gone = unlink(path) == 0 || errno == ENOENT
         }
         if gone { report(Removed(path: path, pid: pid, bytes: bytes)) }
         return gone
+    }
+
+    /// The process id a leftover's name gives, from what follows its prefix: exactly `<pid>` and one of `endings`
+    /// (the file itself, or SQLite's -wal, -shm or -journal of it). A name that only starts like a leftover's
+    /// (`urna.sqlite.tmp-2024-notes.txt`) is someone's file, and nil.
+    package static func pid(inNameEnd rest: Substring, endings: [String] = ["", "-wal", "-shm", "-journal"]) -> Int32? {
+        let digits = rest.prefix { ("0"..."9").contains($0) }
+        guard !digits.isEmpty, endings.contains(String(rest.dropFirst(digits.count))), let pid = Int32(digits), pid > 0
+        else { return nil }
+        return pid
+    }
+
+    /// The process id in a private folder's name after its prefix: exactly `<pid>-<UUID>`, as the folder was made.
+    package static func pid(inFolderNameEnd rest: Substring) -> Int32? {
+        guard let dash = rest.firstIndex(of: "-"), UUID(uuidString: String(rest[rest.index(after: dash)...])) != nil
+        else { return nil }
+        return pid(inNameEnd: rest[..<dash], endings: [""])
     }
 
     /// Reports a removal done by the caller.

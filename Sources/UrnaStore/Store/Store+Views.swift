@@ -1,0 +1,44 @@
+import Foundation
+
+extension Store {
+    /// The views of `schema` (those whose SQL comes from code) that the file holds under their names with other
+    /// SQL, or as a table: text the file put there, which urna and every query naming the view (`SELECT ... FROM
+    /// goods`, Datasette) would run and show as the family's. A view that is missing is not listed (a query naming
+    /// it fails, nothing false is answered). Empty when every view present is the code's.
+    ///
+    /// ```swift
+    /// let replaced = try Store.replacedViews(of: codeSchema, in: store.connection)  // ["goods"]
+    /// ```
+    public static func replacedViews(of schema: Schema, in c: Connection) throws -> [String] {
+        var out: [String] = []
+        for v in schema.views where !v.sql.isEmpty {
+            let rows = try c.rows(
+                "SELECT type, sql FROM sqlite_master WHERE name = ?1 COLLATE NOCASE", [.text(v.name)])
+            for row in rows {
+                let sql: String = if case .text(let s) = row[1] { s } else { "" }
+                if row[0] != .text("view") || collapsed(sql) != collapsed(v.createSQL) {
+                    out.append(v.name)
+                    break
+                }
+            }
+        }
+        return out
+    }
+
+    /// The error for `replacedViews`, naming the file, the views and the way back.
+    package static func replacedViewsError(_ names: [String], path: String, schema: Schema) -> StoreError {
+        let list = names.joined(separator: ", ")
+        let one = names.count == 1
+        return .schemaMismatch(
+            "\(one ? "the view" : "the views") \(list) \(one ? "is" : "are") not the \(one ? "one" : "ones") "
+                + "\(schema.family) version \(schema.version) defines (the file holds other SQL under "
+                + "\(one ? "that name" : "those names"), which every query naming \(one ? "it" : "them") would run); "
+                + "nothing was read or changed: restore the file from a backup, or drop \(one ? "it" : "them") if you "
+                + "made \(one ? "it" : "them") (sqlite3 \(path) 'DROP VIEW \"\(names[0])\"')")
+    }
+
+    /// Whitespace runs as one space: the same statement however its lines were broken.
+    private static func collapsed(_ sql: String) -> String {
+        sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+    }
+}
