@@ -99,7 +99,9 @@ struct DecimalFastPathTests {
                 taken += 1
                 #expect(StoredValueConverter.exactUnits(r, scale: scale) == nil, "\(r) at scale \(scale) is exact")
                 let want = StoredValueConverter.shortestUnits(r, scale: scale)
-                #expect(want?.0 == units && want?.1 == false, "\(r) at scale \(scale): \(units) vs \(String(describing: want))")
+                #expect(
+                    want?.0 == units && want?.1 == false,
+                    "\(r) at scale \(scale): \(units) vs \(String(describing: want))")
             }
         }
         #expect(taken > 500_000, "the shortcut was taken \(taken) times")
@@ -123,7 +125,8 @@ struct DecimalFastPathTests {
                 Issue.record("\(d) not read")
                 continue
             }
-            let back = Decimal(sign: p.negative ? .minus : .plus, exponent: p.exponent, significand: Decimal(p.magnitude))
+            let back = Decimal(
+                sign: p.negative ? .minus : .plus, exponent: p.exponent, significand: Decimal(p.magnitude))
             #expect(back == d && p.exponent == d.exponent, "\(d): \(p)")
         }
         #expect(DecimalParts.parts(.nan) == nil)
