@@ -62,7 +62,9 @@ final class EnumerationCursor {
     private let optionalDropped: [Int]
     /// The carry plan, flattened: constants to write, conversions to run, the rowid slot.
     private let constants: [(index: Int, value: SQLValue)]
-    private let conversions: [Int]
+    /// Per conversion its new column and, for a Double to a decimal, the old column and scale: computed here,
+    /// without the general converter's dispatch on the two property types (other values still go there).
+    private let conversions: [(index: Int, doubleToDecimal: (old: Int, scale: Int)?)]
     private let rowidSlot: Int?
     private let computedMask: UInt64
     /// New columns copied unchanged from an old column (new index, old index), for filling objects whole.
@@ -94,7 +96,7 @@ final class EnumerationCursor {
         droppedColumns = t.droppedColumns
         optionalDropped = t.droppedColumns.indices.filter { t.oldColumns[t.droppedColumns[$0]].isOptional }
         var constants: [(Int, SQLValue)] = []
-        var conversions: [Int] = []
+        var conversions: [(Int, (old: Int, scale: Int)?)] = []
         var rowidSlot: Int?
         var mask: UInt64 = 0
         var copies: [(Int, Int)] = []
@@ -104,7 +106,12 @@ final class EnumerationCursor {
                 copies.append((i, oi))
                 continue
             case .constant(let v): constants.append((i, v))
-            case .convert: conversions.append(i)
+            case .convert:
+                if case .convert(let oi, .double, .decimal(let scale), _, _) = t.sources[i] {
+                    conversions.append((i, (oi, scale)))
+                } else {
+                    conversions.append((i, nil))
+                }
             case .rowid: rowidSlot = i
             }
             if i < 64 { mask |= 1 << UInt64(i) }
@@ -362,7 +369,24 @@ final class EnumerationCursor {
         if let r = rowidSlot {
             o.values[r] = .integer(prefetch != nil ? prefetchedRowid : select.int(at: Int32(transfer.oldColumns.count)))
         }
-        for i in conversions { executor.convertCarried(transfer, into: o, from: old, column: i) }
+        for (i, fast) in conversions {
+            // What `convertCarried` gives a double (`StoredValueConverter.convert`'s first two tries).
+            if let (oi, scale) = fast {
+                old.load(oi)
+                if case .real(let r) = old.values.base[oi] {
+                    if let units = StoredValueConverter.exactUnits(r, scale: scale) {
+                        o.values.base[i] = .integer(units)
+                        continue
+                    }
+                    if let units = StoredValueConverter.inexactUnits(r, scale: scale) {
+                        o.values.base[i] = .integer(units)
+                        o.inexact.append(i)
+                        continue
+                    }
+                }
+            }
+            executor.convertCarried(transfer, into: o, from: old, column: i)
+        }
         if !lazy && prefetch == nil { o.detach() }
     }
 

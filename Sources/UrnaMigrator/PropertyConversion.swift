@@ -151,6 +151,7 @@ enum StoredValueConverter {
         case .decimal(let scale):
             if case .real(let r) = v {
                 if let units = exactUnits(r, scale: scale) { return (.integer(units), true) }
+                if let units = inexactUnits(r, scale: scale) { return (.integer(units), false) }
                 if let (units, exact) = shortestUnits(r, scale: scale) { return (.integer(units), exact) }
             }
             guard let d = decimal(v, from: from) else { return nil }
@@ -250,6 +251,26 @@ enum StoredValueConverter {
         let k = (r * p).rounded()
         guard abs(k) < 1_125_899_906_842_624, k / p == r else { return nil }
         return Int64(k)
+    }
+
+    /// `shortestUnits` for a double `exactUnits` turned down, without printing it (the text was most of the
+    /// cost of a carried Double -> decimal conversion). Below 2^40 units such a double's shortest form D has more
+    /// than `scale` fraction digits (`exactUnits`), so the answer is inexact, and D is within half an ulp of `r`:
+    /// D × 10^s is within 1.5 ulps of y = r × 10^s as computed, under 2^-11 of a unit. Unless y is within
+    /// 2^-8 of a half, D × 10^s therefore rounds (half-even, or any other way) to the integer nearest y. Nil
+    /// near a half, for tiny or large values and scales past 15 (the text decides).
+    @inline(__always) static func inexactUnits(_ r: Double, scale: Int) -> Int64? {
+        // Below 1e-20 the shortest text's exponent may leave the range `shortestUnits` handles itself.
+        guard r.isFinite, scale >= 0, scale <= 15, abs(r) >= 1e-20 else { return nil }
+        let p = Double(pow10(scale))
+        let y = r * p
+        guard abs(y) < 0x1p40 else { return nil }
+        let nearest = y.rounded()
+        // `exactUnits`'s own test: when the nearest count reads back as r, the answer is exact (not ours).
+        guard nearest / p != r else { return nil }
+        guard abs(y - y.rounded(.down) - 0.5) > 0x1p-8 else { return nil }
+        // Not near the half: the nearest integer (no digit of D past y's can carry it to another).
+        return Int64(nearest)
     }
 
     /// What the Decimal path gives for `r` (its shortest text, scaled, rounded half-even), computed on the

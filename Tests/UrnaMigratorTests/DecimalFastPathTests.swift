@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import UrnaStore
 
 @testable import UrnaMigrator
+@testable import UrnaStore
 
 @Suite("Double -> decimal conversion: the fast path gives exactly what the Decimal path gives")
 struct DecimalFastPathTests {
@@ -70,6 +70,71 @@ struct DecimalFastPathTests {
         #expect(
             StoredValueConverter.exactUnits(.nan, scale: 2) == nil
                 && StoredValueConverter.exactUnits(.infinity, scale: 2) == nil)
+    }
+
+    @Test("the rounding shortcut (no text) gives the shortest text's units, inexact, or declines near a half")
+    func inexactUnitsAgreeWithShortestText() {
+        var rng = SystemRandomNumberGenerator()
+        var values: [Double] = [
+            0.125, 0.135, 0.145, -0.125, -2.5, 2.5, 12.341, 12.345, 12.355, 0.001, 1e-5, 1.5e-7, -1.5e-7, 1e-19,
+            9.9e-21, 1e-20, 0.1 + 0.2, 1.005, 0.285, 1_099_511_627.775, -1_099_511_627.775, 10_995_116_277.76,
+            4.999_999_999_999_999, 0.004_999_999_999_999_999, .pi, -.pi, 1.0 / 3.0, .nan, .infinity, 5e-324,
+        ]
+        for _ in 0..<40_000 {
+            // The benchmark's prices (cents plus a tenth of a cent), halves of every unit, and anything.
+            values.append(Double(Int64.random(in: 0...10_000, using: &rng)) / 100 + 0.001)
+            values.append(Double(Int64.random(in: -9_999_999...9_999_999, using: &rng)) / 1000)
+            values.append(Double(Int64.random(in: -99_999_999...99_999_999, using: &rng)) / 10_000)
+            values.append(Double.random(in: -1e9...1e9, using: &rng))
+            values.append(Double.random(in: -1...1, using: &rng) * pow(10, Double.random(in: -22...14, using: &rng)))
+        }
+        var taken = 0
+        var declined = 0
+        for r in values {
+            for scale in [0, 1, 2, 3, 4, 6, 10, 15] {
+                guard let units = StoredValueConverter.inexactUnits(r, scale: scale) else {
+                    declined += 1
+                    continue
+                }
+                taken += 1
+                #expect(StoredValueConverter.exactUnits(r, scale: scale) == nil, "\(r) at scale \(scale) is exact")
+                let want = StoredValueConverter.shortestUnits(r, scale: scale)
+                #expect(
+                    want?.0 == units && want?.1 == false,
+                    "\(r) at scale \(scale): \(units) vs \(String(describing: want))")
+            }
+        }
+        #expect(taken > 500_000, "the shortcut was taken \(taken) times")
+        #expect(declined > 10_000, "the shortcut declined \(declined) times")
+        // Exactly at a half the text decides (half-even), and so do values too close to tell.
+        #expect(StoredValueConverter.inexactUnits(0.125, scale: 2) == nil)
+        #expect(StoredValueConverter.inexactUnits(12.345, scale: 2) == nil)
+        #expect(StoredValueConverter.inexactUnits(12.341, scale: 2) == 1234)
+        #expect(StoredValueConverter.inexactUnits(-12.347, scale: 2) == -1235)
+    }
+
+    @Test("a Decimal's fields are read from its bytes on this platform, and agree with its public API")
+    func decimalPartsAgreeWithPublicAPI() {
+        #expect(DecimalParts.layoutKnown)
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let units = UInt64.random(in: 0...UInt64.max, using: &rng) >> UInt64.random(in: 0...63, using: &rng)
+            let sign: FloatingPointSign = Bool.random(using: &rng) ? .minus : .plus
+            let d = Decimal(sign: sign, exponent: Int.random(in: -30...30, using: &rng), significand: Decimal(units))
+            guard let p = DecimalParts.parts(d) else {
+                Issue.record("\(d) not read")
+                continue
+            }
+            let back = Decimal(
+                sign: p.negative ? .minus : .plus, exponent: p.exponent, significand: Decimal(p.magnitude))
+            #expect(back == d && p.exponent == d.exponent, "\(d): \(p)")
+        }
+        #expect(DecimalParts.parts(.nan) == nil)
+        #expect(DecimalParts.parts(Decimal(UInt64.max) * 65_536 + 1) == nil)
+        #expect(DecimalParts.scaledInteger(Decimal(string: "12.34")!, scale: 2) == 1234)
+        #expect(DecimalParts.scaledInteger(Decimal(string: "12.345")!, scale: 2) == nil)
+        #expect(DecimalParts.scaledInteger(Decimal(string: "-92233720368547758.08")!, scale: 2) == Int64.min)
+        #expect(DecimalParts.scaledInteger(Decimal(string: "92233720368547758.08")!, scale: 2) == nil)
     }
 
     /// `ValueCodec.scaledInteger` as it was before its shortcuts (a whole product is not rounded again, one bound

@@ -108,6 +108,8 @@ public enum ValueCodec {
 
     /// `d × 10^scale` as an exact integer; throws when `d` has more fraction digits than `scale` or overflows.
     public static func scaledInteger(_ d: Decimal, scale: Int, type: String, property: String) throws -> Int64 {
+        // Most values have at most `scale` fraction digits and fit: read from the Decimal's own fields.
+        if let i = DecimalParts.scaledInteger(d, scale: scale) { return i }
         var v = d
         var r = Decimal()
         _ = NSDecimalMultiplyByPowerOf10(&r, &v, Int16(scale), .plain)
