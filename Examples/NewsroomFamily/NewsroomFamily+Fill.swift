@@ -20,7 +20,9 @@ extension NewsroomFamily {
         default: "Story \(i) about \(tagNames[i % tagNames.count])"
         }
     }
-    static func fee(_ i: Int) -> String { i == 5 ? "-0.01" : i == 6 ? "1000000000000.25" : String(format: "%.2f", Double(i) * 12.34) }
+    static func fee(_ i: Int) -> String {
+        i == 5 ? "-0.01" : i == 6 ? "1000000000000.25" : String(format: "%.2f", Double(i) * 12.34)
+    }
     static func words(_ i: Int) -> Int64? { i == 1 ? .max : i == 2 ? .min : i == 3 ? nil : Int64(i * 100) }
     /// A photo: `big` bytes (3 MB by default) for the first story, empty for the second, none for every third.
     static func photo(_ i: Int, big: Int) -> Data? {
@@ -89,7 +91,8 @@ extension NewsroomFamily {
                 s["tags"] = storyTags(i).map { tags[$0] }
                 let story = try store.create("Story", value: s)
                 if version < 5, origin < 5, i % 2 == 1 {
-                    try store.create("Memo", value: ["text": i == 1 ? "" : "memo ✎ \(i)", "story": story] as [String: Any])
+                    try store.create(
+                        "Memo", value: ["text": i == 1 ? "" : "memo ✎ \(i)", "story": story] as [String: Any])
                 }
             }
         }

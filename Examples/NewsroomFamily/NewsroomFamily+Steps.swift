@@ -36,7 +36,9 @@ extension NewsroomFamily {
                     value: ["id": old["id"], "name": old["name"], "email": old["email"], "beat": old["beat"]])
             }
             try m.enumerateObjects(ofType: "Story") { old, new in
-                if case .link(let w) = old["writer"] { new["reporter"] = .link(LinkTarget(type: "Reporter", key: w.key)) }
+                if case .link(let w) = old["writer"] {
+                    new["reporter"] = .link(LinkTarget(type: "Reporter", key: w.key))
+                }
             }
         },
         MigrationStep(

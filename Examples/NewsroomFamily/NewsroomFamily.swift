@@ -40,7 +40,9 @@ public enum NewsroomFamily {
             ] + (beat ? [Property("beat", .string, optional: true)] : []))
     }
 
-    static func tag(_ name: String) -> ObjectSchema { ObjectSchema(name, [Property("name", .string, primaryKey: true)]) }
+    static func tag(_ name: String) -> ObjectSchema {
+        ObjectSchema(name, [Property("name", .string, primaryKey: true)])
+    }
 
     struct StoryShape {
         var reporter = "Writer"

@@ -81,9 +81,11 @@ import UrnaStore
         let v4 = try Self.schema(4) { t in
             guard t.name == "Byline" else { return t }
             return ObjectSchema(
-                "Byline", embedded: true, t.properties.map { $0.name == "text" ? Property("Text", .string, default: "") : $0 })
+                "Byline", embedded: true,
+                t.properties.map { $0.name == "text" ? Property("Text", .string, default: "") : $0 })
         }
-        let (error, path) = try Self.attempt(Self.family(replacing: 4, schema: v4, step: NewsroomFamily.steps[3]), from: 4)
+        let (error, path) = try Self.attempt(
+            Self.family(replacing: 4, schema: v4, step: NewsroomFamily.steps[3]), from: 4)
         #expect(error != nil, "Byline.text's values went with no permission")
         if error == nil { print("PROBE", path["Story"]!.map { $0.prefix(160) }) }
     }
@@ -93,7 +95,9 @@ import UrnaStore
         let path = dir.file("p.sqlite")
         try NewsroomFamily.fill(at: path, version: 4, photoBytes: 1024)
         let store = try Store(path: path, schema: NewsroomFamily.v4)
-        try store.write { try store.create("Reporter", value: ["id": "r99", "fullName": "Sem matérias", "beat": "cultura"]) }
+        try store.write {
+            try store.create("Reporter", value: ["id": "r99", "fullName": "Sem matérias", "beat": "cultura"])
+        }
         let before = try RowChecker.rows(path)
         let m = Migrator(family: NewsroomFamily.family)
         #expect(throws: MigrationError.self) { _ = try m.run(try m.plan(path: path, to: 5), backup: .none) }
@@ -115,7 +119,8 @@ import UrnaStore
         let step = MigrationStep("Writer renamed Reporter") { m in
             try m.enumerateObjects(ofType: "Writer") { old, _ in
                 try m.create(
-                    "Reporter", value: ["id": old["id"], "name": old["name"], "email": old["email"], "beat": old["beat"]])
+                    "Reporter",
+                    value: ["id": old["id"], "name": old["name"], "email": old["email"], "beat": old["beat"]])
             }
         }
         let (error, _) = try Self.attempt(Self.family(replacing: 1, step: step), from: 1)

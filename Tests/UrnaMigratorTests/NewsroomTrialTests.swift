@@ -25,7 +25,9 @@ import UrnaStore
     static func search(_ path: String) throws -> [String] {
         let c = try Connection(path: path, readOnly: true, create: false)
         return try c.rows("SELECT slug, title FROM story_fts ORDER BY slug").map { "\($0[0])=\($0[1])" }
-            + c.rows("SELECT slug FROM story_fts WHERE story_fts MATCH 'economia' ORDER BY slug").map { "match \($0[0])" }
+            + c.rows("SELECT slug FROM story_fts WHERE story_fts MATCH 'economia' ORDER BY slug").map {
+                "match \($0[0])"
+            }
     }
 
     @Test func everyVersionMigratedInOneRunAndStepByStepEqualsAFreshV6() throws {
