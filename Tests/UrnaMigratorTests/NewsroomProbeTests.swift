@@ -127,3 +127,42 @@ import UrnaStore
         #expect(error != nil, "Story.writer's links went with no permission")
     }
 }
+
+/// Whole numbers beyond 2^53 inside an embedded object: the migrator's reshaping of embedded objects keeps them.
+@Suite struct NewsroomEmbeddedNumberTests {
+    @Test func bigWholeNumbersInAnEmbeddedObjectSurviveAReshape() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("big.sqlite")
+        let counter = { (extra: Bool) in
+            ObjectSchema(
+                "Counter", embedded: true,
+                [Property("n", .int64, default: 0)] + (extra ? [Property("note", .string, optional: true)] : []))
+        }
+        let holder = ObjectSchema(
+            "Holder", [Property("id", .int64, primaryKey: true), Property("c", .embedded("Counter"), optional: true)])
+        let v0 = try Schema(family: "big", version: 0, types: [counter(true), holder])
+        let v1 = try Schema(family: "big", version: 1, types: [counter(false), holder])
+        let values: [Int64] = [.max, .min, 9_007_199_254_740_993, -9_007_199_254_740_993, -1]
+        let store = try Store(path: path, schema: v0)
+        try store.write {
+            for (i, n) in values.enumerated() {
+                try store.create("Holder", value: ["id": Int64(i), "c": ["n": n, "note": "x"]] as [String: Any])
+            }
+        }
+        let family = SchemaFamily(
+            name: "big",
+            versions: [
+                SchemaVersion(v0),
+                SchemaVersion(
+                    v1, step: MigrationStep("notes go", allowances: [.lossyConversion(type: "Holder", property: "c")])),
+            ])
+        let m = Migrator(family: family)
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        let stored = try c.rows("SELECT c FROM Holder ORDER BY id").map { r -> String in
+            if case .text(let t) = r[0] { return t }
+            return "\(r[0])"
+        }
+        #expect(stored == values.map { "{\"n\":\($0)}" }, "\(stored)")
+    }
+}
