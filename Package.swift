@@ -55,6 +55,11 @@ let package = Package(
         // a list turned into a link with objects created, string keys to Int with links following).
         .target(name: "InventoryFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/InventoryFamily"),
         .executableTarget(name: "inventory-app", dependencies: ["UrnaCommandLine", "InventoryFamily"], path: "Examples/inventory-app"),
+        // A sixth app's family (a newsroom: a type renamed, a rename inside a re-keyed type, optional <-> required, a
+        // list whose element type is renamed, an embedded type gaining and losing a property, a moved property, the
+        // app's own FTS5 index kept through SQL steps, a squashed baseline).
+        .target(name: "NewsroomFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/NewsroomFamily"),
+        .executableTarget(name: "newsroom-app", dependencies: ["UrnaCommandLine", "NewsroomFamily"], path: "Examples/newsroom-app"),
         // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
         .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
@@ -64,7 +69,7 @@ let package = Package(
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "UrnaImport", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore", "UrnaPostgres", "PostgresTestSupport"]),
-        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "InventoryFamily", "UrnaTestSupport"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "InventoryFamily", "NewsroomFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport", "UrnaCommandLine", "FieldworkFamily"], exclude: ["tse_http_server.py"]),

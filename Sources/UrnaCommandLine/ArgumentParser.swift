@@ -44,7 +44,7 @@ struct CommandSpec: Sendable {
 
     func helpText() -> String {
         var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(ToolName.apply(usage))\n"
-        if !discussion.isEmpty { s += "\n\(ToolName.apply(discussion))\n" }
+        if !discussion.isEmpty { s += "\n\(ToolName.apply(ToolName.fill(discussion)))\n" }
         if !positionals.isEmpty {
             s += "\nARGUMENTS:\n"
             for (n, h) in positionals { s += "  " + n.padding(toLength: 24, withPad: " ", startingAt: 0) + h + "\n" }
@@ -56,7 +56,7 @@ struct CommandSpec: Sendable {
         }
         let shown = AppExamples.fitting(examples, command: name)
         if !shown.isEmpty {
-            s += "\nEXAMPLES:\n" + shown.map { "  \(ToolName.apply($0))" }.joined(separator: "\n") + "\n"
+            s += "\nEXAMPLES:\n" + shown.map { "  \(ToolName.apply(ToolName.fill($0)))" }.joined(separator: "\n") + "\n"
         }
         return s
     }
@@ -288,6 +288,12 @@ enum ArgumentParser {
 enum ToolName {
     /// `text` with each command-leading `urna` (at the start of a line, after `&&`, `|`, `;` or a backquote, as in
     /// "use `urna sql`") replaced by the tool's name.
+    /// `text` with every `{tool}` replaced by the tool's name, for the places `apply` does not reach: file names
+    /// and commands inside other text (`source <({tool} completion bash)`, `completions/{tool}.fish`).
+    static func fill(_ text: String, name: String = CommandContext.current.toolName) -> String {
+        text.replacingOccurrences(of: "{tool}", with: name)
+    }
+
     static func apply(_ text: String, name: String = CommandContext.current.toolName) -> String {
         guard name != "urna" else { return text }
         var out = text.hasPrefix("urna ") ? name + " " + text.dropFirst(5) : Substring(text)

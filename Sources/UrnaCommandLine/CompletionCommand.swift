@@ -9,13 +9,13 @@ enum CompletionCommand {
         discussion: """
             Completes subcommands, their options and file names. Load it for this shell, or save it where your
             shell looks for completions:
-              bash   source <(urna completion bash)      (or save as ~/.local/share/bash-completion/completions/urna)
-              zsh    source <(urna completion zsh)       (after compinit)
-              fish   urna completion fish > ~/.config/fish/completions/urna.fish
+              bash   source <({tool} completion bash)      (or save as ~/.local/share/bash-completion/completions/{tool})
+              zsh    source <({tool} completion zsh)       (after compinit)
+              fish   {tool} completion fish > ~/.config/fish/completions/{tool}.fish
             """,
         options: [],
         positionals: [("SHELL", "bash, zsh or fish.")], minPositionals: 1, maxPositionals: 1,
-        examples: ["urna completion bash > /tmp/urna.bash"])
+        examples: ["urna completion bash > /tmp/{tool}.bash"])
 
     static let command = Command(spec: spec) { p in
         let specs = CLI.commands.map(\.spec)

@@ -12,6 +12,15 @@ struct DatasetteMetadata {
     let schema: Schema
     /// The name Datasette gives the file: its name without the extension (`urna.sqlite` -> `urna`).
     let databaseName: String
+    /// The program writing it (`urna`, or an app's executable): its name titles the metadata.
+    var tool = "urna"
+
+    /// TSE's columns, units and wording apply to the elections family only: an app's "Party" or decimal(2) column
+    /// is not TSE's (a newsroom's fee was described as "money in cents of a real (BRL)" from "TSE open data").
+    var isElections: Bool { schema.family == "elections" }
+
+    /// The name in titles and descriptions: Urna for urna itself, the app's name otherwise.
+    var programName: String { tool == "urna" ? "Urna" : tool }
 
     static func databaseName(forPath path: String) -> String {
         ((path as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -42,12 +51,13 @@ struct DatasetteMetadata {
     /// What a column holds, from its type in the descriptor (and the TSE column, for the elections family).
     func describe(_ p: Property, of type: ObjectSchema) -> String {
         var parts: [String] = []
-        if let tse = Self.tseColumns["\(type.name).\(p.name)"] { parts.append("TSE \(tse)") }
+        if isElections, let tse = Self.tseColumns["\(type.name).\(p.name)"] { parts.append("TSE \(tse)") }
         switch p.type {
-        case .decimal(let scale) where scale == 2:
+        case .decimal(let scale) where scale == 2 && isElections:
             parts.append("money in cents of a real (BRL): 230000000 is R$ 2,300,000.00; divide by 100 for reais")
         case .decimal(let scale): parts.append("exact decimal stored as an integer scaled by 10^\(scale)")
-        case .date: parts.append("date and time as ISO-8601 text in UTC (TSE dates are at midnight)")
+        case .date where isElections: parts.append("date and time as ISO-8601 text in UTC (TSE dates are at midnight)")
+        case .date: parts.append("date and time as ISO-8601 text in UTC")
         case .link(let target): parts.append("link: the key of a \(target) row")
         case .bool: parts.append("0 or 1")
         case .uuid: parts.append("UUID")
@@ -61,7 +71,8 @@ struct DatasetteMetadata {
     }
 
     func describe(_ type: ObjectSchema) -> String {
-        var s = Self.tableDescriptions[type.name] ?? "\(type.name) objects (\(schema.family) family)"
+        var s =
+            (isElections ? Self.tableDescriptions[type.name] : nil) ?? "\(type.name) objects (\(schema.family) family)"
         let lists = type.properties.compactMap { p -> String? in
             if case .list(let target) = p.type {
                 return "\(p.name) (\(target)) is in \(StorageLayout.listTable(type: type.name, property: p.name))"
@@ -94,15 +105,22 @@ struct DatasetteMetadata {
             tables.append((v.name, JSONText.object(pairs)))
         }
         let database = JSONText.object([
-            ("description", JSONText.string("Urna file: \(schema.family) family, schema version \(schema.version)")),
+            (
+                "description",
+                JSONText.string("\(programName) file: \(schema.family) family, schema version \(schema.version)")
+            ),
             ("tables", JSONText.object(tables)),
         ])
-        return JSONText.object([
-            ("title", JSONText.string("Urna: \(databaseName)")),
-            ("source", JSONText.string("TSE open data (dadosabertos.tse.jus.br), loaded by urna")),
-            ("source_url", JSONText.string("https://dadosabertos.tse.jus.br/")),
-            ("databases", JSONText.object([(databaseName, database)])),
-        ])
+        let source: [(String, String)] =
+            isElections
+            ? [
+                ("source", JSONText.string("TSE open data (dadosabertos.tse.jus.br), loaded by \(tool)")),
+                ("source_url", JSONText.string("https://dadosabertos.tse.jus.br/")),
+            ] : []
+        return JSONText.object(
+            [("title", JSONText.string("\(programName): \(databaseName)"))] + source + [
+                ("databases", JSONText.object([(databaseName, database)]))
+            ])
     }
 
     static let tableDescriptions: [String: String] = [

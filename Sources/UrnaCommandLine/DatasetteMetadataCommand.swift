@@ -8,12 +8,11 @@ enum DatasetteMetadataCommand {
         abstract: "Print Datasette metadata for a file: hidden tables, labels, descriptions.",
         usage: "urna datasette-metadata [--db PATH] [--out FILE]",
         discussion: """
-            Open the file in Datasette with `datasette FILE --metadata FILE.metadata.json`: Urna's own tables
-            (_urna_schema, _urna_history) and the link tables of lists (Candidate_goods, Coalition_parties) are
-            hidden, links show a readable label (parties by acronym, elections by their description, candidates by
-            ballot name), and every table and column says what it holds, which TSE column it comes from and its
-            unit (money is in cents). The database name in it is the file's name without its extension, as Datasette
-            names it. `urna import --datasette-metadata` writes the same file beside the database.
+            Open the file in Datasette with `datasette FILE --metadata FILE.metadata.json`: the _urna_schema and
+            _urna_history tables and the link tables of lists are hidden, links show a readable label (a type's
+            name column), and every table and column says what it holds and its unit. The database name in it is
+            the file's name without its extension, as Datasette names it. Files of urna's built-in election
+            history also get the source column of each value described.
             """,
         options: [
             .value("db", "PATH", "Database file (default: urna.sqlite)."),
@@ -32,8 +31,10 @@ enum DatasetteMetadataCommand {
             try OutputPaths.refuseReplacing(out, option: "--out")
         }
         let store = try openExistingStore(path, readOnly: true)
-        let text = DatasetteMetadata(schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: path))
-            .json()
+        let text = DatasetteMetadata(
+            schema: store.schema, databaseName: DatasetteMetadata.databaseName(forPath: path),
+            tool: CommandContext.current.toolName
+        ).json()
         if let out = p.value("out"), out != "-" {
             try writeWhole(text + "\n", to: out)
             CLI.printError("wrote \(out)")

@@ -101,6 +101,15 @@ enum MigrateCommand {
                     .filter { !$0.hasPrefix("Disk: ") }.joined(separator: "\n")
                 }
                 TypedText.report(text)
+                if report.outcome == .previewed, report.realRunLacksSpace, let need = report.spaceNeed {
+                    // The preview ran on a copy on another disk: the real run would be refused, so the dry run is too.
+                    let refusal = MigrationError.insufficientSpace(
+                        path: DatabaseName.of(path), backup: nil, needed: need.totalBytes,
+                        available: report.spaceAvailable ?? 0, detail: need.description)
+                    throw CLIError(
+                        refusal.exitCode,
+                        "the real run would be refused: " + refusal.description(programName: context.toolName))
+                }
                 return report.outcome == .failed ? ExitCode.badData : ExitCode.ok
             } catch let e as MigrationError {
                 if case .alreadyCurrent(_, let family, let version) = e {

@@ -12,10 +12,10 @@ enum SQLCommand {
             (`urna schema --family NAME` lists their columns; links hold the target's key, decimals are exact
             integers of their smallest unit: cents for money). The file is opened read-only: a statement
             that would write (INSERT, UPDATE, DELETE, CREATE, DROP, ...) is refused unless --write, which runs it
-            in one transaction, and rolled back if it would change the family's own tables (a DROP TABLE Good,
-            a dropped column or index: use a migration step for those; tables and indexes of your own are fine), or
-            if it sets off a trigger the file holds (unless --allow-triggers), or changes urna's own _urna_*
-            tables (the schema, the history, the generations values are known since), application_id or
+            in one transaction, and rolled back if it would change the family's own tables (a DROP TABLE of
+            one of its types, a dropped column or index: use a migration step for those; tables and indexes of your
+            own are fine), or if it sets off a trigger the file holds (unless --allow-triggers), or changes the
+            _urna_* tables (the schema, the history, the other records kept there), application_id or
             user_version.
             Values go in with --param NAME=VALUE as :NAME (a plain whole number binds as an
             integer, anything else as text), never pasted into the SQL. Strings in SQL take single quotes

@@ -12,6 +12,11 @@ extension MigrationReport {
         )
         switch outcome {
         case .applied: out.append("Result: applied in one transaction, committed.")
+        case .previewed where realRunLacksSpace:
+            out.append(
+                "Result: the steps would succeed, but the real run would be refused before it starts: the disk beside the "
+                    + "file has \(SpaceNeed.megabytes(spaceAvailable ?? 0)) free and it needs about "
+                    + "\(SpaceNeed.megabytes(spaceNeed?.totalBytes ?? 0)) (see Disk below); the file was not touched.")
         case .previewed: out.append("Result: the upgrade would succeed; the file was not touched.")
         case .failed:
             out.append(

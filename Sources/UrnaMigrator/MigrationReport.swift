@@ -43,11 +43,20 @@ public struct MigrationReport: Sendable, Codable {
     public var projectedSeconds: Double?
     /// The free space the (real) run needs on the file's disk, measured from the file before it started.
     public var spaceNeed: SpaceNeed?
+    /// Dry runs: the free bytes on the disk beside the file when the preview ran, nil when they cannot be told.
+    public var spaceAvailable: Int64?
     /// How much the file and its journal grew during the run, measured before the commit (the peak).
     public var measuredGrowthBytes: Int64?
     /// The file's size before and after `VACUUM`, when `MigrationOptions.vacuum` asked for it (a dry run
     /// vacuums its copy: the size the real run would leave).
     public var vacuum: VacuumResult?
+
+    /// Dry runs: the real run would be refused before it starts because the disk beside the file has less free than
+    /// `spaceNeed` (the preview itself runs on a copy elsewhere, so its steps can succeed while the real run cannot).
+    public var realRunLacksSpace: Bool {
+        guard dryRun, let need = spaceNeed, let free = spaceAvailable else { return false }
+        return free < need.totalBytes
+    }
 
     /// Every type's objects created, deleted and changed by closures, summed over steps.
     public var totalActivity: [TypeActivity] {

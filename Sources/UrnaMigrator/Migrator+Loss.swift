@@ -137,21 +137,41 @@ extension Migrator {
     }
 
     /// The views, triggers and indexes of the file that are not in its descriptor and name a table or column
-    /// the run removes or renames: they would fail to be recreated (and the run with them).
+    /// the run removes or renames: they would fail to be recreated (and the run with them). One the steps' own SQL
+    /// drops (`sqlBefore` of the step that removes the column or of an earlier one, `sqlAfter` of an earlier one)
+    /// is not listed: the step recreates it in its new form, as the message tells the app to do.
     static func brokenUserObjects(_ steps: [ResolvedStep], probe: DataProbe) -> [String] {
         guard let first = steps.first else { return [] }
         // Lower-cased (SQLite's names are case-insensitive) -> as declared.
         var removedTables: [String: String] = [:]
         var removedColumns: [String: [String: String]] = [:]
+        // Per user object (lower-cased name), what it uses that a step removes before the steps' SQL dropped it.
+        var brokenBy: [String: (tables: Set<String>, columns: Set<String>)] = [:]
+        let own = Set(StorageLayout.createSQL(for: first.from).compactMap(createdName))
+        guard
+            let rows = try? probe.connection.rows(
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'index') AND sql IS NOT NULL"
+            )
+        else { return [] }
+        let objects: [(kind: String, name: String, table: String, words: Set<String>)] = rows.compactMap { r in
+            guard case .text(let kind) = r[0], case .text(let name) = r[1], case .text(let table) = r[2],
+                case .text(let sql) = r[3], !own.contains(name.lowercased())
+            else { return nil }
+            return (kind, name, table, Set(sqlWords(sql)))
+        }
+        var dropped: Set<String> = []
         for step in steps {
+            dropped.formUnion(step.sqlBefore.flatMap(droppedObjectNames))
+            var stepTables: [String: String] = [:]
+            var stepColumns: [String: [String: String]] = [:]
             for old in step.from.tableTypes {
                 guard let new = step.to[type: old.name] else {
-                    removedTables[old.name.lowercased()] = old.name
+                    stepTables[old.name.lowercased()] = old.name
                     continue
                 }
                 // A type that gains a primary key loses its hidden `_id` column.
                 if old.primaryKey == nil, new.primaryKey != nil {
-                    removedColumns[old.name.lowercased(), default: [:]][ObjectSchema.rowIdColumn.lowercased()] =
+                    stepColumns[old.name.lowercased(), default: [:]][ObjectSchema.rowIdColumn.lowercased()] =
                         "\(old.name).\(ObjectSchema.rowIdColumn)"
                 }
                 for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
@@ -160,41 +180,57 @@ extension Migrator {
                     {
                         if case .list = p.type {
                             let table = StorageLayout.listTable(type: old.name, property: p.name)
-                            removedTables[table.lowercased()] = table
+                            stepTables[table.lowercased()] = table
                         } else {
-                            removedColumns[old.name.lowercased(), default: [:]][p.name.lowercased()] =
+                            stepColumns[old.name.lowercased(), default: [:]][p.name.lowercased()] =
                                 "\(old.name).\(p.name)"
                         }
                     }
                 }
             }
+            removedTables.merge(stepTables) { a, _ in a }
+            removedColumns.merge(stepColumns) { a, b in a.merging(b) { x, _ in x } }
+            for o in objects where !dropped.contains(o.name.lowercased()) {
+                let tables = stepTables.filter { o.words.contains($0.key) }.map(\.value)
+                var columns: [String] = []
+                for (t, cs) in stepColumns where o.words.contains(t) || o.table.lowercased() == t {
+                    columns += cs.filter { o.words.contains($0.key) }.map(\.value)
+                }
+                guard !tables.isEmpty || !columns.isEmpty else { continue }
+                brokenBy[o.name.lowercased(), default: ([], [])].tables.formUnion(tables)
+                brokenBy[o.name.lowercased(), default: ([], [])].columns.formUnion(columns)
+            }
+            dropped.formUnion(step.sqlAfter.flatMap(droppedObjectNames))
         }
         guard !removedTables.isEmpty || !removedColumns.isEmpty else { return [] }
-        let own = Set(StorageLayout.createSQL(for: first.from).compactMap(createdName))
-        guard
-            let rows = try? probe.connection.rows(
-                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'index') AND sql IS NOT NULL"
-            )
-        else { return [] }
         var out: [String] = []
-        for r in rows {
-            guard case .text(let kind) = r[0], case .text(let name) = r[1], case .text(let table) = r[2],
-                case .text(let sql) = r[3], !own.contains(name.lowercased())
-            else { continue }
-            let words = Set(sqlWords(sql))
-            let tables = removedTables.filter { words.contains($0.key) }.map(\.value)
-            var columns: [String] = []
-            for (t, cs) in removedColumns where words.contains(t) || table.lowercased() == t {
-                columns += cs.filter { words.contains($0.key) }.map(\.value)
-            }
-            guard !tables.isEmpty || !columns.isEmpty else { continue }
-            let what = (tables.sorted().map { "table \($0)" } + columns.sorted()).joined(separator: ", ")
+        for o in objects {
+            guard let b = brokenBy[o.name.lowercased()] else { continue }
+            let what = (b.tables.sorted().map { "table \($0)" } + b.columns.sorted()).joined(separator: ", ")
             out.append(
-                "\(kind) \(name) uses \(what), which the upgrade removes or renames: drop it first, or recreate it "
+                "\(o.kind) \(o.name) uses \(what), which the upgrade removes or renames: drop it first, or recreate it "
                     + "in a step's SQL (MigrationStep sqlAfter)")
         }
         out += brokenForeignKeys(own: own, removedTables: removedTables, removedColumns: removedColumns, probe: probe)
         return out.sorted()
+    }
+
+    /// The lower-cased names of the triggers, views and indexes a step's SQL drops (`DROP TRIGGER IF EXISTS
+    /// main."story_fts_ai"`), statement by statement.
+    static func droppedObjectNames(_ sql: String) -> [String] {
+        sql.split(separator: ";").compactMap { statement -> String? in
+            let words = statement.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+            guard words.count >= 3, words[0].uppercased() == "DROP",
+                ["TRIGGER", "VIEW", "INDEX"].contains(words[1].uppercased())
+            else { return nil }
+            var name = words[2]
+            if words.count >= 5, words[2].uppercased() == "IF", words[3].uppercased() == "EXISTS" { name = words[4] }
+            if let dot = name.lastIndex(of: "."), !name.hasPrefix("\"") || name[..<dot].hasSuffix("\"") {
+                name = String(name[name.index(after: dot)...])
+            }
+            let quotes: Set<Character> = ["\"", "`", "[", "]"]
+            return String(name.filter { !quotes.contains($0) }).lowercased()
+        }
     }
 
     /// The app's own tables whose foreign keys name a table or column the run removes: SQLite's foreign key checks

@@ -275,6 +275,8 @@ public struct Migrator {
             try runner.run(at: copy.path)
         }
         report.spaceNeed = try Self.spaceNeed(plan, path: copy.path, backupBytes: sameDisk ? size : 0)
+        // The copy's disk held the preview; the real run is refused when the file's own disk cannot hold it.
+        report.spaceAvailable = Self.freeBytes(near: copy.originalPath)
         report.path = copy.originalPath
         report.projectedSeconds = report.durationSeconds + copy.seconds
         return report

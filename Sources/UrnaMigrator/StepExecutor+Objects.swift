@@ -103,6 +103,17 @@ extension StepExecutor {
         let v = old.values[oi]
         if v.isNull {
             o.values[i] = nullDefault ?? .null
+        } else if case .embedded(let a) = from, case .embedded(let b) = to, let oe = step.from[type: a],
+            let ne = step.to[type: b], oe != ne
+        {
+            // The embedded type changed shape: each object is rewritten in the new shape, and any loss is counted.
+            if let (reshaped, exact) = EmbeddedReshape.reshape(v, from: oe, in: step.from, to: ne, in: step.to) {
+                o.values[i] = reshaped
+                if !exact { o.inexact.append(i) }
+            } else {
+                o.values[i] = t.columnDefaults[i]
+                o.inexact.append(i)
+            }
         } else if let (converted, exact) = StoredValueConverter.convert(v, from: from, to: to) {
             o.values[i] = converted
             if !exact { o.inexact.append(i) }

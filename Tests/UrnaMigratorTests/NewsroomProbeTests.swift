@@ -1,0 +1,168 @@
+import Foundation
+import NewsroomFamily
+import Testing
+import UrnaMigrator
+import UrnaStore
+
+/// The sixth trial's probes: a developer's slips in the newsroom family, each of which must be refused (nothing
+/// lost) or keep every value.
+@Suite struct NewsroomProbeTests {
+    /// The family with version `version` replaced (schema and step).
+    static func family(replacing version: Int, schema: Schema? = nil, step: MigrationStep) -> SchemaFamily {
+        var versions = Array(NewsroomFamily.family.versions.prefix(version + 1))
+        versions[version] = SchemaVersion(schema ?? NewsroomFamily.versions[version], step: step)
+        return SchemaFamily(name: "newsroom", versions: versions)
+    }
+
+    /// Runs `family` on a file at `version - 1`: the error, or nil when it ran; and whether the rows stayed.
+    static func attempt(_ family: SchemaFamily, from version: Int) throws -> (Error?, [String: [String]]) {
+        let dir = try Fixture.directory()
+        let path = dir.file("p.sqlite")
+        try NewsroomFamily.fill(at: path, version: version - 1, photoBytes: 1024)
+        let before = try RowChecker.rows(path)
+        let m = Migrator(family: family)
+        do {
+            _ = try m.run(try m.plan(path: path), backup: .none)
+            return (nil, try RowChecker.rows(path))
+        } catch {
+            #expect(try RowChecker.rows(path) == before)
+            return (error, before)
+        }
+    }
+
+    static func schema(_ version: Int, _ edit: (ObjectSchema) -> ObjectSchema) throws -> Schema {
+        try Schema(family: "newsroom", version: version, types: NewsroomFamily.versions[version].types.map(edit))
+    }
+
+    @Test func aListWhoseElementTypeIsRenamedWithoutRetargetingItIsRefused() throws {
+        // The closure makes the Labels but leaves Story.tags pointing at the Tags it drops.
+        let step = MigrationStep("Tag renamed Label") { m in
+            try m.enumerateObjects(ofType: "Tag") { old, _ in try m.create("Label", value: ["name": old["name"]]) }
+        }
+        let (error, rows) = try Self.attempt(Self.family(replacing: 4, step: step), from: 4)
+        if error == nil {
+            #expect(rows["Story_tags"]?.count == 15, "Story.tags lost its items silently")
+        } else {
+            #expect("\(error!)".contains("Story.tags") || "\(error!)".contains("tags"), "\(error!)")
+        }
+    }
+
+    @Test func anEmbeddedPropertyMadeRequiredWithoutADefaultNeedsPermission() throws {
+        let v4 = try Self.schema(4) { t in
+            guard t.name == "Byline" else { return t }
+            return ObjectSchema(
+                "Byline", embedded: true,
+                t.properties.map { $0.name == "credit" ? Property("credit", .string) : $0 })
+        }
+        let step = MigrationStep("Tag renamed Label; credit required") { m in
+            try m.enumerateObjects(ofType: "Tag") { old, _ in try m.create("Label", value: ["name": old["name"]]) }
+            try m.enumerateObjects(ofType: "Story") { old, new in
+                guard case .list(let tags) = old["tags"] else { return }
+                new["tags"] = .list(tags.map { LinkTarget(type: "Label", key: $0.key) })
+            }
+        }
+        let (error, path) = try Self.attempt(Self.family(replacing: 4, schema: v4, step: step), from: 4)
+        #expect(error != nil, "credit's nils became \"\" with no permission")
+        _ = path
+    }
+
+    @Test func anEmbeddedPropertyAddedRequiredWithoutADefaultNeedsPermission() throws {
+        let v4 = try Self.schema(4) { t in
+            guard t.name == "Byline" else { return t }
+            return ObjectSchema(
+                "Byline", embedded: true, t.properties.map { $0.name == "role" ? Property("role", .string) : $0 })
+        }
+        let step = NewsroomFamily.steps[3]
+        let (error, _) = try Self.attempt(Self.family(replacing: 4, schema: v4, step: step), from: 4)
+        #expect(error != nil, "every byline's role became \"\" with no permission")
+    }
+
+    @Test func anEmbeddedPropertyRenamedByCaseOnlyIsRefused() throws {
+        let v4 = try Self.schema(4) { t in
+            guard t.name == "Byline" else { return t }
+            return ObjectSchema(
+                "Byline", embedded: true,
+                t.properties.map { $0.name == "text" ? Property("Text", .string, default: "") : $0 })
+        }
+        let (error, path) = try Self.attempt(
+            Self.family(replacing: 4, schema: v4, step: NewsroomFamily.steps[3]), from: 4)
+        #expect(error != nil, "Byline.text's values went with no permission")
+        if error == nil { print("PROBE", path["Story"]!.map { $0.prefix(160) }) }
+    }
+
+    @Test func aMovedPropertyReadOnlyThroughLookupsNeedsPermissionForTheOthers() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("p.sqlite")
+        try NewsroomFamily.fill(at: path, version: 4, photoBytes: 1024)
+        let store = try Store(path: path, schema: NewsroomFamily.v4)
+        try store.write {
+            try store.create("Reporter", value: ["id": "r99", "fullName": "Sem matérias", "beat": "cultura"])
+        }
+        let before = try RowChecker.rows(path)
+        let m = Migrator(family: NewsroomFamily.family)
+        #expect(throws: MigrationError.self) { _ = try m.run(try m.plan(path: path, to: 5), backup: .none) }
+        #expect(try RowChecker.rows(path) == before)
+    }
+
+    @Test func aTypoInARenameIsRefused() throws {
+        let step = MigrationStep(
+            "title is headline", renames: [PropertyRename(type: "Story", from: "titel", to: "headline")])
+        let (error, _) = try Self.attempt(Self.family(replacing: 6, step: step), from: 6)
+        #expect(error != nil)
+        let wrongType = MigrationStep(
+            "title is headline", renames: [PropertyRename(type: "Stories", from: "title", to: "headline")])
+        let (e2, _) = try Self.attempt(Self.family(replacing: 6, step: wrongType), from: 6)
+        #expect(e2 != nil)
+    }
+
+    @Test func aTypeRenameThatForgetsTheLinksIsRefused() throws {
+        let step = MigrationStep("Writer renamed Reporter") { m in
+            try m.enumerateObjects(ofType: "Writer") { old, _ in
+                try m.create(
+                    "Reporter",
+                    value: ["id": old["id"], "name": old["name"], "email": old["email"], "beat": old["beat"]])
+            }
+        }
+        let (error, _) = try Self.attempt(Self.family(replacing: 1, step: step), from: 1)
+        #expect(error != nil, "Story.writer's links went with no permission")
+    }
+}
+
+/// Whole numbers beyond 2^53 inside an embedded object: the migrator's reshaping of embedded objects keeps them.
+@Suite struct NewsroomEmbeddedNumberTests {
+    @Test func bigWholeNumbersInAnEmbeddedObjectSurviveAReshape() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("big.sqlite")
+        let counter = { (extra: Bool) in
+            ObjectSchema(
+                "Counter", embedded: true,
+                [Property("n", .int64, default: 0)] + (extra ? [Property("note", .string, optional: true)] : []))
+        }
+        let holder = ObjectSchema(
+            "Holder", [Property("id", .int64, primaryKey: true), Property("c", .embedded("Counter"), optional: true)])
+        let v0 = try Schema(family: "big", version: 0, types: [counter(true), holder])
+        let v1 = try Schema(family: "big", version: 1, types: [counter(false), holder])
+        let values: [Int64] = [.max, .min, 9_007_199_254_740_993, -9_007_199_254_740_993, -1]
+        let store = try Store(path: path, schema: v0)
+        try store.write {
+            for (i, n) in values.enumerated() {
+                try store.create("Holder", value: ["id": Int64(i), "c": ["n": n, "note": "x"]] as [String: Any])
+            }
+        }
+        let family = SchemaFamily(
+            name: "big",
+            versions: [
+                SchemaVersion(v0),
+                SchemaVersion(
+                    v1, step: MigrationStep("notes go", allowances: [.lossyConversion(type: "Holder", property: "c")])),
+            ])
+        let m = Migrator(family: family)
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let c = try Connection(path: path, readOnly: true, create: false)
+        let stored = try c.rows("SELECT c FROM Holder ORDER BY id").map { r -> String in
+            if case .text(let t) = r[0] { return t }
+            return "\(r[0])"
+        }
+        #expect(stored == values.map { "{\"n\":\($0)}" }, "\(stored)")
+    }
+}
