@@ -189,7 +189,9 @@ public enum ValueCodec {
         case .int8, .int16, .int32, .int64:
             switch v {
             case .integer(let i): return .int(i)
-            case .real(let d): return .int(Int64(d))
+            // A REAL in an integer column (a file edited by hand): a whole number in range is that number;
+            // any other (1.5, 1e300) is shown as stored, never truncated and never a trap.
+            case .real(let d): return Int64(exactly: d).map(Value.int) ?? .double(d)
             default: break
             }
         case .float, .double:
@@ -229,7 +231,7 @@ public enum ValueCodec {
         case (.text(let s), .uuid): UUID(uuidString: s).map(Value.uuid) ?? .string(s)
         case (.text(let s), _): .string(s)
         case (.integer(let i), _): .int(i)
-        case (.real(let d), _): .int(Int64(d))
+        case (.real(let d), _): Int64(exactly: d).map(Value.int) ?? .double(d)
         default: .null
         }
     }
@@ -265,8 +267,9 @@ public enum ValueCodec {
             let sql: SQLValue
             switch raw {
             case let n as NSNumber:
-                let d = n.doubleValue
-                sql = (d.rounded() == d && abs(d) < 9e15) ? .integer(n.int64Value) : .real(d)
+                // A whole number is read exactly (Int64.max, 2^53 + 1), not through a Double, which rounded
+                // such numbers and trapped beyond Int64's range.
+                sql = (n as? Int64).map(SQLValue.integer) ?? .real(n.doubleValue)
             case let s as String:
                 sql = p.type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
             default: sql = .null
