@@ -14,9 +14,7 @@ enum EmbeddedReshape {
     static func reshape(
         _ value: SQLValue, from old: ObjectSchema, in oldSchema: Schema, to new: ObjectSchema, in newSchema: Schema
     ) -> (value: SQLValue, exact: Bool)? {
-        guard case .text(let text) = value,
-            let fields = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
-        else { return nil }
+        guard case .text(let text) = value, let fields = EmbeddedJSON.fields(text) else { return nil }
         var exact = true
         var out: [String: SQLValue] = [:]
         for p in old.properties where p.isStored {
@@ -54,24 +52,19 @@ enum EmbeddedReshape {
     }
 
     /// A JSON value of an embedded object as the stored value of a property of `type` (dates and UUIDs as text,
-    /// data as base64 text in the JSON and bytes here, nested embedded objects as their JSON text).
-    static func stored(_ raw: Any?, as type: PropertyType) -> SQLValue {
-        switch raw {
-        case let n as NSNumber:
-            let kind = String(cString: n.objCType)
-            if kind == "d" || kind == "f" {
-                // Foundation reads some whole numbers as doubles (Int64.min): an integer property takes them back
-                // when the double is exactly a 64-bit integer.
-                let d = n.doubleValue
-                if type.isInteger || StoredValueConverter.isDecimal(type), let i = Int64(exactly: d) {
-                    return .integer(i)
-                }
-                return d.rounded() == d && abs(d) < 9e15 ? .integer(Int64(d)) : .real(d)
-            }
-            return .integer(n.int64Value)
-        case let s as String:
-            return type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
-        default: return .null
+    /// data as base64 text in the JSON and bytes here, nested embedded objects as their JSON text). Numbers are
+    /// read exactly (`EmbeddedJSON`): a double keeps every bit, a whole number is a 64-bit integer.
+    static func stored(_ field: EmbeddedJSON.Field?, as type: PropertyType) -> SQLValue {
+        switch field {
+        case .integer(let i)?: return .integer(i)
+        case .real(let d)?:
+            // A whole double an integer or decimal property can hold exactly is that integer (Int64.min as
+            // `-9.2233720368547758e+18`).
+            if type.isInteger || StoredValueConverter.isDecimal(type), let i = Int64(exactly: d) { return .integer(i) }
+            return .real(d)
+        case .bool(let b)?: return .integer(b ? 1 : 0)
+        case .text(let s)?: return type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
+        case .null?, nil: return .null
         }
     }
 

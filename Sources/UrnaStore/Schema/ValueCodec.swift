@@ -254,6 +254,27 @@ public enum ValueCodec {
     }
 
     static func decodeEmbedded(_ text: String, type: ObjectSchema, schema: Schema?) -> Value {
+        if let fields = EmbeddedJSON.fields(text) {
+            var out: [String: Value] = [:]
+            for p in type.properties where p.isStored {
+                // A key the stored object lacks is a property added to the embedded type since it was written.
+                guard let field = fields[p.name] else {
+                    out[p.name] = p.effectiveDefault
+                    continue
+                }
+                let sql: SQLValue =
+                    switch field {
+                    case .integer(let i): .integer(i)
+                    case .real(let d): .real(d)
+                    case .bool(let b): .integer(b ? 1 : 0)
+                    case .null: .null
+                    case .text(let s): p.type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
+                    }
+                out[p.name] = decode(sql, as: p.type, schema: schema)
+            }
+            return .embedded(out)
+        }
+        // Not a flat object (JSON written by hand): read as before.
         guard let obj = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
             return .null
         }

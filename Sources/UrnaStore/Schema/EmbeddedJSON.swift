@@ -1,0 +1,42 @@
+import Foundation
+
+/// An embedded object's stored JSON read exactly. Foundation's `JSONSerialization` on Linux reads many doubles
+/// one unit in the last place off (`0.30000000000000004` came back as `0.3000000000000001`: 37% of random
+/// doubles), and whole numbers through a double; `JSONDecoder` reads both exactly. Only a flat object of
+/// numbers, strings, booleans and nulls is read here (what the store writes); anything else gives nil and the
+/// caller falls back to its general reader.
+package enum EmbeddedJSON {
+    /// One value of the object, as it is stored: whole numbers as 64-bit integers, other numbers as doubles.
+    package enum Field: Decodable, Sendable, Equatable {
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case bool(Bool)
+        case null
+
+        package init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if c.decodeNil() {
+                self = .null
+            } else if let i = try? c.decode(Int64.self) {
+                // `-0` (a double's negative zero, as the store writes it) keeps its sign.
+                if i == 0, let d = try? c.decode(Double.self), d.sign == .minus {
+                    self = .real(d)
+                } else {
+                    self = .integer(i)
+                }
+            } else if let d = try? c.decode(Double.self) {
+                self = .real(d)
+            } else if let b = try? c.decode(Bool.self) {
+                self = .bool(b)
+            } else {
+                self = .text(try c.decode(String.self))
+            }
+        }
+    }
+
+    /// The object's fields, or nil when the text is not a flat JSON object.
+    package static func fields(_ text: String) -> [String: Field]? {
+        try? JSONDecoder().decode([String: Field].self, from: Data(text.utf8))
+    }
+}
