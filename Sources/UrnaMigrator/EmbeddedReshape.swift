@@ -24,8 +24,10 @@ enum EmbeddedReshape {
                 continue
             }
             guard !v.isNull else { continue }
-            if p.type == q.type, case .embedded(let e) = p.type, let o = oldSchema[type: e], let n = newSchema[type: e],
-                o != n
+            // A nested embedded object whose type (or one it holds) changed shape, or was renamed: rewritten too.
+            if case .embedded(let e) = p.type, case .embedded(let f) = q.type, let o = oldSchema[type: e],
+                let n = newSchema[type: f],
+                e != f || PropertyConversion.embeddedDiffers(e, oldSchema: oldSchema, newSchema: newSchema)
             {
                 let (inner, same) = reshape(v, from: o, in: oldSchema, to: n, in: newSchema) ?? (.null, false)
                 out[q.name] = inner

@@ -78,11 +78,28 @@ struct PropertyConversion {
         )
     }
 
+    /// Whether embedded type `e` or any embedded type it holds, however deep, has another shape in `newSchema`
+    /// (an unchanged `Outer` holding a changed `Geo` changes shape: its stored JSON holds Geo's).
+    static func embeddedDiffers(_ e: String, oldSchema: Schema, newSchema: Schema, seen: Set<String> = []) -> Bool {
+        guard let o = oldSchema[type: e], let n = newSchema[type: e] else {
+            return oldSchema[type: e] != newSchema[type: e]
+        }
+        if o != n { return true }
+        for p in o.properties where p.isStored {
+            if case .embedded(let inner) = p.type, !seen.contains(inner),
+                embeddedDiffers(inner, oldSchema: oldSchema, newSchema: newSchema, seen: seen.union([e]))
+            {
+                return true
+            }
+        }
+        return false
+    }
+
     static func classifyType(_ a: PropertyType, _ b: PropertyType, oldSchema: Schema, newSchema: Schema) -> (
         kind: ConversionKind, reason: String
     ) {
         if a == b {
-            if case .embedded(let e) = a, oldSchema[type: e] != newSchema[type: e] {
+            if case .embedded(let e) = a, embeddedDiffers(e, oldSchema: oldSchema, newSchema: newSchema) {
                 return embeddedChange(e, oldSchema: oldSchema, newSchema: newSchema)
             }
             return (.identical, "")

@@ -104,7 +104,8 @@ extension StepExecutor {
         if v.isNull {
             o.values[i] = nullDefault ?? .null
         } else if case .embedded(let a) = from, case .embedded(let b) = to, let oe = step.from[type: a],
-            let ne = step.to[type: b], oe != ne
+            let ne = step.to[type: b],
+            a != b || PropertyConversion.embeddedDiffers(a, oldSchema: step.from, newSchema: step.to)
         {
             // The embedded type changed shape: each object is rewritten in the new shape, and any loss is counted.
             if let (reshaped, exact) = EmbeddedReshape.reshape(v, from: oe, in: step.from, to: ne, in: step.to) {

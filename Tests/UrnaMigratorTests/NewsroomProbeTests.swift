@@ -218,3 +218,56 @@ import UrnaStore
         #expect(changed == 0, "\(changed) of \(values.count) doubles changed")
     }
 }
+
+/// An embedded type inside an embedded type: a change of the inner one changes the outer's stored JSON, which was
+/// copied as it was (the inner double never became decimal, a removed property stayed where no reader looks).
+@Suite struct NestedEmbeddedReshapeTests {
+    @Test func aChangedInnerEmbeddedTypeIsRewrittenInsideItsOuterOne() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("nested.sqlite")
+        let geo0 = ObjectSchema(
+            "Geo", embedded: true, [Property("lat", .double, default: 0.0), Property("note", .string, optional: true)])
+        let geo1 = ObjectSchema("Geo", embedded: true, [Property("lat", .decimal(scale: 2), default: 0)])
+        let outer = ObjectSchema(
+            "Outer", embedded: true,
+            [Property("name", .string, default: ""), Property("g", .embedded("Geo"), optional: true)])
+        let holder = ObjectSchema(
+            "Holder", [Property("id", .int64, primaryKey: true), Property("o", .embedded("Outer"), optional: true)])
+        let v0 = try Schema(family: "nest", version: 0, types: [geo0, outer, holder])
+        let v1 = try Schema(family: "nest", version: 1, types: [geo1, outer, holder])
+        do {
+            let store = try Store(path: path, schema: v0)
+            try store.write {
+                try store.create(
+                    "Holder",
+                    value: ["id": Int64(1), "o": ["name": "x", "g": ["lat": 1.5, "note": "KEEP ME"]]] as [String: Any])
+            }
+        }
+        func family(_ allowances: [MigrationAllowance]) -> SchemaFamily {
+            SchemaFamily(
+                name: "nest",
+                versions: [
+                    SchemaVersion(v0), SchemaVersion(v1, step: MigrationStep("lat in cents", allowances: allowances)),
+                ])
+        }
+        let refusing = Migrator(family: family([]))
+        #expect(throws: (any Error).self) { _ = try refusing.run(try refusing.plan(path: path), backup: .none) }
+        // The allowances the refusal names, and the owner's: what the reviewer gave, with which the file was
+        // left as it was.
+        let m = Migrator(
+            family: family([
+                .lossyConversion(type: "Geo", property: "lat"), .lossyConversion(type: "Outer", property: "g"),
+                .lossyConversion(type: "Holder", property: "o"),
+            ]))
+        _ = try m.run(try m.plan(path: path), backup: .none)
+        let raw = try Connection(path: path, readOnly: true, create: false).scalar("SELECT o FROM Holder")
+        #expect(!"\(raw ?? .null)".contains("KEEP ME"), "\(raw ?? .null)")
+        let store = try Store(path: path, schema: v1)
+        let o = try #require(try store.objects("Holder").objects().first)
+        guard case .embedded(let outerFields) = o["o"], case .embedded(let g)? = outerFields["g"] else {
+            Issue.record("no nested object: \(o["o"])")
+            return
+        }
+        #expect(g["lat"] == .decimal(Decimal(string: "1.5")!), "\(g)")
+    }
+}
