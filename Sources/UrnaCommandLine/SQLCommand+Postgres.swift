@@ -21,8 +21,9 @@ extension SQLCommand {
         if write { try pg.execute("BEGIN") } else { try PostgresTransfer.beginSnapshot(pg) }
         let result: PostgresRows
         do {
-            // The statement is the user's own SQL: names resolve through their search path, as in psql.
-            try pg.restoreUserSearchPath()
+            // The statement is the user's own SQL: names resolve through their search path and row-level
+            // security policies apply, as in psql.
+            try pg.restoreUserSettings()
             result = try pg.query(sql, values)
         } catch let e as PostgresError where e.sqlState == "25006" {
             try? pg.execute("ROLLBACK")

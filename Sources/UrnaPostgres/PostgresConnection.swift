@@ -78,8 +78,48 @@ public final class PostgresConnection {
                     + "use; create one, or name one with ?options=-csearch_path%3DNAME (or PGOPTIONS)",
                 database: displayName)
         }
+        // The user's path in order (schemas that exist and this role may use), read before it is replaced.
+        let path = try query(
+            "SELECT s FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS p(s, i) ORDER BY i"
+        ).rows.compactMap { $0.first ?? nil }
+        let userPath = try scalar("SHOW search_path") ?? ""
         schema = current
         try execute("SET search_path = pg_catalog, \(Self.quoted(current))")
+        try refuseUrnaTablesFurtherOn(path: path, userPath: userPath)
+    }
+
+    /// Refuses a session whose working schema holds no `_urna_schema` while a schema further on the user's path
+    /// does: a schema created later in front of Urna's (the role's own, `"$user"`) would otherwise make readers
+    /// find no Urna data and a writer start a second, empty set of Urna tables, silently.
+    private func refuseUrnaTablesFurtherOn(path: [String], userPath: String) throws {
+        let holders = Set(
+            try query(
+                "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    + "WHERE c.relname = '_urna_schema' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')"
+            ).rows.compactMap { $0.first ?? nil })
+        let onPath = path.filter { holders.contains($0) }
+        guard let first = onPath.first, first != schema else { return }
+        let named = onPath.map { Self.quoted($0) }
+        let which =
+            named.count == 1
+            ? "Urna's tables are in schema \(named[0])"
+            : "Urna's tables are in \(named.count) schemas of the path (\(named.joined(separator: ", ")))"
+        let choice = onPath.count == 1 ? Self.pathValue(first) : "NAME"
+        throw PostgresError(
+            "\(which), but the first schema of the search path (\(userPath)) is \(Self.quoted(schema)), which holds "
+                + "none; urna works in the first schema only, so it would find no Urna data there and a writer would "
+                + "start a second, empty set of Urna tables; nothing was read or changed: name the schema to use "
+                + "with ?options=-csearch_path%3D\(choice) in the URL (or PGOPTIONS=-csearch_path=\(choice))",
+            database: displayName)
+    }
+
+    /// A schema name as it may be written in a `search_path` setting: bare when it is a plain lower-case name,
+    /// in double quotes otherwise.
+    static func pathValue(_ name: String) -> String {
+        let plain = name.utf8.enumerated().allSatisfy { i, c in
+            (c >= 97 && c <= 122) || c == 95 || (i > 0 && c >= 48 && c <= 57)
+        }
+        return plain && !name.isEmpty ? name : quoted(name)
     }
 
     /// A name in double quotes, inner quotes doubled.
@@ -89,9 +129,10 @@ public final class PostgresConnection {
     /// begins with `pg_catalog`, where nothing may be created).
     public func qualified(_ name: String) -> String { Self.quoted(schema) + "." + Self.quoted(name) }
 
-    /// The search path as the session began (the role's, the database's or the URL's), for running a user's own
-    /// SQL (`urna sql`) as psql would.
-    public func restoreUserSearchPath() throws { try execute("RESET search_path") }
+    /// The search path and row-level security as the session began (the role's, the database's or the URL's),
+    /// for running a user's own SQL (`urna sql`) as psql would: names resolve through their path, and a table
+    /// with a policy shows the rows the policy lets them see instead of refusing the query.
+    public func restoreUserSettings() throws { try execute("RESET search_path; RESET row_security") }
 
     deinit {
         PostgresInterrupt.unregister(self)

@@ -39,6 +39,18 @@ struct PostgresUnusualServerTests {
         }
     }
 
+    /// Reads the database into a working copy and counts its Things.
+    static func pullsBack(_ url: String, things: Int) throws {
+        let dir = try PostgresTransferTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let conn = try PostgresConnection(url)
+        let back = dir.appendingPathComponent("back.sqlite").path
+        try PostgresTransfer.beginSnapshot(conn)
+        try PostgresTransfer.pull(from: conn, to: back)
+        try conn.execute("ROLLBACK")
+        #expect(try PostgresTransferTests.rows(try Connection(path: back), "Thing").count == things)
+    }
+
     @Test(
         "DateStyle, TimeZone, IntervalStyle, extra_float_digits, standard_conforming_strings and bytea_output set on the database change nothing urna reads or writes"
     )
@@ -87,15 +99,20 @@ struct PostgresUnusualServerTests {
             "CREATE OPERATOR public.#>> (LEFTARG = jsonb, RIGHTARG = text, FUNCTION = public.attacker_path_text)",
             "CREATE OPERATOR public.<> (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = public.attacker_ne)",
             "CREATE OPERATOR public./ (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = public.attacker_over)",
-            // A schema later on the path with tables named like Urna's, one a fake descriptor.
             "CREATE SCHEMA decoy",
-            "CREATE TABLE decoy.\"_urna_schema\" (id integer, descriptor text)",
-            "INSERT INTO decoy.\"_urna_schema\" VALUES (1, 'not a descriptor')",
-            "CREATE TABLE decoy.\"Thing\" (id integer)",
             "ALTER DATABASE \"\(name)\" SET search_path = public, decoy, pg_catalog",
         ]
         for sql in planted { _ = try pg.psql(sql, url: url) }
         try Self.roundTrip(url)
+        // A schema later on the path with tables named like Urna's, one a fake descriptor. (Made before public
+        // held Urna data, it would stop urna at connect: see CLIPostgresSchemaTests.)
+        _ = try pg.psql(
+            """
+            CREATE TABLE decoy."_urna_schema" (id integer, descriptor text);
+            INSERT INTO decoy."_urna_schema" VALUES (1, 'not a descriptor');
+            CREATE TABLE decoy."Thing" (id integer);
+            """, url: url)
+        try Self.pullsBack(url, things: 2)
         #expect(try pg.psql("SELECT count(*) FROM public.\"Thing\"", url: url) == "2\n")
         #expect(try pg.psql("SELECT descriptor FROM decoy.\"_urna_schema\"", url: url) == "not a descriptor\n")
         // A query on the server: folding, money and dates compared there.
