@@ -30,7 +30,21 @@ public protocol PersistableInteger: PersistableValue, FixedWidthInteger {}
 extension PersistableInteger {
     public static var persistedDefault: Self { 0 }
     public var persistedValue: Value { .int(Int64(self)) }
-    public static func fromPersisted(_ v: Value, store: Store?) -> Self { Self(truncatingIfNeeded: v.intValue ?? 0) }
+    /// A REAL the file holds in an integer column reads as SQLite's `CAST(x AS INTEGER)` gives it (toward zero,
+    /// saturated at Int64's bounds), then clamped to this width (an Int8 reads 300.5 as 127, not a wrapped value).
+    public static func fromPersisted(_ v: Value, store: Store?) -> Self {
+        if case .double(let d) = v { return Self(clamping: sqliteCastToInteger(d)) }
+        return Self(truncatingIfNeeded: v.intValue ?? 0)
+    }
+}
+
+/// SQLite's `CAST(d AS INTEGER)`: truncated toward zero, Int64.min at or below -2^63, Int64.max at or above 2^63
+/// (the Double nearest Int64.max), 0 for NaN (a NaN never reaches a file: SQLite stores it as NULL).
+func sqliteCastToInteger(_ d: Double) -> Int64 {
+    if d.isNaN { return 0 }
+    if d <= Double(Int64.min) { return .min }
+    if d >= Double(Int64.max) { return .max }
+    return Int64(d)
 }
 extension Int: PersistableInteger { public static var persistedType: PropertyType { .int64 } }
 extension Int64: PersistableInteger { public static var persistedType: PropertyType { .int64 } }

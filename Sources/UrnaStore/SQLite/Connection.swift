@@ -47,10 +47,16 @@ public final class Connection {
         if ownerLock.isHeldByCurrentThread { return try body() }
         ownerLock.lock()
         let changesBefore = sqlite3_total_changes64(handle)
+        let autocommitBefore = sqlite3_get_autocommit(handle)
         let outcome = Result { try exclusiveHoldingLock(body) }
         // Raw SQL outside a store's write commits on its own (autocommit): the store's cached values and results, and its
-        // observers, must hear of it as of any write (they kept the old values, and observers heard nothing).
-        let tell = sqlite3_total_changes64(handle) != changesBefore ? changedOutsideWrite?() : nil
+        // observers, must hear of it as of any write (they kept the old values, and observers heard nothing). A raw
+        // transaction's end (allowed from one thread) changes no rows but can take back what values read inside it
+        // showed: a ROLLBACK left a cached object answering the rolled-back text, so a change of transaction state
+        // counts too.
+        let changed =
+            sqlite3_total_changes64(handle) != changesBefore || sqlite3_get_autocommit(handle) != autocommitBefore
+        let tell = changed ? changedOutsideWrite?() : nil
         ownerLock.unlock()
         tell?()
         return try outcome.get()

@@ -11,16 +11,39 @@ extension Store {
     /// ```
     public static func replacedViews(of schema: Schema, in c: Connection) throws -> [String] {
         var out: [String] = []
-        for v in schema.views where !v.sql.isEmpty {
+        let code = schema.views.filter { !$0.sql.isEmpty }
+        guard !code.isEmpty else { return out }
+        let stored = storedSQL(of: code)
+        for v in code {
+            // Triggers (and indexes) have names of their own: only a table or a view answers a query naming `v`.
             let rows = try c.rows(
-                "SELECT type, sql FROM sqlite_master WHERE name = ?1 COLLATE NOCASE", [.text(v.name)])
+                "SELECT type, sql FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type IN ('table','view')",
+                [.text(v.name)])
             for row in rows {
                 let sql: String = if case .text(let s) = row[1] { s } else { "" }
-                if row[0] != .text("view") || collapsed(sql) != collapsed(v.createSQL) {
+                if row[0] != .text("view") || collapsed(sql) != collapsed(stored[v.name] ?? v.createSQL) {
                     out.append(v.name)
                     break
                 }
             }
+        }
+        return out
+    }
+
+    /// The text SQLite keeps in `sqlite_master.sql` for each view's `createSQL`, by view name: SQLite drops the final
+    /// `;` and whatever follows it, so the code's own text is not what a file made from it holds. Each view is
+    /// created in a private in-memory database (CREATE VIEW does not need the tables it names) and read back; a view
+    /// SQLite will not create there keeps its `createSQL`.
+    private static func storedSQL(of views: [SchemaView]) -> [String: String] {
+        guard let scratch = try? Connection(path: ":memory:") else { return [:] }
+        var out: [String: String] = [:]
+        for v in views {
+            guard (try? scratch.execute(v.createSQL)) != nil,
+                case .text(let s)? = try? scratch.scalar(
+                    "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?1", [.text(v.name)])
+            else { continue }
+            out[v.name] = s
+            try? scratch.execute("DROP VIEW \(Identifier.quoted(v.name))")
         }
         return out
     }
