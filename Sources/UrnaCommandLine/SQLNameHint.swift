@@ -12,7 +12,10 @@ enum SQLNameHint {
             connection: connection)
         if let missing = missingName(in: message, after: "no such table: ") {
             let bare = missing.split(separator: ".").last.map(String.init) ?? missing
-            let tablesHint = tables.isEmpty ? "" : " (the file has: \(tables.joined(separator: ", ")))"
+            // At most 20 names: a file of thousands of tables made a 140 KB message.
+            let shown = tables.prefix(20).joined(separator: ", ")
+            let more = tables.count > 20 ? ", and \(tables.count - 20) more" : ""
+            let tablesHint = tables.isEmpty ? "" : " (the file has: \(shown)\(more))"
             guard let close = closest(bare, among: tables) else { return tablesHint }
             return "; did you mean '\(close)'?" + tablesHint
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UrnaStore
 
 /// What a new user's trial of README and help found: each mistake a user makes gets a message naming what was
 /// wrong and the fix, with the documented exit code; help's own examples run and print rows.
@@ -78,6 +79,17 @@ struct CLINewUserTrialTests {
         let far = try CLIRunner.run(["sql", "--db", db, "SELECT * FROM xyz"])
         #expect(far.code == 64)
         #expect(far.stderr.hasPrefix("Error: bad SQL: no such table: xyz (the file has: Candidate,"))
+        // A file of many tables names 20 and counts the rest (5,000 tables made a 140 KB message).
+        let many = dir.appendingPathComponent("many.sqlite").path
+        try FileManager.default.copyItem(atPath: db, toPath: many)
+        let c = try Connection(path: many, create: false)
+        try c.execute("BEGIN")
+        for i in 0..<500 { try c.execute("CREATE TABLE extra\(i)(x)") }
+        try c.execute("COMMIT")
+        let crowded = try CLIRunner.run(["sql", "--db", many, "SELECT * FROM Partx"])
+        #expect(crowded.code == 64)
+        #expect(crowded.stderr.contains(", and 491 more)"), "\(crowded.stderr)")
+        #expect(crowded.stderr.utf8.count < 2_000, "\(crowded.stderr.utf8.count) bytes")
         let column = try CLIRunner.run(["sql", "--db", db, "SELECT p.acronim FROM Party p"])
         #expect(column.code == 64)
         #expect(column.stderr.hasPrefix("Error: bad SQL at 8: no such column: p.acronim; did you mean 'acronym'?\n"))
