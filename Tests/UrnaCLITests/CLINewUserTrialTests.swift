@@ -138,17 +138,8 @@ struct CLINewUserTrialTests {
 
     @Test("Every example in sql, query and status help runs on README's urna.sqlite and prints rows")
     func helpExamplesRun() throws {
-        let dir = try CLIRunner.tempDir()
+        let dir = try ReadmeExampleCommandsTests.folderAsMakeRunLeavesIt()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try FileManager.default.createSymbolicLink(
-            at: dir.appendingPathComponent("SampleData"), withDestinationURL: AnalysisFixtures.sample)
-        let setup = try CLIRunner.run(
-            [
-                "import", "--db", "urna.sqlite", "--quiet", "SampleData/consulta_cand_2016_AC.txt",
-                "SampleData/consulta_legendas_2016_AC.txt", "SampleData/consulta_cand_2018_MG.csv",
-                "SampleData/bem_candidato_2018_MG.csv",
-            ], in: dir)
-        #expect(setup.code == 0, "\(setup.stderr)")
         var environment = AnalysisFixtures.loopbackEnvironment
         environment["PATH"] =
             CLIRunner.binary.deletingLastPathComponent().path + ":"

@@ -47,15 +47,12 @@ struct ReadmeExampleCommandsTests {
         }
     }
 
-    @Test("Each example exits 0, in order, in a folder prepared from SampleData, and prints or writes something")
-    func examplesRun() throws {
-        let examples = try Self.examples()
-        #expect(examples.count >= 15, "README's command examples were not found")
+    /// A new folder holding a link to SampleData and urna.sqlite as `make run` makes it (the file README's and
+    /// the help's examples start from).
+    static func folderAsMakeRunLeavesIt() throws -> URL {
         let dir = try CLIRunner.tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
         try FileManager.default.createSymbolicLink(
             at: dir.appendingPathComponent("SampleData"), withDestinationURL: AnalysisFixtures.sample)
-        // The files the examples start from: urna.sqlite as `make run` makes it, an old app's v1 file.
         let setup = try CLIRunner.run(
             [
                 "import", "--db", "urna.sqlite", "--quiet", "SampleData/consulta_cand_2016_AC.txt",
@@ -63,6 +60,16 @@ struct ReadmeExampleCommandsTests {
                 "SampleData/bem_candidato_2018_MG.csv",
             ], in: dir)
         #expect(setup.code == 0, "\(setup.stderr)")
+        return dir
+    }
+
+    @Test("Each example exits 0, in order, in a folder prepared from SampleData, and prints or writes something")
+    func examplesRun() throws {
+        let examples = try Self.examples()
+        #expect(examples.count >= 15, "README's command examples were not found")
+        let dir = try Self.folderAsMakeRunLeavesIt()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The other files the examples start from: an old app's v1 file.
         try FileManager.default.copyItem(
             at: AnalysisFixtures.sample.appendingPathComponent("elections-v1-seed.sqlite"),
             to: dir.appendingPathComponent("old.sqlite"))
