@@ -57,17 +57,14 @@ enum EmbeddedReshape {
     /// data as base64 text in the JSON and bytes here, nested embedded objects as their JSON text). Numbers are
     /// read exactly (`EmbeddedJSON`): a double keeps every bit, a whole number is a 64-bit integer.
     static func stored(_ field: EmbeddedJSON.Field?, as type: PropertyType) -> SQLValue {
-        switch field {
-        case .integer(let i)?: return .integer(i)
-        case .real(let d)?:
-            // A whole double an integer or decimal property can hold exactly is that integer (Int64.min as
-            // `-9.2233720368547758e+18`).
-            if type.isInteger || StoredValueConverter.isDecimal(type), let i = Int64(exactly: d) { return .integer(i) }
-            return .real(d)
-        case .bool(let b)?: return .integer(b ? 1 : 0)
-        case .text(let s)?: return type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
-        case .null?, nil: return .null
+        // A whole double an integer or decimal property can hold exactly is that integer (Int64.min as
+        // `-9.2233720368547758e+18`).
+        if case .real(let d)? = field, type.isInteger || StoredValueConverter.isDecimal(type),
+            let i = Int64(exactly: d)
+        {
+            return .integer(i)
         }
+        return field?.stored(as: type) ?? .null
     }
 
     /// Stored values as the embedded object's JSON (keys sorted, as the store writes it).

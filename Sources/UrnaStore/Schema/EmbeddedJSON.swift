@@ -39,4 +39,33 @@ package enum EmbeddedJSON {
     package static func fields(_ text: String) -> [String: Field]? {
         try? JSONDecoder().decode([String: Field].self, from: Data(text.utf8))
     }
+
+    /// The fields of any JSON object (one written by hand, with arrays or objects inside, which read as null),
+    /// through `JSONSerialization`: whole numbers exactly, other numbers as it reads them. Nil for no object.
+    package static func looseFields(_ text: String) -> [String: Field]? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            return nil
+        }
+        return object.mapValues { raw in
+            switch raw {
+            case let n as NSNumber: (n as? Int64).map(Field.integer) ?? .real(n.doubleValue)
+            case let s as String: .text(s)
+            default: .null
+            }
+        }
+    }
+}
+
+extension EmbeddedJSON.Field {
+    /// The field as the stored value of a property of `type`: data is base64 text in the JSON and bytes here,
+    /// booleans are 0 and 1, dates, UUIDs and nested embedded objects stay text.
+    package func stored(as type: PropertyType) -> SQLValue {
+        switch self {
+        case .integer(let i): .integer(i)
+        case .real(let d): .real(d)
+        case .bool(let b): .integer(b ? 1 : 0)
+        case .null: .null
+        case .text(let s): type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
+        }
+    }
 }

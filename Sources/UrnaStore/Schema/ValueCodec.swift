@@ -254,48 +254,16 @@ public enum ValueCodec {
     }
 
     static func decodeEmbedded(_ text: String, type: ObjectSchema, schema: Schema?) -> Value {
-        if let fields = EmbeddedJSON.fields(text) {
-            var out: [String: Value] = [:]
-            for p in type.properties where p.isStored {
-                // A key the stored object lacks is a property added to the embedded type since it was written.
-                guard let field = fields[p.name] else {
-                    out[p.name] = p.effectiveDefault
-                    continue
-                }
-                let sql: SQLValue =
-                    switch field {
-                    case .integer(let i): .integer(i)
-                    case .real(let d): .real(d)
-                    case .bool(let b): .integer(b ? 1 : 0)
-                    case .null: .null
-                    case .text(let s): p.type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
-                    }
-                out[p.name] = decode(sql, as: p.type, schema: schema)
-            }
-            return .embedded(out)
-        }
-        // Not a flat object (JSON written by hand): read as before.
-        guard let obj = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
-            return .null
-        }
+        // JSON written by hand (not a flat object) is read by Foundation's general reader, as before.
+        guard let fields = EmbeddedJSON.fields(text) ?? EmbeddedJSON.looseFields(text) else { return .null }
         var out: [String: Value] = [:]
         for p in type.properties where p.isStored {
             // A key the stored object lacks is a property added to the embedded type since it was written.
-            guard let raw = obj[p.name] else {
+            guard let field = fields[p.name] else {
                 out[p.name] = p.effectiveDefault
                 continue
             }
-            let sql: SQLValue
-            switch raw {
-            case let n as NSNumber:
-                // A whole number is read exactly (Int64.max, 2^53 + 1), not through a Double, which rounded
-                // such numbers and trapped beyond Int64's range.
-                sql = (n as? Int64).map(SQLValue.integer) ?? .real(n.doubleValue)
-            case let s as String:
-                sql = p.type == .data ? .blob([UInt8](Data(base64Encoded: s) ?? Data())) : .text(s)
-            default: sql = .null
-            }
-            out[p.name] = decode(sql, as: p.type, schema: schema)
+            out[p.name] = decode(field.stored(as: p.type), as: p.type, schema: schema)
         }
         return .embedded(out)
     }
