@@ -13,7 +13,6 @@ extension Store {
         var out: [String] = []
         let code = schema.views.filter { !$0.sql.isEmpty }
         guard !code.isEmpty else { return out }
-        let stored = storedSQL(of: code)
         for v in code {
             // Triggers (and indexes) have names of their own: only a table or a view answers a query naming `v`.
             let rows = try c.rows(
@@ -21,7 +20,11 @@ extension Store {
                 [.text(v.name)])
             for row in rows {
                 let sql: String = if case .text(let s) = row[1] { s } else { "" }
-                if row[0] != .text("view") || collapsed(sql) != collapsed(stored[v.name] ?? v.createSQL) {
+                // The code's own text first (the usual case, no scratch database); then the text SQLite keeps for it.
+                if row[0] != .text("view")
+                    || (collapsed(sql) != collapsed(v.createSQL)
+                        && collapsed(sql) != collapsed(storedSQL(of: v) ?? v.createSQL))
+                {
                     out.append(v.name)
                     break
                 }
@@ -30,22 +33,16 @@ extension Store {
         return out
     }
 
-    /// The text SQLite keeps in `sqlite_master.sql` for each view's `createSQL`, by view name: SQLite drops the final
-    /// `;` and whatever follows it, so the code's own text is not what a file made from it holds. Each view is
-    /// created in a private in-memory database (CREATE VIEW does not need the tables it names) and read back; a view
-    /// SQLite will not create there keeps its `createSQL`.
-    private static func storedSQL(of views: [SchemaView]) -> [String: String] {
-        guard let scratch = try? Connection(path: ":memory:") else { return [:] }
-        var out: [String: String] = [:]
-        for v in views {
-            guard (try? scratch.execute(v.createSQL)) != nil,
-                case .text(let s)? = try? scratch.scalar(
-                    "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?1", [.text(v.name)])
-            else { continue }
-            out[v.name] = s
-            try? scratch.execute("DROP VIEW \(Identifier.quoted(v.name))")
-        }
-        return out
+    /// The text SQLite keeps in `sqlite_master.sql` for the view's `createSQL`: SQLite drops the final `;` and
+    /// whatever follows it, so the code's own text is not always what a file made from it holds. The view is created
+    /// in a private in-memory database (CREATE VIEW does not need the tables it names) and read back; nil when SQLite
+    /// will not create it there.
+    private static func storedSQL(of v: SchemaView) -> String? {
+        guard let scratch = try? Connection(path: ":memory:"), (try? scratch.execute(v.createSQL)) != nil,
+            case .text(let s)? = try? scratch.scalar(
+                "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?1", [.text(v.name)])
+        else { return nil }
+        return s
     }
 
     /// The error for `replacedViews`, naming the file, the views and the way back.
