@@ -66,10 +66,7 @@ public final class Connection {
         if rawTransactionsAllowed.load(ordering: .relaxed) { return try body() }
         // A transaction already open here was left by a raw statement inside a scope that held the lock (a store's
         // read of an in-memory file, `withForeignKeysOff`): it is nobody's write, and nothing may run inside it.
-        if isInTransaction {
-            rollBackRawTransaction()
-            throw StoreError.rawTransactionOutsideWrite
-        }
+        try refuseTransactionLeftOpen()
         let result: T
         do {
             result = try body()
@@ -77,11 +74,15 @@ public final class Connection {
             if isInTransaction { rollBackRawTransaction() }
             throw error
         }
-        if isInTransaction {
-            rollBackRawTransaction()
-            throw StoreError.rawTransactionOutsideWrite
-        }
+        try refuseTransactionLeftOpen()
         return result
+    }
+
+    /// A transaction open outside a store's write is nobody's write: it is rolled back and the call refused.
+    private func refuseTransactionLeftOpen() throws {
+        guard isInTransaction else { return }
+        rollBackRawTransaction()
+        throw StoreError.rawTransactionOutsideWrite
     }
 
     /// Set by the store whose writer this is: called, holding its write lock, after raw SQL run outside a write changed
