@@ -98,6 +98,7 @@ enum BenchChildren {
             case "child-chain-build": try LibraryChainBench.build(at: args[0], books: Int(args[1])!)
             case "child-chain-migrator": try LibraryChainBench.childMigrator(args[0])
             case "child-chain-sql": try LibraryChainBench.childSQL(args[0])
+            case "child-chain-checked-sql": try LibraryChainBench.childSQL(args[0], checked: true)
             case "child-chain-stepwise-sql": try LibraryChainBench.childStepwiseSQL(args[0])
             // An import's phases with the seconds each took (reading + writing, held assets, catalogues and
             // index builds, vice links, commit), for finding where its time goes: DB FILE...

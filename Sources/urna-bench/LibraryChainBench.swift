@@ -22,15 +22,23 @@ enum LibraryChainBench {
             "the four steps as four hand-written migrations (GRDB/Alembic style: ALTER where SQLite can, rebuilds elsewhere)."
         )
         print(
+            "For scale only (not the target's peer): the fused SQL followed by the checks urna runs after its steps"
+        )
+        print("(quick_check, integrity_check of the tables written, foreign_key_check), before its COMMIT.")
+        print(
             BenchHarness.row([
                 "round", "fused SQL (s)", "stepwise SQL (s)", "urna migrator, 4 steps (s)", "vs fused", "vs stepwise",
+                "fused SQL + checks (s)", "vs fused + checks",
             ]))
-        print(BenchHarness.row(["---", "---", "---", "---", "---", "---"]))
-        var times: [[Double]] = [[], [], []]
+        print(BenchHarness.row(["---", "---", "---", "---", "---", "---", "---", "---"]))
+        var times: [[Double]] = [[], [], [], []]
         var same = true
         for round in 1...rounds {
             var results: [String] = []
-            for (i, side) in ["child-chain-sql", "child-chain-stepwise-sql", "child-chain-migrator"].enumerated() {
+            let sides = [
+                "child-chain-sql", "child-chain-stepwise-sql", "child-chain-migrator", "child-chain-checked-sql",
+            ]
+            for (i, side) in sides.enumerated() {
                 let path = dir.appendingPathComponent("library-\(i).sqlite").path
                 for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) }
                 try FileManager.default.copyItem(atPath: pristine, toPath: path)
@@ -38,19 +46,24 @@ enum LibraryChainBench {
                 results.append(try summary(path))
             }
             same = same && Set(results).count == 1
-            let (fused, stepwise, ours) = (times[0].last!, times[1].last!, times[2].last!)
+            let (fused, stepwise, ours, checked) = (times[0].last!, times[1].last!, times[2].last!, times[3].last!)
             print(
                 BenchHarness.row([
                     "\(round)", String(format: "%.2f", fused), String(format: "%.2f", stepwise),
                     String(format: "%.2f", ours),
                     String(format: "%.2fx", ours / fused), String(format: "%.2fx", ours / stepwise),
+                    String(format: "%.2f", checked), String(format: "%.2fx", ours / checked),
                 ]))
         }
         let medians = times.map(BenchHarness.median)
         print(
-            "all three give the same authors, biographies, keys and prices: "
+            "all four give the same authors, biographies, keys and prices: "
                 + (same ? "yes" : "NO -- the timing does not count"))
         print(String(format: "ratio migrator/stepwise hand-written SQL (medians): %.2fx", medians[2] / medians[1]))
+        print(
+            String(
+                format: "ratio migrator/fused hand-written SQL + the same checks (medians, for scale): %.2fx",
+                medians[2] / medians[3]))
         let ratio = medians[2] / medians[0]
         print(
             String(
@@ -117,6 +130,11 @@ enum LibraryChainBench {
         var options = MigrationOptions()
         // URNA_BENCH_NO_FUSION: every step writes every table it changes (to measure what fusing steps gives).
         options.fusesSteps = ProcessInfo.processInfo.environment["URNA_BENCH_NO_FUSION"] == nil
+        // URNA_BENCH_PRAGMAS: pragmas for the run's connection, `;`-separated (`mmap_size=268435456;temp_store=MEMORY`),
+        // to measure a setting before making it a default.
+        if let pragmas = ProcessInfo.processInfo.environment["URNA_BENCH_PRAGMAS"] {
+            options.pragmas = pragmas.split(separator: ";").map(String.init)
+        }
         let migrator = Migrator(family: LibraryFamily.family, reporter: phases, options: options)
         let (started, cpu) = (Date(), clock())
         let plan = try migrator.plan(path: path)
@@ -140,8 +158,10 @@ enum LibraryChainBench {
         }
     }
 
-    /// The same change by hand: each table rebuilt once, in one transaction.
-    static func childSQL(_ path: String) throws {
+    /// The same change by hand: each table rebuilt once, in one transaction. With `checked`, the checks urna runs
+    /// after its steps follow the SQL inside the transaction (`quick_check` of the file, `integrity_check` of each
+    /// table written, `foreign_key_check`), to see what the migrator costs beyond them; a problem throws.
+    static func childSQL(_ path: String, checked: Bool = false) throws {
         let v4 = LibraryFamily.v4
         let c = try Connection(path: path, create: false)
         try c.execute("PRAGMA foreign_keys = OFF")
@@ -161,6 +181,15 @@ enum LibraryChainBench {
         try c.execute(#"ALTER TABLE "Book_new" RENAME TO "Book""#)
         try c.execute(#"CREATE INDEX "Book_author_idx" ON "Book"("author")"#)
         try Store.recordSchema(v4, in: c)
+        if checked {
+            let pragmas =
+                ["quick_check"] + ["Author", "Biography", "Book", "_urna_schema"].map { "integrity_check(\"\($0)\")" }
+            for pragma in pragmas {
+                let answer = try c.rows("PRAGMA \(pragma)").map { "\($0[0])" }
+                guard answer == ["ok"] else { throw BenchError("PRAGMA \(pragma): \(answer)") }
+            }
+            guard try c.rows("PRAGMA foreign_key_check").isEmpty else { throw BenchError("a link dangles") }
+        }
         try c.execute("COMMIT")
     }
 
