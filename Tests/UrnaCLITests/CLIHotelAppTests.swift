@@ -33,4 +33,19 @@ import Testing
         let folder = try Self.run(["status", "--db", dir.path])
         #expect(folder.stderr.contains("\(dir.path)/hotel-app.sqlite"), "\(folder.stderr)")
     }
+
+    @Test("a plain SQLite file given to migrate is called not the app's file, with the app's adopt as the way out")
+    func plainFileNamesTheAppAndAdopt() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("plain.sqlite").path
+        _ = try CLIAppFamilyTests.sqlite(db, "CREATE TABLE Room(number TEXT PRIMARY KEY)")
+        for args in [["migrate", "--db", db], ["migrate", "--db", db, "--dry-run"]] {
+            let r = try Self.run(args)
+            #expect(r.code == 65, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("\(db) is not a hotel-app file"), "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("hotel-app adopt --db \(db) --family hotel --version N"), "\(r.stderr)")
+            #expect(!r.stderr.contains("Urna"), "\(args): \(r.stderr)")
+        }
+    }
 }
