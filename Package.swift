@@ -60,6 +60,10 @@ let package = Package(
         // app's own FTS5 index kept through SQL steps, a squashed baseline).
         .target(name: "NewsroomFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/NewsroomFamily"),
         .executableTarget(name: "newsroom-app", dependencies: ["UrnaCommandLine", "NewsroomFamily"], path: "Examples/newsroom-app"),
+        // A seventh app's family (a hotel: a type and its properties renamed in one step, a link turned into a list
+        // and back, two types merged, a type split, a moved property, int -> text keys and enum, user SQL objects).
+        .target(name: "HotelFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/HotelFamily"),
+        .executableTarget(name: "hotel-app", dependencies: ["UrnaCommandLine", "HotelFamily"], path: "Examples/hotel-app"),
         // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
         .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
@@ -69,7 +73,7 @@ let package = Package(
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "UrnaImport", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore", "UrnaPostgres", "PostgresTestSupport"]),
-        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "InventoryFamily", "NewsroomFamily", "UrnaTestSupport"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "InventoryFamily", "NewsroomFamily", "HotelFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport", "UrnaCommandLine", "FieldworkFamily"], exclude: ["tse_http_server.py"]),

@@ -52,7 +52,9 @@ struct CommandSpec: Sendable {
         s += "\nOPTIONS:\n"
         for o in options + [.flag("help", "Show this help.", short: "h")] {
             let left = o.helpLabel
-            s += "  " + left.padding(toLength: max(24, left.count + 2), withPad: " ", startingAt: 0) + o.help + "\n"
+            s +=
+                "  " + left.padding(toLength: max(24, left.count + 2), withPad: " ", startingAt: 0)
+                + ToolName.database(o.help) + "\n"
         }
         let shown = AppExamples.fitting(examples, command: name)
         if !shown.isEmpty {
@@ -292,6 +294,13 @@ enum ToolName {
     /// and commands inside other text (`source <({tool} completion bash)`, `completions/{tool}.fish`).
     static func fill(_ text: String, name: String = CommandContext.current.toolName) -> String {
         text.replacingOccurrences(of: "{tool}", with: name)
+    }
+
+    /// `text` with urna's default database (`urna.sqlite`) replaced by the program's own, as in an option's help
+    /// "(default: urna.sqlite)".
+    static func database(_ text: String, context: CommandContext = .current) -> String {
+        guard context.toolName != "urna" else { return text }
+        return text.replacingOccurrences(of: "urna.sqlite", with: context.defaultDatabase)
     }
 
     static func apply(_ text: String, name: String = CommandContext.current.toolName) -> String {

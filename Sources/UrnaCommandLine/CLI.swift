@@ -78,7 +78,7 @@ enum CLI {
               -h, --help      Show help (also: \(tool) <subcommand> --help).
               --version       Show the version.
 
-            Default database: urna.sqlite in the current folder (--db PATH to choose another).
+            Default database: \(context.defaultDatabase) in the current folder (--db PATH to choose another).
             Exit codes: 0 ok, 1 failure, 64 bad usage, 65 bad data, 66 missing input.
             Interrupted (SIGINT, SIGTERM): 130, 143, and nothing was changed.
 
@@ -283,8 +283,8 @@ enum CLI {
 /// Errors from the libraries that know which exit code they mean.
 protocol ExitCodeProviding { var exitCode: Int32 { get } }
 
-/// Standard `--db` handling: the path given, or urna.sqlite here.
-func databasePath(_ p: ParsedArguments) -> String { p.value("db") ?? "urna.sqlite" }
+/// Standard `--db` handling: the path given, or the program's default database (urna.sqlite for urna) here.
+func databasePath(_ p: ParsedArguments) -> String { p.value("db") ?? CommandContext.current.defaultDatabase }
 
 /// Opens an existing Urna file, with exit code 66 when it is missing.
 ///

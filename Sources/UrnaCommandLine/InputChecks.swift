@@ -36,7 +36,8 @@ enum InputChecks {
         let type = st.st_mode & S_IFMT
         if type == S_IFDIR {
             throw UsageError(
-                "\(option) \(path) is a folder: give the path of a database file, such as \(path)/urna.sqlite")
+                "\(option) \(path) is a folder: give the path of a database file, such as \(path)/\(CommandContext.current.defaultDatabase)"
+            )
         }
         if type != S_IFREG {
             throw UsageError(

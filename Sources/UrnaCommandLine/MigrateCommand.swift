@@ -121,7 +121,7 @@ enum MigrateCommand {
                             : "nothing to do: \(DatabaseName.of(path)) is already at \(family) version \(version)")
                     return ExitCode.ok
                 }
-                throw CLIError(e.exitCode, e.description(programName: context.toolName))
+                throw CLIError(e.exitCode, describe(e, context))
             }
         }
         try requireWritableDatabase(path, command: "\(context.toolName) migrate")
@@ -136,7 +136,7 @@ enum MigrateCommand {
             let read: Schema?
             do { read = try Store.recordedSchema(in: c) } catch { throw unusableDescriptor(error, path: path) ?? error }
             guard let r = read else {
-                throw CLIError(ExitCode.badData, "\(path) is not an Urna file (no _urna_schema table)")
+                throw CLIError(ExitCode.badData, notOursMessage(path, reason: "no _urna_schema table", context))
             }
             recorded = r
         }
@@ -159,7 +159,7 @@ enum MigrateCommand {
                         : "nothing to do: \(DatabaseName.of(path)) is already at \(family.name) version \(target)")
                 return ExitCode.ok
             }
-            throw CLIError(e.exitCode, e.description(programName: context.toolName))
+            throw CLIError(e.exitCode, describe(e, context))
         }
         let backup: BackupPolicy = p.has("no-backup") ? .none : (p.value("backup").map(BackupPolicy.at) ?? .besideFile)
         let report: MigrationReport
@@ -175,7 +175,7 @@ enum MigrateCommand {
             throw CLIError(code, message)
         } catch let e as MigrationError {
             throw CLIError(
-                e.exitCode == 0 ? ExitCode.failure : e.exitCode, e.description(programName: context.toolName))
+                e.exitCode == 0 ? ExitCode.failure : e.exitCode, describe(e, context))
         }
         let rendered = DatabaseName.named(p.has("json") ? report.renderJSON() : report.renderText(), path)
         if p.has("json") { print(rendered) } else { TypedText.report(rendered) }
@@ -218,3 +218,18 @@ enum MigrateCommand {
 
 extension MigrationError: ExitCodeProviding {}
 extension ImportError: ExitCodeProviding {}
+
+/// "FILE is not a hotel-app file (...)" for a file without urna's tables, naming the family in the `adopt` that
+/// brings it under one when the program knows only one.
+func notOursMessage(_ path: String, reason: String, _ context: CommandContext) -> String {
+    describe(.notAnUrnaFile(path: path, reason: reason), context)
+}
+
+/// A migration error as this program says it (its name, and its one family in the advice to adopt).
+func describe(_ e: MigrationError, _ context: CommandContext) -> String {
+    let message = e.description(programName: context.toolName)
+    guard case .notAnUrnaFile = e, context.families.count == 1, let family = context.families.first else {
+        return message
+    }
+    return message.replacingOccurrences(of: "--family NAME", with: "--family \(family.name)")
+}

@@ -93,6 +93,10 @@ struct CommandContext: Sendable {
         return [toolName, appVersion].compactMap { $0 }.joined(separator: " ") + " (\(urna))"
     }
 
+    /// The file commands use when `--db` is not given: `urna.sqlite` for urna, `<toolName>.sqlite` for an app's
+    /// own executable (an app and urna in one folder never open each other's file by default).
+    var defaultDatabase: String { toolName == "urna" ? "urna.sqlite" : "\(toolName).sqlite" }
+
     var registry: FamilyRegistry { FamilyRegistry(families) }
     var familyNames: String { families.map(\.name).joined(separator: ", ") }
     func family(named name: String) -> SchemaFamily? { families.first { $0.name == name } }

@@ -67,7 +67,11 @@ struct AdoptionRebuild {
             if a.name != name {
                 reasons.insert("the table is named \(a.name)", at: 0)
             } else if reasons.isEmpty {
-                continue
+                // The contract's columns, keys and indexes in the file's own spelling (no quotes, other spacing or
+                // type names): every migration compares a table it does not rewrite with the contract's text, so
+                // such a table is rebuilt too, or the adopted file's first `migrate` fails its checks.
+                guard SQLText.normalize(a.sql) != SQLText.normalize(e.sql) else { continue }
+                reasons.append("its CREATE TABLE text is not the storage contract's (quotes, spacing or type names)")
             }
             let words = Migrator.sqlWords(a.sql)
             let hasRowid = !(words.contains("without") && words.contains("rowid"))

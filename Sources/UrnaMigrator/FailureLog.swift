@@ -26,6 +26,12 @@ final class SQLRecorder {
 
     func note(_ sql: String) { statements.append(sql) }
 
+    /// Takes back the last note of `sql`: a statement noted before the run chose another way (a staging table the
+    /// run leaves empty when it keeps a table in place), which the report must not show as run.
+    func forget(_ sql: String) {
+        if let i = statements.lastIndex(of: sql) { statements.remove(at: i) }
+    }
+
     func noteOnce(_ sql: String) {
         if seen.insert(sql).inserted { statements.append(sql) }
     }

@@ -87,7 +87,14 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
 
     /// The message with "this program" replaced by the name of the program that reports it.
     public func description(programName: String) -> String {
-        description.replacingOccurrences(of: "this program", with: programName)
+        if case .notAnUrnaFile(let p, let reason) = self, programName != "urna" {
+            // An app's users know the app, not the library under it.
+            return
+                "\(p) is not a \(programName) file (\(reason)): only files \(programName) made or adopted record the "
+                + "schema a migration needs; to bring a plain SQLite file under a family: `\(programName) adopt --db \(p) "
+                + "--family NAME --version N`"
+        }
+        return description.replacingOccurrences(of: "this program", with: programName)
             .replacingOccurrences(of: "the `init` command", with: "`\(programName) init`")
             .replacingOccurrences(of: "`schema --family", with: "`\(programName) schema --family")
             .replacingOccurrences(of: "`sql --write`", with: "`\(programName) sql --write`")

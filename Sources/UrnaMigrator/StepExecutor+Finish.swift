@@ -46,7 +46,7 @@ extension StepExecutor {
             "ALTER TABLE \(table) RENAME COLUMN \(Identifier.quoted($0.0)) TO \(Identifier.quoted($0.1))"
         }
         guard try alterInPlace(t, statements, restoringExactText: false) else { return }  // copied instead
-        t.rebuilt = false  // its empty staging table is dropped with the unused ones (`swapTables`)
+        unmarkRebuilt(t)
         t.filled = true
         if t.owed != nil {
             // A read-only pass's rows: counted as an unfused run, which wrote them, counts them.

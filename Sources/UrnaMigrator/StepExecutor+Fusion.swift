@@ -92,7 +92,7 @@ extension StepExecutor {
             t, from: oldRows(t), keyMapTables: keyMapTables, integerKeyMaps: integerKeyMaps)
         fusion.outgoing[t.name] = select
         // Its staging table is dropped unused (`swapTables`); the old table stays for the next step to read.
-        t.rebuilt = false
+        unmarkRebuilt(t)
         t.filled = true
         t.carriedForward = true
         t.owed = nil

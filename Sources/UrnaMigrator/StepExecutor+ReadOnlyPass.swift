@@ -185,7 +185,7 @@ extension StepExecutor {
         let statements = dropped.map { "ALTER TABLE \(table) DROP COLUMN \(Identifier.quoted($0))" }
         guard try alterInPlace(t, statements, restoringExactText: true) else { return false }  // copied instead
         t.owed = nil
-        t.rebuilt = false  // its empty staging table is dropped with the unused ones (`swapTables`)
+        unmarkRebuilt(t)
         t.filled = true
         t.rowsWritten += try count("SELECT count(*) FROM \(table)")
         report.readOnlyPasses.removeAll { $0 == t.name }

@@ -70,6 +70,14 @@ extension StepExecutor {
         if let sql = analysis.createStagingSQL(t) { recorder.note(sql) }
     }
 
+    /// Takes back `markRebuilt`: the type keeps its table (altered in place, or carried to the next step), so its
+    /// staging table stays empty and is dropped unused (`swapTables`), and the report does not list its CREATE.
+    func unmarkRebuilt(_ t: TypeTransfer) {
+        guard t.rebuilt else { return }
+        t.rebuilt = false
+        if let sql = analysis.createStagingSQL(t) { recorder.forget(sql) }
+    }
+
     /// Views and triggers are dropped while tables are rebuilt (renaming a table re-checks every view
     /// and trigger, and triggers must not fire on copies); user indexes vanish with their table.
     /// All are recreated at the end of the step, as written; a view that no longer reads stops the

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// The hotel app (issue 14's seventh trial: `UrnaCommandLine.main(families: [HotelFamily.family], toolName:
+/// "hotel-app", appVersion: "5.0")`, with its own `seed` command): files the app wrote at every version, migrated
+/// through the app's executable, equal a v5 file the app writes directly; the app's own default database.
+@Suite(.serialized) struct CLIHotelAppTests {
+    static var app: URL { CLIRunner.built("hotel-app") }
+
+    static func run(_ args: [String], in dir: URL? = nil) throws -> CLIResult {
+        try CLIRunner.runProcess(app, args, in: dir)
+    }
+
+    @Test("an app's default database is its own (hotel-app.sqlite), and its help says so, never urna.sqlite")
+    func defaultDatabaseIsTheApps() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let overview = try Self.run(["--help"])
+        #expect(overview.stdout.contains("Default database: hotel-app.sqlite"), "\(overview.stdout)")
+        for command in ["init", "status", "query", "sql", "schema", "migrate", "export", "adopt", "restore"] {
+            let help = try Self.run([command, "--help"])
+            #expect(help.code == 0, "\(command): \(help.stderr)")
+            #expect(!help.stdout.contains("urna.sqlite"), "\(command) --help: \(help.stdout)")
+        }
+        let initHelp = try Self.run(["init", "--help"])
+        #expect(initHelp.stdout.contains("(default: hotel-app.sqlite)"), "\(initHelp.stdout)")
+        let made = try Self.run(["init", "--family", "hotel"], in: dir)
+        #expect(made.code == 0, "\(made.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".sqlite") }
+        #expect(names == ["hotel-app.sqlite"], "\(names)")
+        let status = try Self.run(["status"], in: dir)
+        #expect(status.code == 0 && status.stdout.contains("hotel-app.sqlite"), "\(status.stdout)\(status.stderr)")
+        let folder = try Self.run(["status", "--db", dir.path])
+        #expect(folder.stderr.contains("\(dir.path)/hotel-app.sqlite"), "\(folder.stderr)")
+    }
+
+    @Test("a plain SQLite file given to migrate is called not the app's file, with the app's adopt as the way out")
+    func plainFileNamesTheAppAndAdopt() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("plain.sqlite").path
+        _ = try CLIAppFamilyTests.sqlite(db, "CREATE TABLE Room(number TEXT PRIMARY KEY)")
+        for args in [["migrate", "--db", db], ["migrate", "--db", db, "--dry-run"]] {
+            let r = try Self.run(args)
+            #expect(r.code == 65, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("\(db) is not a hotel-app file"), "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("hotel-app adopt --db \(db) --family hotel --version N"), "\(r.stderr)")
+            #expect(!r.stderr.contains("Urna"), "\(args): \(r.stderr)")
+        }
+    }
+}
