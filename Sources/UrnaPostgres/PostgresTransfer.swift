@@ -52,6 +52,13 @@ public enum PostgresTransfer {
                     + "or database, or the server is a standby); nothing was changed: connect to the primary, or "
                     + "as a role that may write (ALTER ROLE ... SET default_transaction_read_only = off)")
         }
+        do {
+            // Before any work: an event trigger would run inside this transaction during the write-back's DDL.
+            try refuseEventTriggers(in: pg)
+        } catch {
+            try? pg.execute("ROLLBACK")
+            throw error
+        }
         try pg.execute("SELECT pg_catalog.pg_advisory_xact_lock(\(PostgresWorkingCopy.advisoryLockKey)::bigint)")
     }
 
@@ -101,6 +108,7 @@ public enum PostgresTransfer {
             !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
         try refuseTriggers(on: oldNames.sorted() + metadataTables, in: pg)
+        try refuseEventTriggers(in: pg)
         for t in tables where !oldNames.contains(t.name) {
             if try relationExists(t.name, in: pg) {
                 throw PostgresTransferError.occupied(
