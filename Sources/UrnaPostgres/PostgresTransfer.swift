@@ -137,10 +137,15 @@ public enum PostgresTransfer {
         var counts: Counts = []
         for t in tables {
             // Every table was created or emptied by TRUNCATE above, in this transaction: its rows can go in frozen.
-            let n =
-                try binaryCopy
-                ? copyRowsPreferringBinary(of: t, from: sqlite, to: pg)
-                : copyRows(of: t, from: sqlite, to: pg, freeze: true)
+            let n: Int
+            do {
+                n =
+                    try binaryCopy
+                    ? copyRowsPreferringBinary(of: t, from: sqlite, to: pg)
+                    : copyRows(of: t, from: sqlite, to: pg, freeze: true)
+            } catch let e as PostgresError where e.sqlState == "22021" && e.message.contains("0x00") {
+                throw try nulCharacter(in: t, of: sqlite) ?? e
+            }
             counts.append((t.name, n))
             progress?(t.name, n)
         }

@@ -124,4 +124,24 @@ struct PostgresThirdTrialTests {
         }
         try writer.rollback()
     }
+
+    @Test("A NUL character in a text value stops a push naming the table, column and value; nothing is cut or changed")
+    func nulInText() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "nul")
+        let dir = try PostgresTransferTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("kinds.sqlite").path
+        try Self.makeFile(file)
+        try Self.push(file, to: url, replacing: nil)
+        try Connection(path: file).execute("UPDATE Log SET line = 'before' || char(0) || 'after' WHERE line = 'line 3'")
+        #expect {
+            try Self.push(file, to: url, replacing: PostgresTransferTests.schema)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("Log.line") && text.contains("before\\0after") && text.contains("NUL")
+                && text.contains("nothing was copied")
+        }
+        #expect(try pg.psql("SELECT count(*) FROM \"Log\" WHERE line = 'line 3'", url: url) == "1\n")
+    }
 }

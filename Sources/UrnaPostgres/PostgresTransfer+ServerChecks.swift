@@ -1,4 +1,5 @@
 import Foundation
+import UrnaStore
 
 extension PostgresTransfer {
     /// The command tags of the DDL urna itself runs on the server when it writes (tables, keys, indexes, views
@@ -50,5 +51,23 @@ extension PostgresTransfer {
                 + "platform's own), name \(firing.count == 1 ? "it" : "them") in "
                 + "\(allowEventTriggersVariable)=\(plain), or disable \(firing.count == 1 ? "it" : "them") (ALTER "
                 + "EVENT TRIGGER \(PostgresConnection.quoted(firing[0].name)) DISABLE, as a superuser)")
+    }
+
+    /// The first text value of `t` in the file that holds a NUL character (U+0000), which PostgreSQL text cannot
+    /// store (the server's own "invalid byte sequence ... 0x00" names no table or column), as the error to show.
+    static func nulCharacter(in t: PostgresTable, of sqlite: Connection) throws -> PostgresTransferError? {
+        for column in t.columns {
+            let name = Identifier.quoted(column.name)
+            let rows = try sqlite.rows(
+                "SELECT CAST(\(name) AS BLOB) FROM \(Identifier.quoted(t.name)) WHERE typeof(\(name)) = 'text' "
+                    + "AND instr(CAST(\(name) AS BLOB), x'00') > 0 LIMIT 1")
+            guard case .blob(let bytes)? = rows.first?.first else { continue }
+            let shown = String(decoding: bytes.prefix(60), as: UTF8.self).replacingOccurrences(of: "\0", with: "\\0")
+            return .badValue(
+                column: "\(t.name).\(column.name)", value: shown,
+                expected: "text PostgreSQL can store: it cannot hold the NUL character (U+0000, shown as \\0), and "
+                    + "urna never cuts a value short; remove it in the file, or in the app that stored it")
+        }
+        return nil
     }
 }
