@@ -42,11 +42,16 @@ extension PostgresTransfer {
         }
         guard !firing.isEmpty else { return }
         let names = firing.map { "\(PostgresConnection.pathValue($0.name)) (on \($0.event))" }
-        let plain = firing.map(\.name).joined(separator: ",")
+        let list = firing.map(\.name).joined(separator: ",")
+        // Ready to paste into a shell: quoted when a name holds anything but letters, digits and _.
+        let shellSafe = list.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0 == "_" || $0 == "," || $0.properties.isAlphabetic || ("0"..."9").contains($0))
+        }
+        let plain = shellSafe ? list : "'" + list.replacingOccurrences(of: "'", with: "'\\''") + "'"
         throw PostgresTransferError.occupied(
             "\(pg.displayName) has \(firing.count == 1 ? "an event trigger" : "event triggers") "
                 + "\(names.joined(separator: ", ")) that would run during "
-                + "urna's own CREATE, ALTER and DROP of its tables, inside its transaction and as its role; nothing "
+                + "urna's own CREATE, ALTER and DROP of its tables, inside its transaction, where they could change what it writes; nothing "
                 + "was changed: if \(firing.count == 1 ? "it is" : "they are") safe to run (an audit log, a "
                 + "platform's own), name \(firing.count == 1 ? "it" : "them") in "
                 + "\(allowEventTriggersVariable)=\(plain), or disable \(firing.count == 1 ? "it" : "them") (ALTER "

@@ -87,7 +87,13 @@ struct PostgresThirdTrialTests {
             url: url)
         let conn = try PostgresConnection(url)
         try conn.execute("BEGIN")
-        #expect(throws: PostgresTransferError.self) { try PostgresTransfer.refuseEventTriggers(in: conn, allowing: []) }
+        // A name the shell would split is shown quoted, ready to paste.
+        #expect {
+            try PostgresTransfer.refuseEventTriggers(in: conn, allowing: [])
+        } throws: { error in
+            "\(error)".contains("\"Watch It\" (on ddl_command_end)")
+                && "\(error)".contains("URNA_PG_ALLOW_EVENT_TRIGGERS='Watch It'")
+        }
         try PostgresTransfer.refuseEventTriggers(in: conn, allowing: ["Watch It"])
         try conn.execute("ROLLBACK")
         #expect(PostgresTransfer.allowedEventTriggers(from: " a ,Watch It,, b") == ["a", "Watch It", "b"])
