@@ -106,6 +106,11 @@ enum PostgresStaging {
             throw CLIError(c, DatabaseName.named(message, copy.path))
         }
         guard mode == .write, code == ExitCode.ok else { return code }
+        if name == "migrate", let old, try unchanged(old, at: copy.path) {
+            // Nothing to migrate: the server's rows stay as they are (no refill, no triggers, no new row versions).
+            try copy.rollback()
+            return code
+        }
         let counts: PostgresTransfer.Counts
         do {
             counts = try copy.commit(replacing: adopted, resolve: codeSchema)
@@ -123,6 +128,12 @@ enum PostgresStaging {
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")
         }
         return code
+    }
+
+    /// Whether the working copy at `path` still records `schema` (a migrate that found nothing to do).
+    static func unchanged(_ schema: Schema, at path: String) throws -> Bool {
+        guard let now = try Store.recordedSchema(in: try Connection(path: path, create: false)) else { return false }
+        return SchemaDescriptor.encode(now) == SchemaDescriptor.encode(schema)
     }
 
     /// The error for a database without Urna tables, which a reader cannot use.

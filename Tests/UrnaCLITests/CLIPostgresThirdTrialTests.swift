@@ -1,0 +1,23 @@
+import Foundation
+import PostgresTestSupport
+import Testing
+
+/// The third PostgreSQL trial, through the command line.
+@Suite("urna on PostgreSQL: a third trial", .serialized)
+struct CLIPostgresThirdTrialTests {
+    @Test("migrate with nothing to do leaves the server's rows untouched (no refill, no triggers, no locks held long)")
+    func migrateNothingToDo() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "noop")
+        let created = try CLIRunner.run(["init", "--db", url, "--family", "people"])
+        #expect(created.code == 0, "\(created.stderr)")
+        _ = try pg.psql(
+            "INSERT INTO \"Person\"(\"fullName\") SELECT 'Person ' || i FROM generate_series(1, 20) AS i", url: url)
+        let before = try pg.psql("SELECT xmin, * FROM \"Person\" ORDER BY _id", url: url)
+        let run = try CLIRunner.run(["migrate", "--db", url])
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("nothing to do"), "\(run.stdout)")
+        #expect(!run.stderr.contains("stored in"), "\(run.stderr)")
+        #expect(try pg.psql("SELECT xmin, * FROM \"Person\" ORDER BY _id", url: url) == before)
+    }
+}
