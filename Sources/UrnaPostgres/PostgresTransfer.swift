@@ -59,6 +59,9 @@ public enum PostgresTransfer {
             try? pg.execute("ROLLBACK")
             throw error
         }
+        // A write urna reports as stored survives a server crash: synchronous_commit = off (the role's or
+        // database's) is raised to local flushing for this transaction; stronger settings are kept.
+        if try pg.scalar("SHOW synchronous_commit") == "off" { try pg.execute("SET LOCAL synchronous_commit = local") }
         try pg.execute("SELECT pg_catalog.pg_advisory_xact_lock(\(PostgresWorkingCopy.advisoryLockKey)::bigint)")
     }
 

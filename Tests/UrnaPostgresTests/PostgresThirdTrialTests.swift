@@ -5,9 +5,11 @@ import UrnaStore
 
 @testable import UrnaPostgres
 
-/// The third trial's servers: event triggers that would run during urna's DDL, and a statement timeout set on
-/// the database or role that would cut urna's own work off midway.
-@Suite("PostgreSQL: event triggers and statement timeouts set by the server's owner", .serialized)
+/// The third trial's servers: event triggers that would run during urna's DDL, a statement timeout or
+/// synchronous_commit = off set on the database or role, and text PostgreSQL cannot hold.
+@Suite(
+    "PostgreSQL, a third trial: event triggers, timeouts and synchronous_commit set by the server's owner, NUL in text",
+    .serialized)
 struct PostgresThirdTrialTests {
     /// The every-type file with `logs` extra Log rows, so a copy takes more than a millisecond on the server.
     static func makeFile(_ path: String, logs: Int = 0) throws {
@@ -149,5 +151,21 @@ struct PostgresThirdTrialTests {
                 && text.contains("nothing was copied")
         }
         #expect(try pg.psql("SELECT count(*) FROM \"Log\" WHERE line = 'line 3'", url: url) == "1\n")
+    }
+
+    @Test("synchronous_commit = off on the database does not make urna's \"stored\" a promise a crash can break")
+    func synchronousCommitOff() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "async")
+        let name = PostgresUnusualServerTests.databaseName(url)
+        _ = try pg.psql("ALTER DATABASE \"\(name)\" SET synchronous_commit = off", url: url)
+        let writer = try PostgresWorkingCopy(url: url, writing: true)
+        #expect(try writer.connection.scalar("SHOW synchronous_commit") == "local")
+        try writer.rollback()
+        // A stronger setting (waiting for standbys) is kept as it is.
+        _ = try pg.psql("ALTER DATABASE \"\(name)\" SET synchronous_commit = remote_apply", url: url)
+        let strict = try PostgresWorkingCopy(url: url, writing: true)
+        #expect(try strict.connection.scalar("SHOW synchronous_commit") == "remote_apply")
+        try strict.rollback()
     }
 }
