@@ -20,4 +20,19 @@ struct CLIPostgresThirdTrialTests {
         #expect(!run.stderr.contains("stored in"), "\(run.stderr)")
         #expect(try pg.psql("SELECT xmin, * FROM \"Person\" ORDER BY _id", url: url) == before)
     }
+
+    @Test(
+        "urna sql under a statement_timeout the role or database sets says which setting stopped it and how to lift it")
+    func sqlStatementTimeout() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "sql_timeout")
+        let name = String(url.split(separator: "/").last ?? "")
+        _ = try pg.psql("ALTER DATABASE \"\(name)\" SET statement_timeout = '50ms'", url: url)
+        let run = try CLIRunner.run(["sql", "--db", url, "SELECT pg_sleep(2)"])
+        #expect(run.code == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("statement_timeout (50ms)"), "\(run.stderr)")
+        #expect(run.stderr.contains("PGOPTIONS=-cstatement_timeout=0"), "\(run.stderr)")
+        // urna's own work under the same setting is not cut off.
+        #expect(try CLIRunner.run(["init", "--db", url, "--family", "people"]).code == 0)
+    }
 }
