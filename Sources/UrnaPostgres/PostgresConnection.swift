@@ -147,6 +147,9 @@ public final class PostgresConnection {
         PQfinish(handle)
     }
 
+    /// Whether the connection to the server is still up (false once libpq has seen it lost).
+    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
     /// Runs one or more statements without parameters.
     public func execute(_ sql: String) throws {
         let r = PQexec(handle, sql)

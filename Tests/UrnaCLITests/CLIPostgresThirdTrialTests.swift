@@ -1,6 +1,9 @@
 import Foundation
 import PostgresTestSupport
 import Testing
+import UrnaPostgres
+
+@testable import UrnaCommandLine
 
 /// The third PostgreSQL trial, through the command line.
 @Suite("urna on PostgreSQL: a third trial", .serialized)
@@ -34,5 +37,18 @@ struct CLIPostgresThirdTrialTests {
         #expect(run.stderr.contains("PGOPTIONS=-cstatement_timeout=0"), "\(run.stderr)")
         // urna's own work under the same setting is not cut off.
         #expect(try CLIRunner.run(["init", "--db", url, "--family", "people"]).code == 0)
+    }
+
+    @Test("A write whose COMMIT lost the connection is not reported as 'not changed' (the server may have committed)")
+    func commitOutcomeUnknown() {
+        let lost = PostgresWorkingCopy.CommitOutcomeUnknown(database: "postgresql://u@h/db", message: "server closed")
+        let unknown = PostgresStaging.commitFailure(lost, command: "import", display: "postgresql://u@h/db", path: "/x")
+        #expect(unknown.code == ExitCode.failure)
+        #expect(unknown.message.contains("may or may not have been stored"), "\(unknown.message)")
+        #expect(!unknown.message.contains("was not changed"), "\(unknown.message)")
+        let refused = PostgresError("duplicate key", sqlState: "23505", database: "postgresql://u@h/db")
+        let other = PostgresStaging.commitFailure(
+            refused, command: "import", display: "postgresql://u@h/db", path: "/x")
+        #expect(other.message.hasPrefix("postgresql://u@h/db was not changed"), "\(other.message)")
     }
 }

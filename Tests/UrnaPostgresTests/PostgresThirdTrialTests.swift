@@ -168,4 +168,27 @@ struct PostgresThirdTrialTests {
         #expect(try strict.connection.scalar("SHOW synchronous_commit") == "remote_apply")
         try strict.rollback()
     }
+
+    @Test("A connection lost while COMMIT is on its way is said to leave the outcome unknown, never 'not changed'")
+    func connectionLostAtCommit() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "lost")
+        let dir = try PostgresTransferTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("kinds.sqlite").path
+        try Self.makeFile(file)
+        let copy = try PostgresWorkingCopy(url: url, writing: true)
+        try PostgresTransfer.push(from: try Connection(path: file), to: copy.connection, replacing: nil)
+        // The server goes away between the last row and the COMMIT's answer (here: just before COMMIT is sent;
+        // urna cannot tell the two apart).
+        let pid = try #require(try copy.connection.scalar("SELECT pg_backend_pid()"))
+        let other = try PostgresConnection(url)
+        #expect(try other.scalar("SELECT pg_terminate_backend(\(pid), 5000)") == "t")
+        #expect {
+            try copy.sendCommit()
+        } throws: { error in
+            error is PostgresWorkingCopy.CommitOutcomeUnknown
+                && "\(error)".contains("may or may not have been stored") && !"\(error)".contains("not changed")
+        }
+    }
 }
