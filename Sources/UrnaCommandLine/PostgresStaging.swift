@@ -106,23 +106,44 @@ enum PostgresStaging {
             throw CLIError(c, DatabaseName.named(message, copy.path))
         }
         guard mode == .write, code == ExitCode.ok else { return code }
+        if name == "migrate", let old, try unchanged(old, at: copy.path) {
+            // Nothing to migrate: the server's rows stay as they are (no refill, no triggers, no new row versions).
+            try copy.rollback()
+            return code
+        }
         let counts: PostgresTransfer.Counts
         do {
             counts = try copy.commit(replacing: adopted, resolve: codeSchema)
         } catch {
-            // The command's own summary is already printed: say plainly that none of it reached the server.
-            let (c, message) = CLI.classify(error, database: display)
-            throw CLIError(
-                c == ExitCode.ok ? ExitCode.failure : c,
-                "\(display) was not changed: `\(name)` ran on a private working copy, and storing that copy in "
-                    + "\(display) failed in its one transaction, which was rolled back (\(DatabaseName.named(message, copy.path))). "
-                    + "Any summary printed above describes the working copy only.")
+            throw commitFailure(error, command: name, display: display, path: copy.path)
         }
         if !parsed.has("quiet") && !parsed.has("json") {
             let rows = counts.reduce(0) { $0 + $1.rows }
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")
         }
         return code
+    }
+
+    /// What to say when storing the working copy failed. The command's own summary is already printed: say
+    /// plainly that none of it reached the server, or, when the connection went while COMMIT was on its way,
+    /// that the outcome is unknown.
+    static func commitFailure(_ error: any Error, command name: String, display: String, path: String) -> CLIError {
+        if let lost = error as? PostgresWorkingCopy.CommitOutcomeUnknown {
+            return CLIError(
+                ExitCode.failure, "`\(name)` ran on a private working copy, and while storing it: \(lost)")
+        }
+        let (c, message) = CLI.classify(error, database: display)
+        return CLIError(
+            c == ExitCode.ok ? ExitCode.failure : c,
+            "\(display) was not changed: `\(name)` ran on a private working copy, and storing that copy in "
+                + "\(display) failed in its one transaction, which was rolled back (\(DatabaseName.named(message, path))). "
+                + "Any summary printed above describes the working copy only.")
+    }
+
+    /// Whether the working copy at `path` still records `schema` (a migrate that found nothing to do).
+    static func unchanged(_ schema: Schema, at path: String) throws -> Bool {
+        guard let now = try Store.recordedSchema(in: try Connection(path: path, create: false)) else { return false }
+        return SchemaDescriptor.encode(now) == SchemaDescriptor.encode(schema)
     }
 
     /// The error for a database without Urna tables, which a reader cannot use.

@@ -20,10 +20,12 @@ extension SQLCommand {
         // A reader's snapshot comes after any urna write in progress has committed (never a half-refilled table).
         if write { try pg.execute("BEGIN") } else { try PostgresTransfer.beginSnapshot(pg) }
         let result: PostgresRows
+        var userTimeout = ""
         do {
             // The statement is the user's own SQL: names resolve through their search path and row-level
             // security policies apply, as in psql.
             try pg.restoreUserSettings()
+            userTimeout = try pg.scalar("SHOW statement_timeout") ?? ""
             result = try pg.query(sql, values)
         } catch let e as PostgresError where e.sqlState == "25006" {
             try? pg.execute("ROLLBACK")
@@ -39,6 +41,14 @@ extension SQLCommand {
                 "this statement would change the database, and \(CommandContext.current.toolName) sql is read-only: "
                     + "add --write to run it "
                     + "(in one transaction)")
+        } catch let e as PostgresError where e.sqlState == "57014" && e.message.contains("statement timeout") {
+            try? pg.execute("ROLLBACK")
+            // The user's statement ran under the role's or database's own limit (as in psql): say which.
+            throw CLIError(
+                ExitCode.failure,
+                "\(pg.displayName): the statement ran longer than the statement_timeout (\(userTimeout)) the role, "
+                    + "database or PGOPTIONS set, and the server cancelled it; nothing was changed: run it with "
+                    + "PGOPTIONS=-cstatement_timeout=0 (or a longer limit) to let it finish")
         } catch let e as PostgresError where e.isBadStatement {
             try? pg.execute("ROLLBACK")
             // As on SQLite: bad usage (64), with the place under the statement as sent (:name shown as $n).

@@ -60,7 +60,10 @@ public final class PostgresConnection {
         PostgresInterrupt.register(self)
         // Exact values on the way out (floats in shortest exact form), a fixed text form for dates, in UTC.
         try execute(
-            "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'; "
+            // First: a statement_timeout the role or database sets would cut urna's own copies and DDL off
+            // midway (urna sql gives the user's SQL the user's settings back: restoreUserSettings).
+            "SET statement_timeout = 0; "
+                + "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'; "
                 // Literals urna writes double their quotes only: backslashes must never escape.
                 + "SET standard_conforming_strings = on; "
                 // bytea is read back in hex form whatever a role or database set; intervals in the default form.
@@ -71,6 +74,9 @@ public final class PostgresConnection {
                 // A row-level security policy would hide rows from the copy, and the refill would delete them:
                 // an error instead of a silent filter.
                 + "SET row_security = off")
+        // PostgreSQL 17's transaction_timeout would end a long import or migration the same way (not tested here:
+        // the test servers are 15).
+        if PQserverVersion(h) >= 170_000 { try execute("SET transaction_timeout = 0") }
         guard let current = try scalar("SELECT pg_catalog.current_schema()") else {
             let path = (try? scalar("SHOW search_path")) ?? ""
             throw PostgresError(
@@ -129,15 +135,20 @@ public final class PostgresConnection {
     /// begins with `pg_catalog`, where nothing may be created).
     public func qualified(_ name: String) -> String { Self.quoted(schema) + "." + Self.quoted(name) }
 
-    /// The search path and row-level security as the session began (the role's, the database's or the URL's),
+    /// The search path, row-level security and statement timeout as the session began (the role's, the database's or the URL's),
     /// for running a user's own SQL (`urna sql`) as psql would: names resolve through their path, and a table
     /// with a policy shows the rows the policy lets them see instead of refusing the query.
-    public func restoreUserSettings() throws { try execute("RESET search_path; RESET row_security") }
+    public func restoreUserSettings() throws {
+        try execute("RESET search_path; RESET row_security; RESET statement_timeout")
+    }
 
     deinit {
         PostgresInterrupt.unregister(self)
         PQfinish(handle)
     }
+
+    /// Whether the connection to the server is still up (false once libpq has seen it lost).
+    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
 
     /// Runs one or more statements without parameters.
     public func execute(_ sql: String) throws {

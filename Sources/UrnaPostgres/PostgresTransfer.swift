@@ -52,6 +52,16 @@ public enum PostgresTransfer {
                     + "or database, or the server is a standby); nothing was changed: connect to the primary, or "
                     + "as a role that may write (ALTER ROLE ... SET default_transaction_read_only = off)")
         }
+        do {
+            // Before any work: an event trigger would run inside this transaction during the write-back's DDL.
+            try refuseEventTriggers(in: pg)
+        } catch {
+            try? pg.execute("ROLLBACK")
+            throw error
+        }
+        // A write urna reports as stored survives a server crash: synchronous_commit = off (the role's or
+        // database's) is raised to local flushing for this transaction; stronger settings are kept.
+        if try pg.scalar("SHOW synchronous_commit") == "off" { try pg.execute("SET LOCAL synchronous_commit = local") }
         try pg.execute("SELECT pg_catalog.pg_advisory_xact_lock(\(PostgresWorkingCopy.advisoryLockKey)::bigint)")
     }
 
@@ -101,6 +111,7 @@ public enum PostgresTransfer {
             !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
         try refuseTriggers(on: oldNames.sorted() + metadataTables, in: pg)
+        try refuseEventTriggers(in: pg)
         for t in tables where !oldNames.contains(t.name) {
             if try relationExists(t.name, in: pg) {
                 throw PostgresTransferError.occupied(
@@ -129,10 +140,15 @@ public enum PostgresTransfer {
         var counts: Counts = []
         for t in tables {
             // Every table was created or emptied by TRUNCATE above, in this transaction: its rows can go in frozen.
-            let n =
-                try binaryCopy
-                ? copyRowsPreferringBinary(of: t, from: sqlite, to: pg)
-                : copyRows(of: t, from: sqlite, to: pg, freeze: true)
+            let n: Int
+            do {
+                n =
+                    try binaryCopy
+                    ? copyRowsPreferringBinary(of: t, from: sqlite, to: pg)
+                    : copyRows(of: t, from: sqlite, to: pg, freeze: true)
+            } catch let e as PostgresError where e.sqlState == "22021" && e.message.contains("0x00") {
+                throw try nulCharacter(in: t, of: sqlite) ?? e
+            }
             counts.append((t.name, n))
             progress?(t.name, n)
         }

@@ -147,9 +147,35 @@ public final class PostgresWorkingCopy {
             from: sqlite, to: connection, replacing: recorded ?? plainTables,
             recreate: plainTables != nil && recorded == nil,
             resolve: resolve)
-        try PostgresInterrupt.committing { try connection.execute("COMMIT") }
-        finished = true
+        try sendCommit()
         return counts
+    }
+
+    /// Sends COMMIT. A connection lost on the way (the server stopped or killed, the network cut) leaves the
+    /// outcome unknown: the server may have committed before it went, so that is said instead of "not changed".
+    func sendCommit() throws {
+        do {
+            try PostgresInterrupt.committing { try connection.execute("COMMIT") }
+        } catch let e as PostgresError where !connection.isConnected {
+            finished = true
+            throw CommitOutcomeUnknown(database: connection.displayName, message: e.message)
+        }
+        finished = true
+    }
+
+    /// The connection was lost while COMMIT was on its way: the whole change is stored or none of it is.
+    public struct CommitOutcomeUnknown: Error, CustomStringConvertible, Sendable {
+        public let database: String
+        public let message: String
+        public init(database: String, message: String) {
+            self.database = database
+            self.message = message
+        }
+        public var description: String {
+            "the connection to \(database) was lost while COMMIT was on its way (\(message)): the change may or may "
+                + "not have been stored (as a whole, never in part); look with `urna status --db URL` before running "
+                + "it again"
+        }
     }
 
     /// Ends the transaction without writing anything.
