@@ -236,7 +236,23 @@ enum ArgumentParser {
             }
             throw UsageError("unexpected argument '\(out.positionals[max])'")
         }
+        for option in spec.options where option.valueName.map(namesAFile) == true {
+            out.values[option.name] = out.values[option.name]?.map(plainFileName)
+        }
         return out
+    }
+
+    /// Whether a value name (`PATH`, `FILE|URL`, `BACKUP`) says the value is a file's path.
+    static func namesAFile(_ valueName: String) -> Bool {
+        ["PATH", "FILE", "BACKUP"].contains { valueName.contains($0) }
+    }
+
+    /// A path as a name SQLite cannot read as anything else. The system's SQLite is built with URI file names
+    /// on: it took `--db file:votes.sqlite` for the URI of `votes.sqlite` (another file, which none of urna's
+    /// checks had looked at: `sql --write` changed it) and `file:x.sqlite?mode=memory` for a database in memory.
+    /// Only a name that starts with `file:` is read so; `./` in front makes it the file of that name.
+    static func plainFileName(_ path: String) -> String {
+        path.hasPrefix("file:") ? "./" + path : path
     }
 
     /// A value option followed by one of the command's own options (`--backup --dry-run`) lost its value:

@@ -80,7 +80,7 @@ enum CLI {
 
             Default database: \(context.defaultDatabase) in the current folder (--db PATH to choose another).
             Exit codes: 0 ok, 1 failure, 64 bad usage, 65 bad data, 66 missing input.
-            Interrupted (SIGINT, SIGTERM): 130, 143, and nothing was changed.
+            Interrupted (SIGINT, SIGTERM, SIGHUP): 130, 143, 129, and nothing was changed.
 
             """
         s += "\nEXAMPLES:\n" + overviewExamples().map { "  \($0)\n" }.joined()
@@ -276,7 +276,7 @@ enum CLI {
         // A password typed into --db (even in a form urna did not take for a URL) is never echoed.
         // Names and values from files are in these messages: no escape sequence from a file reaches the terminal.
         let text = TerminalSafe.text(TypedText.shown(PostgresURL.maskCredentials(s)))
-        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        StandardError.write(text.hasSuffix("\n") ? text : text + "\n")
     }
 }
 

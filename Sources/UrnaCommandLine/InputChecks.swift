@@ -81,6 +81,19 @@ enum InputChecks {
                     + "to), so it cannot open \(base); remove the link if you did not put it there "
                     + "(rm \(base)\(suffix)) (nothing was changed)")
         }
+        // A FIFO there (a tar archive or a shared folder can carry one) made SQLite's look for a hot journal wait
+        // for a writer that never came: `urna status` hung for good. A folder or a device there is no file of
+        // SQLite's either (it said only "disk I/O error").
+        for suffix in suffixes {
+            var st = stat()
+            guard lstat(base + suffix, &st) == 0, st.st_mode & S_IFMT != S_IFREG else { continue }
+            throw CLIError(
+                ExitCode.failure,
+                "\(base)\(suffix) is \(describe(st.st_mode & S_IFMT)), not a file: SQLite keeps \(base)'s "
+                    + "\(suffix.dropFirst()) file under that name and cannot open \(base) beside it (reading would "
+                    + "wait on it for good, or fail); move it away if you did not put it there "
+                    + "(mv \(base)\(suffix) \(base)\(suffix).other) (nothing was changed)")
+        }
     }
 
     /// Refuses a new (missing or empty) database whose -wal or -journal name is already taken by a file with

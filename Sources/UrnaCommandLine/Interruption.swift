@@ -8,11 +8,11 @@ import UrnaStore
     import Musl
 #endif
 
-/// SIGINT and SIGTERM stop the command at once and leave nothing behind: the signals are blocked in every
+/// SIGINT, SIGTERM and SIGHUP stop the command at once and leave nothing behind: the signals are blocked in every
 /// thread and taken by one watcher thread (`sigwait`, so nothing runs in a signal handler), which
 /// interrupts every SQLite connection; the running statement fails, the command's error path rolls its
 /// transaction back and removes the files it created, and the process ends with "interrupted: nothing was
-/// changed" and 130 (SIGINT) or 143 (SIGTERM). Should that path not end within `grace` (a write blocked
+/// changed" and 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP). Should that path not end within `grace` (a write blocked
 /// on a FIFO nobody reads), the watcher removes the registered files itself and ends the process.
 enum Interruption {
     private static let lock = NSLock()
@@ -57,7 +57,7 @@ enum Interruption {
         return received
     }
 
-    /// Blocks SIGINT and SIGTERM (before any other thread starts, so every thread inherits it) and starts
+    /// Blocks SIGINT, SIGTERM and SIGHUP (before any other thread starts, so every thread inherits it) and starts
     /// the watcher.
     static func install() {
         var set = stopSignals()
@@ -80,7 +80,7 @@ enum Interruption {
                 usleep(10_000)
             }
             CreatedFiles.removeAll()
-            FileHandle.standardError.write(Data((outcome + "\n").utf8))
+            StandardError.write(outcome + "\n")
             _exit(128 + caught)
         }
         watcher.stackSize = 1 << 18
@@ -92,6 +92,10 @@ enum Interruption {
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
+        // A terminal that closes (an SSH session dropped during a long import) sends SIGHUP, whose default ended
+        // the process on the spot: no message, and the import's private new file and its journal left beside
+        // the database.
+        sigaddset(&set, SIGHUP)
         return set
     }
 
@@ -105,10 +109,10 @@ enum Interruption {
             let done =
                 PostgresInterrupt.commitState == .committed
                 ? outcome : "interrupted after the command had finished: what it did is kept"
-            FileHandle.standardError.write(Data((done + "\n").utf8))
+            StandardError.write(done + "\n")
             return nil
         }
-        FileHandle.standardError.write(Data((outcome + "\n").utf8))
+        StandardError.write(outcome + "\n")
         return 128 + s
     }
 }

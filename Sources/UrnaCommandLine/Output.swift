@@ -106,12 +106,12 @@ final class TerminalProgress {
         let now = Date()
         guard force || now.timeIntervalSince(lastDraw) > 0.1 else { return }
         lastDraw = now
-        FileHandle.standardError.write(Data(line(text()).utf8))
+        StandardError.write(line(text()))
     }
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data(line("").utf8) + Data("\r".utf8))
+        StandardError.write(line("") + "\r")
     }
 
     private func line(_ text: String) -> String {

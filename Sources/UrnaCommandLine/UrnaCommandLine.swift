@@ -31,10 +31,9 @@ public enum UrnaCommandLine {
         guard fflush(nil) != 0 else { return code }
         let why = String(cString: strerror(errno))
         guard code == ExitCode.ok else { return code }
-        FileHandle.standardError.write(
-            Data(
-                "Error: cannot write standard output (\(why)); the output is incomplete (what the command changed, if anything, is kept)\n"
-                    .utf8))
+        StandardError.write(
+            "Error: cannot write standard output (\(why)); the output is incomplete (what the command changed, if anything, is kept)\n"
+        )
         return ExitCode.failure
     }
 
@@ -55,11 +54,10 @@ public enum UrnaCommandLine {
         }
         let problems = problems(of: families)
         if !problems.isEmpty, !["--help", "-h", "help", "--version"].contains(arguments.first ?? "--help") {
-            FileHandle.standardError.write(
-                Data(
-                    ("Error: \(toolName)'s schema families are declared inconsistently (a bug in the program, not in "
-                        + "any file; nothing was read or changed):\n"
-                        + problems.map { "  - \($0)\n" }.joined()).utf8))
+            StandardError.write(
+                "Error: \(toolName)'s schema families are declared inconsistently (a bug in the program, not in "
+                    + "any file; nothing was read or changed):\n"
+                    + problems.map { "  - \($0)\n" }.joined())
             return ExitCode.failure
         }
         return CLI.main(arguments)

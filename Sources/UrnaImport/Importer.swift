@@ -58,7 +58,8 @@ public final class Importer {
             try ImportIntegrity.createDatabaseFile(target, private: options.keepPersonalData)
         }
         let rejects = RejectsFile(
-            path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit)
+            path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit,
+            streamsAllowed: options.rejectsPath != nil)
         do {
             var summary = try withStore(path: target) { store in
                 try tuneForBulkWrite(store.connection, newFile: !existed)
@@ -88,7 +89,8 @@ public final class Importer {
         let started = clock.now
         let inputs = try open(files)
         let rejects = RejectsFile(
-            path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit)
+            path: options.effectiveRejectsPath, rowLimit: options.rejectsRowLimit, byteLimit: options.rejectsByteLimit,
+            streamsAllowed: options.rejectsPath != nil)
         do {
             var summary = try importAll(inputs, into: store, rejects: rejects, clock: clock, started: started)
             try Self.finish(rejects, into: &summary)

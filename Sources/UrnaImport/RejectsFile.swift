@@ -17,7 +17,8 @@ import UrnaStore
 /// and given its name when it is closed, only when a row was rejected:
 /// - a name that is taken (a file, a symlink, anything) is never replaced or followed: the rows go to the
 ///   first free numbered name instead (`x.rejects.csv` taken: `x.rejects.1.csv`, `x.rejects.2.csv`, ...);
-/// - a FIFO, a device (`/dev/null`, `/dev/stderr`) or `-` (standard output) is written through as it is.
+/// - a FIFO, a device (`/dev/null`, `/dev/stderr`) or `-` (standard output) is written through as it is, when
+///   the name was asked for (`streamsAllowed`); at the default name one is a taken name like any other.
 ///
 /// A flood of bad rows stops at `rowLimit` rows or `byteLimit` bytes with an error (the import rolls back).
 final class RejectsFile {
@@ -25,6 +26,10 @@ final class RejectsFile {
     private(set) var path: String
     private let rowLimit: Int?
     private let byteLimit: Int64?
+    /// Whether a FIFO or device at `path` is written through: only at a name someone asked for. At the default
+    /// name (`<db>.rejects.csv`), a FIFO planted by someone else got every rejected row (personal data among
+    /// them: 5 MB from one goods file), and one that was never drained hung the import for good.
+    private let streamsAllowed: Bool
     private var descriptor: Int32 = -1
     /// The temporary file the rows go to, nil when writing through a FIFO, a device or standard output.
     private var temporaryPath: String?
@@ -37,8 +42,9 @@ final class RejectsFile {
     /// Whether anything was written (the file exists only then).
     private(set) var wasCreated = false
 
-    init(path: String, rowLimit: Int? = nil, byteLimit: Int64? = nil) {
+    init(path: String, rowLimit: Int? = nil, byteLimit: Int64? = nil, streamsAllowed: Bool = true) {
         self.path = path
+        self.streamsAllowed = streamsAllowed
         self.rowLimit = rowLimit
         self.byteLimit = byteLimit
     }
@@ -157,7 +163,7 @@ final class RejectsFile {
     }
 
     private func open() throws {
-        if let target = try OutputFileName.streamTarget(path) {
+        if streamsAllowed, let target = try OutputFileName.streamTarget(path) {
             descriptor = try OutputFileName.openStream(
                 target, naming: path, what: "the rejects file", option: "--rejects")
         } else {
