@@ -15,4 +15,10 @@ static inline int urna_sqlite3_db_config_defensive(sqlite3 *db, int on) {
 static inline int urna_sqlite3_db_config_dqs_dml(sqlite3 *db, int on) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, on, (int *)0);
 }
+/// sqlite3_db_config is variadic: switch the two-argument `fts3_tokenizer(name, pointer)` on or off. Debian's
+/// SQLite enables it; with it, `SELECT fts3_tokenizer('simple')` prints a memory address, and the two-argument
+/// form installs a tokenizer from a pointer given as a blob.
+static inline int urna_sqlite3_db_config_fts3_tokenizer(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, on, (int *)0);
+}
 #endif

@@ -142,6 +142,8 @@ public final class Connection {
         // there (a reader whose schema is older than the file) would read as its own name, as text. Off, it
         // is the error it should be.
         _ = urna_sqlite3_db_config_dqs_dml(db, 0)
+        // No SQL, from a user or a file, reads a tokenizer's address or installs one from a pointer.
+        _ = urna_sqlite3_db_config_fts3_tokenizer(db, 0)
         OpenConnections.shared.insert(db)
     }
 
