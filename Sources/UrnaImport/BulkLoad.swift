@@ -10,7 +10,7 @@ import UrnaStore
 ///
 /// Tables that already hold rows keep their indexes: the upserts need them to find existing rows.
 struct BulkLoad {
-    private var dropped: [String] = []
+    private var dropped: [(table: String, sql: String)] = []
 
     /// Drops Urna's secondary indexes of those of `tables` that are empty (inside the open transaction).
     mutating func prepare(_ connection: Connection, tables: [String], schema: Schema) throws {
@@ -20,7 +20,7 @@ struct BulkLoad {
             guard isEmpty, let statements = ours[table] else { continue }
             for (name, sql) in statements {
                 try connection.execute("DROP INDEX IF EXISTS \(Identifier.quoted(name))")
-                dropped.append(sql)
+                dropped.append((table, sql))
             }
         }
         if !dropped.isEmpty { connection.clearStatementCache() }
@@ -44,14 +44,18 @@ struct BulkLoad {
         return try body()
     }
 
-    /// Builds every index `prepare` dropped, from the schema's layout.
-    mutating func restore(_ connection: Connection) throws {
+    /// Builds the indexes `prepare` dropped, from the schema's layout, in the order they were dropped; those of
+    /// the tables in `later` stay dropped for a second call (which builds the rest). The order of the
+    /// `CREATE INDEX` statements, hence of `sqlite_master`, is the same either way as long as `later` holds
+    /// the last tables `prepare` was given.
+    mutating func restore(_ connection: Connection, except later: Set<String> = []) throws {
         guard !dropped.isEmpty else { return }
+        let now = dropped.filter { !later.contains($0.table) }
         try Self.withSortSettings(connection) {
-            for sql in dropped { try connection.execute(sql) }
+            for index in now { try connection.execute(index.sql) }
         }
         connection.clearStatementCache()
-        dropped = []
+        dropped = dropped.filter { later.contains($0.table) }
     }
 
     /// Urna's `CREATE INDEX` statements for `schema`, by table: (index name, SQL).

@@ -332,10 +332,16 @@ struct ImportRun {
             if summary.files.indices.contains(h.fileReport) { summary.files[h.fileReport].rejected += 1 }
         }
         try attachPendingGoods()
-        _ = try writer.goodsListBulk.write(writer.connection)
         report(.catalogues)
         try writer.flush(catalogue)
         try reportStoredTies()
+    }
+
+    /// Writes the run's `Candidate.goods` lists when they are written at the end (`GoodsListBulk`): after the
+    /// `Good` table's indexes are built (its `candidacy` index gives the goods in candidacy order, so only each
+    /// candidacy's own goods are sorted) and before the list table's own index is.
+    mutating func writeGoodsLists() throws {
+        _ = try writer.goodsListBulk.write(writer.connection)
     }
 
     /// Links vices in every election the run touched; then the counts go into the summary.

@@ -233,6 +233,10 @@ public final class Importer {
             defer { pipeline.cancel() }
             try run.consume(pipeline, inputs: inputs)
             try run.finishRows()
+            // The goods lists go in between the index builds: reading the goods through `Good`'s new `candidacy`
+            // index leaves only each candidacy's goods to sort, and the list table's index is built after its rows.
+            try bulk.restore(connection, except: [GoodsListBulk.listTable])
+            try run.writeGoodsLists()
             try bulk.restore(connection)
             try run.finishLinks()
             try run.summary.checkRowsAddUp(path: connection.path)
