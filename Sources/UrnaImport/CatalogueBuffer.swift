@@ -10,6 +10,9 @@ struct CatalogueBuffer {
     struct CoalitionEntry {
         var values: CoalitionValues
         var memberIDs: [String] = []
+        /// Every composition this run's rows gave the coalition, the one kept and those it beat (a tie or an older
+        /// generation): the parties each names stay listed, as they do when the rows come in separate runs.
+        var compositions: Set<String> = []
     }
 
     /// A value two rows of one generation give one object differently: the merge kept one by its fixed rule, and
@@ -85,12 +88,15 @@ struct CatalogueBuffer {
         if var entry = coalitions[c.id] {
             let values = merged(entry.values, c, "Coalition", c.id, CoalitionValues.init(row:))
             let newMember = member.map { !entry.memberIDs.contains($0) } ?? false
-            guard values != entry.values || newMember else { return }
+            let newComposition = c.composition.map { !entry.compositions.contains($0) } ?? false
+            guard values != entry.values || newMember || newComposition else { return }
             entry.values = values
             if newMember, let member { entry.memberIDs.append(member) }
+            if newComposition, let text = c.composition { entry.compositions.insert(text) }
             coalitions[c.id] = entry
         } else {
-            coalitions[c.id] = CoalitionEntry(values: c, memberIDs: member.map { [$0] } ?? [])
+            coalitions[c.id] = CoalitionEntry(
+                values: c, memberIDs: member.map { [$0] } ?? [], compositions: c.composition.map { [$0] } ?? [])
             firstLocations["Coalition\u{1}" + c.id] = location
         }
     }
@@ -139,7 +145,24 @@ struct CatalogueBuffer {
     /// listed before them, else before the nearest listed after them, else last.
     func partyIDs(of entry: CoalitionEntry, byAcronym: [String: String]) -> [String] {
         let named = Self.partyIDs(composition: entry.values.composition, byAcronym: byAcronym)
-        return Self.placing(entry.memberIDs.sorted().filter { parties[$0] != nil }, into: named)
+        return Self.canonicalList(members: memberIDs(of: entry, byAcronym: byAcronym), named: named)
+    }
+
+    /// Every party this run places in the coalition: those its legend rows list and those any of the compositions
+    /// its rows gave names (not only the composition kept).
+    func memberIDs(of entry: CoalitionEntry, byAcronym: [String: String]) -> Set<String> {
+        var out = Set(entry.memberIDs.filter { parties[$0] != nil })
+        for text in entry.compositions { out.formUnion(Self.partyIDs(composition: text, byAcronym: byAcronym)) }
+        return out
+    }
+
+    /// A coalition's list as a function of its members and the parties its kept composition names, whatever the
+    /// order they were found in (ninth real-files trial: the list depended on which run saw which composition):
+    /// the named parties in published order, the other members placed beside their neighbours in id order
+    /// (`placing`). Members only grow (a party once placed in the coalition is never dropped), so merging runs in
+    /// any order and split gives one list.
+    static func canonicalList(members: Set<String>, named: [String]) -> [String] {
+        placing(members.union(named).sorted(), into: named)
     }
 
     /// The ids of the parties `composition` names, in its order, that `byAcronym` knows.

@@ -46,6 +46,8 @@ struct DateOrderSniffer {
     private(set) var firstMonthFirst: Example?
     private(set) var firstUnpaddedAmbiguous: Example?
     private var dateColumns: (index: ColumnIndex, columns: [(position: Int, name: String)])?
+    /// Per date column, the first date that showed day first and the first that showed month first.
+    private var columnEvidence: [String: (day: Example?, month: Example?)] = [:]
 
     /// The date columns of every layout (canonical names): only these are looked at, so a hostile header naming a
     /// million `DT_` columns costs nothing.
@@ -65,8 +67,12 @@ struct DateOrderSniffer {
                 return Example(location: location, column: name, text: TSEField.text(raw) ?? raw)
             }
             switch evidence {
-            case .dayFirst: if firstDayFirst == nil { firstDayFirst = example() }
-            case .monthFirst: if firstMonthFirst == nil { firstMonthFirst = example() }
+            case .dayFirst:
+                if firstDayFirst == nil { firstDayFirst = example() }
+                if columnEvidence[name]?.day == nil { columnEvidence[name, default: (nil, nil)].day = example() }
+            case .monthFirst:
+                if firstMonthFirst == nil { firstMonthFirst = example() }
+                if columnEvidence[name]?.month == nil { columnEvidence[name, default: (nil, nil)].month = example() }
             case .ambiguous(let padded):
                 if !padded, firstUnpaddedAmbiguous == nil { firstUnpaddedAmbiguous = example() }
             }
@@ -91,9 +97,42 @@ struct DateOrderSniffer {
         }
     }
 
+    /// When the file shows both orders, the order of each date column whose own dates showed one: a column a
+    /// spreadsheet re-saved month first beside TSE's day-first columns is read in its own order (ninth real-files
+    /// trial: the whole file was undecided, and every date of the other columns that reads either way was
+    /// emptied). A column showing both is undecided; columns showing none follow `order` (undecided). Empty when
+    /// the file shows one order or none.
+    var columnOrders: [String: TSEDate.Order] {
+        guard firstDayFirst != nil, firstMonthFirst != nil else { return [:] }
+        return columnEvidence.mapValues { e in
+            switch (e.day != nil, e.month != nil) {
+            case (true, false): .dayFirst
+            case (false, true): .monthFirst
+            default: .undecided
+            }
+        }
+    }
+
     /// What the summary says of the file's dates, when they are not simply TSE's.
     var warning: String? {
         guard let file else { return nil }
+        let byColumn = columnOrders
+        let dayColumns = byColumn.filter { $0.value == .dayFirst }.keys.sorted()
+        let monthColumns = byColumn.filter { $0.value == .monthFirst }.keys.sorted()
+        if !dayColumns.isEmpty, !monthColumns.isEmpty {
+            let day = dayColumns.compactMap { columnEvidence[$0]?.day?.description }.joined(separator: ", ")
+            let month = monthColumns.compactMap { columnEvidence[$0]?.month?.description }.joined(separator: ", ")
+            let rest = Self.dateColumnNames.subtracting(dayColumns + monthColumns)
+                .filter { name in dateColumns?.columns.contains { $0.name == name } ?? false }.sorted()
+            let others =
+                rest.isEmpty
+                ? ""
+                : "; in \(rest.joined(separator: ", ")), which show no order of their own (or both), a date that "
+                    + "reads either way was left empty, with a warning for each"
+            return "\(file): dates are written day first in \(dayColumns.joined(separator: ", ")) (\(day)) and month "
+                + "first in \(monthColumns.joined(separator: ", ")) (\(month)), as when a spreadsheet re-saved some "
+                + "columns: each was read in the order its own dates show\(others)"
+        }
         switch order {
         case .dayFirst:
             return nil

@@ -49,11 +49,25 @@ public final class ElectionMapper {
     public var dateOrder: TSEDate.Order = .dayFirst {
         didSet {
             guard dateOrder != oldValue else { return }
-            lastElection.forget()
-            lastAssetElection.forget()
-            lastGeneration = nil
-            lastUpdate = nil
+            forgetDates()
         }
+    }
+    /// The order of each date column whose own values showed one, when the file's columns differ (a column a
+    /// spreadsheet re-saved month first beside TSE's day-first ones); the others follow `dateOrder`.
+    public var columnDateOrders: [String: TSEDate.Order] = [:] {
+        didSet {
+            guard columnDateOrders != oldValue else { return }
+            forgetDates()
+        }
+    }
+    /// Whether some date of the file showed its order (false: `dateOrder` is TSE's for want of any sign).
+    public var dateOrderShown = true
+
+    private func forgetDates() {
+        lastElection.forget()
+        lastAssetElection.forget()
+        lastGeneration = nil
+        lastUpdate = nil
     }
 
     /// A mapper; `keepPersonalData` keeps CPF, e-mail and voter ID (they are dropped otherwise).
@@ -69,6 +83,8 @@ public final class ElectionMapper {
             var reader = FieldReader(
                 record: record, columns: columns, interner: interner, row: row, warnings: warnings)
             reader.dateOrder = dateOrder
+            reader.columnDateOrders = columnDateOrders
+            reader.dateOrderShown = dateOrderShown
             do {
                 switch record.kind {
                 case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
@@ -147,7 +163,7 @@ public final class ElectionMapper {
         let time = r.raw(.HH_GERACAO)
         if let last = lastGeneration, last.date == date, last.time == time { return last.iso }
         let iso: String?
-        switch TSEDate.parse(date: date, time: time, order: dateOrder) {
+        switch TSEDate.parse(date: date, time: time, order: r.dateOrder("DT_GERACAO")) {
         case .date(let d): iso = d
         case .null: iso = nil
         case .invalid:
@@ -372,7 +388,9 @@ public final class ElectionMapper {
         if let last = lastUpdate, last.date == date, last.time == time, last.referenceYear == referenceYear {
             return last.parsed
         }
-        let parsed = TSEDate.parse(date: date, time: time, referenceYear: referenceYear, order: dateOrder)
+        let parsed = TSEDate.parse(
+            date: date, time: time, referenceYear: referenceYear,
+            order: columnDateOrders["DT_ULTIMA_ATUALIZACAO"] ?? dateOrder)
         lastUpdate = (date, time, referenceYear, parsed)
         return parsed
     }

@@ -43,10 +43,15 @@ extension ElectionStoreWriter {
         }
         for id in catalogue.coalitions.keys.sorted() {
             let entry = catalogue.coalitions[id]!
+            let byAcronym = try acronyms(entry.values.year)
+            // The list follows the composition the file keeps after the merge (an earlier run's may beat this
+            // run's), and keeps the parties every composition seen named: the stored one's, this run's.
+            var members = catalogue.memberIDs(of: entry, byAcronym: byAcronym)
+            members.formUnion(CatalogueBuffer.partyIDs(composition: try storedComposition(id), byAcronym: byAcronym))
             var outcome = try coalitions.upsert(entry.values.row, generations: catalogue.generations("Coalition", id))
             noteTies(coalitions, "Coalition", id)
-            let wanted = catalogue.partyIDs(of: entry, byAcronym: try acronyms(entry.values.year))
-            if try setMembers(coalition: id, parties: wanted) {
+            let named = CatalogueBuffer.partyIDs(composition: try storedComposition(id), byAcronym: byAcronym)
+            if try setMembers(coalition: id, named: named, members: members) {
                 switch outcome {
                 case .unchanged(let r), .superseded(let r): outcome = .updated(r)
                 default: break
@@ -70,7 +75,7 @@ extension ElectionStoreWriter {
             storedCoalitions.reset()
             for (id, composition) in stored {
                 let wanted = CatalogueBuffer.partyIDs(composition: composition, byAcronym: byAcronym)
-                if try setMembers(coalition: id, parties: wanted) {
+                if try setMembers(coalition: id, named: wanted, members: Set(wanted)) {
                     catalogueCounts["Coalition", default: ObjectCounts()].updated += 1
                 }
             }
@@ -94,17 +99,27 @@ extension ElectionStoreWriter {
         return out
     }
 
-    /// Makes a coalition's list `numbers` in that order, with the members already listed that `numbers`
-    /// lacks (a legend row of an earlier run under an older acronym) kept beside the neighbours they had;
-    /// true when the list changed.
-    func setMembers(coalition id: String, parties numbers: [String]) throws -> Bool {
+    /// The composition the file holds for coalition `id` (nil when none, or no such coalition yet).
+    func storedComposition(_ id: String) throws -> String? {
+        coalitionComposition.bind(id, 1)
+        defer { coalitionComposition.reset() }
+        guard try coalitionComposition.step(), case .text(let text) = coalitionComposition.value(at: 0) else {
+            return nil
+        }
+        return text
+    }
+
+    /// Makes a coalition's list `CatalogueBuffer.canonicalList` of its members already listed, `members` and
+    /// `named` (the parties its stored composition names, in order): the same list whichever run brought which
+    /// member (a legend row of an earlier run under an older acronym stays); true when the list changed.
+    func setMembers(coalition id: String, named: [String], members: Set<String>) throws -> Bool {
         coalitionMembers.bind(id, 1)
         var existing: [String] = []
         while try coalitionMembers.step() {
             if case .text(let t) = coalitionMembers.value(at: 0) { existing.append(t) }
         }
         coalitionMembers.reset()
-        let merged = CatalogueBuffer.placing(existing, into: numbers)
+        let merged = CatalogueBuffer.canonicalList(members: members.union(existing), named: named)
         guard merged != existing else { return false }
         try Self.rewriteList(
             owner: id, members: merged.map { .text($0) }, delete: deleteCoalitionMembers, insert: appendCoalitionMember)

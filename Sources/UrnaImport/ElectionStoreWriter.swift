@@ -25,6 +25,7 @@ final class ElectionStoreWriter {
     private let appendGood: Statement
     private let goodIsListed: Statement
     let coalitionMembers: Statement
+    let coalitionComposition: Statement
     let appendCoalitionMember: Statement
     let deleteCoalitionMembers: Statement
     let partiesOfYear: Statement
@@ -92,6 +93,7 @@ final class ElectionStoreWriter {
         appendGood = try c.prepare("INSERT INTO \(goodsList)(owner, position, target) VALUES (?1, ?2, ?3)")
         goodIsListed = try c.prepare("SELECT 1 FROM \(goodsList) WHERE target = ?1 LIMIT 1")
         coalitionMembers = try c.prepare("SELECT target FROM \(partiesList) WHERE owner = ?1 ORDER BY position")
+        coalitionComposition = try c.prepare("SELECT \"composition\" FROM \"Coalition\" WHERE \"id\" = ?1")
         appendCoalitionMember = try c.prepare(
             "INSERT INTO \(partiesList)(owner, position, target) VALUES (?1, ?2, ?3)")
         deleteCoalitionMembers = try c.prepare("DELETE FROM \(partiesList) WHERE owner = ?1")

@@ -22,6 +22,16 @@ struct FieldReader {
     let warnings: FieldWarnings
     /// How the file writes its slash dates (day or month first), as its values showed.
     var dateOrder: TSEDate.Order = .dayFirst
+    /// The order of each date column whose own values showed one (`DateOrderSniffer.columnOrders`); the others
+    /// follow `dateOrder`.
+    var columnDateOrders: [String: TSEDate.Order] = [:]
+    /// Whether some date of the file showed its order (false: `dateOrder` is TSE's, taken for want of any sign).
+    var dateOrderShown = true
+
+    /// The order column `name`'s slash dates are read in.
+    @inline(__always) func dateOrder(_ name: String) -> TSEDate.Order {
+        columnDateOrders.isEmpty ? dateOrder : (columnDateOrders[name] ?? dateOrder)
+    }
 
     /// A field's text as read (not cleaned); nil when the layout lacks the column.
     @inline(__always) func raw(_ c: MapperColumn) -> String? {
@@ -134,7 +144,7 @@ struct FieldReader {
     }
 
     func date(_ c: MapperColumn, referenceYear: Int?) -> String? {
-        switch TSEDate.parse(raw(c), referenceYear: referenceYear, order: dateOrder) {
+        switch TSEDate.parse(raw(c), referenceYear: referenceYear, order: dateOrder(c.name)) {
         case .null: return nil
         case .date(let d): return d
         case .invalid:
@@ -216,7 +226,7 @@ struct FieldReader {
                 }
                 out.append(text.map(SQLValue.text) ?? .null)
             case .date:
-                switch TSEDate.parse(raw(at: p), referenceYear: referenceYear, order: dateOrder) {
+                switch TSEDate.parse(raw(at: p), referenceYear: referenceYear, order: dateOrder(spec.name)) {
                 case .null: out.append(.null)
                 case .date(let d): out.append(.text(d))
                 case .invalid:
@@ -249,14 +259,23 @@ struct FieldReader {
     func orderReason(at p: Int, name: String) -> String? {
         guard let evidence = TSEDate.orderEvidence(raw(at: p)) else { return nil }
         let text = TSEField.text(raw(at: p)) ?? ""
-        switch (dateOrder, evidence) {
+        let own = columnDateOrders[name] != nil
+        let others = own ? "\(name)'s other dates" : "this file's other dates"
+        switch (dateOrder(name), evidence) {
         case (.undecided, .ambiguous):
             return "\(name) '\(text)' could be day/month or month/day, and this file's dates do not tell which "
                 + "(it holds both orders, or no date that shows its order): "
+        case (.dayFirst, .monthFirst) where !own && !dateOrderShown:
+            // The file was read day first for want of any sign (its first rows' dates each read either way):
+            // said as such, since the dates read before this one may have been month first.
+            return "\(name) '\(text)' is written month first (M/d/yyyy), but no date in the rows looked at first "
+                + "(\(DateOrderSniffer.window) or more) showed an order, so the file was read day first as TSE writes "
+                + "it: if the file is month first, its earlier dates that read either way are wrong; save its dates "
+                + "as yyyy-MM-dd and import it again: "
         case (.dayFirst, .monthFirst):
-            return "\(name) '\(text)' is written month first (M/d/yyyy), but this file's other dates are day first: "
+            return "\(name) '\(text)' is written month first (M/d/yyyy), but \(others) are day first: "
         case (.monthFirst, .dayFirst):
-            return "\(name) '\(text)' is written day first (d/M/yyyy), but this file's other dates are month first "
+            return "\(name) '\(text)' is written day first (d/M/yyyy), but \(others) are month first "
                 + "(M/d/yyyy, as a spreadsheet in a US locale saves them): "
         default:
             return nil

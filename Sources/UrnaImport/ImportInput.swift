@@ -34,6 +34,10 @@ final class ImportInput {
                 + r.skippedMembers.compactMap(Self.skippedMemberWarning).map { "\(path): \($0)" }
                 + r.blankMembers.map { "\(path): member \($0) holds no row (only line breaks or spaces); skipped" }
                 + r.otherFamilyMembers.map { "\(path): member \($0.name) is \($0.why); skipped" }
+                + r.textMembers.map {
+                    "\(path): member \($0.name) skipped: it is text, not a TSE table (its first line, '\($0.firstLine)', "
+                        + "has no ';' and names no TSE column); if it is TSE data, import it on its own to see why"
+                }
                 + r.layouts.compactMap { file, layout in
                     if layout.kind == .coalition {
                         let dropped = Self.unstoredCoalitionColumns(of: layout)

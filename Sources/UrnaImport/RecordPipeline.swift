@@ -180,6 +180,8 @@ final class RecordPipeline: @unchecked Sendable {
             /// Sets the order the held rows showed and maps them; false once the run was cancelled.
             func decide() -> Bool {
                 mapper.dateOrder = sniffer.order
+                mapper.columnDateOrders = sniffer.columnOrders
+                mapper.dateOrderShown = sniffer.hasEvidence
                 if let warning = sniffer.warning { batch.append(.warning(warning)) }
                 sniffing = false
                 let waiting = held

@@ -46,6 +46,10 @@ public final class TSEFileReader: Sequence {
     /// consulta_cand_complementar member beside consulta_cand ones), with what they are (`RecordFileError`'s
     /// `.otherTSEFile` text without the name); complete once the reader has reached its end.
     public private(set) var otherFamilyMembers: [(name: String, why: String)] = []
+    /// The `.csv`/`.txt` members skipped so far because they are no table at all (a read-me or notes under another
+    /// name: a first line without a separator, naming no TSE column), with that first line, cut short; complete once
+    /// the reader has reached its end. A member shaped like TSE data that urna cannot read still stops the zip.
+    public private(set) var textMembers: [(name: String, firstLine: String)] = []
     /// The layout of the file, or of each zip member opened so far (named `archive.zip:member.csv`), in order.
     public private(set) var layouts: [(file: String, layout: TSELayout)] = []
     /// The file, or the zip members opened so far, read as Latin-1 although bytes 0x80-0x9F suggest Windows-1252
@@ -106,6 +110,12 @@ public final class TSEFileReader: Sequence {
             guard try openNextMember() else {
                 // Only members of a family urna does not import: the whole zip is that family's.
                 if let first = firstOtherFamily { throw first }
+                if !textMembers.isEmpty {
+                    throw RecordFileError.zip(
+                        file: displayName,
+                        reason: "the archive holds no TSE data: its members "
+                            + textMembers.map(\.name).joined(separator: ", ") + " are text that is no table")
+                }
                 throw RecordFileError.empty(file: displayName)
             }
         } else {
@@ -194,9 +204,36 @@ public final class TSEFileReader: Sequence {
                     firstOtherFamily = RecordFileError.otherTSEFile(file: displayName, family: family, reason: reason)
                 }
                 otherFamilyMembers.append((entry.name, "TSE's \(family) file, which urna does not import: \(reason)"))
+            } catch RecordFileError.unrecognized(let file, let reason, let missing) {
+                guard let line = try Self.textFirstLine(archive.open(entry), name: csv.name, entry: entry.name) else {
+                    throw RecordFileError.unrecognized(file: file, reason: reason, missingColumns: missing)
+                }
+                textMembers.append((entry.name, line))
             }
         }
         return false
+    }
+
+    /// The first line of a zip member that is no table (see `textMembers`), or nil when it may be TSE data: its
+    /// name is a TSE family's, its first line holds a `;`, another separator between TSE fields
+    /// (`TSELayouts.otherSeparator`), or a TSE column name.
+    static func textFirstLine(_ source: ZipEntryByteSource, name: String, entry: String) throws -> String? {
+        let base = (entry.split(separator: "/").last.map(String.init) ?? entry).lowercased()
+        let families = ["consulta_", "bem_candidato", "motivo_cassacao", "rede_social", "votacao_", "perfil_"]
+        if families.contains(where: base.hasPrefix) { return nil }
+        let probe = try CSVReader(source: source, name: name)
+        while let result = try probe.next() {
+            guard case .row(let row) = result else { return nil }
+            let fields = row.strings
+            if fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
+            guard fields.count == 1, TSELayouts.otherSeparator(firstLine: fields[0]) == nil else { return nil }
+            let words = fields[0].split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") })
+            if words.contains(where: { TSELayouts.knownColumnNames.contains(TSELayouts.normalize(String($0))) }) {
+                return nil
+            }
+            return String(fields[0].prefix(60))
+        }
+        return nil
     }
 
     /// Iterates records and rejects; see the type's notes on how a mid-file failure is reported.
