@@ -20,7 +20,9 @@ public struct TypedResults<Element: Object>: Sequence {
     /// Whether the results can no longer be used (see `Results.isInvalidated`).
     public var isInvalidated: Bool { results.isInvalidated }
     /// See `Results.distinct(by:)`.
-    public func distinct(by keyPaths: [String]) throws -> TypedResults { TypedResults(try results.distinct(by: keyPaths)) }
+    public func distinct(by keyPaths: [String]) throws -> TypedResults {
+        TypedResults(try results.distinct(by: keyPaths))
+    }
     public func limit(_ n: Int) -> TypedResults { TypedResults(results.limit(n)) }
     /// The number of matching objects; throws when SQLite fails (see `Results.count`).
     public var count: Int { get throws { try results.count } }
@@ -69,11 +71,12 @@ extension Store {
 
     /// Adds a typed object (and, inline, the unmanaged objects it links to); it becomes managed.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws {
-        try requireWrite()
-        if object.isManaged, object.store === self { return }
-        let t = try objectSchema(Swift.type(of: object).typeName)
-        let key = try upsert(type: t, input: object, update: update)
-        object.bind(to: DynamicObject(type: t, store: self, key: key))
+        try writing {
+            if object.isManaged, object.store === self { return }
+            let t = try objectSchema(Swift.type(of: object).typeName)
+            let key = try upsert(type: t, input: object, update: update)
+            object.bind(to: DynamicObject(type: t, store: self, key: key))
+        }
     }
 
     /// Adds several typed objects.
@@ -103,17 +106,19 @@ extension Store {
 
     /// Writes a list's members.
     func setList(owner: DynamicObject, property: String, members: [Any]) throws {
-        try requireWrite()
-        guard let p = owner.type[property: property], case .list(let target) = p.type, let key = owner.storedKey else {
-            throw StoreError.unknownProperty(type: owner.type.name, property: property)
+        try writing {
+            guard let p = owner.type[property: property], case .list(let target) = p.type, let key = owner.storedKey
+            else {
+                throw StoreError.unknownProperty(type: owner.type.name, property: property)
+            }
+            let tt = try objectSchema(target)
+            var keys: [SQLValue] = []
+            for m in members {
+                keys.append(try upsert(type: tt, input: m, update: tt.primaryKey == nil ? .error : .modified))
+            }
+            try replaceList(owner: owner.type, property: p, ownerKey: key, targets: keys)
+            pendingChanges.modified[owner.type.name, default: 0] += 1
+            bumpGeneration()
         }
-        let tt = try objectSchema(target)
-        var keys: [SQLValue] = []
-        for m in members {
-            keys.append(try upsert(type: tt, input: m, update: tt.primaryKey == nil ? .error : .modified))
-        }
-        try replaceList(owner: owner.type, property: p, ownerKey: key, targets: keys)
-        pendingChanges.modified[owner.type.name, default: 0] += 1
-        bumpGeneration()
     }
 }

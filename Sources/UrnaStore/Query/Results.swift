@@ -218,26 +218,27 @@ public final class Results: Sequence {
     /// Sets one property on every object of the results in one statement (seed 001's
     /// "mark every task completed").
     public func setValue(_ value: Value, forKey name: String) throws {
-        try store.requireWrite()
-        guard let p = type[property: name], p.isStored, !p.primaryKey else {
-            throw StoreError.unknownProperty(type: type.name, property: name)
+        try store.writing {
+            guard let p = type[property: name], p.isStored, !p.primaryKey else {
+                throw StoreError.unknownProperty(type: type.name, property: name)
+            }
+            let encoded: SQLValue
+            if case .link(let target) = p.type {
+                let k: Value = if case .link(let l) = value { l.key } else { value }
+                encoded = value.isNull ? .null : ValueCodec.encodeKey(k)
+                _ = target
+            } else {
+                encoded = ValueCodec.encode(
+                    try ValueCodec.coerce(value, to: p, in: type.name, schema: store.schema), as: p.type,
+                    schema: store.schema)
+            }
+            let (sql, bindings) = try keySQL()
+            try store.connection.run(
+                "UPDATE \(Identifier.quoted(type.name)) SET \(Identifier.quoted(name)) = ? WHERE \(Identifier.quoted(type.keyColumn)) IN (\(sql))",
+                [encoded] + bindings)
+            store.pendingChanges.modified[type.name, default: 0] += store.connection.changes
+            store.bumpGeneration()
         }
-        let encoded: SQLValue
-        if case .link(let target) = p.type {
-            let k: Value = if case .link(let l) = value { l.key } else { value }
-            encoded = value.isNull ? .null : ValueCodec.encodeKey(k)
-            _ = target
-        } else {
-            encoded = ValueCodec.encode(
-                try ValueCodec.coerce(value, to: p, in: type.name, schema: store.schema), as: p.type,
-                schema: store.schema)
-        }
-        let (sql, bindings) = try keySQL()
-        try store.connection.run(
-            "UPDATE \(Identifier.quoted(type.name)) SET \(Identifier.quoted(name)) = ? WHERE \(Identifier.quoted(type.keyColumn)) IN (\(sql))",
-            [encoded] + bindings)
-        store.pendingChanges.modified[type.name, default: 0] += store.connection.changes
-        store.bumpGeneration()
     }
 
     /// The matching keys, in order (cached until the next write).

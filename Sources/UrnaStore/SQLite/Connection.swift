@@ -44,11 +44,24 @@ public final class Connection {
     /// thread (an async task resumed elsewhere, a serial queue's next block) or never came (an error path).
     @inline(__always) func exclusive<T>(_ body: () throws -> T) throws -> T {
         guard let ownerLock else { return try body() }
-        if ownerLock.isHeldByCurrentThread { return try body() }
+        if ownerLock.enterIfHeldByCurrentThread() {
+            // Entered, not just checked: a `WriteTransaction` may move the write to another thread between two calls.
+            defer { ownerLock.unlock() }
+            guard heldForRead > 0 else { return try body() }
+            // Inside an in-memory store's `read { }`, which holds the lock but opens no write: raw SQL there commits on
+            // its own, as outside (the object read before kept the old text, observers heard nothing).
+            let changesBefore = sqlite3_total_changes64(handle)
+            let outcome = Result { try body() }
+            if sqlite3_total_changes64(handle) != changesBefore { changedOutsideWrite?()?() }
+            return try outcome.get()
+        }
         ownerLock.lock()
         let changesBefore = sqlite3_total_changes64(handle)
         let autocommitBefore = sqlite3_get_autocommit(handle)
         let outcome = Result { try exclusiveHoldingLock(body) }
+        // Inside a raw transaction (allowed from one thread) a `ROLLBACK TO` a savepoint changes no count and no
+        // transaction state, yet takes back what values read before it showed: values cached so far are read again.
+        if autocommitBefore == 0 && sqlite3_get_autocommit(handle) == 0 { cachesStale?() }
         // Raw SQL outside a store's write commits on its own (autocommit): the store's cached values and results, and its
         // observers, must hear of it as of any write (they kept the old values, and observers heard nothing). A raw
         // transaction's end (allowed from one thread) changes no rows but can take back what values read inside it
@@ -89,10 +102,17 @@ public final class Connection {
     /// rows; it marks the store's cached values stale and returns what tells its observers (run once the lock is free).
     var changedOutsideWrite: (() -> (() -> Void)?)?
 
+    /// Set by the store whose writer this is: marks its cached values stale (holding its write lock).
+    var cachesStale: (() -> Void)?
+
+    /// How deep the thread holding the owner lock is in a store's read that holds it (an in-memory store's `read { }`);
+    /// guarded by the owner lock.
+    var heldForRead = 0
+
     /// `exclusive` for work that runs no SQL (resets, the statement cache): it cannot open a transaction.
     @inline(__always) func exclusiveQuietly<T>(_ body: () -> T) -> T {
-        guard let ownerLock, !ownerLock.isHeldByCurrentThread else { return body() }
-        ownerLock.lock()
+        guard let ownerLock else { return body() }
+        if !ownerLock.enterIfHeldByCurrentThread() { ownerLock.lock() }
         defer { ownerLock.unlock() }
         return body()
     }

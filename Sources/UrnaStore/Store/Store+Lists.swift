@@ -28,75 +28,88 @@ extension Store {
     }
 
     func listAppend(owner: DynamicObject, property: String, members: [Object]) throws {
-        let c = try listContext(owner: owner, property: property)
-        for m in members {
-            let k = try memberKey(m, target: c.target)
-            try connection.run(
-                "INSERT INTO \(c.table)(owner, position, target) SELECT ?1, coalesce(max(position) + 1, 0), ?2 FROM \(c.table) WHERE owner = ?1",
-                [c.owner, k])
+        try writing {
+            let c = try listContext(owner: owner, property: property)
+            for m in members {
+                let k = try memberKey(m, target: c.target)
+                try connection.run(
+                    "INSERT INTO \(c.table)(owner, position, target) SELECT ?1, coalesce(max(position) + 1, 0), ?2 FROM \(c.table) WHERE owner = ?1",
+                    [c.owner, k])
+            }
+            listChanged(owner)
         }
-        listChanged(owner)
     }
 
     func listInsert(owner: DynamicObject, property: String, member: Object, at index: Int) throws {
-        let c = try listContext(owner: owner, property: property)
-        let count = try listCount(c)
-        guard index >= 0 && index <= count else { throw StoreError.indexOutOfRange(index: index, count: count) }
-        let k = try memberKey(member, target: c.target)
-        let position = index == count ? try nextPosition(c) : try positionOf(index, c)
-        try shift(c, from: position, by: 1)
-        try connection.run(
-            "INSERT INTO \(c.table)(owner, position, target) VALUES (?, ?, ?)", [c.owner, .integer(position), k])
-        listChanged(owner)
+        try writing {
+            let c = try listContext(owner: owner, property: property)
+            let count = try listCount(c)
+            guard index >= 0 && index <= count else { throw StoreError.indexOutOfRange(index: index, count: count) }
+            let k = try memberKey(member, target: c.target)
+            let position = index == count ? try nextPosition(c) : try positionOf(index, c)
+            try shift(c, from: position, by: 1)
+            try connection.run(
+                "INSERT INTO \(c.table)(owner, position, target) VALUES (?, ?, ?)", [c.owner, .integer(position), k])
+            listChanged(owner)
+        }
     }
 
     func listRemove(owner: DynamicObject, property: String, at index: Int) throws {
-        let c = try listContext(owner: owner, property: property)
-        let count = try listCount(c)
-        guard index >= 0 && index < count else { throw StoreError.indexOutOfRange(index: index, count: count) }
-        let position = try positionOf(index, c)
-        try connection.run("DELETE FROM \(c.table) WHERE owner = ? AND position = ?", [c.owner, .integer(position)])
-        try shift(c, from: position + 1, by: -1)
-        listChanged(owner)
+        try writing {
+            let c = try listContext(owner: owner, property: property)
+            let count = try listCount(c)
+            guard index >= 0 && index < count else { throw StoreError.indexOutOfRange(index: index, count: count) }
+            let position = try positionOf(index, c)
+            try connection.run(
+                "DELETE FROM \(c.table) WHERE owner = ? AND position = ?", [c.owner, .integer(position)])
+            try shift(c, from: position + 1, by: -1)
+            listChanged(owner)
+        }
     }
 
     func listReplace(owner: DynamicObject, property: String, at index: Int, with member: Object) throws {
-        let c = try listContext(owner: owner, property: property)
-        let count = try listCount(c)
-        guard index >= 0 && index < count else { throw StoreError.indexOutOfRange(index: index, count: count) }
-        let k = try memberKey(member, target: c.target)
-        try connection.run(
-            "UPDATE \(c.table) SET target = ? WHERE owner = ? AND position = ?",
-            [k, c.owner, .integer(try positionOf(index, c))])
-        listChanged(owner)
+        try writing {
+            let c = try listContext(owner: owner, property: property)
+            let count = try listCount(c)
+            guard index >= 0 && index < count else { throw StoreError.indexOutOfRange(index: index, count: count) }
+            let k = try memberKey(member, target: c.target)
+            try connection.run(
+                "UPDATE \(c.table) SET target = ? WHERE owner = ? AND position = ?",
+                [k, c.owner, .integer(try positionOf(index, c))])
+            listChanged(owner)
+        }
     }
 
     func listMove(owner: DynamicObject, property: String, from: Int, to: Int) throws {
-        let c = try listContext(owner: owner, property: property)
-        let count = try listCount(c)
-        guard from >= 0 && from < count else { throw StoreError.indexOutOfRange(index: from, count: count) }
-        guard to >= 0 && to < count else { throw StoreError.indexOutOfRange(index: to, count: count) }
-        guard from != to else { return }
-        let fromPosition = try positionOf(from, c)
-        guard
-            case .some(let k) = try connection.scalar(
-                "SELECT target FROM \(c.table) WHERE owner = ? AND position = ?", [c.owner, .integer(fromPosition)])
-        else { return }
-        try connection.run(
-            "DELETE FROM \(c.table) WHERE owner = ? AND position = ?", [c.owner, .integer(fromPosition)])
-        try shift(c, from: fromPosition + 1, by: -1)
-        let newCount = count - 1
-        let position = to == newCount ? try nextPosition(c) : try positionOf(to, c)
-        try shift(c, from: position, by: 1)
-        try connection.run(
-            "INSERT INTO \(c.table)(owner, position, target) VALUES (?, ?, ?)", [c.owner, .integer(position), k])
-        listChanged(owner)
+        try writing {
+            let c = try listContext(owner: owner, property: property)
+            let count = try listCount(c)
+            guard from >= 0 && from < count else { throw StoreError.indexOutOfRange(index: from, count: count) }
+            guard to >= 0 && to < count else { throw StoreError.indexOutOfRange(index: to, count: count) }
+            guard from != to else { return }
+            let fromPosition = try positionOf(from, c)
+            guard
+                case .some(let k) = try connection.scalar(
+                    "SELECT target FROM \(c.table) WHERE owner = ? AND position = ?", [c.owner, .integer(fromPosition)])
+            else { return }
+            try connection.run(
+                "DELETE FROM \(c.table) WHERE owner = ? AND position = ?", [c.owner, .integer(fromPosition)])
+            try shift(c, from: fromPosition + 1, by: -1)
+            let newCount = count - 1
+            let position = to == newCount ? try nextPosition(c) : try positionOf(to, c)
+            try shift(c, from: position, by: 1)
+            try connection.run(
+                "INSERT INTO \(c.table)(owner, position, target) VALUES (?, ?, ?)", [c.owner, .integer(position), k])
+            listChanged(owner)
+        }
     }
 
     func listRemoveAll(owner: DynamicObject, property: String) throws {
-        let c = try listContext(owner: owner, property: property)
-        try connection.run("DELETE FROM \(c.table) WHERE owner = ?", [c.owner])
-        listChanged(owner)
+        try writing {
+            let c = try listContext(owner: owner, property: property)
+            try connection.run("DELETE FROM \(c.table) WHERE owner = ?", [c.owner])
+            listChanged(owner)
+        }
     }
 
     private func listCount(_ c: (table: String, owner: SQLValue, target: ObjectSchema)) throws -> Int {

@@ -3,7 +3,12 @@ import Synchronization
 
 extension Store {
     /// Whether the calling thread has a write transaction open on this store.
-    public var isInWriteTransaction: Bool { writeLock.isHeldByCurrentThread && writeOpen }
+    public var isInWriteTransaction: Bool {
+        // Entered, so that a `WriteTransaction` cannot move the write to another thread while `writeOpen` is read.
+        guard writeLock.enterIfHeldByCurrentThread() else { return false }
+        defer { writeLock.unlock() }
+        return writeOpen
+    }
 
     /// Runs `body` in one write transaction: everything it did is committed, or nothing if it throws.
     ///
@@ -22,7 +27,7 @@ extension Store {
     @_disfavoredOverload
     @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
-        try beginWrite()
+        try openWrite()
         writeBlockOpen = true
         do {
             let result = try body()
@@ -39,7 +44,7 @@ extension Store {
     /// then compiles in Swift 6 (the objects a body makes are not `Sendable`, so they cannot be a task's
     /// result).
     public func write(_ body: () throws -> Void) throws {
-        try beginWrite()
+        try openWrite()
         writeBlockOpen = true
         do {
             try body()
@@ -51,16 +56,35 @@ extension Store {
         }
     }
 
-    /// Opens a write transaction (BEGIN IMMEDIATE), waiting while another thread writes; commit or cancel it
-    /// on the same thread (in async code, use `write { }` or `asyncWrite { }`).
+    /// Opens a write transaction (BEGIN IMMEDIATE), waiting while another thread writes. The write belongs to the
+    /// calling thread: its store calls write in it, and `commitWrite()`/`cancelWrite()` there end it.
     ///
-    /// Unavailable from async code: across an `await` a task may resume on another thread, whose
-    /// `commitWrite()` then fails and leaves the write lock held for good (every other writer waits forever),
-    /// and other tasks run meanwhile on the first thread would write inside this transaction.
+    /// To go on with the write on another thread (a serial queue's next block, which may run on another thread),
+    /// keep the `WriteTransaction` it returns and go through it from any thread: `perform { }`, `commit()`, `cancel()`.
+    /// `commitWrite()` on a thread that did not begin the write throws `StoreError.writeOnAnotherThread` (it left the
+    /// write open for good, and every other writer waiting).
+    ///
+    /// ```swift
+    /// let w = try store.beginWrite()
+    /// queue.async { try? w.perform { try store.create(Dog.self, value: [1, "Rex"]) } }
+    /// queue.async { try? w.commit() }
+    /// ```
+    ///
+    /// Unavailable from async code (a task may resume on another thread): there `try await store.beginWrite()` gives
+    /// a write that belongs to its handle only.
     @available(
-        *, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }"
+        *, noasync,
+        message:
+            "a task may resume on another thread after an await: use write { }, asyncWrite { } or try await beginWrite()"
     )
-    public func beginWrite() throws {
+    @discardableResult
+    public func beginWrite() throws -> WriteTransaction {
+        try openWrite()
+        return WriteTransaction(store: self, id: writeLock.markWriteBegun())
+    }
+
+    /// `beginWrite()` without its handle, for `write { }`.
+    func openWrite() throws {
         if let readers, readers.isInSnapshot() { throw StoreError.writeInsideRead }
         writeLock.lock()
         if inMemoryReads > 0 && !writeOpen {
@@ -125,7 +149,24 @@ extension Store {
     )
     public func commitWrite() throws {
         // The lock first: `writeOpen` belongs to the thread holding it (read first, it raced with that thread's write).
-        guard writeLock.isHeldByCurrentThread, writeOpen else { throw StoreError.notInWriteTransaction }
+        guard writeLock.enterIfHeldByCurrentThread() else { throw noWriteOnThisThread() }
+        let changes: ChangeSet
+        do {
+            defer { writeLock.unlock() }
+            guard writeOpen else { throw StoreError.notInWriteTransaction }
+            changes = try commitHoldingLock()
+        }
+        if !changes.isEmpty { notifyObservers(changes) }
+    }
+
+    /// Why this thread cannot commit: it has no write, or the open write is another thread's (or its handle's).
+    func noWriteOnThisThread() -> StoreError {
+        writeLock.holdsWriteOfAnotherThread ? .writeOnAnotherThread : .notInWriteTransaction
+    }
+
+    /// Commits the open write (entered once more by the caller, who releases that level) and releases the write's
+    /// own level; returns what observers should hear once the lock is free.
+    func commitHoldingLock() throws -> ChangeSet {
         if writeBlockOpen {
             // Inside `write { }`: committing here would leave the block's first half on disk when its rest fails.
             cancelWrite()
@@ -156,8 +197,9 @@ extension Store {
         writeOpen = false
         if let fileID { FileWriters.shared.end(fileID, thread: currentThreadID()) }
         bumpGeneration()
+        writeLock.markWriteEnded()
         writeLock.unlock()
-        if !changes.isEmpty { notifyObservers(changes) }
+        return changes
     }
 
     /// Rolls back the open write transaction; nothing it did remains.
@@ -165,7 +207,8 @@ extension Store {
         *, noasync, message: "a task may resume on another thread after an await: use write { } or asyncWrite { }"
     )
     public func cancelWrite() {
-        guard writeLock.isHeldByCurrentThread else { return }
+        guard writeLock.enterIfHeldByCurrentThread() else { return }
+        defer { writeLock.unlock() }
         writeBlockOpen = false
         // The deletes this write made through objects' own references did not happen.
         for (object, key) in deletedInWrite where object.wasDeleted {
@@ -183,8 +226,19 @@ extension Store {
         if writeOpen {
             writeOpen = false
             if let fileID { FileWriters.shared.end(fileID, thread: currentThreadID()) }
+            writeLock.markWriteEnded()
             writeLock.unlock()
         }
+    }
+
+    /// Runs a write's step (`create`, `delete`, a list edit, a setter) entered in the write lock, so that a
+    /// `WriteTransaction` cannot move the write to another thread in the middle of it; throws when this thread has
+    /// no write open.
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        guard writeLock.enterIfHeldByCurrentThread() else { throw noWriteOnThisThread() }
+        defer { writeLock.unlock() }
+        try requireWrite()
+        return try body()
     }
 
     func requireWrite() throws {
@@ -199,6 +253,12 @@ extension Store {
 
     /// Keeps an error that a setter (which cannot throw) met, for `commitWrite` to throw.
     func recordWriteError(_ error: Error) {
+        // Only the thread holding the write may touch it; a setter whose write moved to another thread (through its
+        // `WriteTransaction`) wrote nothing, and cannot throw: it traps, as a setter outside a write does.
+        guard writeLock.enterIfHeldByCurrentThread() else {
+            preconditionFailure("a property was set outside this thread's write (\(error))")
+        }
+        defer { writeLock.unlock() }
         if deferredWriteError == nil { deferredWriteError = error }
     }
 
@@ -217,7 +277,8 @@ extension Store {
     /// Inside a write it only catches up: the write's observers hear of it at commit.
     @discardableResult
     public func refresh() throws -> Bool {
-        if writeLock.isHeldByCurrentThread {
+        if writeLock.enterIfHeldByCurrentThread() {
+            defer { writeLock.unlock() }
             let changed = try catchUpWithOtherConnections()
             if changed, writeOpen { pendingChanges.possiblyChanged.formUnion(schema.tableTypes.map(\.name)) }
             return changed
@@ -322,7 +383,11 @@ extension Store {
             // In memory the read holds the one connection's lock; a write inside it committed (files refuse it).
             return try writeLock.withLock {
                 inMemoryReads += 1
-                defer { inMemoryReads -= 1 }
+                connection.heldForRead += 1
+                defer {
+                    inMemoryReads -= 1
+                    connection.heldForRead -= 1
+                }
                 return try body()
             }
         }

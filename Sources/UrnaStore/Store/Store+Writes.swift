@@ -21,75 +21,82 @@ extension Store {
     /// ```
     @discardableResult
     public func create(_ typeName: String, value: Any, update: UpdatePolicy = .error) throws -> DynamicObject {
-        try requireWrite()
-        let t = try objectSchema(typeName)
-        let key = try upsert(type: t, input: value, update: update)
-        return DynamicObject(type: t, store: self, key: key)
+        return try writing {
+            let t = try objectSchema(typeName)
+            let key = try upsert(type: t, input: value, update: update)
+            return DynamicObject(type: t, store: self, key: key)
+        }
     }
 
     /// Creates an object from values in declaration order (`["Jane", 30]`); the fast path for bulk loads.
     @discardableResult
     public func create(_ typeName: String, value values: [Value], update: UpdatePolicy = .error) throws -> DynamicObject
     {
-        try requireWrite()
-        let t = try objectSchema(typeName)
-        let key =
-            try fastInsert(type: t, values: values, update: update) ?? upsert(type: t, input: values, update: update)
-        return DynamicObject(type: t, store: self, key: key)
+        return try writing {
+            let t = try objectSchema(typeName)
+            let key =
+                try fastInsert(type: t, values: values, update: update)
+                ?? upsert(type: t, input: values, update: update)
+            return DynamicObject(type: t, store: self, key: key)
+        }
     }
 
     /// Adds an unmanaged object; afterwards it is managed (reads and writes go to the file).
     public func add(_ object: DynamicObject, update: UpdatePolicy = .error) throws {
-        try requireWrite()
-        if object.store === self, object.storedKey != nil { return }
-        let key = try upsert(type: try objectSchema(object.type.name), input: object, update: update)
-        object.store = self
-        object.storedKey = key
-        object.loadedGeneration = -1
+        try writing {
+            if object.store === self, object.storedKey != nil { return }
+            let key = try upsert(type: try objectSchema(object.type.name), input: object, update: update)
+            object.store = self
+            object.storedKey = key
+            object.loadedGeneration = -1
+        }
     }
 
     /// Deletes one object; links to it become nil and it leaves every list.
     public func delete(_ object: DynamicObject) throws {
-        try requireWrite()
-        guard object.store === self, let key = object.storedKey else {
-            throw StoreError.unmanagedObject(type: object.type.name)
+        try writing {
+            guard object.store === self, let key = object.storedKey else {
+                throw StoreError.unmanagedObject(type: object.type.name)
+            }
+            try connection.run(
+                "DELETE FROM \(Identifier.quoted(object.type.name)) WHERE \(Identifier.quoted(object.type.keyColumn)) = ?",
+                [key])
+            if connection.changes > 0 { pendingChanges.deleted[object.type.name, default: 0] += 1 }
+            // Results already read in this write read their keys again (as after an update).
+            bumpGeneration()
+            // Remembered until the write ends: a write that rolls back gives the object back its key and store.
+            deletedInWrite.append((object, key))
+            if object.type.primaryKey == nil, case .integer(let id) = key { noteDeletedRowid(object.type.name, id) }
+            object.storedKey = nil
+            object.store = nil
+            object.wasDeleted = true
         }
-        try connection.run(
-            "DELETE FROM \(Identifier.quoted(object.type.name)) WHERE \(Identifier.quoted(object.type.keyColumn)) = ?",
-            [key])
-        if connection.changes > 0 { pendingChanges.deleted[object.type.name, default: 0] += 1 }
-        // Results already read in this write read their keys again (as after an update).
-        bumpGeneration()
-        // Remembered until the write ends: a write that rolls back gives the object back its key and store.
-        deletedInWrite.append((object, key))
-        if object.type.primaryKey == nil, case .integer(let id) = key { noteDeletedRowid(object.type.name, id) }
-        object.storedKey = nil
-        object.store = nil
-        object.wasDeleted = true
     }
 
     /// Deletes every object of a query result.
     public func delete(_ results: Results) throws {
-        try requireWrite()
-        let (sql, bindings) = try results.keySQL()
-        try noteDeletedRowids(
-            of: results.type, where: " WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))", bindings)
-        try connection.run(
-            "DELETE FROM \(Identifier.quoted(results.type.name)) WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))",
-            bindings)
-        if connection.changes > 0 { pendingChanges.deleted[results.type.name, default: 0] += connection.changes }
-        bumpGeneration()
+        try writing {
+            let (sql, bindings) = try results.keySQL()
+            try noteDeletedRowids(
+                of: results.type, where: " WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))", bindings)
+            try connection.run(
+                "DELETE FROM \(Identifier.quoted(results.type.name)) WHERE \(Identifier.quoted(results.type.keyColumn)) IN (\(sql))",
+                bindings)
+            if connection.changes > 0 { pendingChanges.deleted[results.type.name, default: 0] += connection.changes }
+            bumpGeneration()
+        }
     }
 
     /// Deletes every object of every type.
     public func deleteAll() throws {
-        try requireWrite()
-        for t in schema.tableTypes.reversed() {
-            try noteDeletedRowids(of: t)
-            try connection.run("DELETE FROM \(Identifier.quoted(t.name))")
-            if connection.changes > 0 { pendingChanges.deleted[t.name, default: 0] += connection.changes }
+        try writing {
+            for t in schema.tableTypes.reversed() {
+                try noteDeletedRowids(of: t)
+                try connection.run("DELETE FROM \(Identifier.quoted(t.name))")
+                if connection.changes > 0 { pendingChanges.deleted[t.name, default: 0] += connection.changes }
+            }
+            bumpGeneration()
         }
-        bumpGeneration()
     }
 
     /// Deletes every object of one type.
@@ -376,41 +383,46 @@ extension Store {
 
     /// Updates some properties of a managed object.
     func update(type t: ObjectSchema, key: SQLValue, values: [String: Value]) throws {
-        try requireWrite()
-        var columns: [(Property, SQLValue)] = []
-        for (name, v) in values {
-            guard let p = t[property: name] else { throw StoreError.unknownProperty(type: t.name, property: name) }
-            if p.primaryKey {
-                throw StoreError.schemaMismatch("\(t.name).\(name) is the primary key and cannot change once stored")
-            }
-            switch p.type {
-            case .list(let target):
-                let tt = try objectSchema(target)
-                let keys = try listItems(v, type: t.name, property: name).map {
-                    try linkKey($0, target: tt, update: .error, owner: t.name, property: name)
+        try writing {
+            var columns: [(Property, SQLValue)] = []
+            for (name, v) in values {
+                guard let p = t[property: name] else { throw StoreError.unknownProperty(type: t.name, property: name) }
+                if p.primaryKey {
+                    throw StoreError.schemaMismatch(
+                        "\(t.name).\(name) is the primary key and cannot change once stored")
                 }
-                try replaceList(owner: t, property: p, ownerKey: key, targets: keys)
-            case .link(let target):
-                let tt = try objectSchema(target)
-                columns.append(
-                    (p, v.isNull ? .null : try linkKey(v, target: tt, update: .error, owner: t.name, property: name)))
-            default:
-                let c = try ValueCodec.coerce(v, to: p, in: t.name, schema: schema)
-                columns.append((p, ValueCodec.encode(c, as: p.type, schema: schema)))
+                switch p.type {
+                case .list(let target):
+                    let tt = try objectSchema(target)
+                    let keys = try listItems(v, type: t.name, property: name).map {
+                        try linkKey($0, target: tt, update: .error, owner: t.name, property: name)
+                    }
+                    try replaceList(owner: t, property: p, ownerKey: key, targets: keys)
+                case .link(let target):
+                    let tt = try objectSchema(target)
+                    columns.append(
+                        (
+                            p,
+                            v.isNull ? .null : try linkKey(v, target: tt, update: .error, owner: t.name, property: name)
+                        ))
+                default:
+                    let c = try ValueCodec.coerce(v, to: p, in: t.name, schema: schema)
+                    columns.append((p, ValueCodec.encode(c, as: p.type, schema: schema)))
+                }
             }
+            if !columns.isEmpty {
+                let assignments = columns.map { "\(Identifier.quoted($0.0.name)) = ?" }.joined(separator: ", ")
+                try connection.run(
+                    "UPDATE \(Identifier.quoted(t.name)) SET \(assignments) WHERE \(Identifier.quoted(t.keyColumn)) = ?",
+                    columns.map(\.1) + [key])
+                // Another task or process deleted the object: a write to it would store nothing, without a word.
+                if connection.changes == 0 { throw StoreError.invalidated(type: t.name) }
+            } else if try !rowExists(type: t, key: key) {
+                throw StoreError.invalidated(type: t.name)
+            }
+            pendingChanges.modified[t.name, default: 0] += 1
+            bumpGeneration()
         }
-        if !columns.isEmpty {
-            let assignments = columns.map { "\(Identifier.quoted($0.0.name)) = ?" }.joined(separator: ", ")
-            try connection.run(
-                "UPDATE \(Identifier.quoted(t.name)) SET \(assignments) WHERE \(Identifier.quoted(t.keyColumn)) = ?",
-                columns.map(\.1) + [key])
-            // Another task or process deleted the object: a write to it would store nothing, without a word.
-            if connection.changes == 0 { throw StoreError.invalidated(type: t.name) }
-        } else if try !rowExists(type: t, key: key) {
-            throw StoreError.invalidated(type: t.name)
-        }
-        pendingChanges.modified[t.name, default: 0] += 1
-        bumpGeneration()
     }
 
     /// Replaces a list's members (in order).

@@ -122,6 +122,7 @@ public final class Store: @unchecked Sendable {
             }
         connection.ownerLock = writeLock
         connection.changedOutsideWrite = { [weak self] in self?.noteChangesOutsideWrite() }
+        connection.cachesStale = { [weak self] in self?.bumpGeneration() }
         try connection.execute("PRAGMA foreign_keys = ON")
         try QueryCompiler.registerFunctions(on: connection)
         if verify { try installOrVerify(pageSize: pageSize) }

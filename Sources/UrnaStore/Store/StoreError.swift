@@ -32,6 +32,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case rawTransactionOutsideWrite
     /// A write inside `read { }` (or `asyncRead { }`), whose reads see one earlier commit: they would not see it.
     case writeInsideRead
+    /// `commitWrite()` (or a write's step) on a thread that did not begin the open write: it belongs to another thread,
+    /// or to the `WriteTransaction` that `beginWrite()` returned, through which it goes on from any thread.
+    case writeOnAnotherThread
+    /// A `WriteTransaction` whose write already ended (committed, cancelled, or rolled back when its handle was dropped).
+    case writeEnded
 
     public var description: String {
         switch self {
@@ -72,6 +77,14 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .writeInsideRead:
             "a write cannot run inside store.read { ... } or asyncRead { ... } (their reads see one earlier commit, "
                 + "so they would not see it): write before or after the read, or read inside the write"
+        case .writeOnAnotherThread:
+            "this thread has no write open: the store's open write was begun on another thread (a serial queue's "
+                + "earlier block, a task before an await) and is still open; go on with it, commit or cancel it through "
+                + "the WriteTransaction that beginWrite() returned (w.perform { }, w.commit(), w.cancel(), from any "
+                + "thread), or use store.write { ... }"
+        case .writeEnded:
+            "this WriteTransaction's write has ended (committed, cancelled, or rolled back when its handle was "
+                + "dropped): begin a new write"
         case .observeInWriteTransaction:
             "observe is not available inside a write transaction (its first snapshot would hold changes that may "
                 + "never be committed): start observing before store.write { ... } or after it"
