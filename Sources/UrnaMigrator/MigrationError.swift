@@ -203,8 +203,10 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             let figures =
                 "it needs about \(SpaceNeed.megabytes(needed)) free (\(detail)), \(SpaceNeed.megabytes(available)) are free"
             if let backup {
-                return "cannot write the backup \(backup): database or disk is full; the file was not changed: "
-                    + "\(figures) on that disk; free some space or choose --backup PATH on another disk"
+                // The space check refuses before the backup is begun: nothing was written, no disk filled up.
+                return "the upgrade was refused before writing the backup \(backup): the disk has too little free "
+                    + "space: \(figures) on that disk; nothing was written and the file was not changed: free some "
+                    + "space or choose --backup PATH on another disk"
             }
             return
                 "the disk holding \(p) is full for this upgrade: \(figures); nothing was changed: free some space and run again"

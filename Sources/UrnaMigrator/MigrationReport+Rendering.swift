@@ -32,11 +32,19 @@ extension MigrationReport {
             out.append("Step v\(s.fromVersion) → v\(s.toVersion)" + (s.summary.isEmpty ? "" : ": \(s.summary)"))
             out.append("  Schema changes:")
             out += s.diff.renderLines(indent: "    ")
-            out.append("  Objects per type (before → after):")
-            for name in Set(s.countsBefore.keys).union(s.countsAfter.keys).sorted() {
-                let b = s.countsBefore[name].map(String.init) ?? "-"
-                let a = s.countsAfter[name].map(String.init) ?? "-"
-                out.append("    \(name): \(b) → \(a)")
+            if s.completed {
+                out.append("  Objects per type (before → after):")
+                for name in Set(s.countsBefore.keys).union(s.countsAfter.keys).sorted() {
+                    let b = s.countsBefore[name].map(String.init) ?? "-"
+                    let a = s.countsAfter[name].map(String.init) ?? "-"
+                    out.append("    \(name): \(b) → \(a)")
+                }
+            } else {
+                // "6 → -" would read as every object removed: a step that stopped has no counts after it.
+                out.append(
+                    "  Objects per type (before; the step stopped before it finished, so there are no counts after "
+                        + "it: its changes were rolled back):")
+                for (name, b) in s.countsBefore.sorted(by: { $0.key < $1.key }) { out.append("    \(name): \(b)") }
             }
             if !s.activity.isEmpty {
                 out.append("  Closure and copies:")

@@ -83,7 +83,11 @@ public struct StepReport: Sendable, Codable {
     /// The statements the step ran, in order; per-object statements appear once.
     public var sql: [String] = []
     public var countsBefore: [String: Int] = [:]
+    /// The objects per type after the step; empty when the step stopped before it finished (see `completed`).
     public var countsAfter: [String: Int] = [:]
+    /// Whether the step ran to its end and counted its objects after it; false when it stopped on a failure first
+    /// (a closure that threw, a check that refused it): its changes were rolled back and it has no counts after.
+    public var completed = false
     /// Objects enumerated, created, deleted and changed per type.
     public var activity: [TypeActivity] = []
     /// Data the step discards.

@@ -30,11 +30,9 @@ extension Migrator {
     /// The free space running `plan` needs on the file's disk, measured from the file: the rewritten tables,
     /// their journal and (with a backup beside the file) the backup.
     public func spaceNeed(for plan: MigrationPlan, backup: BackupPolicy = .besideFile) throws -> SpaceNeed {
-        let c = try RecordedFile.open(plan.path, readOnly: true)
-        let size = Int64(try c.integer("PRAGMA page_size")) * Int64(try c.integer("PRAGMA page_count"))
         let backupPath = Self.backupPath(plan, backup)
         let sameDisk = backupPath.map { Self.device(near: $0) == Self.device(near: plan.path) } ?? false
-        return try Self.spaceNeed(plan, path: plan.path, backupBytes: sameDisk ? size : 0)
+        return try Self.spaceNeed(plan, path: plan.path, backupOnSameDisk: sameDisk).need
     }
 
     static func backupPath(_ plan: MigrationPlan, _ backup: BackupPolicy) -> String? {
@@ -84,16 +82,23 @@ extension Migrator {
             || StorageLayout.indexSQL(for: old, in: step.from) != StorageLayout.indexSQL(for: new, in: step.to)
     }
 
-    /// The need of a run on the file at `path` (a WAL file needs twice the rewritten bytes, a rollback one a
-    /// tenth more), with `backupBytes` for the backup when it goes to the same disk.
-    static func spaceNeed(_ plan: MigrationPlan, path: String, backupBytes: Int64) throws -> SpaceNeed {
+    /// The need of a run on the file at `path`, measured there before the run starts (a WAL file needs twice the
+    /// rewritten bytes, a rollback one a tenth more), with the file's bytes again for the backup when
+    /// `backupOnSameDisk`; also the file's bytes (its pages: what a backup copies). The one figure the run checks
+    /// and reports, and the dry run reports (measured on its copy before the preview changes it).
+    static func spaceNeed(_ plan: MigrationPlan, path: String, backupOnSameDisk: Bool) throws -> (
+        need: SpaceNeed, fileBytes: Int64
+    ) {
         let c = try RecordedFile.open(path, readOnly: true)
+        let fileBytes = Int64(try c.integer("PRAGMA page_size")) * Int64(try c.integer("PRAGMA page_count"))
         let rewritten = rewrittenBytes(plan, connection: c)
         let wal = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
         // A small margin for the schema pages, the history row and the journal's header pages: a fixed 1 MB refused
         // a 150 KB file's upgrade on a disk with 1.2 MB free (it needed about 300 KB).
         let work = (wal ? 2 * rewritten : rewritten + rewritten / 10) + 262_144
-        return SpaceNeed(rewrittenBytes: rewritten, workBytes: work, backupBytes: backupBytes)
+        let need = SpaceNeed(
+            rewrittenBytes: rewritten, workBytes: work, backupBytes: backupOnSameDisk ? fileBytes : 0)
+        return (need, fileBytes)
     }
 
     /// Free bytes (for this user) on the disk holding `path`'s folder, or nil when it cannot be told.
@@ -115,13 +120,8 @@ extension Migrator {
     /// Refuses, before anything is written, a run the disks cannot hold: the file's disk needs the rewritten
     /// tables' room (and the backup's, when it goes there); another disk holding the backup needs the backup's.
     static func checkSpace(_ plan: MigrationPlan, path: String, backupPath: String?) throws -> SpaceNeed {
-        var backupBytes: Int64 = 0
-        if backupPath != nil {
-            let c = try RecordedFile.open(path, readOnly: true)
-            backupBytes = Int64(try c.integer("PRAGMA page_size")) * Int64(try c.integer("PRAGMA page_count"))
-        }
         let sameDisk = backupPath.map { device(near: $0) == device(near: path) } ?? true
-        let need = try spaceNeed(plan, path: path, backupBytes: sameDisk ? backupBytes : 0)
+        let (need, backupBytes) = try spaceNeed(plan, path: path, backupOnSameDisk: backupPath != nil && sameDisk)
         if let b = backupPath, !sameDisk, let free = freeBytes(near: b), free < backupBytes {
             throw MigrationError.insufficientSpace(
                 path: path, backup: b, needed: backupBytes, available: free,

@@ -267,14 +267,16 @@ public struct Migrator {
         options.sample = sample
         let runner = MigrationRunner(
             plan: plan, family: family, dryRun: true, backupPath: nil, options: options, reporter: reporter)
-        // The copy's disk must hold the run; the report says what the real run needs beside the file.
+        // The copy's disk must hold the run; the report says what the real run needs beside the file, measured as
+        // the run measures it (the same function) on the copy before the preview migrates it: measured after, it
+        // was the upgraded file's tables, another figure than the run's own.
         _ = try Self.checkSpace(plan, path: copy.path, backupPath: nil)
-        let size = FileCopy.size(copy.path) + FileCopy.size(copy.path + "-wal")
         let sameDisk = Self.device(near: copy.originalPath) != nil
+        let need = try Self.spaceNeed(plan, path: copy.path, backupOnSameDisk: sameDisk).need
         var report = try Self.explainingBrokenForeignKeys(plan, path: copy.originalPath) {
             try runner.run(at: copy.path)
         }
-        report.spaceNeed = try Self.spaceNeed(plan, path: copy.path, backupBytes: sameDisk ? size : 0)
+        report.spaceNeed = need
         // The copy's disk held the preview; the real run is refused when the file's own disk cannot hold it.
         report.spaceAvailable = Self.freeBytes(near: copy.originalPath)
         report.path = copy.originalPath

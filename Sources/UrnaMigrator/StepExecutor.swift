@@ -162,6 +162,7 @@ final class StepExecutor {
         clock.mark("checks")
 
         report.countsAfter = try counts(step.to)
+        report.completed = true
         report.samples = try collectSamples()
         report.activity = activity()
         report.objectsTouched = transfers.reduce(0) { $0 + $1.rowsWritten + $1.carriedRows + $1.created + $1.deleted }

@@ -106,7 +106,9 @@ public struct Schema: Sendable, Hashable, Codable {
                 switch p.type {
                 case .link(let target), .list(let target):
                     if let tt = self[type: target] {
-                        if tt.embedded {
+                        if tt.embedded, case .list = p.type {
+                            errors.append(.listOfEmbedded(type: t.name, property: p.name, target: target))
+                        } else if tt.embedded {
                             errors.append(.linkToEmbedded(type: t.name, property: p.name, target: target))
                         }
                     } else {
@@ -176,6 +178,8 @@ public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConver
     case unsupportedIndex(type: String, property: String, PropertyType)
     case unknownLinkTarget(type: String, property: String, target: String)
     case linkToEmbedded(type: String, property: String, target: String)
+    /// A `.list` of an embedded type: lists of embedded objects are not supported.
+    case listOfEmbedded(type: String, property: String, target: String)
     case embeddedNotEmbedded(type: String, property: String, target: String)
     case requiredLink(type: String, property: String)
     case unknownInverseProperty(type: String, property: String, origin: String, originProperty: String)
@@ -201,6 +205,11 @@ public indirect enum SchemaError: Error, Sendable, Equatable, CustomStringConver
         case .unknownLinkTarget(let t, let p, let target): "\(t).\(p) links to unknown type '\(target)'"
         case .linkToEmbedded(let t, let p, let target):
             "\(t).\(p) links to embedded type '\(target)': use .embedded(\"\(target)\") instead"
+        case .listOfEmbedded(let t, let p, let target):
+            "\(t).\(p) is a list of embedded type '\(target)': lists of embedded objects are not supported; declare "
+                + "\(target) as a type of its own (not embedded) with a link back to \(t) (Property(\"owner\", "
+                + ".link(\"\(t)\"), optional: true)), and on \(t) a .linkingObjects(type: \"\(target)\", property: "
+                + "\"owner\") property in place of the list"
         case .embeddedNotEmbedded(let t, let p, let target):
             "\(t).\(p) embeds '\(target)', which is not declared embedded"
         case .requiredLink(let t, let p): "\(t).\(p): a to-one link must be optional"
