@@ -298,7 +298,8 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
         throw CLIError(
             ExitCode.missingInput,
             "\(path) does not exist: give --db PATH, or create it with `\(tool) init`"
-                + (CommandContext.current.family(named: "elections") != nil ? " or `\(tool) import`" : ""))
+                + (CommandContext.current.family(named: "elections") != nil ? " or `\(tool) import`" : "")
+                + FormerDefaultDatabase.hint(for: path))
     }
     try HotJournal.recoverIfNeeded(path)
     func open(readOnly: Bool) throws -> Store {

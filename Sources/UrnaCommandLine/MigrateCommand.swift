@@ -48,7 +48,8 @@ enum MigrateCommand {
         if let b = p.value("backup"), b.isEmpty { throw UsageError("--backup needs a file path (or use --no-backup)") }
         let path = databasePath(p)
         guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError(ExitCode.missingInput, "\(path) does not exist: give --db PATH")
+            throw CLIError(
+                ExitCode.missingInput, "\(path) does not exist: give --db PATH" + FormerDefaultDatabase.hint(for: path))
         }
         let sample = try p.int("sample") ?? 3
         let context = CommandContext.current

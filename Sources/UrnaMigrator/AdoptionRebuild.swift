@@ -385,13 +385,17 @@ struct AdoptionRebuild {
         for t in tables where t.existing != nil {
             try c.execute("DROP TABLE \(Identifier.quoted(Self.stagingPrefix + t.name))")
         }
+        // SQLite's names ignore case, and the contract's keep theirs ("Book_tags_target_idx"): compared in lower
+        // case, an index the contract has on a table left as it is is not made twice, nor the file's copy of a
+        // contract index on a rebuilt table run again ("index ... already exists" refused the whole adoption).
         let contractIndexes = StepAnalysis.indexStatements(schema)
+        let contractNames = Set(contractIndexes.keys.map { $0.lowercased() })
         let existing = Set(
             try c.rows("SELECT lower(name) FROM sqlite_master WHERE type = 'index'").map { "\($0[0])" })
-        for (name, sql) in contractIndexes.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
+        for (name, sql) in contractIndexes.sorted(by: { $0.key < $1.key }) where !existing.contains(name.lowercased()) {
             try c.execute(sql)
         }
-        for object in userObjects where contractIndexes[object.name.lowercased()] == nil {
+        for object in userObjects where !(object.kind == "index" && contractNames.contains(object.name.lowercased())) {
             do {
                 try c.execute(object.sql)
             } catch let e as SQLiteError {

@@ -48,4 +48,40 @@ import Testing
             #expect(!r.stderr.contains("Urna"), "\(args): \(r.stderr)")
         }
     }
+
+    @Test("the app's missing default file names an urna.sqlite beside it that holds the app's family (the old default)")
+    func missingDefaultNamesTheFormerDefault() throws {
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let made = try Self.run(["init", "--db", "urna.sqlite", "--family", "hotel"], in: dir)
+        #expect(made.code == 0, "\(made.stderr)")
+        let old = dir.appendingPathComponent("urna.sqlite")
+        let bytes = try Data(contentsOf: old)
+        for command in [["status"], ["migrate"], ["query", "Room"]] {
+            let r = try Self.run(command, in: dir)
+            #expect(r.code == 66, "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("hotel-app.sqlite does not exist"), "\(command): \(r.stderr)")
+            #expect(
+                r.stderr.contains("`urna.sqlite` here holds a hotel file")
+                    && r.stderr.contains("pass --db urna.sqlite"),
+                "\(command): \(r.stderr)")
+        }
+        let elsewhere = try Self.run(["status", "--db", dir.appendingPathComponent("hotel-app.sqlite").path])
+        #expect(elsewhere.stderr.contains("pass --db \(dir.path)/urna.sqlite"), "\(elsewhere.stderr)")
+        // Read, never written, and no empty hotel-app.sqlite made beside it (read-only opens of a WAL file leave
+        // SQLite's -wal and -shm, as `status --db urna.sqlite` does).
+        #expect(try Data(contentsOf: old) == bytes)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(!names.contains { $0.hasPrefix("hotel-app.sqlite") }, "\(names)")
+        let named = try Self.run(["status", "--db", "urna.sqlite"], in: dir)
+        #expect(named.code == 0, "\(named.stderr)")
+
+        // An urna.sqlite of no family the app knows (a plain SQLite file) is not the app's data: not named.
+        let other = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: other) }
+        _ = try CLIAppFamilyTests.sqlite(other.appendingPathComponent("urna.sqlite").path, "CREATE TABLE t(x)")
+        let plain = try Self.run(["status"], in: other)
+        #expect(plain.code == 66 && plain.stderr.contains("hotel-app.sqlite does not exist"), "\(plain.stderr)")
+        #expect(!plain.stderr.contains("urna.sqlite"), "\(plain.stderr)")
+    }
 }
