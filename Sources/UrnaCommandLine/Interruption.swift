@@ -58,13 +58,17 @@ enum Interruption {
     }
 
     /// Blocks SIGINT, SIGTERM and SIGHUP (before any other thread starts, so every thread inherits it) and starts
-    /// the watcher.
+    /// the watcher. A signal that was ignored when urna started (SIGHUP under `nohup`, SIGINT for a job started
+    /// with `&` by a non-interactive shell) stays ignored: on Linux a blocked signal reaches `sigwait` even when
+    /// its disposition is "ignore", so it is left out of both sets.
     static func install() {
         var set = stopSignals()
+        guard !isEmpty(set) else { return }
         pthread_sigmask(SIG_BLOCK, &set, nil)
+        let stopping = set
         let watcher = Thread {
             var caught: Int32 = 0
-            var waitSet = stopSignals()
+            var waitSet = stopping
             guard sigwait(&waitSet, &caught) == 0 else { return }
             lock.lock()
             received = caught
@@ -87,16 +91,35 @@ enum Interruption {
         watcher.start()
     }
 
+    /// The signals that stop urna: SIGINT, SIGTERM and SIGHUP, less those whose disposition is "ignore" now.
     private static func stopSignals() -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
         // A terminal that closes (an SSH session dropped during a long import) sends SIGHUP, whose default ended
         // the process on the spot: no message, and the import's private new file and its journal left beside
         // the database.
-        sigaddset(&set, SIGHUP)
+        for signal in [SIGINT, SIGTERM, SIGHUP] where !isIgnored(signal) {
+            sigaddset(&set, signal)
+        }
         return set
+    }
+
+    /// Whether `signal`'s disposition is "ignore" (inherited across exec from `nohup`, `trap '' HUP`, or a
+    /// shell that starts a background job).
+    static func isIgnored(_ signal: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(signal, nil, &current) == 0 else { return false }
+        #if canImport(Glibc)
+            let handler = current.__sigaction_handler.sa_handler
+        #else
+            let handler = current.__sa_handler.sa_handler
+        #endif
+        return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+
+    private static func isEmpty(_ set: sigset_t) -> Bool {
+        var set = set
+        return [SIGINT, SIGTERM, SIGHUP].allSatisfy { sigismember(&set, $0) == 0 }
     }
 
     /// The exit code of a command that ended after a signal: 128 + the signal, with the message printed;

@@ -33,3 +33,70 @@ import Testing
         #expect(usage.code == 64)
     }
 }
+
+/// A signal that was ignored when urna started stays ignored: SIGHUP under `nohup` (urna blocked it and took it with
+/// `sigwait`, which on Linux gets a blocked signal even when it is ignored, so a `nohup urna import` ended with 129
+/// at logout), and SIGINT for a job a non-interactive shell started with `&`.
+@Suite struct IgnoredSignalTests {
+    /// A query that keeps SQLite busy for seconds and then prints one number, exit 0.
+    static func slowQuery(_ dir: URL) throws -> [String] {
+        let db = try Hostile.importedDatabase(in: dir)
+        return [
+            "sql", "--db", db,
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 10000000) SELECT count(*) FROM c",
+        ]
+    }
+
+    @Test("SIGHUP ignored at start (nohup): the command finishes with exit 0; not ignored, it stops with 129")
+    func ignoredHangup() throws {
+        let dir = try Hostile.folder()
+        let query = try Self.slowQuery(dir)
+        let ignored = try Hostile.urna(
+            query, in: dir, signal: SIGHUP, after: 0.5, timeout: 120, ignoring: ["HUP"])
+        #expect(ignored.seconds > 0.5, "the query ended before the signal came: nothing was tried")
+        #expect(ignored.code == 0, "\(ignored.stderr)")
+        #expect(ignored.stdout.contains("10000000"), "\(ignored.stdout)")
+        #expect(!ignored.stderr.contains("interrupted"), "\(ignored.stderr)")
+        let stopped = try Hostile.urna(query, in: dir, signal: SIGHUP, after: 0.5, timeout: 120)
+        #expect(stopped.code == 129, "\(stopped.stderr)")
+        #expect(stopped.stderr == "interrupted: nothing was changed\n", "\(stopped.stderr)")
+    }
+
+    @Test(
+        "SIGHUP ignored through /usr/bin/nohup: exit 0",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nohup"), "needs /usr/bin/nohup"))
+    func realNohup() throws {
+        let dir = try Hostile.folder()
+        let query = try Self.slowQuery(dir)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/nohup")
+        p.arguments = [Hostile.binary] + query
+        p.currentDirectoryURL = dir
+        // nohup writes to nohup.out only when standard output is a terminal: here it is a pipe.
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(p.processIdentifier, SIGHUP)
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 0, "\(p.terminationStatus)")
+        #expect(printed.contains("10000000"), "\(printed)")
+    }
+
+    @Test("SIGINT ignored at start (a background job of a script): exit 0; SIGTERM still stops it with 143")
+    func ignoredInterrupt() throws {
+        let dir = try Hostile.folder()
+        let query = try Self.slowQuery(dir)
+        let ignored = try Hostile.urna(
+            query, in: dir, signal: SIGINT, after: 0.5, timeout: 120, ignoring: ["INT"])
+        #expect(ignored.seconds > 0.5, "the query ended before the signal came: nothing was tried")
+        #expect(ignored.code == 0, "\(ignored.stderr)")
+        #expect(ignored.stdout.contains("10000000"), "\(ignored.stdout)")
+        let terminated = try Hostile.urna(
+            query, in: dir, signal: SIGTERM, after: 0.5, timeout: 120, ignoring: ["INT"])
+        #expect(terminated.code == 143, "\(terminated.stderr)")
+    }
+}

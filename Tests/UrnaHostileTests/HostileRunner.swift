@@ -37,14 +37,17 @@ enum Hostile {
     /// Runs `urna args` in `dir` with umask 000 (so every mode the tool sets is its own doing); `signal`,
     /// when given, is sent `after` seconds. `redirections` are the shell's, applied to urna (`3>out.csv`).
     /// `timeout`: a run still going after that many seconds is killed (SIGKILL), so a hang fails, not waits.
+    /// `ignoring`: signal names (`HUP`, `INT`) the shell sets to "ignore" before it execs urna, as `nohup` or a
+    /// shell's background job does.
     @discardableResult
     static func urna(
         _ args: [String], in dir: URL, signal: Int32? = nil, after: Double = 0, redirections: String = "",
-        timeout: Double? = nil
+        timeout: Double? = nil, ignoring: [String] = []
     ) throws -> RunResult {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "umask 000; exec \"$0\" \"$@\" \(redirections)", binary] + args
+        let traps = ignoring.map { "trap '' \($0); " }.joined()
+        p.arguments = ["-c", "umask 000; \(traps)exec \"$0\" \"$@\" \(redirections)", binary] + args
         p.currentDirectoryURL = dir
         let out = dir.appendingPathComponent("../\(dir.lastPathComponent).out").standardizedFileURL
         let err = dir.appendingPathComponent("../\(dir.lastPathComponent).err").standardizedFileURL

@@ -146,6 +146,12 @@ public final class Connection {
             db = try Self.open(path, readOnly: true, create: false, immutable: true, serialized: serialized)
         }
         // Any other problem of that first read (not a database, damaged) is reported by the next read, as before.
+        // Done before `handle` is set, so that a failure closes the handle here and not again in deinit.
+        let disabled = Self.disableTokenizerFunction(db)
+        guard disabled == SQLITE_OK else {
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: disabled, message: "cannot open \(path): cannot disable fts3_tokenizer")
+        }
         handle = db
         self.path = path
         // Replaces the hook `open` set (the same check, plus this connection's guard).
@@ -162,9 +168,24 @@ public final class Connection {
         // there (a reader whose schema is older than the file) would read as its own name, as text. Off, it
         // is the error it should be.
         _ = urna_sqlite3_db_config_dqs_dml(db, 0)
-        // No SQL, from a user or a file, reads a tokenizer's address or installs one from a pointer.
+        // No SQL, from a user or a file, reads a tokenizer's address or installs one from a pointer. The setting
+        // only covers literal arguments: SQLite still honours the function when its argument is a bound
+        // parameter, so the function itself is replaced by one that refuses (above).
         _ = urna_sqlite3_db_config_fts3_tokenizer(db, 0)
         OpenConnections.shared.insert(db)
+    }
+
+    /// Replaces SQLite's `fts3_tokenizer` (one and two arguments) on `db` by a function that always fails with
+    /// "fts3_tokenizer is disabled". FTS3/FTS4 tables still find their tokenizers: they look them up
+    /// directly, not through the SQL function.
+    static func disableTokenizerFunction(_ db: OpaquePointer) -> Int32 {
+        for arity: Int32 in [1, 2] {
+            let rc = sqlite3_create_function_v2(
+                db, "fts3_tokenizer", arity, SQLITE_UTF8 | SQLITE_DIRECTONLY, nil,
+                { ctx, _, _ in sqlite3_result_error(ctx, "fts3_tokenizer is disabled", -1) }, nil, nil, nil)
+            if rc != SQLITE_OK { return rc }
+        }
+        return SQLITE_OK
     }
 
     private static func open(_ path: String, readOnly: Bool, create: Bool, immutable: Bool, serialized: Bool) throws
