@@ -104,6 +104,9 @@ struct ParsedArguments {
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
+    /// Values the program filled in itself for options the user left out (the PostgreSQL staging's rejects file),
+    /// kept apart from `values`: a name the user gave may be written through (a FIFO), one the program chose not.
+    var programDefaults: [String: String] = [:]
 
     func value(_ name: String) -> String? { values[name]?.last }
     func has(_ name: String) -> Bool { flags.contains(name) }

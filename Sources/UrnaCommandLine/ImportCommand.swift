@@ -69,6 +69,7 @@ enum ImportCommand {
         var options = ImportOptions(
             dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
             encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
+        options.defaultRejectsPath = p.programDefaults["rejects"]
         try ImportSafety.apply(p, to: &options)
         // Checked before anything is imported: a refusal after the commit read as a failed import (exit 1).
         if p.has("datasette-metadata") {

@@ -85,7 +85,8 @@ enum PostgresStaging {
         args.values["db"] = [copy.path]
         if name == "import", args.value("rejects") == nil {
             // The default (<db>.rejects.csv) would sit in the private folder and vanish with it.
-            args.values["rejects"] = [FileManager.default.currentDirectoryPath + "/urna-postgres.rejects.csv"]
+            // Chosen here, not by the user: a FIFO or device planted at the name gets no row (a numbered name does).
+            args.programDefaults["rejects"] = FileManager.default.currentDirectoryPath + "/urna-postgres.rejects.csv"
         }
         if name == "migrate", args.value("backup") == nil {
             // The transaction is the safety net: a failed run leaves the database untouched.
@@ -126,11 +127,16 @@ enum PostgresStaging {
 
     /// What to say when storing the working copy failed. The command's own summary is already printed: say
     /// plainly that none of it reached the server, or, when the connection went while COMMIT was on its way,
-    /// that the outcome is unknown.
-    static func commitFailure(_ error: any Error, command name: String, display: String, path: String) -> CLIError {
+    /// that the outcome is unknown (and how to look, with the program's own name, `tool`).
+    static func commitFailure(
+        _ error: any Error, command name: String, display: String, path: String,
+        tool: String = CommandContext.current.toolName
+    ) -> CLIError {
         if let lost = error as? PostgresWorkingCopy.CommitOutcomeUnknown {
             return CLIError(
-                ExitCode.failure, "`\(name)` ran on a private working copy, and while storing it: \(lost)")
+                ExitCode.failure,
+                "`\(name)` ran on a private working copy, and while storing it: "
+                    + lost.description(programName: tool))
         }
         let (c, message) = CLI.classify(error, database: display)
         return CLIError(

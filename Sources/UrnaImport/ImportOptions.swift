@@ -10,8 +10,13 @@ import UrnaRecords
 public struct ImportOptions: Sendable {
     /// The database file; created with the elections schema when it does not exist.
     public var dbPath: String
-    /// Where rejected rows go; nil means `<dbPath>.rejects.csv`.
+    /// Where rejected rows go, as a person named it (a FIFO or a device there is written through); nil means
+    /// `defaultRejectsPath`.
     public var rejectsPath: String?
+    /// Where rejected rows go when `rejectsPath` is nil, a name the program chose rather than the person (nil means
+    /// `<dbPath>.rejects.csv`). Like that default, it is never written through: when anything (a FIFO, a device,
+    /// a file) is at the name, the rows go to the first free numbered name.
+    public var defaultRejectsPath: String?
     /// Most rejected rows tolerated; one more rolls the whole import back. nil: no limit.
     public var maxErrors: Int?
     /// How the files' bytes are decoded (TSE ships ISO-8859-1; `.auto` detects).
@@ -44,6 +49,7 @@ public struct ImportOptions: Sendable {
         self.keepPersonalData = keepPersonalData
     }
 
-    /// The rejects file actually used: `rejectsPath`, or `<dbPath>.rejects.csv` next to the database.
-    public var effectiveRejectsPath: String { rejectsPath ?? dbPath + ".rejects.csv" }
+    /// The rejects file actually asked for: `rejectsPath`, or `defaultRejectsPath`, or `<dbPath>.rejects.csv` next
+    /// to the database.
+    public var effectiveRejectsPath: String { rejectsPath ?? defaultRejectsPath ?? dbPath + ".rejects.csv" }
 }

@@ -135,11 +135,14 @@ public final class PostgresConnection {
     /// begins with `pg_catalog`, where nothing may be created).
     public func qualified(_ name: String) -> String { Self.quoted(schema) + "." + Self.quoted(name) }
 
-    /// The search path, row-level security and statement timeout as the session began (the role's, the database's or the URL's),
-    /// for running a user's own SQL (`urna sql`) as psql would: names resolve through their path, and a table
-    /// with a policy shows the rows the policy lets them see instead of refusing the query.
+    /// The search path, row-level security, statement timeout and (PostgreSQL 17 on) transaction timeout as the
+    /// session began (the role's, the database's or the URL's), for running a user's own SQL (`urna sql`) as psql
+    /// would: names resolve through their path, a table with a policy shows the rows the policy lets them see
+    /// instead of refusing the query, and the server's time limits apply.
     public func restoreUserSettings() throws {
         try execute("RESET search_path; RESET row_security; RESET statement_timeout")
+        // Pinned to 0 at connect on the same servers only: an older server has no such setting to reset.
+        if PQserverVersion(handle) >= 170_000 { try execute("RESET transaction_timeout") }
     }
 
     deinit {

@@ -17,18 +17,22 @@ extension PostgresTransfer {
         (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// Refuses a writer, before any work, when an enabled event trigger of the database would fire on urna's
-    /// DDL (`ddl_command_start`, `ddl_command_end`, `sql_drop`, `table_rewrite`): its function would run
-    /// inside urna's transaction, as urna's role, and could change the tables urna is filling. Readers run no
+    /// Refuses a writer, before any work, when an event trigger of the database would fire on urna's DDL
+    /// (`ddl_command_start`, `ddl_command_end`, `sql_drop`, `table_rewrite`) in this session, as its
+    /// `session_replication_role` decides (a trigger set ENABLE REPLICA does not fire in an ordinary session, one
+    /// set ENABLE ALWAYS does in every session): its function would run inside urna's transaction, as urna's role, and could change the tables urna is filling. Readers run no
     /// DDL and are never refused. Triggers named in `allowing` (by default `URNA_PG_ALLOW_EVENT_TRIGGERS`,
     /// comma-separated) run, as a person asked.
     public static func refuseEventTriggers(
         in pg: PostgresConnection,
         allowing: [String] = allowedEventTriggers(from: ProcessInfo.processInfo.environment[allowEventTriggersVariable])
     ) throws {
+        // Whether a trigger fires depends on the session's session_replication_role: ENABLE (O) fires in origin
+        // and local sessions, ENABLE REPLICA (R) in replica sessions only, ENABLE ALWAYS (A) in all of them.
         let rows = try pg.query(
             "SELECT evtname::text, evtevent::text, pg_catalog.array_to_string(evttags, '|') FROM "
-                + "pg_catalog.pg_event_trigger WHERE evtenabled <> 'D' ORDER BY 1"
+                + "pg_catalog.pg_event_trigger WHERE evtenabled = 'A' OR evtenabled = CASE "
+                + "pg_catalog.current_setting('session_replication_role') WHEN 'replica' THEN 'R' ELSE 'O' END ORDER BY 1"
         ).rows
         let allowed = Set(allowing)
         let firing = rows.compactMap { row -> (name: String, event: String)? in
@@ -51,7 +55,7 @@ extension PostgresTransfer {
         throw PostgresTransferError.occupied(
             "\(pg.displayName) has \(firing.count == 1 ? "an event trigger" : "event triggers") "
                 + "\(names.joined(separator: ", ")) that would run during "
-                + "urna's own CREATE, ALTER and DROP of its tables, inside its transaction, where they could change what it writes; nothing "
+                + "this program's own CREATE, ALTER and DROP of its tables, inside its transaction, where they could change what it writes; nothing "
                 + "was changed: if \(firing.count == 1 ? "it is" : "they are") safe to run (an audit log, a "
                 + "platform's own), name \(firing.count == 1 ? "it" : "them") in "
                 + "\(allowEventTriggersVariable)=\(plain), or disable \(firing.count == 1 ? "it" : "them") (ALTER "
@@ -71,7 +75,7 @@ extension PostgresTransfer {
             return .badValue(
                 column: "\(t.name).\(column.name)", value: shown,
                 expected: "text PostgreSQL can store: it cannot hold the NUL character (U+0000, shown as \\0), and "
-                    + "urna never cuts a value short; remove it in the file, or in the app that stored it")
+                    + "this program never cuts a value short; remove it in the file, or in the app that stored it")
         }
         return nil
     }

@@ -171,10 +171,17 @@ public final class PostgresWorkingCopy {
             self.database = database
             self.message = message
         }
+        /// The message, naming no program: it says to look at the database before running the change again.
         public var description: String {
+            lost + "look at the database (what the change should have stored) before running it again"
+        }
+        /// The message for a command-line tool called `programName`: it names the command that shows the database.
+        public func description(programName: String) -> String {
+            lost + "look with `\(programName) status --db URL` before running it again"
+        }
+        private var lost: String {
             "the connection to \(database) was lost while COMMIT was on its way (\(message)): the change may or may "
-                + "not have been stored (as a whole, never in part); look with `urna status --db URL` before running "
-                + "it again"
+                + "not have been stored (as a whole, never in part); "
         }
     }
 

@@ -46,6 +46,13 @@ struct CLIPostgresThirdTrialTests {
         #expect(unknown.code == ExitCode.failure)
         #expect(unknown.message.contains("may or may not have been stored"), "\(unknown.message)")
         #expect(!unknown.message.contains("was not changed"), "\(unknown.message)")
+        #expect(unknown.message.contains("look with `urna status --db URL`"), "\(unknown.message)")
+        // An app's executable names itself, and the library, which has no name, names no program.
+        let app = PostgresStaging.commitFailure(
+            lost, command: "import", display: "postgresql://u@h/db", path: "/x", tool: "library-app")
+        #expect(app.message.contains("look with `library-app status --db URL`"), "\(app.message)")
+        #expect(!app.message.contains("urna"), "\(app.message)")
+        #expect(!"\(lost)".contains("urna"), "\(lost)")
         let refused = PostgresError("duplicate key", sqlState: "23505", database: "postgresql://u@h/db")
         let other = PostgresStaging.commitFailure(
             refused, command: "import", display: "postgresql://u@h/db", path: "/x")

@@ -46,6 +46,8 @@ struct PostgresThirdTrialTests {
         } throws: { error in
             "\(error)".contains("event trigger watch_ddl") && "\(error)".contains("nothing was changed")
                 && "\(error)".contains("URNA_PG_ALLOW_EVENT_TRIGGERS=watch_ddl")
+                // The library has no program name: an app's executable shows this too.
+                && "\(error)".contains("this program's own CREATE, ALTER and DROP") && !"\(error)".contains("urna's")
         }
         // The library's own push (urna copy, an app) is refused the same way, before any DDL.
         let dir = try PostgresTransferTests.temporaryFolder()
@@ -77,6 +79,42 @@ struct PostgresThirdTrialTests {
         try Self.makeFile(file)
         try Self.push(file, to: url, replacing: nil)
         #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
+        #expect(try pg.psql("SELECT count(*) FROM ddl_seen", url: url) == "0\n")
+    }
+
+    @Test("An ENABLE REPLICA event trigger does not stop a writer in an ordinary session; ENABLE ALWAYS does")
+    func replicationRoleOfEventTriggers() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "evt_replica")
+        _ = try pg.psql(
+            Self.noteDDL
+                + """
+                CREATE EVENT TRIGGER on_replicas ON ddl_command_end EXECUTE FUNCTION note_ddl();
+                ALTER EVENT TRIGGER on_replicas ENABLE REPLICA;
+                """, url: url)
+        let dir = try PostgresTransferTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("kinds.sqlite").path
+        try Self.makeFile(file)
+        try Self.push(file, to: url, replacing: nil)
+        #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
+        #expect(try pg.psql("SELECT count(*) FROM ddl_seen", url: url) == "0\n", "it did not fire, as said")
+        // A session in replica mode (set by its role or URL) would run it: refused there, and a plain ENABLE
+        // trigger, which does not fire in such a session, is not.
+        _ = try pg.psql("CREATE EVENT TRIGGER on_origin ON ddl_command_start EXECUTE FUNCTION note_ddl();", url: url)
+        let replica = try PostgresConnection(url)
+        try replica.execute("SET session_replication_role = replica")
+        #expect {
+            try PostgresTransfer.refuseEventTriggers(in: replica, allowing: [])
+        } throws: { error in
+            "\(error)".contains("on_replicas (on ddl_command_end)") && !"\(error)".contains("on_origin")
+        }
+        _ = try pg.psql("DROP EVENT TRIGGER on_origin; ALTER EVENT TRIGGER on_replicas ENABLE ALWAYS;", url: url)
+        #expect {
+            _ = try PostgresWorkingCopy(url: url, writing: true)
+        } throws: { error in
+            "\(error)".contains("event trigger on_replicas (on ddl_command_end)")
+        }
         #expect(try pg.psql("SELECT count(*) FROM ddl_seen", url: url) == "0\n")
     }
 
@@ -148,6 +186,7 @@ struct PostgresThirdTrialTests {
         } throws: { error in
             let text = "\(error)"
             return text.contains("Log.line") && text.contains("before\\0after") && text.contains("NUL")
+                && text.contains("this program never cuts a value short") && !text.contains("urna never")
                 && text.contains("nothing was copied")
         }
         #expect(try pg.psql("SELECT count(*) FROM \"Log\" WHERE line = 'line 3'", url: url) == "1\n")
