@@ -84,9 +84,9 @@ extension Store {
     }
 
     /// Leaves the write `takeWrite` entered; when the thread's last use of it ended, the write belongs to no thread.
-    func parkWrite() {
+    func parkWrite(remembering: Bool = true) {
         let me = currentThreadID()
-        if writeLock.park(), let fileID { FileWriters.shared.end(fileID, thread: me) }
+        if writeLock.park(remembering: remembering), let fileID { FileWriters.shared.end(fileID, thread: me) }
     }
 
     /// `beginWrite()` for async code: waits for other writers off the cooperative pool and returns a write that belongs
@@ -95,19 +95,26 @@ extension Store {
     /// `CancellationError` and opens nothing.
     public func beginWrite() async throws -> WriteTransaction {
         try Task.checkCancellation()
-        let transaction = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<WriteTransaction, Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        try self.openWrite()
-                        let w = WriteTransaction(store: self, id: self.writeLock.markWriteBegun())
-                        // Taken once more and parked: the write is its handle's, not this pool thread's.
-                        try self.takeWrite(w.id)
-                        self.parkWrite()
-                        return w
-                    })
+        let cancelled = CancellationFlag()
+        let transaction = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<WriteTransaction, Error>) in
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        with: Result {
+                            // Ends with `CancellationError` when the task is cancelled while it waits (for a write
+                            // that may be this task's own parked one).
+                            try self.openWrite(unless: { cancelled.isSet })
+                            let w = WriteTransaction(store: self, id: self.writeLock.markWriteBegun())
+                            // Taken once more and parked: the write is its handle's, not this pool thread's.
+                            try self.takeWrite(w.id)
+                            self.parkWrite(remembering: false)
+                            return w
+                        })
+                }
             }
+        } onCancel: {
+            cancelled.set()
         }
         if Task.isCancelled {
             transaction.cancel()
