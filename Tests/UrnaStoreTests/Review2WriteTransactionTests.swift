@@ -28,7 +28,7 @@ struct Review2WriteTransactionTests {
         let store = try Store(path: path, schema: try TrialSix.schema())
         let box = Review2Box()
         var nextID = 1
-        for round in 0..<1500 {
+        for round in 0..<5000 {
             let began = DispatchSemaphore(value: 0)
             let start = nextID
             nextID += 100_000
@@ -175,6 +175,32 @@ struct Review2WriteTransactionTests {
         #expect(box.said == [message, message])
         #expect(message.contains("once its WriteTransaction was used"))
         #expect(!message.contains("begun on another thread"))
+        #expect(try TrialSix.committedIDs(path) == [1])
+    }
+
+    @Test(
+        "perform inside a file store's read { } throws writeInsideRead, as write { } there (the read would not see it); the write stays open for the handle"
+    )
+    func performInsideReadIsRefused() throws {
+        let (dir, path) = try TrialSix.temporaryPath()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try Store(path: path, schema: try TrialSix.schema())
+        let box = Review2Box()
+        let thread = TrialSix.onThread {
+            do {
+                let w = try store.beginWrite()
+                try w.perform { _ = try store.create(TrialSix.Note.self, value: [1, "a"]) }
+                box.set(w)
+            } catch { box.note("error \(error)") }
+        }
+        #expect(thread.wait(timeout: .now() + 5) == .success)
+        let w = try #require(box.get)
+        #expect(throws: StoreError.writeInsideRead) {
+            try store.read { try w.perform { _ = try store.create(TrialSix.Note.self, value: [2, "b"]) } }
+        }
+        #expect(w.isOpen)
+        try w.commit()
+        #expect(box.said.isEmpty)
         #expect(try TrialSix.committedIDs(path) == [1])
     }
 }

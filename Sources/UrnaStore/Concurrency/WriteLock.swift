@@ -127,6 +127,21 @@ final class WriteLock: @unchecked Sendable {
         return true
     }
 
+    /// Enters once more when the calling thread left the open write parked (see `lock()`): it holds the lock on the
+    /// write's behalf until it releases it (`unlock()`); false, without waiting, otherwise. Raw SQL on that thread so
+    /// runs inside the write (a raw statement outside one found the write's transaction open and rolled it back).
+    func enterIfParkedByCurrentThread() -> Bool {
+        let me = currentThreadID()
+        let inTask = Self.inTask
+        condition.lock()
+        defer { condition.unlock() }
+        guard owner == Self.parked, parker == me, write != 0, !inTask else { return false }
+        borrowed = true
+        owner = me
+        depth += 1
+        return true
+    }
+
     /// Numbers the write the calling thread has just begun holding the lock (at depth 1).
     func markWriteBegun() -> UInt64 {
         condition.lock()
@@ -189,11 +204,15 @@ final class WriteLock: @unchecked Sendable {
     }
 
     /// Like `take`, but only when the write is parked (nobody uses it): for a dropped `WriteTransaction`.
+    /// While its parker holds the lock on its behalf (see `lock()`), the write counts as parked: that thread takes it at
+    /// once, another waits for it to release the lock (a handle dropped then left the write open for good).
     func takeIfParked(write id: UInt64) -> Bool {
+        let me = currentThreadID()
         condition.lock()
         defer { condition.unlock() }
-        guard write == id, owner == Self.parked else { return false }
-        owner = currentThreadID()
+        while write == id && borrowed && owner != me { condition.wait() }
+        guard write == id, owner == Self.parked || (borrowed && owner == me) else { return false }
+        owner = me
         depth += 1
         return true
     }

@@ -32,8 +32,11 @@ public final class WriteTransaction: Sendable {
 
     /// Runs `body` on the calling thread inside the write (its store calls and setters write in it), then leaves the
     /// write open for the next use of this handle. An error from `body` leaves the write open: `cancel()` or `commit()`.
+    /// Inside a file store's `read { }` it throws `StoreError.writeInsideRead` (as `write { }` there).
     @discardableResult
     public func perform<T>(_ body: () throws -> T) throws -> T {
+        // Inside `read { }` its reads see one earlier commit: they would not see the write (as `write { }` there).
+        if let readers = store.readers, readers.isInSnapshot() { throw StoreError.writeInsideRead }
         try store.takeWrite(id)
         defer { store.parkWrite() }
         return try body()
