@@ -21,6 +21,12 @@ import Foundation
 /// at once run one after the other (each waits for the store call running on another thread to end). A handle whose
 /// write belongs to no thread when it is released rolls the write back, so a task cancelled or an error path between
 /// two uses never leaves the store locked. Other threads' writes wait for the write's end, as for any write.
+///
+/// The thread that last left the write to no thread (outside Swift concurrency) does not wait for it: its reads, raw
+/// SQL and `refresh()` run inside the write (an in-memory store's reads see it), and `write { }` or `beginWrite()`
+/// there throw `StoreError.alreadyInWriteTransaction` instead of waiting for themselves for good. A task cannot be
+/// told from the others sharing its thread: a task holding a write that awaits `asyncWrite { }` or `beginWrite()`
+/// waits for its own write until the task is cancelled (then `CancellationError`); end the write first.
 public final class WriteTransaction: Sendable {
     private let store: Store
     let id: UInt64
