@@ -39,14 +39,49 @@ final class WriteLock: @unchecked Sendable {
     private var write: UInt64 = 0
     private var lastWrite: UInt64 = 0
 
+    /// The thread that last left a `beginWrite()` write parked, outside Swift concurrency (0: none, or a task's
+    /// pool thread, which other tasks share); guarded by `condition`.
+    private var parker: UInt = 0
+    /// Whether the parker holds the lock now on a parked write's behalf (see `lock()`); guarded by `condition`.
+    private var borrowed = false
+
+    /// Takes the lock, waiting while another thread holds it. The thread that left a write parked (used it through its
+    /// `WriteTransaction`, or began it and then did) does not wait for it: it would wait for itself for good (a read,
+    /// a raw SQL call or `write { }` on that thread after `w.perform { }`). It holds the lock on the write's behalf
+    /// until it releases it (its reads see the write, `write { }` throws `alreadyInWriteTransaction`), then the write
+    /// is parked again; a `take` on another thread waits meanwhile.
     func lock() {
         let me = currentThreadID()
         condition.lock()
-        while owner != 0 && owner != me { condition.wait() }
+        while owner != 0 && owner != me {
+            if owner == Self.parked && parker == me && write != 0 && !Self.inTask {
+                borrowed = true
+                break
+            }
+            condition.wait()
+        }
         owner = me
         depth += 1
         condition.unlock()
     }
+
+    /// `lock()` for a write opened for async code off the task (`asyncWrite`, `try await beginWrite()`): never holds
+    /// a parked write (its pool thread may have left another flow's write parked), and stops waiting with
+    /// `CancellationError` once `cancelled()` says the task was cancelled.
+    func lock(unless cancelled: () -> Bool) throws {
+        let me = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        while owner != 0 && owner != me {
+            if cancelled() { throw CancellationError() }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        owner = me
+        depth += 1
+    }
+
+    /// Whether the calling thread runs a Swift task (whose pool thread other tasks share).
+    private static var inTask: Bool { withUnsafeCurrentTask { $0 != nil } }
 
     /// Takes the lock when nobody else holds it; false (without waiting) otherwise.
     func tryLock() -> Bool {
@@ -64,7 +99,14 @@ final class WriteLock: @unchecked Sendable {
         precondition(
             owner == currentThreadID(), "Urna: the store's write lock was released by a thread that does not hold it")
         depth -= 1
-        if depth == 0 { owner = 0 }
+        if depth == 0 {
+            owner = 0
+            borrowed = false
+        } else if depth == 1 && borrowed && write != 0 {
+            // The parker's `lock()` on the parked write's behalf ends: the write is its handle's again.
+            owner = Self.parked
+            borrowed = false
+        }
         // A `take` waits for depth 1 (the holder between two store calls), the others for 0.
         if depth <= 1 { condition.broadcast() }
         condition.unlock()
@@ -73,11 +115,30 @@ final class WriteLock: @unchecked Sendable {
     /// Enters once more when the calling thread holds the lock (release with `unlock()`); false, without waiting,
     /// when it does not. Store calls inside a write enter so, and a `take` waits until they are done.
     func enterIfHeldByCurrentThread() -> Bool {
-        // Only this thread can make the owner this thread, or take it from this thread while it is inside.
-        guard owner == currentThreadID() else { return false }
+        // The cheap look first (`owner` is atomic): any value but this thread is "not me".
+        let me = currentThreadID()
+        guard owner == me else { return false }
         condition.lock()
+        defer { condition.unlock() }
+        // Again under the lock: a `take` on another thread may have moved the write since (this thread was at depth 1
+        // between two store calls); entering then made two threads use one connection at once.
+        guard owner == me else { return false }
         depth += 1
-        condition.unlock()
+        return true
+    }
+
+    /// Enters once more when the calling thread left the open write parked (see `lock()`): it holds the lock on the
+    /// write's behalf until it releases it (`unlock()`); false, without waiting, otherwise. Raw SQL on that thread so
+    /// runs inside the write (a raw statement outside one found the write's transaction open and rolled it back).
+    func enterIfParkedByCurrentThread() -> Bool {
+        let me = currentThreadID()
+        let inTask = Self.inTask
+        condition.lock()
+        defer { condition.unlock() }
+        guard owner == Self.parked, parker == me, write != 0, !inTask else { return false }
+        borrowed = true
+        owner = me
+        depth += 1
         return true
     }
 
@@ -143,24 +204,33 @@ final class WriteLock: @unchecked Sendable {
     }
 
     /// Like `take`, but only when the write is parked (nobody uses it): for a dropped `WriteTransaction`.
+    /// While its parker holds the lock on its behalf (see `lock()`), the write counts as parked: that thread takes it at
+    /// once, another waits for it to release the lock (a handle dropped then left the write open for good).
     func takeIfParked(write id: UInt64) -> Bool {
+        let me = currentThreadID()
         condition.lock()
         defer { condition.unlock() }
-        guard write == id, owner == Self.parked else { return false }
-        owner = currentThreadID()
+        while write == id && borrowed && owner != me { condition.wait() }
+        guard write == id, owner == Self.parked || (borrowed && owner == me) else { return false }
+        owner = me
         depth += 1
         return true
     }
 
     /// Leaves once (after `take`); when that was the calling thread's last store call in the write, the write stays
     /// open for no thread (its `WriteTransaction` takes it again). Returns whether it was parked.
+    /// `remembering`: whether the calling thread counts as the write's parker (see `lock()`); a task's pool thread never
+    /// does.
     @discardableResult
-    func park() -> Bool {
+    func park(remembering: Bool = true) -> Bool {
+        let me = currentThreadID()
+        let inTask = Self.inTask
         condition.lock()
         defer { condition.unlock() }
-        precondition(owner == currentThreadID(), "Urna: a write was parked by a thread that does not hold it")
+        precondition(owner == me, "Urna: a write was parked by a thread that does not hold it")
         depth -= 1
         if depth == 1 && write != 0 {
+            parker = remembering && !inTask ? me : 0
             owner = Self.parked
             condition.broadcast()
             return true

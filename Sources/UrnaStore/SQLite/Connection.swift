@@ -44,8 +44,9 @@ public final class Connection {
     /// thread (an async task resumed elsewhere, a serial queue's next block) or never came (an error path).
     @inline(__always) func exclusive<T>(_ body: () throws -> T) throws -> T {
         guard let ownerLock else { return try body() }
-        if ownerLock.enterIfHeldByCurrentThread() {
+        if ownerLock.enterIfHeldByCurrentThread() || ownerLock.enterIfParkedByCurrentThread() {
             // Entered, not just checked: a `WriteTransaction` may move the write to another thread between two calls.
+            // The thread that left a write parked runs raw SQL inside it too (see `WriteLock.lock()`).
             defer { ownerLock.unlock() }
             guard heldForRead > 0 else { return try body() }
             // Inside an in-memory store's `read { }`, which holds the lock but opens no write: raw SQL there commits on

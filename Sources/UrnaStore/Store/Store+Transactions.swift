@@ -27,7 +27,12 @@ extension Store {
     @_disfavoredOverload
     @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
-        try openWrite()
+        try write(unless: nil, body)
+    }
+
+    /// `write` whose wait for another writer ends with `CancellationError` once `cancelled` says so (async code).
+    func write<T>(unless cancelled: (() -> Bool)?, _ body: () throws -> T) throws -> T {
+        try openWrite(unless: cancelled)
         writeBlockOpen = true
         do {
             let result = try body()
@@ -44,16 +49,7 @@ extension Store {
     /// then compiles in Swift 6 (the objects a body makes are not `Sendable`, so they cannot be a task's
     /// result).
     public func write(_ body: () throws -> Void) throws {
-        try openWrite()
-        writeBlockOpen = true
-        do {
-            try body()
-            writeBlockOpen = false
-            try commitWrite()
-        } catch {
-            cancelWrite()
-            throw error
-        }
+        try write(unless: nil, body)
     }
 
     /// Opens a write transaction (BEGIN IMMEDIATE), waiting while another thread writes. The write belongs to the
@@ -83,10 +79,11 @@ extension Store {
         return WriteTransaction(store: self, id: writeLock.markWriteBegun())
     }
 
-    /// `beginWrite()` without its handle, for `write { }`.
-    func openWrite() throws {
+    /// `beginWrite()` without its handle, for `write { }`. With `cancelled` (async code, off the task), the wait for
+    /// another writer ends with `CancellationError` once it says so.
+    func openWrite(unless cancelled: (() -> Bool)? = nil) throws {
         if let readers, readers.isInSnapshot() { throw StoreError.writeInsideRead }
-        writeLock.lock()
+        if let cancelled { try writeLock.lock(unless: cancelled) } else { writeLock.lock() }
         if inMemoryReads > 0 && !writeOpen {
             writeLock.unlock()
             throw StoreError.writeInsideRead
@@ -423,7 +420,9 @@ extension Store {
         let cancelled = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await Self.offThread {
-                try self.write {
+                // The wait for another writer ends when the task is cancelled: that writer may be a parked
+                // `WriteTransaction` of this very task, which would never end.
+                try self.write(unless: { cancelled.isSet }) {
                     // Checked with the write open (the wait for another writer is over): a cancelled write rolls
                     // back with nothing done.
                     if cancelled.isSet { throw CancellationError() }
@@ -465,7 +464,7 @@ extension Store {
 }
 
 /// Set when the task that started an `asyncWrite` is cancelled (the write runs off the task, so it cannot ask).
-private final class CancellationFlag: Sendable {
+final class CancellationFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .acquiring) }
     func set() { value.store(true, ordering: .releasing) }

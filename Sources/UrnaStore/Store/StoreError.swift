@@ -32,8 +32,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case rawTransactionOutsideWrite
     /// A write inside `read { }` (or `asyncRead { }`), whose reads see one earlier commit: they would not see it.
     case writeInsideRead
-    /// `commitWrite()` (or a write's step) on a thread that did not begin the open write: it belongs to another thread,
-    /// or to the `WriteTransaction` that `beginWrite()` returned, through which it goes on from any thread.
+    /// `commitWrite()` (or a write's step) on a thread that does not hold the open write: it belongs to another thread,
+    /// or (once used) to the `WriteTransaction` that `beginWrite()` returned, through which it goes on from any thread.
     case writeOnAnotherThread
     /// A `WriteTransaction` whose write already ended (committed, cancelled, or rolled back when its handle was dropped).
     case writeEnded
@@ -78,8 +78,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "a write cannot run inside store.read { ... } or asyncRead { ... } (their reads see one earlier commit, "
                 + "so they would not see it): write before or after the read, or read inside the write"
         case .writeOnAnotherThread:
-            "this thread has no write open: the store's open write was begun on another thread (a serial queue's "
-                + "earlier block, a task before an await) and is still open; go on with it, commit or cancel it through "
+            "this thread has no write open: the store's open write belongs to another thread (a serial queue's "
+                + "earlier block, a task before an await) or, once its WriteTransaction was used (w.perform { }), to "
+                + "that handle only, even on the thread that began it; go on with it, commit or cancel it through "
                 + "the WriteTransaction that beginWrite() returned (w.perform { }, w.commit(), w.cancel(), from any "
                 + "thread), or use store.write { ... }"
         case .writeEnded:

@@ -21,6 +21,12 @@ import Foundation
 /// at once run one after the other (each waits for the store call running on another thread to end). A handle whose
 /// write belongs to no thread when it is released rolls the write back, so a task cancelled or an error path between
 /// two uses never leaves the store locked. Other threads' writes wait for the write's end, as for any write.
+///
+/// The thread that last left the write to no thread (outside Swift concurrency) does not wait for it: its reads, raw
+/// SQL and `refresh()` run inside the write (an in-memory store's reads see it), and `write { }` or `beginWrite()`
+/// there throw `StoreError.alreadyInWriteTransaction` instead of waiting for themselves for good. A task cannot be
+/// told from the others sharing its thread: a task holding a write that awaits `asyncWrite { }` or `beginWrite()`
+/// waits for its own write until the task is cancelled (then `CancellationError`); end the write first.
 public final class WriteTransaction: Sendable {
     private let store: Store
     let id: UInt64
@@ -32,8 +38,11 @@ public final class WriteTransaction: Sendable {
 
     /// Runs `body` on the calling thread inside the write (its store calls and setters write in it), then leaves the
     /// write open for the next use of this handle. An error from `body` leaves the write open: `cancel()` or `commit()`.
+    /// Inside a file store's `read { }` it throws `StoreError.writeInsideRead` (as `write { }` there).
     @discardableResult
     public func perform<T>(_ body: () throws -> T) throws -> T {
+        // Inside `read { }` its reads see one earlier commit: they would not see the write (as `write { }` there).
+        if let readers = store.readers, readers.isInSnapshot() { throw StoreError.writeInsideRead }
         try store.takeWrite(id)
         defer { store.parkWrite() }
         return try body()
@@ -84,9 +93,9 @@ extension Store {
     }
 
     /// Leaves the write `takeWrite` entered; when the thread's last use of it ended, the write belongs to no thread.
-    func parkWrite() {
+    func parkWrite(remembering: Bool = true) {
         let me = currentThreadID()
-        if writeLock.park(), let fileID { FileWriters.shared.end(fileID, thread: me) }
+        if writeLock.park(remembering: remembering), let fileID { FileWriters.shared.end(fileID, thread: me) }
     }
 
     /// `beginWrite()` for async code: waits for other writers off the cooperative pool and returns a write that belongs
@@ -95,19 +104,26 @@ extension Store {
     /// `CancellationError` and opens nothing.
     public func beginWrite() async throws -> WriteTransaction {
         try Task.checkCancellation()
-        let transaction = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<WriteTransaction, Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        try self.openWrite()
-                        let w = WriteTransaction(store: self, id: self.writeLock.markWriteBegun())
-                        // Taken once more and parked: the write is its handle's, not this pool thread's.
-                        try self.takeWrite(w.id)
-                        self.parkWrite()
-                        return w
-                    })
+        let cancelled = CancellationFlag()
+        let transaction = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<WriteTransaction, Error>) in
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        with: Result {
+                            // Ends with `CancellationError` when the task is cancelled while it waits (for a write
+                            // that may be this task's own parked one).
+                            try self.openWrite(unless: { cancelled.isSet })
+                            let w = WriteTransaction(store: self, id: self.writeLock.markWriteBegun())
+                            // Taken once more and parked: the write is its handle's, not this pool thread's.
+                            try self.takeWrite(w.id)
+                            self.parkWrite(remembering: false)
+                            return w
+                        })
+                }
             }
+        } onCancel: {
+            cancelled.set()
         }
         if Task.isCancelled {
             transaction.cancel()
