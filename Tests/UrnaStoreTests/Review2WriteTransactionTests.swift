@@ -99,6 +99,8 @@ struct Review2WriteTransactionTests {
                 try w.perform { _ = try store.create(TrialSix.Note.self, value: [1, "a"]) }
                 box.note("count \(try store.objects(TrialSix.Note.self).count)")
                 box.note("raw \(try store.connection.integer("SELECT count(*) FROM Note"))")
+                // A raw write there (a reused thread's unrelated work) never joins the handle's write silently.
+                box.note(TrialSix.attempt { try store.connection.execute("INSERT INTO Note VALUES (9, 'joined')") })
                 box.note(TrialSix.attempt { try store.refresh() })
                 box.note(TrialSix.attempt { try store.write {} })
             } catch { box.note("error \(error)") }
@@ -106,7 +108,11 @@ struct Review2WriteTransactionTests {
         let finished = thread.wait(timeout: .now() + 5) == .success
         if !finished { box.get?.cancel() }
         #expect(finished)
-        #expect(box.said == ["count 1", "raw 1", "ok", "\(StoreError.alreadyInWriteTransaction)"])
+        #expect(
+            box.said == [
+                "count 1", "raw 1", "\(StoreError.writeOnAnotherThread)", "ok",
+                "\(StoreError.alreadyInWriteTransaction)",
+            ])
         // Parked again after those reads: this thread can go on with it and commit.
         let other = TrialSix.onThread {
             box.note(
@@ -116,6 +122,7 @@ struct Review2WriteTransactionTests {
         #expect(other.wait(timeout: .now() + 5) == .success)
         #expect(box.said.suffix(2) == ["ok", "ok"])
         #expect(try store.objects(TrialSix.Note.self).count == 2)
+        #expect(try store.connection.integer("SELECT count(*) FROM Note WHERE id = 9") == 0)
     }
 
     @Test(
