@@ -42,7 +42,9 @@ struct CLIPostgresThirdTrialTests {
     @Test("A write whose COMMIT lost the connection is not reported as 'not changed' (the server may have committed)")
     func commitOutcomeUnknown() {
         let lost = PostgresWorkingCopy.CommitOutcomeUnknown(database: "postgresql://u@h/db", message: "server closed")
-        let unknown = PostgresStaging.commitFailure(lost, command: "import", display: "postgresql://u@h/db", path: "/x")
+        // The tool is named: its default is the process-wide command context, which other tests in this process set.
+        let unknown = PostgresStaging.commitFailure(
+            lost, command: "import", display: "postgresql://u@h/db", path: "/x", tool: "urna")
         #expect(unknown.code == ExitCode.failure)
         #expect(unknown.message.contains("may or may not have been stored"), "\(unknown.message)")
         #expect(!unknown.message.contains("was not changed"), "\(unknown.message)")
