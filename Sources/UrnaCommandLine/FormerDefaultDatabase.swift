@@ -25,7 +25,10 @@ enum FormerDefaultDatabase {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             attributes[.type] as? FileAttributeType == .typeRegular
         else { return nil }
+        // Only a table of that name is read: a view planted under it (a recursive one hung the hint) is not run.
         guard let c = try? Connection(path: path, readOnly: true, create: false),
+            (try? c.scalar(
+                "SELECT type FROM sqlite_master WHERE name = ?", [.text(StorageLayout.schemaTable)])) == .text("table"),
             let rows = try? c.rows("SELECT family FROM \"\(StorageLayout.schemaTable)\" WHERE id = 1"),
             case .text(let family)? = rows.first?.first
         else { return nil }

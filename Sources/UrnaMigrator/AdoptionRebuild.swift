@@ -395,7 +395,18 @@ struct AdoptionRebuild {
         for (name, sql) in contractIndexes.sorted(by: { $0.key < $1.key }) where !existing.contains(name.lowercased()) {
             try c.execute(sql)
         }
-        for object in userObjects where !(object.kind == "index" && contractNames.contains(object.name.lowercased())) {
+        let contractByName = Dictionary(
+            contractIndexes.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        for object in userObjects {
+            if object.kind == "index", let contract = contractByName[object.name.lowercased()] {
+                // The file's copy of a contract index is left to the contract's; an index of the file's own that only
+                // shares its name (another case, other columns, UNIQUE) would be lost without a word: refused.
+                if Self.spelledAlike(object.sql, contract) { continue }
+                problems.append(
+                    "the file's index \(object.name) (\(object.sql)) has the name of the contract's index "
+                        + "(\(contract)) but not its definition: rename or drop it before adopting")
+                continue
+            }
             do {
                 try c.execute(object.sql)
             } catch let e as SQLiteError {
@@ -403,6 +414,14 @@ struct AdoptionRebuild {
             }
         }
         return problems
+    }
+
+    /// Two CREATE statements that differ only in quoting, letter case and spacing.
+    static func spelledAlike(_ a: String, _ b: String) -> Bool {
+        func plain(_ s: String) -> String {
+            String(s.lowercased().filter { !$0.isWhitespace && $0 != "\"" && $0 != "`" && $0 != "[" && $0 != "]" })
+        }
+        return plain(a) == plain(b)
     }
 
     private func list(

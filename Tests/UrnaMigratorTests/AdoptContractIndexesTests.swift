@@ -92,3 +92,34 @@ import UrnaStore
         #expect(try after.rows("SELECT title FROM Book WHERE id = 10").first?.first == .text("Dom Casmurro"))
     }
 }
+
+/// An index of the file's own whose name is a contract index's in another case, with another definition (a UNIQUE
+/// over two columns): a review found `adopt` dropping it without a word once the names were compared ignoring case
+/// (only the contract's `Book_author_idx(author)` was left, and the report said the index was "missing").
+@Suite struct AdoptOwnIndexNamedLikeTheContractsTests {
+    @Test func refusedNamingBothDefinitions() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("plain.sqlite")
+        let own = "CREATE UNIQUE INDEX book_author_idx ON Book(author, title)"
+        let statements = StorageLayout.createSQL(for: LibraryFamily.v1).compactMap { sql -> String? in
+            if sql.hasPrefix("CREATE INDEX") && sql.contains("Book_author_idx") { return nil }
+            guard sql.hasPrefix("CREATE TABLE"), sql.contains(#""title" TEXT"#) else { return sql }
+            return sql.replacingOccurrences(of: #""title" TEXT"#, with: #""title" text"#)
+        }
+        let setup = try Connection(path: path)
+        for sql in statements + [own] { try setup.execute(sql) }
+        try setup.execute(AdoptContractIndexesTests.rows)
+        let before = try AdoptContractIndexesTests.dump(path)
+
+        let m = Migrator(family: LibraryFamily.family)
+        #expect {
+            _ = try m.adopt(path: path, version: 1)
+        } throws: { error in
+            "\(error)".contains("book_author_idx") && "\(error)".contains("rename or drop it")
+        }
+        let c = try Connection(path: path, readOnly: true, create: false)
+        let indexes = try c.rows("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Book'")
+        #expect(indexes.contains { $0[0] == .text("book_author_idx") && $0[1] == .text(own) }, "\(indexes)")
+        #expect(try AdoptContractIndexesTests.dump(path) == before)
+    }
+}

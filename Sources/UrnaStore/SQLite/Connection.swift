@@ -45,8 +45,12 @@ public final class Connection {
     @inline(__always) func exclusive<T>(_ body: () throws -> T) throws -> T {
         guard let ownerLock else { return try body() }
         if ownerLock.enterIfParkedByCurrentThread() {
-            defer { ownerLock.unlock() }
-            return try readingInParkedWrite(body)
+            // Raw SQL on the thread that left a write parked (see `WriteLock.lock()`) is refused: the write is its
+            // `WriteTransaction`'s, and a reused thread's unrelated SQL would have run inside it silently (an INSERT
+            // joined it, a `ROLLBACK` or `COMMIT` ended it, a `ROLLBACK TO` took back the handle's rows, a `PRAGMA`
+            // changed its connection). Run it through `w.perform { }`.
+            ownerLock.unlock()
+            throw StoreError.writeOnAnotherThread
         }
         if ownerLock.enterIfHeldByCurrentThread() {
             // Entered, not just checked: a `WriteTransaction` may move the write to another thread between two calls.
@@ -77,22 +81,6 @@ public final class Connection {
         ownerLock.unlock()
         tell?()
         return try outcome.get()
-    }
-
-    /// Raw SQL on the thread that left a write parked (see `WriteLock.lock()`) reads inside that write, but never
-    /// writes in it: the write is its `WriteTransaction`'s, and a reused thread's unrelated INSERT would have joined
-    /// it silently (and been rolled back with it by `cancel()`). `query_only` refuses every write, DDL included, and
-    /// the refusal is `StoreError.writeOnAnotherThread`, which names the handle.
-    private func readingInParkedWrite<T>(_ body: () throws -> T) throws -> T {
-        guard sqlite3_exec(handle, "PRAGMA query_only = 1", nil, nil, nil) == SQLITE_OK else {
-            throw StoreError.writeOnAnotherThread
-        }
-        defer { _ = sqlite3_exec(handle, "PRAGMA query_only = 0", nil, nil, nil) }
-        do {
-            return try body()
-        } catch let error as SQLiteError where error.isReadOnly {
-            throw StoreError.writeOnAnotherThread
-        }
     }
 
     private func exclusiveHoldingLock<T>(_ body: () throws -> T) throws -> T {
