@@ -12,7 +12,7 @@ enum FormerDefaultDatabase {
     static func hint(for path: String, context: CommandContext = .current) -> String {
         let url = URL(fileURLWithPath: path)
         guard context.toolName != "urna", url.lastPathComponent == context.defaultDatabase else { return "" }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let old = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
         guard let family = recordedFamily(old), context.family(named: family) != nil else { return "" }
         let place = folder.isEmpty ? "`\(name)` here" : "`\(old)`"
