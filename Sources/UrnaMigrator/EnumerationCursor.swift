@@ -30,7 +30,7 @@ final class EnumerationCursor {
     let newLayout: ObjectLayout
     let keyIndex: Int?
     let total: Int
-    private let arena = ByteArena()
+    let arena = ByteArena()
 
     // The per-row state below is only touched from this class's own methods, one call at a time (the
     // SQLite callbacks run on the thread that steps the INSERT): no dynamic exclusivity checks.
@@ -41,11 +41,11 @@ final class EnumerationCursor {
     @exclusivity(unchecked) private(set) var emitted: Int64 = 0
     /// The values and bookkeeping of the new object handed to the INSERT (`awaitingWrite`), for
     /// `column` (no reference counting per column).
-    @exclusivity(unchecked) private var currentValues: UnsafeMutablePointer<SQLValue>?
-    @exclusivity(unchecked) private var currentState: UnsafeMutablePointer<ObjectState>?
+    @exclusivity(unchecked) private(set) var currentValues: UnsafeMutablePointer<SQLValue>?
+    @exclusivity(unchecked) private(set) var currentState: UnsafeMutablePointer<ObjectState>?
     /// Per new column, the column of the old row it is carried from.
-    private let rowColumn: [Int32]
-    private let width: Int
+    let rowColumn: [Int32]
+    let width: Int
     /// The old and new object of the row, reused row after row (nil: make a fresh one; an object the
     /// closure kept a reference to is left to it). While `awaitingWrite`, `newObject` is the object the
     /// INSERT is writing.
@@ -389,76 +389,4 @@ final class EnumerationCursor {
         }
         if !lazy && prefetch == nil { o.detach() }
     }
-
-    /// Whether the slot holds exactly `a` (the same bytes: not just an equal value).
-    @inline(__always) static func identical(_ a: SQLValue, _ b: UnsafeMutablePointer<SQLValue>) -> Bool {
-        switch a {
-        case .text(let x):
-            guard case .text(let y) = b.pointee else { return false }
-            // The same storage (the same literal, or equal small strings) holds the same bytes.
-            if unsafeBitCast(x, to: (UInt, UInt).self) == unsafeBitCast(y, to: (UInt, UInt).self) { return true }
-            let n = x.utf8.count
-            guard n == y.utf8.count else { return false }
-            if n == 0 { return true }
-            var a = x
-            var b = y
-            return a.withUTF8 { p in b.withUTF8 { q in memcmp(p.baseAddress!, q.baseAddress!, n) == 0 } }
-        case .integer(let x): if case .integer(let y) = b.pointee { return x == y } else { return false }
-        case .null: if case .null = b.pointee { return true } else { return false }
-        case .real(let x):
-            if case .real(let y) = b.pointee { return x.bitPattern == y.bitPattern } else { return false }
-        case .blob(let x): if case .blob(let y) = b.pointee { return x == y } else { return false }
-        }
-    }
-
-    /// xColumn: value i of the current new object (untouched values straight from the old row).
-    func column(_ i: Int, into context: OpaquePointer) {
-        guard let values = currentValues, let state = currentState, i < width else {
-            sqlite3_result_null(context)
-            return
-        }
-        if i < 64 && state.pointee.loadedMask & (1 << UInt64(i)) == 0 {
-            sqlite3_result_value(context, sqlite3_column_value(select.handle, rowColumn[i]))
-            return
-        }
-        if case .text = values[i] {
-            // The string is moved out of its slot and back (no reference counting); SQLite copies its
-            // bytes into its own result register (reused row after row).
-            let moved = (values + i).move()
-            guard case .text(var s) = moved else {
-                (values + i).initialize(to: moved)
-                return
-            }
-            s.withUTF8 { buf in
-                if let p = buf.baseAddress, buf.count > 0 {
-                    sqlite3_result_text(
-                        context, UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self), Int32(buf.count),
-                        rowStatementTransient)
-                } else {
-                    sqlite3_result_text(context, emptyCString, 0, rowStatementStatic)
-                }
-            }
-            (values + i).initialize(to: .text(s))
-            return
-        }
-        switch values[i] {
-        case .null: sqlite3_result_null(context)
-        case .integer(let n): sqlite3_result_int64(context, n)
-        case .real(let d): sqlite3_result_double(context, d)
-        case .text: break  // handled above
-        case .blob(let b):
-            b.withUnsafeBytes { buf in
-                let p = arena.copy(
-                    UnsafeBufferPointer(start: buf.baseAddress?.assumingMemoryBound(to: UInt8.self), count: buf.count))
-                sqlite3_result_blob(context, p, Int32(buf.count), nil)
-            }
-        }
-    }
 }
-
-/// A C empty string that never moves (SQLite keeps a pointer to a static result).
-nonisolated(unsafe) private let emptyCString: UnsafeMutablePointer<CChar> = {
-    let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
-    p.initialize(to: 0)
-    return p
-}()
