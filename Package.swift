@@ -24,8 +24,11 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
+        // Paths taken apart without NSString (its deletingLastPathComponent traps on one-character names), for the
+        // store and the downloads, which do not depend on each other.
+        .target(name: "UrnaPaths"),
         // Schema, objects, queries, transactions and the SQLite storage contract.
-        .target(name: "UrnaStore", dependencies: ["CSQLite"]),
+        .target(name: "UrnaStore", dependencies: ["CSQLite", "UrnaPaths"]),
         // Descriptors -> plan -> run or dry run.
         .target(name: "UrnaMigrator", dependencies: ["UrnaStore", "CSQLite"]),
         // The schema history (people, elections) as data + closures.
@@ -35,7 +38,7 @@ let package = Package(
         // Records -> election objects -> store; exports.
         .target(name: "UrnaImport", dependencies: ["UrnaStore", "UrnaMigrator", "UrnaSchemas", "UrnaRecords"]),
         // HTTP downloads of TSE's open-data files (libcurl): resumable, cached, verified.
-        .target(name: "UrnaDownload", dependencies: ["CCurl", "UrnaRecords"]),
+        .target(name: "UrnaDownload", dependencies: ["CCurl", "UrnaRecords", "UrnaPaths"]),
         // The PostgreSQL backend (libpq): the storage contract on PostgreSQL, COPY both ways between stores.
         .target(name: "UrnaPostgres", dependencies: ["CPostgreSQL", "UrnaStore"]),
         // Every urna command, for any families: `urna` itself and an app's own executable.

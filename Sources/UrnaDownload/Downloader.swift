@@ -1,4 +1,5 @@
 import Foundation
+import UrnaPaths
 import UrnaRecords
 
 /// Fetches zip files over HTTP(S) into a folder, the way a slow or flaky connection needs:
@@ -219,7 +220,7 @@ public final class Downloader {
 
     /// `.NAME.suffix` in the same folder as `path`.
     static func sidecar(of path: String, suffix: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let name = "." + (path as NSString).lastPathComponent + "." + suffix
         return folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
     }

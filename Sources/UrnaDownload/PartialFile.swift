@@ -1,4 +1,5 @@
 import Foundation
+import UrnaPaths
 
 #if canImport(Glibc)
     import Glibc
@@ -75,7 +76,7 @@ enum PartialFile {
     }
 
     static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         return folder.isEmpty ? "." : folder
     }
 
