@@ -81,6 +81,18 @@ enum Hostile {
             seconds: Date().timeIntervalSince(start), pid: p.processIdentifier)
     }
 
+    /// Runs a system tool (`/bin/mount`, `/bin/umount`) with its output discarded, returning its exit status.
+    static func tool(_ path: String, _ args: [String]) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
     /// A new empty folder for one test (its own, so listings compare).
     static func folder() throws -> URL {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("urna-hostile-\(UUID().uuidString)")

@@ -115,32 +115,20 @@ import Testing
         #expect(Hostile.listing(dir).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == listing)
     }
 
-    /// Runs a system tool, returning its exit status.
-    static func tool(_ path: String, _ args: [String]) throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        return p.terminationStatus
-    }
-
     @Test("A hot journal on a read-only mount is explained with the command that recovers it (needs root to mount)")
     func hotJournalExplainedWhenTheFileCannotBeWritten() throws {
         let dir = try Hostile.folder()
         let crashed = try Self.crashedCopy(in: dir)
         let mountPoint = try Hostile.folder()
-        guard try Self.tool("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint.path]) == 0 else {
+        guard try Hostile.tool("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint.path]) == 0 else {
             try Test.cancel("skipped: cannot mount a tmpfs (needs root, CAP_SYS_ADMIN)")
         }
-        defer { _ = try? Self.tool("/bin/umount", ["-l", mountPoint.path]) }
+        defer { _ = try? Hostile.tool("/bin/umount", ["-l", mountPoint.path]) }
         for name in [crashed, crashed + "-journal"] {
             try FileManager.default.copyItem(
                 at: dir.appendingPathComponent(name), to: mountPoint.appendingPathComponent(name))
         }
-        #expect(try Self.tool("/bin/mount", ["-o", "remount,ro", mountPoint.path]) == 0)
+        #expect(try Hostile.tool("/bin/mount", ["-o", "remount,ro", mountPoint.path]) == 0)
         let r = try Hostile.urna(["status", "--db", crashed], in: mountPoint)
         #expect(r.code == 1, "\(r.stderr)")
         #expect(

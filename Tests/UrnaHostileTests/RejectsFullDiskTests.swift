@@ -15,13 +15,13 @@ struct RejectsFullDiskTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let full = dir.appendingPathComponent("full")
         try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
-        guard try StoreFullDiskTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", full.path]) == 0
+        guard try Hostile.tool("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", full.path]) == 0
         else {
             try Test.cancel("skipped: cannot mount a tmpfs here (mount failed even as root; CAP_SYS_ADMIN missing?)")
         }
         defer {
-            if (try? StoreFullDiskTests.run("/bin/umount", [full.path])) != 0 {
-                _ = try? StoreFullDiskTests.run("/bin/umount", ["-l", full.path])
+            if (try? Hostile.tool("/bin/umount", [full.path])) != 0 {
+                _ = try? Hostile.tool("/bin/umount", ["-l", full.path])
             }
         }
         try Data(count: 52 * 1024).write(to: full.appendingPathComponent("filler"))

@@ -10,31 +10,26 @@ final class FullDiskNote: Object {
 /// A real full file system: a 1 MiB tmpfs (mounting needs root; otherwise the test is skipped, saying so).
 @Suite("A full disk makes Store.write throw")
 struct StoreFullDiskTests {
-    static func run(_ tool: String, _ args: [String]) throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        return p.terminationStatus
-    }
-
     @Test("On a filled 1 MiB tmpfs, a typed setter and an add make write throw, never trap, and roll back")
     func fullTmpfs() throws {
-        guard getuid() == 0 else { try Test.cancel("skipped: mounting a tmpfs needs root (running as uid \(getuid()))") }
+        guard getuid() == 0 else {
+            try Test.cancel("skipped: mounting a tmpfs needs root (running as uid \(getuid()))")
+        }
         let mountPoint = try Hostile.folder()
-        guard try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]) == 0 else {
+        guard try Hostile.tool("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]) == 0 else {
             try Test.cancel("skipped: cannot mount a tmpfs here (mount failed even as root; CAP_SYS_ADMIN missing?)")
         }
         defer {
-            if (try? Self.run("/bin/umount", [mountPoint.path])) != 0 { _ = try? Self.run("/bin/umount", ["-l", mountPoint.path]) }
+            if (try? Hostile.tool("/bin/umount", [mountPoint.path])) != 0 {
+                _ = try? Hostile.tool("/bin/umount", ["-l", mountPoint.path])
+            }
             try? FileManager.default.removeItem(at: mountPoint)
         }
         let schema = try Schema(family: "fulldisk", version: 1, models: [FullDiskNote.self])
         let store = try Store(path: mountPoint.appendingPathComponent("notes.sqlite").path, schema: schema)
-        let note = try store.write { () throws -> FullDiskNote in try store.create(FullDiskNote.self, value: ["id": 1, "text": "before"]) }
+        let note = try store.write { () throws -> FullDiskNote in
+            try store.create(FullDiskNote.self, value: ["id": 1, "text": "before"])
+        }
 
         // Fill what is left with a plain file until the file system refuses.
         let filler = mountPoint.appendingPathComponent("filler")
@@ -44,7 +39,10 @@ struct StoreFullDiskTests {
         var filled = 0
         var refused = false
         while filled < 2 * 1024 * 1024 {
-            do { try handle.write(contentsOf: chunk) } catch { refused = true; break }
+            do { try handle.write(contentsOf: chunk) } catch {
+                refused = true
+                break
+            }
             filled += chunk.count
         }
         try? handle.close()
