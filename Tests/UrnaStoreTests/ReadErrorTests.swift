@@ -7,18 +7,6 @@ import Testing
 /// process renamed away used to read as its own name (SQLite's double-quoted string fallback).
 @Suite("Reads report their errors")
 struct ReadErrorTests {
-    static let people = try! Schema(
-        family: "people", version: 2,
-        types: [
-            ObjectSchema(
-                "Person",
-                [
-                    Property("fullName", .string, default: ""),
-                    Property("email", .string, default: ""),
-                    Property("age", .int64, default: 0, indexed: true),
-                ])
-        ])
-
     func temporaryFile() throws -> (dir: URL, path: String) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-count-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -27,7 +15,7 @@ struct ReadErrorTests {
 
     /// A store at `path` with persons P0, P1, P2 aged 0, 1, 2.
     static func threePeople(at path: String) throws -> Store {
-        let store = try Store(path: path, schema: Self.people)
+        let store = try Store(path: path, schema: StoreBehaviourTests.people)
         try store.write {
             for i in 0..<3 { try store.create("Person", value: ["fullName": "P\(i)", "age": i]) }
         }
@@ -124,7 +112,7 @@ struct ReadErrorTests {
         let (dir, path) = try temporaryFile()
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
-            let store = try Store(path: path, schema: Self.people)
+            let store = try Store(path: path, schema: StoreBehaviourTests.people)
             try store.write {
                 try store.create("Person", value: ["fullName": "Ada", "email": "ada@example.org", "age": 36])
             }
