@@ -117,14 +117,8 @@ import UrnaStore
         ])
         let m = Migrator(family: P.family(a, a, step))
         _ = try m.run(try m.plan(path: path), backup: .none)
-        let after = try Store.openExisting(path: path)
-        guard case .list(let held) = try after.object(ofType: "Bin", forPrimaryKey: .int(1))?.value(forKey: "products")
-        else {
-            Issue.record("Bin 1 lost its products")
-            return
-        }
-        #expect(held.map(\.key) == [.string("c-2"), .string("c-1")])
-        let codes = try held.map { try after.object(ofType: "Product", forPrimaryKey: $0.key)?.value(forKey: "code") }
-        #expect(codes == [.string("B"), .string("A")])
+        guard let held = try P.binProducts(in: try Store.openExisting(path: path), "code") else { return }
+        #expect(held.keys == [.string("c-2"), .string("c-1")])
+        #expect(held.values == [.string("B"), .string("A")])
     }
 }

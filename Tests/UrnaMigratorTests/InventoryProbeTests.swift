@@ -33,6 +33,22 @@ import UrnaStore
         } catch { return "\(error)" }
     }
 
+    /// Bin 1's products in list order: each one's key and its value of `property`; nil, with an issue recorded, when
+    /// the bin lost its list.
+    static func binProducts(
+        in store: Store, _ property: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> (keys: [Value], values: [Value?])? {
+        guard case .list(let held) = try store.object(ofType: "Bin", forPrimaryKey: .int(1))?.value(forKey: "products")
+        else {
+            Issue.record("Bin 1 lost its products", sourceLocation: sourceLocation)
+            return nil
+        }
+        let values = try held.map {
+            try store.object(ofType: "Product", forPrimaryKey: $0.key)?.value(forKey: property)
+        }
+        return (held.map(\.key), values)
+    }
+
     static func column(_ path: String, _ sql: String) throws -> [String] {
         try Connection(path: path, readOnly: true, create: false).rows(sql).map { "\($0[0])" }
     }

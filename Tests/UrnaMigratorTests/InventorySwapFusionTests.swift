@@ -67,14 +67,8 @@ import UrnaStore
                 types("sku"), types("code"),
                 MigrationStep(renames: [PropertyRename(type: "Product", from: "sku", to: "code")])))
         _ = try m.run(try m.plan(path: path), backup: .none)
-        let after = try Store.openExisting(path: path)
-        guard case .list(let held) = try after.object(ofType: "Bin", forPrimaryKey: .int(1))?.value(forKey: "products")
-        else {
-            Issue.record("Bin 1 lost its products")
-            return
-        }
-        let names = try held.map { try after.object(ofType: "Product", forPrimaryKey: $0.key)?.value(forKey: "name") }
-        #expect(names == [.string("nut"), .string("bolt")])
+        guard let held = try P.binProducts(in: try Store.openExisting(path: path), "name") else { return }
+        #expect(held.values == [.string("nut"), .string("bolt")])
     }
 
     /// Swapped names of an indexed and a plain property: the index follows the name (`Product_name_idx` on the
