@@ -292,6 +292,25 @@ struct FieldReader {
         warn(c, "\(c.name) is not a time of day (HH:mm:ss): \(consequence); correct it")
     }
 
+    /// Whether column `c` holds a value (not empty and no null marker), readable or not.
+    func holdsValue(_ c: MapperColumn) -> Bool { TSEField.code(raw(c)) != nil }
+
+    /// Warns for each of `companions` that holds a value while `key`, which names what they belong to (a party, a
+    /// coalition, a good type, an update's date), gave nothing: they are left empty with it. Before, only the key's
+    /// own warning was written (or none, for an empty key), and SG_PARTIDO and NM_PARTIDO, a coalition's kind, name and
+    /// composition, a good type's text or an update time went without a word (tenth real-files trial). Nothing is
+    /// said for a layout without `key`.
+    func warnLostWith(_ key: MapperColumn, _ companions: [MapperColumn], _ owner: String) {
+        guard columns.has(key) else { return }
+        let why = holdsValue(key) ? "could not be read" : "is empty"
+        for c in companions where holdsValue(c) {
+            warn(
+                c,
+                "\(c.name) is left empty: it belongs to \(owner), which \(key.name) names, and \(key.name) \(why); "
+                    + "correct \(key.name)")
+        }
+    }
+
     /// Records that column `c` was nulled, with its original text.
     func warn(_ c: MapperColumn, _ reason: String) {
         guard let p = columns.position(c) else { return }
