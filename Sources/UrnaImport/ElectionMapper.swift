@@ -62,6 +62,8 @@ public final class ElectionMapper {
     }
     /// Whether some date of the file showed its order (false: `dateOrder` is TSE's for want of any sign).
     public var dateOrderShown = true
+    /// Whether `dateOrder` is the one the person asked for (`ImportOptions.dateOrder`), not one the file showed.
+    public var dateOrderAsked = false
 
     private func forgetDates() {
         lastElection.forget()
@@ -85,6 +87,7 @@ public final class ElectionMapper {
             reader.dateOrder = dateOrder
             reader.columnDateOrders = columnDateOrders
             reader.dateOrderShown = dateOrderShown
+            reader.dateOrderAsked = dateOrderAsked
             do {
                 switch record.kind {
                 case .candidate: return .success(.candidacy(try mapCandidacy(reader)))

@@ -27,6 +27,8 @@ struct FieldReader {
     var columnDateOrders: [String: TSEDate.Order] = [:]
     /// Whether some date of the file showed its order (false: `dateOrder` is TSE's, taken for want of any sign).
     var dateOrderShown = true
+    /// Whether `dateOrder` was asked for by the person (`--date-order`) rather than shown by the file.
+    var dateOrderAsked = false
 
     /// The order column `name`'s slash dates are read in.
     @inline(__always) func dateOrder(_ name: String) -> TSEDate.Order {
@@ -262,6 +264,12 @@ struct FieldReader {
         let own = columnDateOrders[name] != nil
         let others = own ? "\(name)'s other dates" : "this file's other dates"
         switch (dateOrder(name), evidence) {
+        case (.dayFirst, .monthFirst) where dateOrderAsked:
+            return "\(name) '\(text)' is written month first (M/d/yyyy), but the import was asked to read dates day "
+                + "first (--date-order day-first): "
+        case (.monthFirst, .dayFirst) where dateOrderAsked:
+            return "\(name) '\(text)' is written day first (d/M/yyyy), but the import was asked to read dates month "
+                + "first (--date-order month-first): "
         case (.undecided, .ambiguous):
             return "\(name) '\(text)' could be day/month or month/day, and this file's dates do not tell which "
                 + "(it holds both orders, or no date that shows its order): "
