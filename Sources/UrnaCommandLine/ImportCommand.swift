@@ -7,7 +7,7 @@ enum ImportCommand {
     static let spec = CommandSpec(
         name: "import", abstract: "Import TSE candidate, asset and coalition files (CSV, zip or XML) into a database.",
         usage:
-            "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--keep-personal-data] [--json] [--quiet] [--datasette-metadata] FILE|DIR...",
+            "urna import [--db PATH] [--rejects PATH] [--max-errors N] [--max-rejects-rows N] [--max-rejects-bytes SIZE] [--allow-triggers] [--encoding latin1|cp1252|utf8] [--date-order day-first|month-first] [--keep-personal-data] [--json] [--quiet] [--datasette-metadata] FILE|DIR...",
         discussion: """
             Files are recognised by their content (every consulta_cand layout from 2004 to 2024, bem_candidato,
             consulta_legendas / consulta_coligacao, zips as TSE ships them, and XML dumps), not by their names.
@@ -42,6 +42,11 @@ enum ImportCommand {
                 "Let triggers (and expression or partial indexes) the file holds on Urna's tables run during the import."
             ),
             .value("encoding", "NAME", "Force the input encoding: latin1, cp1252 or utf8 (default: detected)."),
+            .value(
+                "date-order", "ORDER",
+                "Read every file's slash dates day-first (dd/MM/yyyy, as TSE writes them) or month-first (M/d/yyyy, "
+                    + "a US spreadsheet's); a date written the other way is left empty with a warning (default: each "
+                    + "file's dates decide)."),
             .flag("keep-personal-data", "Also store CPF, e-mail and voter-ID number."),
             .flag("json", "Print the summary as one JSON object."),
             .flag("quiet", "No progress and no summary on success."),
@@ -63,6 +68,13 @@ enum ImportCommand {
         case "utf8", "utf-8": encoding = .utf8
         case let other?: throw UsageError("--encoding takes latin1, cp1252 or utf8, not '\(other)'")
         }
+        let dateOrder: TSEDate.Order?
+        switch p.value("date-order")?.lowercased() {
+        case nil: dateOrder = nil
+        case "day-first", "dmy": dateOrder = .dayFirst
+        case "month-first", "mdy": dateOrder = .monthFirst
+        case let other?: throw UsageError("--date-order takes day-first or month-first, not '\(other)'")
+        }
         let maxErrors = try p.int("max-errors")
         if let m = maxErrors, m < 0 { throw UsageError("--max-errors must be 0 or more") }
         try requireWritableDatabase(databasePath(p), command: "urna import")
@@ -70,6 +82,7 @@ enum ImportCommand {
             dbPath: databasePath(p), rejectsPath: p.value("rejects"), maxErrors: maxErrors,
             encoding: encoding, keepPersonalData: p.has("keep-personal-data"))
         options.defaultRejectsPath = p.programDefaults["rejects"]
+        options.dateOrder = dateOrder
         try ImportSafety.apply(p, to: &options)
         // Checked before anything is imported: a refusal after the commit read as a failed import (exit 1).
         if p.has("datasette-metadata") {

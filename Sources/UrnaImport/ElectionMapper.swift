@@ -62,6 +62,8 @@ public final class ElectionMapper {
     }
     /// Whether some date of the file showed its order (false: `dateOrder` is TSE's for want of any sign).
     public var dateOrderShown = true
+    /// Whether `dateOrder` is the one the person asked for (`ImportOptions.dateOrder`), not one the file showed.
+    public var dateOrderAsked = false
 
     private func forgetDates() {
         lastElection.forget()
@@ -85,6 +87,7 @@ public final class ElectionMapper {
             reader.dateOrder = dateOrder
             reader.columnDateOrders = columnDateOrders
             reader.dateOrderShown = dateOrderShown
+            reader.dateOrderAsked = dateOrderAsked
             do {
                 switch record.kind {
                 case .candidate: return .success(.candidacy(try mapCandidacy(reader)))
@@ -150,7 +153,12 @@ public final class ElectionMapper {
         }
         candidate.sourceValues = r.sourceValues(referenceYear: referenceYear)
         let party = mapParty(r, year: election.year, generation: generation)
+        if party == nil { r.warnLostWith(.NR_PARTIDO, [.SG_PARTIDO, .NM_PARTIDO], "the row's party") }
         let coalition = try mapCoalition(r, year: election.year, unit: unit, generation: generation, required: false)
+        if coalition == nil {
+            r.warnLostWith(
+                .SQ_COLIGACAO, [.TP_AGREMIACAO, .NM_COLIGACAO, .DS_COMPOSICAO_COLIGACAO], "the row's coalition")
+        }
         candidate.partyID = party?.id
         candidate.coalitionID = coalition?.id
         return CandidacyObjects(
@@ -315,12 +323,16 @@ public final class ElectionMapper {
             if d.hasSuffix("T00:00:00.000Z") {
                 r.checkTime(.HH_ULTIMA_ATUALIZACAO, "the update time is left at midnight")
             }
-        case .null: updatedAt = nil
+        case .null:
+            r.warnLostWith(.DT_ULTIMA_ATUALIZACAO, [.HH_ULTIMA_ATUALIZACAO], "the update's timestamp")
+            updatedAt = nil
         case .invalid:
             r.warnDate(.DT_ULTIMA_ATUALIZACAO)
+            r.warnLostWith(.DT_ULTIMA_ATUALIZACAO, [.HH_ULTIMA_ATUALIZACAO], "the update's timestamp")
             updatedAt = nil
         }
         let typeID = r.integer(.CD_TIPO_BEM_CANDIDATO)
+        if typeID == nil { r.warnLostWith(.CD_TIPO_BEM_CANDIDATO, [.DS_TIPO_BEM_CANDIDATO], "the good's type") }
         let generation = self.generation(r)
         var good = GoodValues(
             id: ElectionMapper.childID(candidateID, order), candidateID: candidateID, order: order,
@@ -423,7 +435,8 @@ public final class ElectionMapper {
         else {
             throw r.problem(.SQ_COLIGACAO, "SQ_COLIGACAO is empty: fill it in")
         }
-        return CoalitionMemberObjects(
-            coalition: coalition, party: mapParty(r, year: year, generation: generation), warnings: warnings.list)
+        let party = mapParty(r, year: year, generation: generation)
+        if party == nil { r.warnLostWith(.NR_PARTIDO, [.SG_PARTIDO, .NM_PARTIDO], "the row's party") }
+        return CoalitionMemberObjects(coalition: coalition, party: party, warnings: warnings.list)
     }
 }

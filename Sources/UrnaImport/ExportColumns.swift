@@ -90,7 +90,8 @@ enum TSEColumnWriter {
         case .SG_UF: return nonEmpty(c?.state)
         case .SG_UE: return nonEmpty(c?.unit ?? row.coalition?.unit)
         case .NM_UE: return nonEmpty(c?.unitName)
-        case .CD_CARGO: return c.map { String($0.postCode) }
+        // 0 is no TSE office: the code was empty or unreadable in the source, so it goes out blank (-1), not as 0.
+        case .CD_CARGO: return c.flatMap { $0.postCode == 0 ? nil : String($0.postCode) }
         case .DS_CARGO: return nonEmpty(c?.post)
         case .SQ_CANDIDATO: return c.map { String($0.sequence) }
         case .NR_CANDIDATO: return c?.number.map { String($0) }

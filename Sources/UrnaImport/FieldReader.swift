@@ -27,6 +27,8 @@ struct FieldReader {
     var columnDateOrders: [String: TSEDate.Order] = [:]
     /// Whether some date of the file showed its order (false: `dateOrder` is TSE's, taken for want of any sign).
     var dateOrderShown = true
+    /// Whether `dateOrder` was asked for by the person (`--date-order`) rather than shown by the file.
+    var dateOrderAsked = false
 
     /// The order column `name`'s slash dates are read in.
     @inline(__always) func dateOrder(_ name: String) -> TSEDate.Order {
@@ -262,6 +264,12 @@ struct FieldReader {
         let own = columnDateOrders[name] != nil
         let others = own ? "\(name)'s other dates" : "this file's other dates"
         switch (dateOrder(name), evidence) {
+        case (.dayFirst, .monthFirst) where dateOrderAsked:
+            return "\(name) '\(text)' is written month first (M/d/yyyy), but the import was asked to read dates day "
+                + "first (--date-order day-first): "
+        case (.monthFirst, .dayFirst) where dateOrderAsked:
+            return "\(name) '\(text)' is written day first (d/M/yyyy), but the import was asked to read dates month "
+                + "first (--date-order month-first): "
         case (.undecided, .ambiguous):
             return "\(name) '\(text)' could be day/month or month/day, and this file's dates do not tell which "
                 + "(it holds both orders, or no date that shows its order): "
@@ -290,6 +298,25 @@ struct FieldReader {
         if cleaned.isEmpty || TSEField.isTextNullMarker(cleaned) || TSEField.isNumericNullMarker(cleaned) { return }
         guard cleaned.withUTF8(TSEDate.timeOfDay) == nil else { return }
         warn(c, "\(c.name) is not a time of day (HH:mm:ss): \(consequence); correct it")
+    }
+
+    /// Whether column `c` holds a value (not empty and no null marker), readable or not.
+    func holdsValue(_ c: MapperColumn) -> Bool { TSEField.code(raw(c)) != nil }
+
+    /// Warns for each of `companions` that holds a value while `key`, which names what they belong to (a party, a
+    /// coalition, a good type, an update's date), gave nothing: they are left empty with it. Before, only the key's
+    /// own warning was written (or none, for an empty key), and SG_PARTIDO and NM_PARTIDO, a coalition's kind, name and
+    /// composition, a good type's text or an update time went without a word (tenth real-files trial). Nothing is
+    /// said for a layout without `key`.
+    func warnLostWith(_ key: MapperColumn, _ companions: [MapperColumn], _ owner: String) {
+        guard columns.has(key) else { return }
+        let why = holdsValue(key) ? "could not be read" : "is empty"
+        for c in companions where holdsValue(c) {
+            warn(
+                c,
+                "\(c.name) is left empty: it belongs to \(owner), which \(key.name) names, and \(key.name) \(why); "
+                    + "correct \(key.name)")
+        }
     }
 
     /// Records that column `c` was nulled, with its original text.

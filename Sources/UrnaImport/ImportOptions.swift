@@ -25,6 +25,11 @@ public struct ImportOptions: Sendable {
     public var keepPersonalData: Bool
     /// Let triggers the file holds on Urna's tables run during the import (refused by default).
     public var allowTriggers = false
+    /// The order every file's slash dates are read in (`--date-order`): `.dayFirst` (TSE's `dd/MM/yyyy`) or
+    /// `.monthFirst` (a US spreadsheet's `M/d/yyyy`). nil, the default: each file's (zip member's) own dates decide
+    /// (`DateOrderSniffer`), which cannot see an order that shows only after its first rows. A date that
+    /// contradicts the order asked for is left empty with a warning.
+    public var dateOrder: TSEDate.Order?
     /// Most rows the rejects file takes; one more stops the import (nothing committed). nil: no bound.
     public var rejectsRowLimit: Int? = ImportOptions.defaultRejectsRowLimit
     /// Most bytes the rejects file takes; a row that would go past it stops the import. nil: no bound.

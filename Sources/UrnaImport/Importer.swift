@@ -228,7 +228,8 @@ public final class Importer {
                 maxErrors: options.maxErrors, progress: progress, clock: clock, started: started,
                 bytesTotal: inputs.reduce(0) { $0 + $1.size }, fileCount: inputs.count)
             let pipeline = RecordPipeline(
-                inputs: inputs, mapper: ElectionMapper(keepPersonalData: options.keepPersonalData))
+                inputs: inputs, mapper: ElectionMapper(keepPersonalData: options.keepPersonalData),
+                dateOrder: options.dateOrder)
             pipeline.start()
             defer { pipeline.cancel() }
             try run.consume(pipeline, inputs: inputs)

@@ -51,9 +51,14 @@ final class RecordPipeline: @unchecked Sendable {
     /// that allocated it, which keeps the two threads from contending for malloc's locks.
     private var recycled: [[PipelineItem]] = []
 
-    init(inputs: [ImportInput], mapper: ElectionMapper) {
+    /// The order every file's slash dates are read in, when the person asked for one (`ImportOptions.dateOrder`):
+    /// no file's rows are then held back to look at their dates.
+    private let dateOrder: TSEDate.Order?
+
+    init(inputs: [ImportInput], mapper: ElectionMapper, dateOrder: TSEDate.Order? = nil) {
         self.inputs = inputs
         self.mapper = mapper
+        self.dateOrder = dateOrder
     }
 
     deinit { cancel() }
@@ -154,7 +159,13 @@ final class RecordPipeline: @unchecked Sendable {
             var sniffer = DateOrderSniffer()
             var held: [RecordOrReject] = []
             var heldBytes = 0
-            var sniffing = true
+            var sniffing = dateOrder == nil
+            if let dateOrder {
+                mapper.dateOrder = dateOrder
+                mapper.columnDateOrders = [:]
+                mapper.dateOrderShown = true
+                mapper.dateOrderAsked = true
+            }
             /// Maps one row and queues what it gives; false once the run was cancelled.
             func handle(_ item: RecordOrReject) -> Bool {
                 switch item {
