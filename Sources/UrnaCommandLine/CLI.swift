@@ -313,6 +313,11 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     // says what SQL they must hold (a file's own `goods` answered `urna sql` and Datasette with made-up rows).
     func refuseReplacedViews(_ store: Store) throws {
         let code = PostgresStaging.codeSchema(store.schema)
+        let planted = try Store.tablesHeldAsViews(of: code, in: store.connection)
+        guard planted.isEmpty else {
+            throw CLIError(
+                ExitCode.badData, "\(path): \(Store.tablesHeldAsViewsError(planted, path: path, schema: code))")
+        }
         let replaced = try Store.replacedViews(of: code, in: store.connection)
         guard replaced.isEmpty else {
             throw CLIError(ExitCode.badData, "\(path): \(Store.replacedViewsError(replaced, path: path, schema: code))")

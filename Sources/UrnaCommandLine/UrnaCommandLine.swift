@@ -17,6 +17,10 @@ public enum UrnaCommandLine {
     public static func main(families: [SchemaFamily], toolName: String? = nil, appVersion: String? = nil) -> Never {
         let name = toolName ?? (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "urna")
         Interruption.install()
+        if let refusal = RawArguments.refusal(RawArguments.current(), toolName: name) {
+            CLI.printError("Error: " + refusal)
+            exit(ExitCode.usage)
+        }
         let code = run(
             Array(CommandLine.arguments.dropFirst()), families: families, toolName: name, appVersion: appVersion)
         exit(checkedStandardOutput(Interruption.exitCode(after: code) ?? code))

@@ -104,6 +104,18 @@ public final class Downloader {
             let response = HTTPTransfer.perform(request) { [progress] received, total in
                 progress?(name, received, total)
             }
+            if response.staleRange {
+                // The partial file is not a prefix of the server's version: start over once, as for a 416.
+                try? FileManager.default.removeItem(atPath: partial)
+                try? FileManager.default.removeItem(atPath: partialCache)
+                freshStarts += 1
+                guard freshStarts < 2 else {
+                    throw DownloadError.refusedAnswer(url: url, reason: (response.failure ?? "") + ", twice")
+                }
+                notice?("\(name): \(response.failure ?? "the file changed on the server"); fetching it again")
+                resumedFrom = nil
+                continue
+            }
             if response.status == 206, resumedFrom == nil { resumedFrom = request.resumeFrom }
             if response.status == 200 { resumedFrom = nil }
             if response.status == 200 || response.status == 206 {

@@ -22,6 +22,9 @@ final class HTTPTransfer {
         var answerRefused = false
         /// The URL a redirect pointed to when libcurl would not follow it (another scheme), else nil.
         var refusedRedirect: String?
+        /// Whether a 206 continued another version of the file than the partial one (its validator was not the
+        /// If-Range sent): nothing was appended, and the partial file is no prefix of what the server has.
+        var staleRange = false
     }
 
     /// What the caller sends.
@@ -107,6 +110,7 @@ final class HTTPTransfer {
         response.etag = context.headers["etag"]
         response.lastModified = context.headers["last-modified"]
         response.bodyBytes = context.written
+        response.staleRange = context.staleRange
         if let localError = context.localError {
             response.failure = localError
             response.answerRefused = context.answerRefused
@@ -137,6 +141,8 @@ final class TransferContext {
     var localError: String?
     /// Whether `localError` refuses the answer itself (see `Response.answerRefused`).
     var answerRefused = false
+    /// See `Response.staleRange`.
+    var staleRange = false
     private var output: Int32 = -1
     private var decided = false
     private var writing = false
@@ -226,6 +232,17 @@ final class TransferContext {
                 }
                 guard request.resumeFrom > 0, start == request.resumeFrom else {
                     throw TransferRefusal("the server sent a range (\(range)) that does not continue the partial file")
+                }
+                // A server that ignores If-Range sends the rest of its current version: appended to the partial
+                // file's bytes of the old one, the zip held half of each (exit 0; its CRC-32 failed at import).
+                if let sent = request.ifRange {
+                    let strong = sent.hasPrefix("\"") || sent.hasPrefix("W/")
+                    if let now = headers[strong ? "etag" : "last-modified"], now != sent {
+                        staleRange = true
+                        throw TransferRefusal(
+                            "the server sent the rest of another version of the file (\(now), the partial file holds "
+                                + "\(sent))")
+                    }
                 }
                 from = request.resumeFrom
             } else {

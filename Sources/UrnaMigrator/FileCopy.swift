@@ -232,8 +232,15 @@ public enum FileCopy {
         let base = NSTemporaryDirectory()
         removeStalePreviews(in: base)
         let dir = (base as NSString).appendingPathComponent("\(previewPrefix)\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Made with mkdir(2) itself: Foundation's error for a TMPDIR that is a file or missing was its raw
+        // `Error Domain=NSCocoaErrorDomain Code=512 ...`, naming neither TMPDIR nor a fix.
+        guard mkdir(dir, 0o700) == 0 else {
+            let code = errno
+            let reason =
+                code == ENOTDIR || code == ENOENT
+                ? "\(base) is not a folder (\(String(cString: strerror(code))))" : String(cString: strerror(code))
+            throw MigrationError.previewCopyFailed(folder: base, reason: reason)
+        }
         return dir
     }
 

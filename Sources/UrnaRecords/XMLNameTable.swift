@@ -122,6 +122,9 @@ struct XMLNameTable {
     /// The entry every name past the limit shares.
     static let overflowName = "#more-distinct-names"
 
+    /// Whether `id` is the entry every name past `maximumDistinctNames` shares.
+    static func isOverflow(_ id: Int32) -> Bool { Int(id) == maximumDistinctNames }
+
     private mutating func slowId(_ pointer: UnsafePointer<xmlChar>) -> Int32 {
         var text = String(cString: pointer)
         if let id = idsByText[text] { return id }

@@ -33,6 +33,39 @@ extension Store {
         return out
     }
 
+    /// The tables of `schema` (its types' tables, their list tables, Urna's metadata tables) that the file holds as
+    /// views: SQLite runs a view's SQL whenever its name is read, so a planted one answered made-up rows as the
+    /// family's, or never ended (a recursive one hung `urna status`). Empty when every one present is a table.
+    ///
+    /// ```swift
+    /// let planted = try Store.tablesHeldAsViews(of: store.schema, in: store.connection)  // ["Party"]
+    /// ```
+    public static func tablesHeldAsViews(of schema: Schema, in c: Connection) throws -> [String] {
+        var ours = Set(StorageLayout.metadataTables.map { $0.lowercased() })
+        for t in schema.tableTypes {
+            ours.insert(t.name.lowercased())
+            for p in t.properties where !p.ignored {
+                if case .list = p.type {
+                    ours.insert(StorageLayout.listTable(type: t.name, property: p.name).lowercased())
+                }
+            }
+        }
+        var out: [String] = []
+        for row in try c.rows("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name") {
+            if case .text(let name) = row[0], ours.contains(name.lowercased()) { out.append(name) }
+        }
+        return out
+    }
+
+    /// The error for `tablesHeldAsViews`, naming the file and the way back.
+    package static func tablesHeldAsViewsError(_ names: [String], path: String, schema: Schema) -> StoreError {
+        let one = names.count == 1
+        return .schemaMismatch(
+            "\(names.joined(separator: ", ")) \(one ? "is a view, not Urna's table" : "are views, not Urna's tables") "
+                + "of \(schema.family): SQLite runs a view's SQL whenever it is read (it can answer made-up rows or "
+                + "never end); nothing was read or changed: restore the file from a backup (urna restore --db \(path))")
+    }
+
     /// The text SQLite keeps in `sqlite_master.sql` for the view's `createSQL`: SQLite drops the final `;` and
     /// whatever follows it, so the code's own text is not always what a file made from it holds. The view is created
     /// in a private in-memory database (CREATE VIEW does not need the tables it names) and read back; nil when SQLite

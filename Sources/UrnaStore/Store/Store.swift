@@ -143,6 +143,15 @@ public final class Store: @unchecked Sendable {
     /// The schema recorded in a file's metadata table, or nil when the file has none.
     public static func recordedSchema(in c: Connection) throws -> Schema? {
         guard try c.tableExists(StorageLayout.schemaTable) else { return nil }
+        // A view under that name would run whatever SQL the file gave it on every open (a recursive one hung every
+        // command): only a table holds a descriptor.
+        if try c.integer(
+            "SELECT count(*) FROM sqlite_master WHERE name = ? COLLATE NOCASE AND type = 'view'",
+            [.text(StorageLayout.schemaTable)]) > 0
+        {
+            throw StoreError.schemaMismatch(
+                DamagedDescriptor.prefix + "\(StorageLayout.schemaTable) is a view, not a table")
+        }
         // The table is there: a missing row or a descriptor that is not text is a damaged file, not a file
         // without Urna's table ("not an Urna file", and import's "use a new file", sent the user the wrong way).
         // Measured before it is read: a planted 200 MB descriptor cost every command 20 s and 420 MB of memory to
@@ -226,6 +235,8 @@ public final class Store: @unchecked Sendable {
                     + ". Give the changed schema a new version with a migration step, or open the file with the schema it was made with"
             )
         }
+        let planted = try Store.tablesHeldAsViews(of: schema, in: connection)
+        if !planted.isEmpty { throw Store.tablesHeldAsViewsError(planted, path: connection.path, schema: schema) }
         let replaced = try Store.replacedViews(of: schema, in: connection)
         if !replaced.isEmpty { throw Store.replacedViewsError(replaced, path: connection.path, schema: schema) }
     }
