@@ -89,10 +89,17 @@ public enum PostgresTransfer {
     /// schema is the same (adopt: the old tables are plain ones of that schema's names). `binaryCopy` sends
     /// the tables `CopyBinaryEncoder` can write by binary COPY (the same rows; false: text COPY only, for
     /// comparing the two).
+    ///
+    /// Triggers made on the server on the old tables: when the tables are refilled in place (the same schema)
+    /// they would run for every row put back, so they are refused by name unless `allowTriggers`, and
+    /// `triggers` is told the ones that ran; when the tables are dropped and created again (a new schema,
+    /// `recreate`) they are set aside and made again after the load, as the server defined them, and `triggers`
+    /// is told those. Triggers on urna's own tables are refused either way.
     @discardableResult
     public static func push(
         from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?, recreate: Bool = false,
-        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil, binaryCopy: Bool = true
+        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil, binaryCopy: Bool = true,
+        allowTriggers: Bool = false, triggers: ((_ ran: [ServerTrigger], _ remade: [ServerTrigger]) -> Void)? = nil
     ) throws -> Counts {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
             throw PostgresTransferError.notUrna(
@@ -110,8 +117,19 @@ public enum PostgresTransfer {
         let sameShape =
             !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
-        try refuseTriggers(on: oldNames.sorted() + metadataTables, in: pg)
+        try refuseForeignKeysInto(oldNames.sorted(), in: pg)
+        var setAside: [ServerTrigger] = []
+        var ran: [ServerTrigger] = []
+        if sameShape {
+            try refuseTriggers(on: oldNames.sorted() + metadataTables, in: pg, allowing: allowTriggers)
+            ran = try serverTriggers(on: oldNames.sorted(), in: pg).filter(\.fires)
+        } else {
+            try refuseTriggers(on: metadataTables, in: pg)
+            // DROP TABLE takes its triggers with it: read them first, to make them again on the new tables.
+            setAside = try serverTriggers(on: oldNames.sorted(), in: pg)
+        }
         try refuseEventTriggers(in: pg)
+        try refuseForeignMetadataTables(in: pg)
         for t in tables where !oldNames.contains(t.name) {
             if try relationExists(t.name, in: pg) {
                 throw PostgresTransferError.occupied(
@@ -129,9 +147,15 @@ public enum PostgresTransfer {
             try pg.execute("DROP VIEW \(q(name))")
         }
         if sameShape {
-            // Emptied, not dropped: a view, grant or index of someone else's on these tables stays.
-            if !oldNames.isEmpty { try pg.execute("TRUNCATE " + oldNames.sorted().map(q).joined(separator: ", ")) }
+            // Emptied, not dropped: a view, grant or index of someone else's on these tables stays. Each table is
+            // emptied once (a TRUNCATE trigger allowed to run runs once): the ones copied in binary under their
+            // own savepoint (copyRowsPreferringBinary), the others here, after the keys between them are gone.
             for t in tables { for sql in t.dropConstraintSQL { try pg.execute(sql) } }
+            let emptiedHere = tables.filter { !binaryCopy || CopyBinaryEncoder($0) == nil }.map(\.name)
+                .filter(oldNames.contains)
+            if !emptiedHere.isEmpty {
+                try pg.execute("TRUNCATE " + emptiedHere.sorted().map(q).joined(separator: ", "))
+            }
         } else if !oldNames.isEmpty {
             // RESTRICT (the default): a view or key of someone else's that depends on these tables stops the run.
             try pg.execute("DROP TABLE IF EXISTS " + oldNames.sorted().map(q).joined(separator: ", "))
@@ -152,6 +176,9 @@ public enum PostgresTransfer {
             counts.append((t.name, n))
             progress?(t.name, n)
         }
+        // Deferred constraint triggers allowed to run fire now, before the keys are added (ALTER TABLE refuses a
+        // table with trigger events pending) and checked against whatever they changed.
+        if !ran.isEmpty { try pg.execute("SET CONSTRAINTS ALL IMMEDIATE") }
         if !sameShape { for t in tables { if let pk = t.primaryKeySQL { try pg.execute(pk) } } }
         for t in tables { for sql in t.constraintSQL { try pg.execute(sql) } }
         for t in tables {
@@ -171,6 +198,8 @@ public enum PostgresTransfer {
                     "COMMENT ON VIEW \(q(v.name)) IS '\(v.viewDescription.replacingOccurrences(of: "'", with: "''"))'")
             }
         }
+        try remake(setAside, in: pg)
+        triggers?(ran, setAside)
         return counts
     }
 
@@ -220,24 +249,6 @@ public enum PostgresTransfer {
                     "\(pg.displayName): \(t.name) has a column \(extra) that \(schema.family) version \(schema.version) does not have; "
                         + "writing would lose its values, so nothing was changed: move it to a table of your own (or drop it)"
                 )
-            }
-        }
-    }
-
-    /// Refuses when a trigger someone made on the server (not a foreign key's own) sits on a table urna refills:
-    /// the refill's TRUNCATE and COPY would run it inside urna's transaction, as the role urna connected as.
-    static func refuseTriggers(on tables: [String], in pg: PostgresConnection) throws {
-        for table in tables {
-            let names = try pg.query(
-                "SELECT t.tgname::text FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid "
-                    + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal "
-                    + "AND n.nspname = $1::text AND c.relname = $2::text ORDER BY 1", [pg.schema, table]
-            ).rows.compactMap { $0.first ?? nil }
-            guard names.isEmpty else {
-                throw PostgresTransferError.occupied(
-                    "\(pg.displayName): \(table) has a trigger of its own on the server (\(names.joined(separator: ", "))), "
-                        + "which urna's refill would run; nothing was changed: drop it (DROP TRIGGER ... ON "
-                        + "\(PostgresConnection.quoted(table))), or move it to a table of your own")
             }
         }
     }
