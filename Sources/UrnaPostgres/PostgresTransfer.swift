@@ -18,6 +18,17 @@ public enum PostgresTransfer {
     /// The schema a PostgreSQL database records in `_urna_schema`, or nil when it holds no Urna data.
     public static func recordedSchema(in pg: PostgresConnection) throws -> Schema? {
         guard try relationExists(StorageLayout.schemaTable, in: pg) else { return nil }
+        // urna makes _urna_schema a table: a view (or anything else) of that name is someone else's.
+        if let kind = try pg.scalar(
+            "SELECT c.relkind::text FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass($1::text)",
+            [pg.qualified(StorageLayout.schemaTable)]), kind != "r"
+        {
+            throw PostgresTransferError.occupied(
+                "\(pg.displayName) has a \(kind == "v" ? "view" : "relation") \(StorageLayout.schemaTable), a name this "
+                    + "program keeps for the table that records its schema, so it is not this program's; nothing was "
+                    + "read or changed: rename it (ALTER \(kind == "v" ? "VIEW" : "TABLE") "
+                    + "\(StorageLayout.schemaTable) RENAME TO ...), or use another database or schema")
+        }
         guard let json = try pg.scalar("SELECT descriptor FROM \(q(StorageLayout.schemaTable)) WHERE id = 1") else {
             return nil
         }

@@ -30,6 +30,23 @@ struct PostgresFourthTrialTests {
         #expect(try pg.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'Log'", url: url) == "0\n")
     }
 
+    @Test("A view named _urna_schema is named as someone else's, not read as a broken descriptor")
+    func foreignSchemaView() throws {
+        let pg = try postgresClusterOrSkip()
+        let url = try pg.createDatabase(prefix: "foreign_schema_view")
+        _ = try pg.psql("CREATE VIEW _urna_schema AS SELECT 1 AS id, 'x'::text AS descriptor;", url: url)
+        for writing in [false, true] {
+            #expect {
+                _ = try PostgresWorkingCopy(url: url, writing: writing)
+            } throws: { error in
+                "\(error)".contains("has a view _urna_schema")
+                    && "\(error)".contains("ALTER VIEW _urna_schema RENAME TO")
+                    && !"\(error)".contains("JSON")
+            }
+        }
+        #expect(try pg.psql("SELECT descriptor FROM _urna_schema", url: url) == "x\n")
+    }
+
     @Test("An allowed TRUNCATE trigger runs once per refill of its table, binary copy or not")
     func truncateTriggerOnce() throws {
         let pg = try postgresClusterOrSkip()
