@@ -8,14 +8,16 @@ import UrnaStore
 enum CopyCommand {
     static let spec = CommandSpec(
         name: "copy", abstract: "Copy a database between an SQLite file and PostgreSQL, in one transaction.",
-        usage: "urna copy --from FILE|URL --to URL|FILE [--replace]",
+        usage: "urna copy --from FILE|URL --to URL|FILE [--replace [--allow-triggers]]",
         discussion: """
             Copies every table of the family (objects, links, lists), _urna_schema and _urna_history, with each
             value converted by its property's type: exact money as numeric, dates as timestamptz, embedded
             objects as jsonb (README: storage contract). One side is an SQLite file, the other a
             postgresql://USER@HOST:PORT/DB URL (PG* environment variables fill in what the URL leaves out).
             Into PostgreSQL: one transaction; a database that already holds Urna data is refused unless
-            --replace, and a table outside the families is never touched. Into a file: the file must not exist; it
+            --replace, and a table outside the families is never touched; triggers made on the server on the
+            family's tables are refused by name unless --allow-triggers (a new schema sets them aside and makes
+            them again instead). Into a file: the file must not exist; it
             appears complete or not at all. Tables and views outside the family (your own, an FTS index) are
             not copied; a warning names each one.
             """,
@@ -23,6 +25,9 @@ enum CopyCommand {
             .value("from", "FILE|URL", "Where the data is."),
             .value("to", "URL|FILE", "Where it goes."),
             .flag("replace", "Replace the Urna data a PostgreSQL database already holds."),
+            .flag(
+                "allow-triggers",
+                "With --replace, let triggers made on the server on the family's tables run as they are refilled."),
         ],
         positionals: [], minPositionals: 0, maxPositionals: 0,
         examples: [
@@ -35,7 +40,8 @@ enum CopyCommand {
             throw UsageError("--from and --to are both required")
         }
         switch (PostgresURL.isPostgres(from), PostgresURL.isPostgres(to)) {
-        case (false, true): return try fileToPostgres(from, to, replace: p.has("replace"))
+        case (false, true):
+            return try fileToPostgres(from, to, replace: p.has("replace"), allowTriggers: p.has("allow-triggers"))
         case (true, false):
             if p.has("replace") {
                 throw UsageError("--replace is for PostgreSQL targets: a file target must not exist")
@@ -48,7 +54,9 @@ enum CopyCommand {
         }
     }
 
-    static func fileToPostgres(_ file: String, _ url: String, replace: Bool) throws -> Int32 {
+    static func fileToPostgres(_ file: String, _ url: String, replace: Bool, allowTriggers: Bool = false) throws
+        -> Int32
+    {
         try InputChecks.checkDatabase(file, option: "--from")
         guard FileManager.default.fileExists(atPath: file) else {
             throw CLIError(ExitCode.missingInput, "\(file) does not exist: give --from the path of an Urna file")
@@ -67,8 +75,22 @@ enum CopyCommand {
                 "\(target.connection.displayName) already holds Urna data (\(old.family) version \(old.version)); "
                     + "nothing was changed: add --replace to replace it with \(file)'s")
         }
+        target.allowTriggers = allowTriggers
+        // Before any row moves: the same schema is refilled in place, where the server's triggers would run.
+        try target.refuseBeforeWork(
+            refill: target.recorded.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let counts = try target.commit(from: sqlite, resolve: PostgresStaging.codeSchema)
         TypedText.report(summary(from: file, to: target.connection.displayName, schema: schema, counts: counts))
+        if !target.triggersRan.isEmpty {
+            CLI.printError(
+                "triggers that ran on the server (--allow-triggers), once for every row put back: "
+                    + target.triggersRan.map(\.qualifiedName).joined(separator: ", "))
+        }
+        if !target.triggersRemade.isEmpty {
+            CLI.printError(
+                "triggers set aside and made again on the new tables (they did not run): "
+                    + target.triggersRemade.map(\.qualifiedName).joined(separator: ", "))
+        }
         let relations = try sqlite.rows(
             "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
         ).map { ("\($0[0])", "\($0[1])") }

@@ -76,6 +76,13 @@ enum PostgresStaging {
                 "\(display) already holds Urna data (\(old.family) version \(old.version)); init never "
                     + "replaces data: use another database")
         }
+        if mode == .write {
+            // Refused now, not after the whole command ran on the working copy. An import refills the tables in
+            // place, so the server's triggers on them would run (--allow-triggers lets them); a migration or
+            // an adoption creates them anew and makes those triggers again afterwards instead.
+            copy.allowTriggers = parsed.has("allow-triggers")
+            try copy.refuseBeforeWork(refill: name == "import")
+        }
         if let adopted {
             try copy.materializePlainTables(named: PostgresLayout.tableNames(for: adopted))
         } else {
@@ -121,6 +128,16 @@ enum PostgresStaging {
         if !parsed.has("quiet") && !parsed.has("json") {
             let rows = counts.reduce(0) { $0 + $1.rows }
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")
+            if !copy.triggersRan.isEmpty {
+                CLI.printError(
+                    "triggers that ran on the server (--allow-triggers), once for every row put back: "
+                        + copy.triggersRan.map(\.qualifiedName).joined(separator: ", "))
+            }
+            if !copy.triggersRemade.isEmpty {
+                CLI.printError(
+                    "triggers set aside and made again on the new tables (they did not run): "
+                        + copy.triggersRemade.map(\.qualifiedName).joined(separator: ", "))
+            }
         }
         return code
     }

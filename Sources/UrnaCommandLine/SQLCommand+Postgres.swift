@@ -22,11 +22,14 @@ extension SQLCommand {
         let result: PostgresRows
         var userTimeout = ""
         do {
+            // What the statement may not change, read with urna's own settings before it runs.
+            let guarded = write ? try PostgresSQLGuard.before(pg) : nil
             // The statement is the user's own SQL: names resolve through their search path and row-level
             // security policies apply, as in psql.
             try pg.restoreUserSettings()
             userTimeout = try pg.scalar("SHOW statement_timeout") ?? ""
             result = try pg.query(sql, values)
+            if let guarded { try refuseChanges(guarded, in: pg, allowTriggers: p.has("allow-triggers")) }
         } catch let e as PostgresError where e.sqlState == "25006" {
             try? pg.execute("ROLLBACK")
             if write {
@@ -73,6 +76,31 @@ extension SQLCommand {
             CLI.printError("\(rows) row\(rows == 1 ? "" : "s")")
         }
         return ExitCode.ok
+    }
+}
+
+extension SQLCommand {
+    /// Rolls back (exit 65) a `--write` statement that set off a trigger on the family's tables (unless
+    /// `allowTriggers`) or changed what `guarded` keeps, as on SQLite files.
+    static func refuseChanges(_ guarded: PostgresSQLGuard, in pg: PostgresConnection, allowTriggers: Bool) throws {
+        let fired = try guarded.firedTriggers(in: pg)
+        if !fired.isEmpty, !allowTriggers {
+            throw CLIError(
+                ExitCode.badData,
+                "the statement set off \(fired.count == 1 ? "a trigger" : "\(fired.count) triggers") made on the "
+                    + "server on the \(guarded.schema.family) family's tables (\(fired.map(\.qualifiedName).joined(separator: ", "))); "
+                    + "it was rolled back (nothing was changed): pass --allow-triggers to let "
+                    + "\(fired.count == 1 ? "it" : "them") run")
+        }
+        let problems = try guarded.problems(after: pg)
+        guard problems.isEmpty else {
+            throw CLIError(
+                ExitCode.badData,
+                "this statement changes the \(guarded.schema.family) family's tables or what "
+                    + "\(CommandContext.current.toolName) records about the database, which its imports and migrations "
+                    + "rely on: \(problems.joined(separator: "; ")); it was rolled back (nothing was changed): change "
+                    + "them with a migration step instead")
+        }
     }
 }
 

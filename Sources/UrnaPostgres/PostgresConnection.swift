@@ -1,34 +1,6 @@
 import CPostgreSQL
 import Foundation
 
-/// A failure reported by libpq or the server: the message, the SQLSTATE when the server sent one, and the
-/// database it happened on (password hidden).
-public struct PostgresError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public let sqlState: String?
-    public let database: String
-    /// Where in the statement the server found the error (1-based, in characters), when it said.
-    public let position: Int?
-
-    public init(_ message: String, sqlState: String? = nil, database: String, position: Int? = nil) {
-        self.message = message
-        self.sqlState = sqlState
-        self.database = database
-        self.position = position
-    }
-
-    /// A statement the server could not take as written (SQLSTATE class 42: syntax, unknown table, column or
-    /// function, permission): the user's SQL is at fault, not the server.
-    public var isBadStatement: Bool { sqlState?.hasPrefix("42") ?? false }
-
-    /// lock_timeout (55P03) or a deadlock (40P01): another session holds what this one needs.
-    public var isLockTimeout: Bool { sqlState == "55P03" || sqlState == "40P01" }
-
-    public var description: String {
-        "PostgreSQL at \(database): \(message)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
-    }
-}
-
 /// One libpq connection. Not shared between threads: each command or copy opens its own.
 public final class PostgresConnection {
     let handle: OpaquePointer
@@ -74,9 +46,8 @@ public final class PostgresConnection {
                 // A row-level security policy would hide rows from the copy, and the refill would delete them:
                 // an error instead of a silent filter.
                 + "SET row_security = off")
-        // PostgreSQL 17's transaction_timeout would end a long import or migration the same way (not tested here:
-        // the test servers are 15).
-        if PQserverVersion(h) >= 170_000 { try execute("SET transaction_timeout = 0") }
+        // PostgreSQL 17's transaction_timeout would end a long import or migration the same way.
+        if let pin = Self.transactionTimeout(serverVersion: serverVersion, reset: false) { try execute(pin) }
         guard let current = try scalar("SELECT pg_catalog.current_schema()") else {
             let path = (try? scalar("SHOW search_path")) ?? ""
             throw PostgresError(
@@ -142,7 +113,18 @@ public final class PostgresConnection {
     public func restoreUserSettings() throws {
         try execute("RESET search_path; RESET row_security; RESET statement_timeout")
         // Pinned to 0 at connect on the same servers only: an older server has no such setting to reset.
-        if PQserverVersion(handle) >= 170_000 { try execute("RESET transaction_timeout") }
+        if let reset = Self.transactionTimeout(serverVersion: serverVersion, reset: true) { try execute(reset) }
+    }
+
+    /// The server's version number (`150018` for 15.18, `170000` for 17.0).
+    public var serverVersion: Int { Int(PQserverVersion(handle)) }
+
+    /// The statement that pins `transaction_timeout` to 0 at connect (or, `reset`, gives the session's own value
+    /// back), or nil on a server before PostgreSQL 17, which has no such setting and refuses to set one it
+    /// does not know.
+    static func transactionTimeout(serverVersion: Int, reset: Bool) -> String? {
+        guard serverVersion >= 170_000 else { return nil }
+        return reset ? "RESET transaction_timeout" : "SET transaction_timeout = 0"
     }
 
     deinit {
@@ -199,86 +181,7 @@ public final class PostgresConnection {
         try query(sql, parameters).rows.first?.first ?? nil
     }
 
-    /// Runs `COPY ... FROM STDIN` and lets `body` write the data through the writer (text format lines).
-    /// Returns the number of rows the server stored.
-    @discardableResult
-    public func copyIn(_ sql: String, _ body: (CopyInWriter) throws -> Void) throws -> Int {
-        try startCopy(sql, expecting: PGRES_COPY_IN)
-        let writer = CopyInWriter(connection: self)
-        do {
-            try body(writer)
-            try writer.flush()
-        } catch {
-            _ = PQputCopyEnd(handle, "urna stopped the copy")
-            drainResults()
-            throw error
-        }
-        guard PQputCopyEnd(handle, nil) == 1 else { throw lastError(sql: sql) }
-        var stored = 0
-        var failure: PostgresError?
-        while let res = PQgetResult(handle) {
-            if PQresultStatus(res) == PGRES_COMMAND_OK {
-                stored = Int(String(cString: PQcmdTuples(res))) ?? 0
-            } else if failure == nil {
-                failure = resultError(res, sql: sql)
-            }
-            PQclear(res)
-        }
-        if let failure { throw failure }
-        return stored
-    }
-
-    /// Runs `COPY ... TO STDOUT` (text format) and hands each row's fields to `row` (nil for NULL).
-    public func copyOut(_ sql: String, _ row: ([String?]) throws -> Void) throws {
-        try copyOutLines(sql) { try row(CopyText.decodeLine($0)) }
-    }
-
-    /// Runs `COPY ... TO STDOUT` and hands each line as the server sent it (newline included, valid only inside
-    /// `line`); after an error thrown by `line` the rest is read and dropped, so the connection stays usable.
-    public func copyOutLines(_ sql: String, _ line: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try startCopy(sql, expecting: PGRES_COPY_OUT)
-        var pending: Error?
-        while true {
-            var buffer: UnsafeMutablePointer<CChar>?
-            let n = PQgetCopyData(handle, &buffer, 0)
-            if n == -1 { break }
-            if n == -2 { throw lastError(sql: sql) }
-            guard let buffer else { continue }
-            defer { PQfreemem(buffer) }
-            if pending != nil { continue }  // read to the end so the connection stays usable
-            let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(n))
-            do { try line(bytes) } catch { pending = error }
-        }
-        var failure: PostgresError?
-        while let res = PQgetResult(handle) {
-            if PQresultStatus(res) != PGRES_COMMAND_OK, failure == nil { failure = resultError(res, sql: sql) }
-            PQclear(res)
-        }
-        if let pending { throw pending }
-        if let failure { throw failure }
-    }
-
-    /// Sends a COPY statement and checks the server entered the expected copy mode.
-    private func startCopy(_ sql: String, expecting mode: ExecStatusType) throws {
-        let r = PQexec(handle, sql)
-        defer { PQclear(r) }
-        guard PQresultStatus(r) == mode else {
-            try check(r, sql: sql)
-            throw PostgresError("\(sql) did not start a COPY", database: displayName)
-        }
-    }
-
-    func putCopyData(_ bytes: UnsafeRawBufferPointer) throws {
-        guard bytes.count > 0 else { return }
-        let ok = bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
-        guard ok == 1 else { throw lastError(sql: "COPY") }
-    }
-
-    private func drainResults() {
-        while let res = PQgetResult(handle) { PQclear(res) }
-    }
-
-    private func check(_ r: OpaquePointer?, sql: String) throws {
+    func check(_ r: OpaquePointer?, sql: String) throws {
         guard let r else { throw lastError(sql: sql) }
         switch PQresultStatus(r) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
@@ -286,7 +189,7 @@ public final class PostgresConnection {
         }
     }
 
-    private func resultError(_ r: OpaquePointer, sql: String) -> PostgresError {
+    func resultError(_ r: OpaquePointer, sql: String) -> PostgresError {
         func field(_ code: Int32) -> String? {
             guard let p = PQresultErrorField(r, code) else { return nil }
             return String(cString: p)
@@ -299,7 +202,7 @@ public final class PostgresConnection {
             database: displayName, position: field(Int32(urna_pg_diag_statement_position)).flatMap { Int($0) })
     }
 
-    private func lastError(sql: String) -> PostgresError {
+    func lastError(sql: String) -> PostgresError {
         PostgresError(
             String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines),
             database: displayName)
@@ -314,229 +217,4 @@ public struct PostgresRows: Sendable {
     /// Rows an INSERT, UPDATE or DELETE changed.
     public let affected: Int
     public var rows: [[String?]] = []
-}
-
-/// Buffers COPY text and sends it to the server in large chunks.
-public final class CopyInWriter {
-    let connection: PostgresConnection
-    var buffer: [UInt8] = []
-
-    init(connection: PostgresConnection) {
-        self.connection = connection
-        buffer.reserveCapacity(1 << 17)
-    }
-
-    /// Appends one field of the current row from bytes (escaped for COPY's text format); `first` for the
-    /// row's first field. End the row with `endRow()`.
-    @inline(__always) public func field(_ bytes: UnsafeRawBufferPointer, first: Bool) {
-        CopyText.appendField(bytes, first: first, to: &buffer)  // one exclusive access per field, not per byte
-    }
-
-    /// Appends a whole number field.
-    @inline(__always) public func field(_ value: Int64, first: Bool) {
-        CopyText.appendField(value, first: first, to: &buffer)
-    }
-
-    /// Appends a field as text (nil: NULL).
-    public func field(_ text: String?, first: Bool) {
-        CopyText.appendField(text, first: first, to: &buffer)
-    }
-
-    /// Ends the current row.
-    public func endRow() throws {
-        buffer.append(10)
-        if buffer.count >= 1 << 16 { try flush() }
-    }
-
-    /// Sends bytes that are already whole COPY lines, after anything buffered.
-    func send(_ lines: UnsafeRawBufferPointer) throws {
-        try flush()
-        try connection.putCopyData(lines)
-    }
-
-    func flush() throws {
-        try buffer.withUnsafeBytes { try connection.putCopyData($0) }
-        buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// COPY's text format: tab-separated fields, `\N` for NULL, backslash escapes for tab, newline, CR and backslash.
-public enum CopyText {
-    /// One whole row, as `CopyInWriter` writes it field by field.
-    public static func encodeLine(_ fields: [String?], into out: inout [UInt8]) {
-        for (i, f) in fields.enumerated() { appendField(f, first: i == 0, to: &out) }
-        out.append(10)
-    }
-
-    /// A text field (nil: `\N`).
-    static func appendField(_ text: String?, first: Bool, to out: inout [UInt8]) {
-        guard var text else {
-            if !first { out.append(9) }
-            out.append(92)
-            out.append(78)
-            return
-        }
-        text.withUTF8 { appendField(UnsafeRawBufferPointer($0), first: first, to: &out) }
-    }
-
-    /// The letter COPY's text format writes after a backslash for `byte` (backslash, tab, newline, carriage
-    /// return), or nil for a byte written as it is.
-    @inline(__always) static func escapeLetter(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 92: 92
-        case 9: 116
-        case 10: 110
-        case 13: 114
-        default: nil
-        }
-    }
-
-    @inline(__always) static func appendField(_ bytes: UnsafeRawBufferPointer, first: Bool, to out: inout [UInt8]) {
-        if !first { out.append(9) }
-        for b in bytes {
-            if let letter = escapeLetter(b) {
-                out.append(92)
-                out.append(letter)
-            } else {
-                out.append(b)
-            }
-        }
-    }
-
-    @inline(__always) static func appendField(_ value: Int64, first: Bool, to out: inout [UInt8]) {
-        if !first { out.append(9) }
-        if value < 0 { out.append(45) }
-        var v = value.magnitude
-        var divisor: UInt64 = 1
-        while v / divisor >= 10 { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(48 + (v / divisor) % 10))
-            v %= divisor
-            divisor /= 10
-        }
-    }
-
-    /// One line as the server sends it (with its newline) back into fields.
-    public static func decodeLine(_ bytes: UnsafeRawBufferPointer) -> [String?] {
-        var end = bytes.count
-        if end > 0, bytes[end - 1] == 10 { end -= 1 }
-        var fields: [String?] = []
-        var current: [UInt8] = []
-        var isNull = false
-        var i = 0
-        func finish() {
-            fields.append(isNull ? nil : String(decoding: current, as: UTF8.self))
-            current.removeAll(keepingCapacity: true)
-            isNull = false
-        }
-        while i < end {
-            let b = bytes[i]
-            if b == 9 {
-                finish()
-            } else if b == 92, i + 1 < end {
-                i += 1
-                switch bytes[i] {
-                case 78: isNull = true
-                case 116: current.append(9)
-                case 110: current.append(10)
-                case 114: current.append(13)
-                case 98: current.append(8)
-                case 102: current.append(12)
-                case 118: current.append(11)
-                default: current.append(bytes[i])
-                }
-            } else {
-                current.append(b)
-            }
-            i += 1
-        }
-        finish()
-        return fields
-    }
-}
-
-/// `postgresql://` locations: recognising them and hiding their passwords.
-public enum PostgresURL {
-    /// Whether a `--db` value names a PostgreSQL database rather than a file.
-    public static func isPostgres(_ location: String) -> Bool {
-        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
-    }
-
-    /// The location with its password replaced by `***` wherever it appears (`user:secret@`, `?password=`,
-    /// conninfo `password=...`), also when libpq cannot parse the location.
-    public static func redacted(_ location: String) -> String {
-        replacing(passwords(in: location), in: redactedByShape(location))
-    }
-
-    /// `text` with every form of the password `location` holds (as written, percent-decoded, as libpq
-    /// reads it) replaced by `***`, and any `scheme://user:secret@` or `password=` in it masked.
-    public static func scrub(_ text: String, secretsOf location: String) -> String {
-        maskCredentials(replacing(passwords(in: location), in: text))
-    }
-
-    /// Every form of the password `location` holds: as written in a URL's authority and percent-decoded, and as
-    /// libpq reads it (URL or conninfo) and percent-encoded; longest first, so no form is half masked.
-    static func passwords(in location: String) -> [String] {
-        var found: [String] = []
-        if let schemeEnd = location.range(of: "://") {
-            let rest = location[schemeEnd.upperBound...]
-            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
-            if let at = rest[..<queryStart].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
-                let raw = String(rest[rest.index(after: colon)..<at])
-                found.append(raw)
-                if let decoded = raw.removingPercentEncoding { found.append(decoded) }
-            }
-        }
-        var error: UnsafeMutablePointer<CChar>?
-        if let options = PQconninfoParse(location, &error) {
-            defer { PQconninfoFree(options) }
-            var o = options
-            while let keyword = o.pointee.keyword {
-                if String(cString: keyword) == "password", let v = o.pointee.val {
-                    let password = String(cString: v)
-                    found.append(password)
-                    if let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
-                        found.append(encoded)
-                    }
-                }
-                o = o.advanced(by: 1)
-            }
-        }
-        if let error { PQfreemem(error) }
-        return Set(found.filter { !$0.isEmpty }).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
-    }
-
-    private static func replacing(_ secrets: [String], in text: String) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
-    }
-
-    /// Any `scheme://user:secret@` (whatever the scheme's case, one slash or two) and `password=...` in `text`
-    /// masked: for messages that echo what a user typed as a path.
-    public static func maskCredentials(_ text: String) -> String {
-        text.replacingOccurrences(
-            of: #"([A-Za-z][A-Za-z0-9+.-]*:/{1,2}[^:/@\s]*):[^@\s]*@"#, with: "$1:***@", options: .regularExpression
-        ).replacingOccurrences(
-            of: #"(?i)password\s*=\s*('([^'\\]|\\.)*'|[^\s&'"]*)"#, with: "password=***", options: .regularExpression)
-    }
-
-    static func redactedByShape(_ location: String) -> String {
-        if isPostgres(location), let schemeEnd = location.range(of: "://") {
-            let rest = location[schemeEnd.upperBound...]
-            // The authority ends at the last '@' before any '?' (a password may hold an unescaped '/').
-            let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
-            let lastAt = rest[..<queryStart].lastIndex(of: "@")
-            let authorityEnd =
-                lastAt.map { at in rest[at...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex }
-                ?? (rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex)
-            let authority = rest[..<authorityEnd]
-            var masked = location
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                masked = String(location[..<schemeEnd.upperBound]) + authority[..<colon] + ":***" + rest[at...]
-            }
-            return masked.replacingOccurrences(
-                of: #"password=[^&]*"#, with: "password=***", options: .regularExpression)
-        }
-        return location.replacingOccurrences(
-            of: #"password\s*=\s*('([^'\\]|\\.)*'|\S*)"#, with: "password=***", options: .regularExpression)
-    }
 }

@@ -18,6 +18,17 @@ public enum PostgresTransfer {
     /// The schema a PostgreSQL database records in `_urna_schema`, or nil when it holds no Urna data.
     public static func recordedSchema(in pg: PostgresConnection) throws -> Schema? {
         guard try relationExists(StorageLayout.schemaTable, in: pg) else { return nil }
+        // urna makes _urna_schema a table: a view (or anything else) of that name is someone else's.
+        if let kind = try pg.scalar(
+            "SELECT c.relkind::text FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass($1::text)",
+            [pg.qualified(StorageLayout.schemaTable)]), kind != "r"
+        {
+            throw PostgresTransferError.occupied(
+                "\(pg.displayName) has a \(kind == "v" ? "view" : "relation") \(StorageLayout.schemaTable), a name this "
+                    + "program keeps for the table that records its schema, so it is not this program's; nothing was "
+                    + "read or changed: rename it (ALTER \(kind == "v" ? "VIEW" : "TABLE") "
+                    + "\(StorageLayout.schemaTable) RENAME TO ...), or use another database or schema")
+        }
         guard let json = try pg.scalar("SELECT descriptor FROM \(q(StorageLayout.schemaTable)) WHERE id = 1") else {
             return nil
         }
@@ -89,10 +100,17 @@ public enum PostgresTransfer {
     /// schema is the same (adopt: the old tables are plain ones of that schema's names). `binaryCopy` sends
     /// the tables `CopyBinaryEncoder` can write by binary COPY (the same rows; false: text COPY only, for
     /// comparing the two).
+    ///
+    /// Triggers made on the server on the old tables: when the tables are refilled in place (the same schema)
+    /// they would run for every row put back, so they are refused by name unless `allowTriggers`, and
+    /// `triggers` is told the ones that ran; when the tables are dropped and created again (a new schema,
+    /// `recreate`) they are set aside and made again after the load, as the server defined them, and `triggers`
+    /// is told those. Triggers on urna's own tables are refused either way.
     @discardableResult
     public static func push(
         from sqlite: Connection, to pg: PostgresConnection, replacing old: Schema?, recreate: Bool = false,
-        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil, binaryCopy: Bool = true
+        resolve: (Schema) -> Schema = { $0 }, progress: ((String, Int) -> Void)? = nil, binaryCopy: Bool = true,
+        allowTriggers: Bool = false, triggers: ((_ ran: [ServerTrigger], _ remade: [ServerTrigger]) -> Void)? = nil
     ) throws -> Counts {
         guard let schema = try Store.recordedSchema(in: sqlite) else {
             throw PostgresTransferError.notUrna(
@@ -110,8 +128,19 @@ public enum PostgresTransfer {
         let sameShape =
             !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
-        try refuseTriggers(on: oldNames.sorted() + metadataTables, in: pg)
+        try refuseForeignKeysInto(oldNames.sorted(), in: pg)
+        var setAside: [ServerTrigger] = []
+        var ran: [ServerTrigger] = []
+        if sameShape {
+            try refuseTriggers(on: oldNames.sorted() + metadataTables, in: pg, allowing: allowTriggers)
+            ran = try serverTriggers(on: oldNames.sorted(), in: pg).filter(\.fires)
+        } else {
+            try refuseTriggers(on: metadataTables, in: pg)
+            // DROP TABLE takes its triggers with it: read them first, to make them again on the new tables.
+            setAside = try serverTriggers(on: oldNames.sorted(), in: pg)
+        }
         try refuseEventTriggers(in: pg)
+        try refuseForeignMetadataTables(in: pg)
         for t in tables where !oldNames.contains(t.name) {
             if try relationExists(t.name, in: pg) {
                 throw PostgresTransferError.occupied(
@@ -129,9 +158,15 @@ public enum PostgresTransfer {
             try pg.execute("DROP VIEW \(q(name))")
         }
         if sameShape {
-            // Emptied, not dropped: a view, grant or index of someone else's on these tables stays.
-            if !oldNames.isEmpty { try pg.execute("TRUNCATE " + oldNames.sorted().map(q).joined(separator: ", ")) }
+            // Emptied, not dropped: a view, grant or index of someone else's on these tables stays. Each table is
+            // emptied once (a TRUNCATE trigger allowed to run runs once): the ones copied in binary under their
+            // own savepoint (copyRowsPreferringBinary), the others here, after the keys between them are gone.
             for t in tables { for sql in t.dropConstraintSQL { try pg.execute(sql) } }
+            let emptiedHere = tables.filter { !binaryCopy || CopyBinaryEncoder($0) == nil }.map(\.name)
+                .filter(oldNames.contains)
+            if !emptiedHere.isEmpty {
+                try pg.execute("TRUNCATE " + emptiedHere.sorted().map(q).joined(separator: ", "))
+            }
         } else if !oldNames.isEmpty {
             // RESTRICT (the default): a view or key of someone else's that depends on these tables stops the run.
             try pg.execute("DROP TABLE IF EXISTS " + oldNames.sorted().map(q).joined(separator: ", "))
@@ -152,6 +187,9 @@ public enum PostgresTransfer {
             counts.append((t.name, n))
             progress?(t.name, n)
         }
+        // Deferred constraint triggers allowed to run fire now, before the keys are added (ALTER TABLE refuses a
+        // table with trigger events pending) and checked against whatever they changed.
+        if !ran.isEmpty { try pg.execute("SET CONSTRAINTS ALL IMMEDIATE") }
         if !sameShape { for t in tables { if let pk = t.primaryKeySQL { try pg.execute(pk) } } }
         for t in tables { for sql in t.constraintSQL { try pg.execute(sql) } }
         for t in tables {
@@ -171,6 +209,8 @@ public enum PostgresTransfer {
                     "COMMENT ON VIEW \(q(v.name)) IS '\(v.viewDescription.replacingOccurrences(of: "'", with: "''"))'")
             }
         }
+        try remake(setAside, in: pg)
+        triggers?(ran, setAside)
         return counts
     }
 
@@ -224,24 +264,6 @@ public enum PostgresTransfer {
         }
     }
 
-    /// Refuses when a trigger someone made on the server (not a foreign key's own) sits on a table urna refills:
-    /// the refill's TRUNCATE and COPY would run it inside urna's transaction, as the role urna connected as.
-    static func refuseTriggers(on tables: [String], in pg: PostgresConnection) throws {
-        for table in tables {
-            let names = try pg.query(
-                "SELECT t.tgname::text FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid "
-                    + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal "
-                    + "AND n.nspname = $1::text AND c.relname = $2::text ORDER BY 1", [pg.schema, table]
-            ).rows.compactMap { $0.first ?? nil }
-            guard names.isEmpty else {
-                throw PostgresTransferError.occupied(
-                    "\(pg.displayName): \(table) has a trigger of its own on the server (\(names.joined(separator: ", "))), "
-                        + "which urna's refill would run; nothing was changed: drop it (DROP TRIGGER ... ON "
-                        + "\(PostgresConnection.quoted(table))), or move it to a table of your own")
-            }
-        }
-    }
-
     /// Refills the metadata tables in place (a reader waiting on _urna_schema finds the same table after the
     /// commit), adding any column the file's urna gave them.
     static func pushMetadata(from sqlite: Connection, to pg: PostgresConnection) throws {
@@ -273,147 +295,6 @@ public enum PostgresTransfer {
                 try pg.execute("CREATE TABLE \(pg.qualified(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
             }
             _ = try copyRows(of: .plain(table, columns), from: sqlite, to: pg)
-        }
-    }
-
-    // MARK: Plain tables (adopt)
-
-    /// Copies the named tables of `pg` that exist there (tables no urna made: no `_urna_schema` needed) into a
-    /// new SQLite file at `path` as plain tables, each column with the SQLite type that holds its values the
-    /// way the storage contract does (whole numbers and booleans INTEGER, floats REAL, bytea BLOB, dates
-    /// ISO-8601 UTC text, numeric as text, the rest text); NOT NULL is kept. Returns the tables copied.
-    @discardableResult
-    public static func pullPlainTables(_ names: [String], from pg: PostgresConnection, to path: String) throws
-        -> [String]
-    {
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw PostgresTransferError.occupied("\(path) already exists; the copy never replaces a file")
-        }
-        var copied: [String] = []
-        do {
-            let c = try Connection(path: path)
-            try c.execute("BEGIN")
-            for name in names where try relationExists(name, in: pg) {
-                var defs: [String] = []
-                var columns: [(name: String, kind: PostgresColumnKind)] = []
-                for column in try serverColumns(name, in: pg) {
-                    let (sqliteType, kind) = PostgresColumnKind.forServerColumn(type: column.type)
-                    defs.append(q(column.name) + " " + sqliteType + (column.nullable ? "" : " NOT NULL"))
-                    columns.append((column.name, kind))
-                }
-                try c.execute("CREATE TABLE \(q(name)) (" + defs.joined(separator: ", ") + ")")
-                _ = try pullRows(of: .plain(name, columns), from: pg, to: c)
-                copied.append(name)
-            }
-            try c.execute("COMMIT")
-        } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: path + suffix)
-            }
-            throw error
-        }
-        return copied
-    }
-
-    // MARK: PostgreSQL -> SQLite
-
-    /// Creates a new Urna file at `path` (which must not exist) from the Urna data in `pg`, read in the
-    /// caller's PostgreSQL transaction. `resolve` may swap the recorded schema for the code's equal schema,
-    /// which carries its views' SQL (a descriptor records views by checksum only). Returns the schema, or nil
-    /// (and creates nothing) when `pg` holds no Urna data.
-    @discardableResult
-    public static func pull(
-        from pg: PostgresConnection, to path: String, pageSize: Int? = nil, resolve: (Schema) -> Schema = { $0 },
-        progress: ((String, Int) -> Void)? = nil
-    ) throws -> Schema? {
-        guard let recorded = try recordedSchema(in: pg) else { return nil }
-        let schema = resolve(recorded)
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw PostgresTransferError.occupied("\(path) already exists; the copy never replaces a file")
-        }
-        do {
-            let c = try Connection(path: path)
-            if let pageSize { try c.execute("PRAGMA page_size = \(pageSize)") }
-            // A new file is filled as the importer fills one: through a rollback journal (new pages need none,
-            // where WAL writes each page twice), with a 32 MiB page cache, and with the secondary indexes built
-            // once the rows are in (one sort each instead of a B-tree insert per row into an index that outgrows
-            // the cache). WAL afterwards, as the store makes files.
-            try c.execute("PRAGMA journal_mode = DELETE")
-            try c.execute("PRAGMA cache_size = -32768")
-            try c.execute("BEGIN")
-            try c.execute(StorageLayout.metadataSQL)
-            let statements = StorageLayout.createSQL(for: schema)
-            let isIndex = { (sql: String) in sql.hasPrefix("CREATE INDEX ") }
-            for sql in statements where !isIndex(sql) { try c.execute(sql) }
-            for t in try PostgresLayout.tables(for: schema) {
-                let n = try pullRows(of: t, from: pg, to: c)
-                progress?(t.name, n)
-            }
-            // Index builds sort faster in a small cache (see the importer's BulkLoad).
-            try c.execute("PRAGMA cache_size = -4096")
-            for sql in statements where isIndex(sql) { try c.execute(sql) }
-            try pullMetadata(from: pg, to: c)
-            try c.setUserVersion(schema.version)
-            try c.execute("COMMIT")
-            try c.execute("PRAGMA journal_mode = WAL")
-        } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: path + suffix)
-            }
-            throw error
-        }
-        return schema
-    }
-
-    static func pullRows(of t: PostgresTable, from pg: PostgresConnection, to c: Connection) throws -> Int {
-        let expressions = t.columns.map { $0.kind.selectExpression(q($0.name)) }.joined(separator: ", ")
-        let insert = try c.prepare(
-            "INSERT INTO \(q(t.name)) (\(t.columns.map { q($0.name) }.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: t.columns.count).joined(separator: ", ") + ")")
-        let binder = CopyLineBinder(t)
-        var n = 0
-        do {
-            try pg.copyOutLines("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { line in
-                insert.reset()
-                try binder.bind(line, to: insert)
-                try insert.runToCompletion()
-                n += 1
-            }
-        } catch let e as PostgresError where e.sqlState == "22003" {
-            throw tooLarge(e, in: t.name)
-        }
-        return n
-    }
-
-    /// numeric(38, s) holds values the store's 64-bit integers do not (money past 92 quadrillion reais): the
-    /// server's "out of range" said as what it means for urna.
-    static func tooLarge(_ e: PostgresError, in table: String) -> PostgresError {
-        PostgresError(
-            "a value in \(table) is too large for urna (\(e.message)): money and integers are 64-bit in the "
-                + "storage contract (money up to 92,233,720,368,547,758.07); correct it on the server, "
-                + "nothing was changed",
-            sqlState: e.sqlState, database: e.database)
-    }
-
-    /// The metadata rows, adding any `_urna_history` column a newer urna recorded there.
-    static func pullMetadata(from pg: PostgresConnection, to c: Connection) throws {
-        for table in metadataTables where try relationExists(table, in: pg) {
-            if table == StorageLayout.fieldGenerationsTable { try c.execute(StorageLayout.fieldGenerationsSQL) }
-            if table == StorageLayout.pendingGoodsTable { try c.execute(StorageLayout.pendingGoodsSQL) }
-            let have = Set(
-                try c.rows("PRAGMA table_info(\(q(table)))").compactMap { r -> String? in
-                    if case .text(let s) = r[1] { s } else { nil }
-                })
-            var columns: [(name: String, kind: PostgresColumnKind)] = []
-            for column in try serverColumns(table, in: pg) {
-                let (sqliteType, kind) = PostgresColumnKind.forServerColumn(type: column.type)
-                if !have.contains(column.name) {
-                    try c.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(column.name)) \(sqliteType)")
-                }
-                columns.append((column.name, kind))
-            }
-            if table == StorageLayout.schemaTable { try c.execute("DELETE FROM \(q(table))") }
-            _ = try pullRows(of: .plain(table, columns), from: pg, to: c)
         }
     }
 }

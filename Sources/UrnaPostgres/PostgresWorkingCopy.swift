@@ -34,6 +34,13 @@ public final class PostgresWorkingCopy {
     public let path: String
     private let folder: String
     private var finished = false
+    /// Whether triggers made on the server on Urna's tables may run when `commit()` refills them in place
+    /// (`--allow-triggers`); false: such a trigger stops the commit, naming it, with nothing changed.
+    public var allowTriggers = false
+    /// After `commit()`: the triggers on the server that ran as the tables were refilled (only with
+    /// `allowTriggers`), and those set aside and made again because the tables were created anew.
+    public private(set) var triggersRan: [ServerTrigger] = []
+    public private(set) var triggersRemade: [ServerTrigger] = []
 
     /// Why the lock could not be had in time.
     public struct LockTimeout: Error, CustomStringConvertible, Sendable {
@@ -95,6 +102,20 @@ public final class PostgresWorkingCopy {
 
     static let folderPrefix = "urna-postgres-"
 
+    /// For a writer, before any work: refuses what would stop `commit()` later, naming it, so a long run is not
+    /// thrown away at its end. A table not Urna's with a foreign key into Urna's, and a trigger on urna's own
+    /// tables, are refused always; when `refill` (the command keeps the schema: an import) a trigger that would
+    /// fire on the family's tables is refused too unless `allowTriggers`. A run that changes the schema (a
+    /// migration) sets those triggers aside and makes them again instead.
+    public func refuseBeforeWork(refill: Bool) throws {
+        guard writing else { return }
+        guard let recorded else { return try PostgresTransfer.refuseForeignMetadataTables(in: connection) }
+        let names = try PostgresLayout.tableNames(for: recorded)
+        try PostgresTransfer.refuseForeignKeysInto(names, in: connection)
+        try PostgresTransfer.refuseTriggers(
+            on: (refill ? names : []) + PostgresTransfer.metadataTables, in: connection, allowing: allowTriggers)
+    }
+
     /// Removes the working-copy folders of urna processes that no longer run (killed before their cleanup).
     static func removeStaleFolders() {
         let base = NSTemporaryDirectory()
@@ -146,7 +167,11 @@ public final class PostgresWorkingCopy {
         let counts = try PostgresTransfer.push(
             from: sqlite, to: connection, replacing: recorded ?? plainTables,
             recreate: plainTables != nil && recorded == nil,
-            resolve: resolve)
+            resolve: resolve, allowTriggers: allowTriggers,
+            triggers: { ran, remade in
+                self.triggersRan = ran
+                self.triggersRemade = remade
+            })
         try sendCommit()
         return counts
     }

@@ -11,25 +11,6 @@ import UrnaStore
     "PostgreSQL, a third trial: event triggers, timeouts and synchronous_commit set by the server's owner, NUL in text",
     .serialized)
 struct PostgresThirdTrialTests {
-    /// The every-type file with `logs` extra Log rows, so a copy takes more than a millisecond on the server.
-    static func makeFile(_ path: String, logs: Int = 0) throws {
-        try PostgresTransferTests.makeFile(path)
-        let c = try Connection(path: path)
-        if logs > 0 {
-            try c.execute(
-                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(logs)) "
-                    + "INSERT INTO Log(line) SELECT 'more ' || i FROM n")
-        }
-    }
-
-    /// Pushes `file` into `url` in one transaction and commits.
-    static func push(_ file: String, to url: String, replacing old: Schema?) throws {
-        let conn = try PostgresConnection(url)
-        try conn.execute("BEGIN")
-        try PostgresTransfer.push(from: try Connection(path: file), to: conn, replacing: old)
-        try conn.execute("COMMIT")
-    }
-
     static let noteDDL = """
         CREATE TABLE ddl_seen (tag text);
         CREATE FUNCTION note_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$BEGIN INSERT INTO ddl_seen VALUES (tg_tag); END$$;
@@ -50,11 +31,9 @@ struct PostgresThirdTrialTests {
                 && "\(error)".contains("this program's own CREATE, ALTER and DROP") && !"\(error)".contains("urna's")
         }
         // The library's own push (urna copy, an app) is refused the same way, before any DDL.
-        let dir = try PostgresTransferTests.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("kinds.sqlite").path
-        try Self.makeFile(file)
-        #expect(throws: PostgresTransferError.self) { try Self.push(file, to: url, replacing: nil) }
+        let kinds = try KindsFile()
+        let file = kinds.path
+        #expect(throws: PostgresTransferError.self) { try KindsFile.push(file, to: url, replacing: nil) }
         #expect(try pg.psql("SELECT count(*) FROM ddl_seen", url: url) == "0\n")
         #expect(try pg.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'Log'", url: url) == "0\n")
         // Readers run no DDL: they still work.
@@ -73,11 +52,9 @@ struct PostgresThirdTrialTests {
                 ALTER EVENT TRIGGER off_one DISABLE;
                 CREATE EVENT TRIGGER functions_only ON ddl_command_end WHEN TAG IN ('CREATE FUNCTION') EXECUTE FUNCTION note_ddl();
                 """, url: url)
-        let dir = try PostgresTransferTests.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("kinds.sqlite").path
-        try Self.makeFile(file)
-        try Self.push(file, to: url, replacing: nil)
+        let kinds = try KindsFile()
+        let file = kinds.path
+        try KindsFile.push(file, to: url, replacing: nil)
         #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
         #expect(try pg.psql("SELECT count(*) FROM ddl_seen", url: url) == "0\n")
     }
@@ -92,11 +69,9 @@ struct PostgresThirdTrialTests {
                 CREATE EVENT TRIGGER on_replicas ON ddl_command_end EXECUTE FUNCTION note_ddl();
                 ALTER EVENT TRIGGER on_replicas ENABLE REPLICA;
                 """, url: url)
-        let dir = try PostgresTransferTests.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("kinds.sqlite").path
-        try Self.makeFile(file)
-        try Self.push(file, to: url, replacing: nil)
+        let kinds = try KindsFile()
+        let file = kinds.path
+        try KindsFile.push(file, to: url, replacing: nil)
         #expect(try pg.psql("SELECT count(*) FROM \"Log\"", url: url) == "5\n")
         #expect(try pg.psql("SELECT count(*) FROM ddl_seen", url: url) == "0\n", "it did not fire, as said")
         // A session in replica mode (set by its role or URL) would run it: refused there, and a plain ENABLE
@@ -146,12 +121,10 @@ struct PostgresThirdTrialTests {
         let url = try pg.createDatabase(prefix: "stmt_timeout")
         let name = PostgresUnusualServerTests.databaseName(url)
         _ = try pg.psql("ALTER DATABASE \"\(name)\" SET statement_timeout = '5ms'", url: url)
-        let dir = try PostgresTransferTests.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("kinds.sqlite").path
-        try Self.makeFile(file, logs: 60_000)
-        try Self.push(file, to: url, replacing: nil)
-        try Self.push(file, to: url, replacing: PostgresTransferTests.schema)
+        let kinds = try KindsFile(logs: 60_000)
+        let file = kinds.path
+        try KindsFile.push(file, to: url, replacing: nil)
+        try KindsFile.push(file, to: url, replacing: PostgresTransferTests.schema)
         #expect(try pg.psql("SET statement_timeout = 0; SELECT count(*) FROM \"Log\"", url: url) == "60005\n")
         try PostgresUnusualServerTests.pullsBack(url, things: 2)
         let conn = try PostgresConnection(url)
@@ -175,14 +148,12 @@ struct PostgresThirdTrialTests {
     func nulInText() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "nul")
-        let dir = try PostgresTransferTests.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("kinds.sqlite").path
-        try Self.makeFile(file)
-        try Self.push(file, to: url, replacing: nil)
+        let kinds = try KindsFile()
+        let file = kinds.path
+        try KindsFile.push(file, to: url, replacing: nil)
         try Connection(path: file).execute("UPDATE Log SET line = 'before' || char(0) || 'after' WHERE line = 'line 3'")
         #expect {
-            try Self.push(file, to: url, replacing: PostgresTransferTests.schema)
+            try KindsFile.push(file, to: url, replacing: PostgresTransferTests.schema)
         } throws: { error in
             let text = "\(error)"
             return text.contains("Log.line") && text.contains("before\\0after") && text.contains("NUL")
@@ -212,10 +183,8 @@ struct PostgresThirdTrialTests {
     func connectionLostAtCommit() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "lost")
-        let dir = try PostgresTransferTests.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("kinds.sqlite").path
-        try Self.makeFile(file)
+        let kinds = try KindsFile()
+        let file = kinds.path
         let copy = try PostgresWorkingCopy(url: url, writing: true)
         try PostgresTransfer.push(from: try Connection(path: file), to: copy.connection, replacing: nil)
         // The server goes away between the last row and the COMMIT's answer (here: just before COMMIT is sent;

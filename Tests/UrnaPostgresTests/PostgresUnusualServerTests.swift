@@ -183,14 +183,9 @@ struct PostgresUnusualServerTests {
     func serverTriggerOnUrnaTable() throws {
         let pg = try postgresClusterOrSkip()
         let url = try pg.createDatabase(prefix: "trigger")
-        let dir = try PostgresTransferTests.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("kinds.sqlite").path
-        try PostgresTransferTests.makeFile(file)
-        let first = try PostgresConnection(url)
-        try first.execute("BEGIN")
-        try PostgresTransfer.push(from: try Connection(path: file), to: first, replacing: nil)
-        try first.execute("COMMIT")
+        let kinds = try KindsFile()
+        let file = kinds.path
+        try kinds.push(to: url, replacing: nil)
         _ = try pg.psql(
             """
             CREATE TABLE ran (at timestamptz);
