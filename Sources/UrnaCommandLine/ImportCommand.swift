@@ -39,7 +39,8 @@ enum ImportCommand {
                     + "(default: 100M; 'none': no bound)."),
             .flag(
                 "allow-triggers",
-                "Let triggers (and expression or partial indexes) the file holds on Urna's tables run during the import."
+                "Let triggers (and expression or partial indexes) the file, or the PostgreSQL database, holds on Urna's "
+                    + "tables run during the import; the summary names them."
             ),
             .value("encoding", "NAME", "Force the input encoding: latin1, cp1252 or utf8 (default: detected)."),
             .value(

@@ -30,7 +30,9 @@ enum SQLCommand {
             .value("param", "NAME=VALUE", "Bind VALUE to :NAME in the SQL (repeatable).", repeatable: true),
             .flag("write", "Allow a statement that changes the file (run in one transaction)."),
             .flag(
-                "allow-triggers", "With --write, let triggers the file holds run (else the statement is rolled back)."),
+                "allow-triggers",
+                "With --write, let triggers the file (or the PostgreSQL database) holds run (else the statement is "
+                    + "rolled back)."),
         ],
         positionals: [("SQL", "One SQL statement, e.g. \"SELECT count(*) FROM sqlite_master\".")],
         minPositionals: 1, maxPositionals: 1,
