@@ -47,26 +47,42 @@ extension StepExecutor {
         t.readOnlyPass = true
         t.owed = .noneYet
         defer { t.readOnlyPass = false }
+        let ops = t.carryOps
+        let defaults = t.columnDefaults
+        let dropped = t.droppedColumns
+        // The old and new object are reused row after row while nobody else holds them (as `EnumerationCursor`
+        // does): a row's objects are then put in exactly the state fresh ones would have, without allocating.
+        var oldObject: MigrationObject?
+        var newObject: MigrationObject?
         while try select.step() {
             let rowid = select.int(at: Int32(oldCount))
-            let values = (0..<oldCount).map { select.value(at: Int32($0)) }
-            for (k, c) in t.droppedColumns.enumerated() where !values[c].isNull { nonNil[k] += 1 }
-            let originKey = t.oldKeyIndex.map { values[$0] }
-            let oldObject = MigrationObject(layout: oldLayout, executor: self, values: values, originKey: originKey)
-            var carried = t.columnDefaults
+            if oldObject == nil {
+                oldObject = MigrationObject(
+                    layout: oldLayout, executor: self, values: Array(repeating: .null, count: oldCount),
+                    originKey: nil)
+            }
+            if newObject == nil {
+                newObject = MigrationObject(layout: newLayout, executor: self, values: defaults, originKey: nil)
+            }
+            let old = oldObject.unsafelyUnwrapped.values.base
+            for i in 0..<oldCount { old[i] = select.value(at: Int32(i)) }
+            for (k, c) in dropped.enumerated() where !old[c].isNull { nonNil[k] += 1 }
+            let originKey = t.oldKeyIndex.map { old[$0] }
+            oldObject.unsafelyUnwrapped.state.pointee = ObjectState(originKey: originKey)
+            let carried = newObject.unsafelyUnwrapped.values.base
             for i in 0..<width {
-                switch t.carryOps[i] {
-                case .copy(let oi): carried[i] = values[oi]
+                switch ops[i] {
+                case .copy(let oi): carried[i] = old[oi]
                 case .constant(let v): carried[i] = v
-                case .convert, .rowid: break  // not in a read-only pass (`readsOnlyFirst`)
+                case .convert, .rowid: carried[i] = defaults[i]  // not in a read-only pass (`readsOnlyFirst`)
                 }
             }
-            var newObject = MigrationObject(layout: newLayout, executor: self, values: carried, originKey: originKey)
-            newObject.isPending = true
+            newObject.unsafelyUnwrapped.state.pointee = ObjectState(originKey: originKey)
+            newObject.unsafelyUnwrapped.isPending = true
             t.currentPending = newObject
             do {
                 defer { t.currentPending = nil }
-                try block(oldObject, newObject)
+                try block(oldObject.unsafelyUnwrapped, newObject.unsafelyUnwrapped)
                 if let e = takePendingError() { throw e }
             }
             t.enumerated += 1
@@ -74,11 +90,13 @@ extension StepExecutor {
             if t.enumerated % 50_000 == 0 {
                 reporter?.progress(type: t.name, done: t.enumerated, total: countsBefore[t.name] ?? 0)
             }
-            let kept = !isKnownUniquelyReferenced(&newObject)
-            let st = newObject.state.pointee
+            // An old object the closure kept is left to it (it holds its values: no live row).
+            if !isKnownUniquelyReferenced(&oldObject!) { oldObject = nil }
+            let kept = !isKnownUniquelyReferenced(&newObject!)
+            let st = newObject.unsafelyUnwrapped.state
             let untouched =
-                !kept && !st.isDeleted && !st.changed && st.dirtyMask == 0 && st.dirtyHigh.isEmpty
-                && st.lists.isEmpty && st.inexact.isEmpty
+                !kept && !st.pointee.isDeleted && !st.pointee.changed && st.pointee.dirtyMask == 0
+                && st.pointee.dirtyHigh.isEmpty && st.pointee.lists.isEmpty && st.pointee.inexact.isEmpty
             if untouched && t.owed != nil {
                 t.owed = .through(rowid)
                 continue
@@ -86,7 +104,7 @@ extension StepExecutor {
             // The pass ends here: the rows before this one are written now (unless something paid them already),
             // this one as the enumeration writes it, the rest by the usual pass.
             try payOwedRows(t)
-            try writeEnumerated(newObject, of: t)
+            try writeEnumerated(newObject.unsafelyUnwrapped, of: t)
             try fill(t, with: block, after: rowid)
             if let counted = t.droppedCounts {
                 t.droppedCounts = zip(counted, nonNil).map { $0 + $1 }

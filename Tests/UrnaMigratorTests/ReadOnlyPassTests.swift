@@ -187,6 +187,32 @@ import UrnaTestSupport
             }, tag: "kept")
     }
 
+    /// The pass reuses its objects row after row only while nobody else holds them: old objects the closure keeps
+    /// hold their own row's values afterwards, and keeping them does not end the read-only pass.
+    @Test func oldObjectsKeptByTheClosureKeepTheirOwnValues() throws {
+        final class Box: @unchecked Sendable {
+            var kept: [MigrationObject] = []
+            var seen: [[String]] = []
+        }
+        let box = Box()
+        let last = try Self.agree(
+            { m in
+                try m.enumerateObjects(ofType: "Person") { old, _ in
+                    _ = old["nick"]
+                    if case .int(let id) = old["id"], id % 5 == 0 { box.kept.append(old) }
+                }
+                box.seen.append(
+                    box.kept.map {
+                        "\($0["id"].intValue ?? -1)=\($0["name"].stringValue ?? "?")/\($0["nick"].stringValue ?? "nil")"
+                    })
+                box.kept = []
+            }, tag: "kept-old")
+        #expect(last?.droppedInPlace == ["Person"], "keeping old objects leaves the pass read-only")
+        let expected = (1..<40).filter { $0 % 5 == 0 }.map { "\($0)=P\($0)/\($0 % 3 != 0 ? "n\($0)" : "nil")" }
+        #expect(!box.seen.isEmpty)
+        for seen in box.seen { #expect(seen == expected) }
+    }
+
     @Test func lookingUpNewObjectsDuringAndAfterThePassSeesThemWritten() throws {
         try Self.agree(
             { m in
