@@ -107,7 +107,9 @@ enum CLI {
             return ExitCode.ok
         }
         if first == "--version" {
-            print("\(tool) \(version)")
+            // An app's own version, then the urna it is built on ("school-app 4.0 (urna 0.5.0)"): urna's number
+            // alone under the app's name told its users a version the app never had.
+            print(CommandContext.current.ledgerVersion)
             return ExitCode.ok
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
