@@ -67,6 +67,10 @@ let package = Package(
         // and back, two types merged, a type split, a moved property, int -> text keys and enum, user SQL objects).
         .target(name: "HotelFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/HotelFamily"),
         .executableTarget(name: "hotel-app", dependencies: ["UrnaCommandLine", "HotelFamily"], path: "Examples/hotel-app"),
+        // An eighth app's family (a school: every stored type, a type renamed, a rename by case, a key added and a
+        // key changed with links following, a list turned into objects, a split, a merge, a lossy conversion, SQL).
+        .target(name: "SchoolFamily", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/SchoolFamily"),
+        .executableTarget(name: "school-app", dependencies: ["UrnaCommandLine", "SchoolFamily"], path: "Examples/school-app"),
         // The fourth threads trial: an app that hammers one store from threads, tasks, actors and processes.
         .executableTarget(name: "threads-trial", dependencies: ["UrnaStore", "UrnaMigrator"], path: "Examples/threads-trial"),
         // The benchmarks; PostgresTestSupport starts the throwaway PostgreSQL server the postgres part measures on.
@@ -76,7 +80,7 @@ let package = Package(
         .target(name: "UrnaTestSupport", path: "Tests/UrnaTestSupport"),
         .testTarget(name: "UrnaPostgresTests", dependencies: ["UrnaPostgres", "UrnaStore", "UrnaSchemas", "UrnaMigrator", "UrnaImport", "PostgresTestSupport"]),
         .testTarget(name: "UrnaStoreTests", dependencies: ["UrnaStore", "UrnaPostgres", "PostgresTestSupport"]),
-        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "InventoryFamily", "NewsroomFamily", "HotelFamily", "UrnaTestSupport"]),
+        .testTarget(name: "UrnaMigratorTests", dependencies: ["UrnaMigrator", "UrnaSchemas", "UrnaStore", "CSQLite", "LibraryFamily", "ClinicFamily", "FieldworkFamily", "InventoryFamily", "NewsroomFamily", "HotelFamily", "SchoolFamily", "UrnaTestSupport"]),
         .testTarget(name: "UrnaRecordsTests", dependencies: ["UrnaRecords", "UrnaTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaImportTests", dependencies: ["UrnaImport", "UrnaSchemas", "UrnaStore", "UrnaRecords"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UrnaCLITests", dependencies: ["PostgresTestSupport", "UrnaCommandLine", "FieldworkFamily"], exclude: ["tse_http_server.py"]),

@@ -107,7 +107,9 @@ enum CLI {
             return ExitCode.ok
         }
         if first == "--version" {
-            print("\(tool) \(version)")
+            // An app's own version, then the urna it is built on ("school-app 4.0 (urna 0.5.0)"): urna's number
+            // alone under the app's name told its users a version the app never had.
+            print(CommandContext.current.ledgerVersion)
             return ExitCode.ok
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
@@ -292,6 +294,12 @@ func databasePath(_ p: ParsedArguments) -> String { p.value("db") ?? CommandCont
 /// transaction (left open until the process ends) whose schema is the one the store was opened with. Without
 /// it, each statement would see the file as it was at that moment, and a migration or import committing
 /// while a command runs would mix the old and the new state in one output.
+/// Whether the file at `path` opens as SQLite and has no `_urna_schema` table (a plain SQLite file).
+func lacksRecordedSchema(_ path: String) -> Bool {
+    guard let c = try? Connection(path: path, readOnly: true, create: false) else { return false }
+    do { return try Store.recordedSchema(in: c) == nil } catch { return false }
+}
+
 func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     guard FileManager.default.fileExists(atPath: path) else {
         let tool = CommandContext.current.toolName
@@ -306,6 +314,13 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
         do {
             return try Store.openExisting(path: path, readOnly: readOnly)
         } catch {
+            // An app's users know the app, not the library under it: a plain SQLite file is "not a school-app
+            // file", with the app's `adopt` for it, as `migrate` says (status, query and export said "not an Urna
+            // file").
+            if CommandContext.current.toolName != "urna", lacksRecordedSchema(path) {
+                throw CLIError(
+                    ExitCode.badData, notOursMessage(path, reason: "no _urna_schema table", CommandContext.current))
+            }
             throw unusableDescriptor(error, path: path) ?? error
         }
     }

@@ -132,6 +132,7 @@ final class MigrationRunner {
             report.checks = checks(log)
             clock.skip()  // the steps report their own phases
             tracker?.finishedSteps()
+            if log.isEmpty { try rebuildExternalContentIndexes(c, log: log, report: &report, written: written) }
             if log.isEmpty {
                 try integrityCheck(c, log: log, report: &report, written: written)
                 clock.mark("integrity_check")

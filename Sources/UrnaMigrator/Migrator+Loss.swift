@@ -153,11 +153,20 @@ extension Migrator {
                 "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'index') AND sql IS NOT NULL"
             )
         else { return [] }
-        let objects: [(kind: String, name: String, table: String, words: Set<String>)] = rows.compactMap { r in
+        var objects: [(kind: String, name: String, table: String, words: Set<String>)] = rows.compactMap { r in
             guard case .text(let kind) = r[0], case .text(let name) = r[1], case .text(let table) = r[2],
                 case .text(let sql) = r[3], !own.contains(name.lowercased())
             else { return nil }
             return (kind, name, table, Set(sqlWords(sql)))
+        }
+        // A full-text index over a family table (`fts5(title, content='Course')`) reads its columns by name.
+        let searches = try? probe.connection.rows(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")
+        for r in searches ?? [] {
+            guard case .text(let name) = r[0], case .text(let sql) = r[1],
+                let content = MigrationRunner.externalContentTable(sql)
+            else { continue }
+            objects.append(("search index", name, content, Set(sqlWords(sql))))
         }
         var dropped: Set<String> = []
         for step in steps {
@@ -175,8 +184,10 @@ extension Migrator {
                         "\(old.name).\(ObjectSchema.rowIdColumn)"
                 }
                 for p in old.properties where !p.ignored && p.type.isStoredSomewhere {
+                    // A rename by case only breaks nothing: SQLite's names are case-insensitive (a view over
+                    // `fullname` reads `fullName`), so it is not listed as a removed column.
                     if new[property: step.newName(type: old.name, oldName: p.name)] == nil
-                        || step.newName(type: old.name, oldName: p.name) != p.name
+                        || step.newName(type: old.name, oldName: p.name).lowercased() != p.name.lowercased()
                     {
                         if case .list = p.type {
                             let table = StorageLayout.listTable(type: old.name, property: p.name)
@@ -191,7 +202,10 @@ extension Migrator {
             removedTables.merge(stepTables) { a, _ in a }
             removedColumns.merge(stepColumns) { a, b in a.merging(b) { x, _ in x } }
             for o in objects where !dropped.contains(o.name.lowercased()) {
-                let tables = stepTables.filter { o.words.contains($0.key) }.map(\.value)
+                // A search index names its content table in its options; its other words are its columns.
+                let tables = stepTables.filter {
+                    o.kind == "search index" ? $0.key == o.table.lowercased() : o.words.contains($0.key)
+                }.map(\.value)
                 var columns: [String] = []
                 for (t, cs) in stepColumns where o.words.contains(t) || o.table.lowercased() == t {
                     columns += cs.filter { o.words.contains($0.key) }.map(\.value)
@@ -215,13 +229,13 @@ extension Migrator {
         return out.sorted()
     }
 
-    /// The lower-cased names of the triggers, views and indexes a step's SQL drops (`DROP TRIGGER IF EXISTS
+    /// The lower-cased names of the triggers, views, indexes and (search) tables a step's SQL drops (`DROP TRIGGER IF EXISTS
     /// main."story_fts_ai"`), statement by statement.
     static func droppedObjectNames(_ sql: String) -> [String] {
         sql.split(separator: ";").compactMap { statement -> String? in
             let words = statement.split(whereSeparator: { $0.isWhitespace }).map(String.init)
             guard words.count >= 3, words[0].uppercased() == "DROP",
-                ["TRIGGER", "VIEW", "INDEX"].contains(words[1].uppercased())
+                ["TRIGGER", "VIEW", "INDEX", "TABLE"].contains(words[1].uppercased())
             else { return nil }
             var name = words[2]
             if words.count >= 5, words[2].uppercased() == "IF", words[3].uppercased() == "EXISTS" { name = words[4] }
