@@ -83,7 +83,7 @@ extension Store {
     /// another writer ends with `CancellationError` once it says so.
     func openWrite(unless cancelled: (() -> Bool)? = nil) throws {
         if let readers, readers.isInSnapshot() { throw StoreError.writeInsideRead }
-        if let cancelled { try writeLock.lock(unless: cancelled) } else { writeLock.lock() }
+        if let cancelled { try writeLock.lock(unless: cancelled) } else { try writeLock.lock() }
         if inMemoryReads > 0 && !writeOpen {
             writeLock.unlock()
             throw StoreError.writeInsideRead
@@ -274,6 +274,9 @@ extension Store {
     /// Inside a write it only catches up: the write's observers hear of it at commit.
     @discardableResult
     public func refresh() throws -> Bool {
+        // In memory nobody else commits: nothing to catch up with (and no need for the lock, which the thread that left
+        // a `WriteTransaction`'s write parked could not take).
+        guard readers != nil else { return false }
         if writeLock.enterIfHeldByCurrentThread() {
             defer { writeLock.unlock() }
             let changed = try catchUpWithOtherConnections()
