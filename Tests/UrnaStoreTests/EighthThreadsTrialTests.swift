@@ -29,17 +29,15 @@ struct EighthThreadsTrialTests {
         "commitWrite() on a thread that did not begin the write says whose it is and how to end it (it said only 'not in a write transaction', and the write stayed open for good)"
     )
     func commitWriteOnAnotherThreadSaysWhy() throws {
-        let (dir, path) = try TrialSix.temporaryPath()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try Store(path: path, schema: try TrialSix.schema())
+        let f = try WriteTransactionFixture()
+        let store = f.store
         let outcome = TrialSix.Outcome()
-        let handle = Handle()
         let began = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         // The first thread lives on (as a queue's worker does): a thread that ended may have its id given to the next.
         let first = TrialSix.onThread {
             do {
-                handle.set(try store.beginWrite())
+                f.keep(try store.beginWrite())
                 try store.create(TrialSix.Note.self, value: [1, "first block"])
                 outcome.set("began", "yes")
             } catch { outcome.set("began", "\(error)") }
@@ -61,32 +59,30 @@ struct EighthThreadsTrialTests {
         #expect(committed.wait(timeout: .now() + 10) == .success)
         #expect(outcome["commit"] == "\(StoreError.writeOnAnotherThread)")
         // The handle ends it from here, and the store is free again.
-        try handle.get().commit()
-        #expect(TrialEight.writeFinishes(store, id: 2))
-        #expect(try TrialSix.committedIDs(path) == [1, 2])
+        try f.handle.commit()
+        #expect(f.writeFinishes(id: 2))
+        #expect(try f.committedIDs() == [1, 2])
     }
 
     @Test(
         "A serial queue's three blocks on three threads (begin and create, create, commit) through the WriteTransaction: both notes committed, and the next writer is not kept waiting"
     )
     func serialQueueBlocksOnThreeThreads() throws {
-        let (dir, path) = try TrialSix.temporaryPath()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try Store(path: path, schema: try TrialSix.schema())
-        let handle = Handle()
+        let f = try WriteTransactionFixture()
+        let store = f.store
         let outcome = TrialSix.Outcome()
         #expect(
             TrialSix.onThread {
                 do {
                     let w = try store.beginWrite()
                     try store.create(TrialSix.Note.self, value: [1, "block 1"])
-                    handle.set(w)
+                    f.keep(w)
                 } catch { outcome.set("1", "\(error)") }
             }.wait(timeout: .now() + 10) == .success)
         #expect(
             TrialSix.onThread {
                 do {
-                    try handle.get().perform { try store.create(TrialSix.Note.self, value: [2, "block 2"]) }
+                    try f.handle.perform { try store.create(TrialSix.Note.self, value: [2, "block 2"]) }
                     // Between two uses the write is its handle's: this thread's own calls are refused.
                     do {
                         try store.create(TrialSix.Note.self, value: [9, "outside perform"])
@@ -96,25 +92,24 @@ struct EighthThreadsTrialTests {
             }.wait(timeout: .now() + 10) == .success)
         #expect(
             TrialSix.onThread {
-                do { try handle.get().commit() } catch { outcome.set("3", "\(error)") }
+                do { try f.handle.commit() } catch { outcome.set("3", "\(error)") }
             }.wait(timeout: .now() + 10) == .success)
         #expect(outcome["1"] == nil && outcome["2"] == nil && outcome["3"] == nil)
         #expect(outcome["outside"] == "\(StoreError.writeOnAnotherThread)")
-        #expect(!handle.get().isOpen)
-        #expect(TrialEight.writeFinishes(store, id: 3))
-        #expect(try TrialSix.committedIDs(path) == [1, 2, 3])
+        #expect(!f.handle.isOpen)
+        #expect(f.writeFinishes(id: 3))
+        #expect(try f.committedIDs() == [1, 2, 3])
         // The handle of an ended write refuses, and says why.
-        #expect(throws: StoreError.writeEnded) { try handle.get().commit() }
-        #expect(throws: StoreError.writeEnded) { try handle.get().perform {} }
+        #expect(throws: StoreError.writeEnded) { try f.handle.commit() }
+        #expect(throws: StoreError.writeEnded) { try f.handle.perform {} }
     }
 
     @Test(
         "Twenty tasks each hold a write across an await (begin, create, sleep, create, commit on whatever thread they resume): 40 of 40 notes, no hang"
     )
     func writesAcrossAwaits() async throws {
-        let (dir, path) = try TrialSix.temporaryPath()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try Store(path: path, schema: try TrialSix.schema())
+        let f = try WriteTransactionFixture()
+        let store = f.store
         try await withThrowingTaskGroup(of: Void.self) { group in
             for t in 0..<20 {
                 group.addTask {
@@ -127,17 +122,16 @@ struct EighthThreadsTrialTests {
             }
             try await group.waitForAll()
         }
-        #expect(try TrialSix.committedIDs(path) == (0..<40).map(Int64.init))
-        #expect(TrialEight.writeFinishes(store, id: 100))
+        #expect(try f.committedIDs() == (0..<40).map(Int64.init))
+        #expect(f.writeFinishes(id: 100))
     }
 
     @Test(
         "A write held by a task that throws (or is cancelled) between two uses is rolled back when its handle is released: nothing of it stays, and the store is free"
     )
     func droppedHandleRollsBack() async throws {
-        let (dir, path) = try TrialSix.temporaryPath()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try Store(path: path, schema: try TrialSix.schema())
+        let f = try WriteTransactionFixture()
+        let store = f.store
         struct Failed: Error {}
         let task = Task {
             let w = try await store.beginWrite()
@@ -154,24 +148,23 @@ struct EighthThreadsTrialTests {
             throw Failed()
         }
         await #expect(throws: Failed.self) { try await other.value }
-        #expect(TrialEight.writeFinishes(store, id: 3))
-        #expect(try TrialSix.committedIDs(path) == [3])
+        #expect(f.writeFinishes(id: 3))
+        #expect(try f.committedIDs() == [3])
         // A task cancelled before its write begins opens nothing.
         let cancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             _ = try await store.beginWrite()
         }
         await #expect(throws: CancellationError.self) { try await cancelled.value }
-        #expect(TrialEight.writeFinishes(store, id: 4))
+        #expect(f.writeFinishes(id: 4))
     }
 
     @Test(
         "Four threads performing on one handle at once run one after the other: 400 of 400 increments, then one commit"
     )
     func concurrentPerformsOnOneHandle() throws {
-        let (dir, path) = try TrialSix.temporaryPath()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try Store(path: path, schema: try TrialSix.schema())
+        let f = try WriteTransactionFixture()
+        let store = f.store
         try store.write { try store.create(TrialSix.Note.self, value: [1, "0"]) }
         let w = try store.beginWrite()
         let done = (0..<4).map { _ in
@@ -194,29 +187,26 @@ struct EighthThreadsTrialTests {
     )
     func commitWhileTheBeginningThreadWrites() throws {
         for round in 0..<20 {
-            let (dir, path) = try TrialSix.temporaryPath()
-            defer { try? FileManager.default.removeItem(at: dir) }
-            let store = try Store(path: path, schema: try TrialSix.schema())
-            let handle = Handle()
-            let created = TrialEight.IDs()
+            let f = try WriteTransactionFixture()
+            let store = f.store
             let started = DispatchSemaphore(value: 0)
             let writer = TrialSix.onThread {
                 guard let w = try? store.beginWrite() else { return }
-                handle.set(w)
+                f.keep(w)
                 started.signal()
                 for i in 0..<200_000 {
                     do {
                         try store.create(TrialSix.Note.self, value: [i, "r\(round)"])
-                        created.add(Int64(i))
+                        f.add(Int64(i))
                     } catch { break }
                 }
                 store.cancelWrite()  // a no-op once the write moved: the handle committed it
             }
             #expect(started.wait(timeout: .now() + 10) == .success)
             usleep(UInt32.random(in: 0..<3_000))
-            try handle.get().commit()
+            try f.handle.commit()
             #expect(writer.wait(timeout: .now() + 30) == .success)
-            #expect(try TrialSix.committedIDs(path) == created.sorted)
+            #expect(try f.committedIDs() == f.sortedIDs)
         }
     }
 
@@ -231,13 +221,5 @@ struct EighthThreadsTrialTests {
         try store.create(TrialSix.Note.self, value: [2, "b"])
         store.cancelWrite()
         #expect(try store.objects(TrialSix.Note.self).count == 1)
-    }
-
-    /// A `WriteTransaction` kept between blocks on several threads.
-    final class Handle: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: WriteTransaction?
-        func set(_ w: WriteTransaction) { lock.withLock { value = w } }
-        func get() -> WriteTransaction { lock.withLock { value! } }
     }
 }

@@ -7,13 +7,25 @@ import Synchronization
     import Darwin
 #endif
 
-/// The calling thread's identity, for the locks that must know who holds them.
+/// The last thread token given (0: none yet); see `currentThreadID()`.
+private let lastThreadToken = Atomic<UInt>(0)
+
+/// The thread-local slot holding the calling thread's token (as a pointer's bit pattern; nothing to free).
+private let threadTokenKey: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "Urna: no thread-local slot left for the write lock")
+    return key
+}()
+
+/// The calling thread's identity, for the locks that must know who holds them: a number given to each thread the first
+/// time it asks, from a process-wide counter, and never given again. The system's thread ids are reused: a thread
+/// started after another ended could get its id, and was taken for the owner of the write the ended one left open
+/// (its store calls wrote in it, its `commitWrite()` committed it).
 func currentThreadID() -> UInt {
-    #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-    #else
-        UInt(pthread_self())
-    #endif
+    if let slot = pthread_getspecific(threadTokenKey) { return UInt(bitPattern: slot) }
+    let token = lastThreadToken.add(1, ordering: .relaxed).newValue
+    pthread_setspecific(threadTokenKey, UnsafeRawPointer(bitPattern: token))
+    return token
 }
 
 /// The store's one-writer lock: a thread that wants to write waits here until the thread writing now is
@@ -42,17 +54,37 @@ final class WriteLock: @unchecked Sendable {
     /// The thread that last left a `beginWrite()` write parked, outside Swift concurrency (0: none, or a task's
     /// pool thread, which other tasks share); guarded by `condition`.
     private var parker: UInt = 0
-    /// Whether the parker holds the lock now on a parked write's behalf (see `lock()`); guarded by `condition`.
+    /// Whether the parker holds the lock now for work that runs no SQL (see `lockQuietly()`); guarded by `condition`.
     private var borrowed = false
 
-    /// Takes the lock, waiting while another thread holds it. The thread that left a write parked (used it through its
-    /// `WriteTransaction`, or began it and then did) does not wait for it: it would wait for itself for good (a read,
-    /// a raw SQL call or `write { }` on that thread after `w.perform { }`). It holds the lock on the write's behalf
-    /// until it releases it (its reads see the write, `write { }` throws `alreadyInWriteTransaction`), then the write
-    /// is parked again; a `take` on another thread waits meanwhile.
-    func lock() {
+    /// Takes the lock, waiting while another thread holds it.
+    ///
+    /// A parked write is its `WriteTransaction`'s, never a thread's: nothing on the thread that parked it last joins it
+    /// (that thread may be a pool thread running unrelated work by now). Waiting for it there could wait for good,
+    /// though (`w.perform { }`, then a read of an in-memory store or `write { }`, then `w.commit()` on one thread), so
+    /// that thread is refused with `StoreError.parkedWriteOnThisThread` instead, until the write ends or another
+    /// thread uses it. Other threads wait for it, as for any write.
+    func lock() throws {
         let me = currentThreadID()
         condition.lock()
+        defer { condition.unlock() }
+        while owner != 0 && owner != me {
+            if owner == Self.parked && parker == me && write != 0 && !Self.inTask {
+                throw StoreError.parkedWriteOnThisThread
+            }
+            condition.wait()
+        }
+        owner = me
+        depth += 1
+    }
+
+    /// `lock()` for work that runs no SQL and cannot fail (a statement's reset, the statement cache): on the thread that
+    /// left a write parked it holds the lock at once, on the write's behalf, until `unlock()` parks the write again
+    /// (nothing it does touches the write's rows, and waiting there could wait for good).
+    func lockQuietly() {
+        let me = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
         while owner != 0 && owner != me {
             if owner == Self.parked && parker == me && write != 0 && !Self.inTask {
                 borrowed = true
@@ -62,7 +94,6 @@ final class WriteLock: @unchecked Sendable {
         }
         owner = me
         depth += 1
-        condition.unlock()
     }
 
     /// `lock()` for a write opened for async code off the task (`asyncWrite`, `try await beginWrite()`): never holds
@@ -103,7 +134,7 @@ final class WriteLock: @unchecked Sendable {
             owner = 0
             borrowed = false
         } else if depth == 1 && borrowed && write != 0 {
-            // The parker's `lock()` on the parked write's behalf ends: the write is its handle's again.
+            // The parker's `lockQuietly()` on the parked write's behalf ends: the write is its handle's again.
             owner = Self.parked
             borrowed = false
         }
@@ -123,21 +154,6 @@ final class WriteLock: @unchecked Sendable {
         // Again under the lock: a `take` on another thread may have moved the write since (this thread was at depth 1
         // between two store calls); entering then made two threads use one connection at once.
         guard owner == me else { return false }
-        depth += 1
-        return true
-    }
-
-    /// Enters once more when the calling thread left the open write parked (see `lock()`): it holds the lock on the
-    /// write's behalf until it releases it (`unlock()`); false, without waiting, otherwise. Raw SQL on that thread so
-    /// runs inside the write (a raw statement outside one found the write's transaction open and rolled it back).
-    func enterIfParkedByCurrentThread() -> Bool {
-        let me = currentThreadID()
-        let inTask = Self.inTask
-        condition.lock()
-        defer { condition.unlock() }
-        guard owner == Self.parked, parker == me, write != 0, !inTask else { return false }
-        borrowed = true
-        owner = me
         depth += 1
         return true
     }
@@ -203,9 +219,9 @@ final class WriteLock: @unchecked Sendable {
         }
     }
 
-    /// Like `take`, but only when the write is parked (nobody uses it): for a dropped `WriteTransaction`.
-    /// While its parker holds the lock on its behalf (see `lock()`), the write counts as parked: that thread takes it at
-    /// once, another waits for it to release the lock (a handle dropped then left the write open for good).
+    /// Like `take`, but only when the write is parked (nobody uses it): for a dropped `WriteTransaction`. While its
+    /// parker holds the lock for quiet work (`lockQuietly()`), the write counts as parked: that thread takes it at once,
+    /// another waits for it to release the lock.
     func takeIfParked(write id: UInt64) -> Bool {
         let me = currentThreadID()
         condition.lock()
@@ -219,8 +235,8 @@ final class WriteLock: @unchecked Sendable {
 
     /// Leaves once (after `take`); when that was the calling thread's last store call in the write, the write stays
     /// open for no thread (its `WriteTransaction` takes it again). Returns whether it was parked.
-    /// `remembering`: whether the calling thread counts as the write's parker (see `lock()`); a task's pool thread never
-    /// does.
+    /// `remembering`: whether the calling thread counts as the write's parker (refused rather than left waiting for
+    /// it, see `lock()`); a task's pool thread never does.
     @discardableResult
     func park(remembering: Bool = true) -> Bool {
         let me = currentThreadID()
@@ -248,8 +264,9 @@ final class WriteLock: @unchecked Sendable {
     /// Whether any thread holds the lock (a moment ago).
     var isHeld: Bool { owner != 0 }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
+    /// Runs `body` holding the lock; throws `parkedWriteOnThisThread` as `lock()` does.
+    func withLock<T>(_ body: () throws -> T) throws -> T {
+        try lock()
         defer { unlock() }
         return try body()
     }

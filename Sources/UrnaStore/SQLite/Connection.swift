@@ -44,14 +44,6 @@ public final class Connection {
     /// thread (an async task resumed elsewhere, a serial queue's next block) or never came (an error path).
     @inline(__always) func exclusive<T>(_ body: () throws -> T) throws -> T {
         guard let ownerLock else { return try body() }
-        if ownerLock.enterIfParkedByCurrentThread() {
-            // Raw SQL on the thread that left a write parked (see `WriteLock.lock()`) is refused: the write is its
-            // `WriteTransaction`'s, and a reused thread's unrelated SQL would have run inside it silently (an INSERT
-            // joined it, a `ROLLBACK` or `COMMIT` ended it, a `ROLLBACK TO` took back the handle's rows, a `PRAGMA`
-            // changed its connection). Run it through `w.perform { }`.
-            ownerLock.unlock()
-            throw StoreError.writeOnAnotherThread
-        }
         if ownerLock.enterIfHeldByCurrentThread() {
             // Entered, not just checked: a `WriteTransaction` may move the write to another thread between two calls.
             defer { ownerLock.unlock() }
@@ -63,7 +55,9 @@ public final class Connection {
             if sqlite3_total_changes64(handle) != changesBefore { changedOutsideWrite?()?() }
             return try outcome.get()
         }
-        ownerLock.lock()
+        // On the thread that left a write parked this throws `parkedWriteOnThisThread` (see `WriteLock.lock()`): raw SQL
+        // there never runs inside the handle's write (an INSERT joined it, a `ROLLBACK` ended it).
+        try ownerLock.lock()
         let changesBefore = sqlite3_total_changes64(handle)
         let autocommitBefore = sqlite3_get_autocommit(handle)
         let outcome = Result { try exclusiveHoldingLock(body) }
@@ -120,7 +114,7 @@ public final class Connection {
     /// `exclusive` for work that runs no SQL (resets, the statement cache): it cannot open a transaction.
     @inline(__always) func exclusiveQuietly<T>(_ body: () -> T) -> T {
         guard let ownerLock else { return body() }
-        if !ownerLock.enterIfHeldByCurrentThread() { ownerLock.lock() }
+        if !ownerLock.enterIfHeldByCurrentThread() { ownerLock.lockQuietly() }
         defer { ownerLock.unlock() }
         return body()
     }

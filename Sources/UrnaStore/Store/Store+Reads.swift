@@ -89,4 +89,50 @@ extension Store {
             store: self, type: o, scope: .inverseLink(column: originProperty, target: key), owner: (object.type, key),
             ownerObject: object)
     }
+
+    /// Runs a read on the connection this thread should use: the writer while this thread writes (its
+    /// reads see its own changes) or holds a raw transaction on it; otherwise a pooled read connection,
+    /// which sees the last commit and runs beside other threads' reads and writes.
+    func reading<T>(_ body: (Connection) throws -> T) throws -> T {
+        if let readers, !writeLock.isHeldByCurrentThread, !(connection.isInTransaction && !writeLock.isHeld) {
+            return try readers.withConnection(body)
+        }
+        return try writeLock.withLock { try body(connection) }
+    }
+
+    /// Runs `body` so that everything it reads (queries, counts, objects' properties, lists) comes from one
+    /// commit, while other threads go on writing: outside it each read sees the last commit, so reading two
+    /// objects one after the other can mix two commits (GRDB's `read`; Realm's per-thread snapshot).
+    ///
+    /// ```swift
+    /// let total = try store.read {   // one commit's total, whatever other threads transfer meanwhile
+    ///     try store.object(ofType: Account.self, forPrimaryKey: 1)!.balance
+    ///         + store.object(ofType: Account.self, forPrimaryKey: 2)!.balance
+    /// }
+    /// ```
+    ///
+    /// A write inside it throws `StoreError.writeInsideRead` (its reads would not see it); inside a write, `read`
+    /// just runs `body` (the write's reads are already one state, its own). In-memory stores hold the write
+    /// lock meanwhile: writes on other threads wait for `body`.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        if readers == nil && !writeLock.isHeldByCurrentThread {
+            // In memory the read holds the one connection's lock; a write inside it committed (files refuse it).
+            return try writeLock.withLock {
+                inMemoryReads += 1
+                connection.heldForRead += 1
+                defer {
+                    inMemoryReads -= 1
+                    connection.heldForRead -= 1
+                }
+                return try body()
+            }
+        }
+        guard let readers, !writeLock.isHeldByCurrentThread else { return try writeLock.withLock(body) }
+        if readers.isInSnapshot() { return try body() }
+        // Values cached before (by any thread) may come from another commit than this read's, and values cached
+        // inside from an older one than the last when it ends: moving the generation makes both read again.
+        bumpGeneration()
+        defer { bumpGeneration() }
+        return try readers.withSnapshot(body)
+    }
 }

@@ -175,44 +175,6 @@ extension Store {
         return key
     }
 
-    /// Plain inserts of scalar values given in declaration order skip the general path: one cached
-    /// statement per (type, value count), values bound as they come. Nil when the input needs the general path.
-    private func fastInsert(type t: ObjectSchema, values: [Value], update: UpdatePolicy) throws -> SQLValue? {
-        guard update == .error else { return nil }
-        let plan = try insertPlan(for: t, count: values.count)
-        guard let plan else { return nil }
-        let s = plan.statement
-        for i in 0..<values.count {
-            let index = Int32(i + 1)
-            // The common exact matches bind directly; anything else goes through the full coercion.
-            switch (plan.types[i], values[i]) {
-            case (.string, .string(let x)): s.bindText(x, at: index)
-            case (.int64, .int(let x)): s.bindInt(x, at: index)
-            case (.double, .double(let x)): s.bindDouble(x, at: index)
-            case (.bool, .bool(let x)): s.bindInt(x ? 1 : 0, at: index)
-            default:
-                let p = plan.properties[i]
-                let v = try ValueCodec.coerce(values[i], to: p, in: t.name, schema: schema)
-                switch ValueCodec.encode(v, as: p.type, schema: schema) {
-                case .null: s.bindNull(at: index)
-                case .integer(let x): s.bindInt(x, at: index)
-                case .real(let x): s.bindDouble(x, at: index)
-                case .text(let x): s.bindText(x, at: index)
-                case .blob(let b): try s.bind(.blob(b), at: index)
-                }
-            }
-        }
-        do {
-            try s.runToCompletion()
-        } catch let e as SQLiteError where e.isConstraint && e.message.contains("UNIQUE") {
-            throw StoreError.duplicatePrimaryKey(type: t.name, key: values.first.map { "\($0)" } ?? "?")
-        }
-        pendingChanges.inserted[t.name, default: 0] += 1
-        bumpGeneration()
-        if let pkIndex = plan.primaryKeyIndex { return ValueCodec.encodeKey(values[pkIndex]) }
-        return try freshRowid(t)
-    }
-
     /// Before rows of a type without a primary key are deleted (those `condition` selects, or all): remembers the
     /// largest `_id` among them.
     private func noteDeletedRowids(of t: ObjectSchema, where condition: String = "", _ bindings: [SQLValue] = []) throws
@@ -229,7 +191,7 @@ extension Store {
 
     /// The `_id` SQLite gave the row just inserted, moved past every `_id` this store deleted of its type (so a
     /// deleted object's handle never reads a new one).
-    private func freshRowid(_ t: ObjectSchema) throws -> SQLValue {
+    func freshRowid(_ t: ObjectSchema) throws -> SQLValue {
         let id = connection.lastInsertRowID
         guard !deletedRowidHighWater.isEmpty, let deleted = deletedRowidHighWater[t.name], id <= deleted,
             deleted < Int64.max
@@ -243,32 +205,7 @@ extension Store {
         return .integer(fresh)
     }
 
-    private func insertPlan(for t: ObjectSchema, count: Int) throws -> InsertPlan? {
-        let cacheKey = InsertPlanKey(type: t.name, count: count)
-        if let p = insertPlans[cacheKey] { return p.statement == nil ? nil : p.plan }
-        let settable = t.properties.filter { !$0.ignored && !isInverse($0) }
-        guard count <= settable.count else { return nil }
-        let props = Array(settable.prefix(count))
-        let simple = props.allSatisfy { p in
-            switch p.type {
-            case .link, .list, .embedded, .linkingObjects: false
-            default: true
-            }
-        }
-        guard simple, count > 0 else {
-            insertPlans[cacheKey] = CachedInsertPlan(plan: nil)
-            return nil
-        }
-        let sql =
-            "INSERT INTO \(Identifier.quoted(t.name)) (\(props.map { Identifier.quoted($0.name) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
-        let plan = InsertPlan(
-            statement: try connection.prepare(sql), properties: props,
-            primaryKeyIndex: props.firstIndex { $0.primaryKey })
-        insertPlans[cacheKey] = CachedInsertPlan(plan: plan)
-        return plan
-    }
-
-    private func isInverse(_ p: Property) -> Bool { if case .linkingObjects = p.type { true } else { false } }
+    func isInverse(_ p: Property) -> Bool { if case .linkingObjects = p.type { true } else { false } }
     private func isNil(_ v: Any) -> Bool {
         if let v = v as? Value { return v.isNull }
         if case Optional<Any>.none = v as Any? { return true }
@@ -435,71 +372,4 @@ extension Store {
         }
     }
 
-    /// Converts a Swift value given by a caller into a Value for property `p`.
-    func toValue(_ raw: Any, for p: Property, in type: String) throws -> Value {
-        if let v = Value.loose(raw) { return v }
-        switch raw {
-        case let e as any RawRepresentable:
-            return try toValue(e.rawValue, for: p, in: type)
-        case let d as [String: Any]:
-            var out: [String: Value] = [:]
-            guard case .embedded(let target) = p.type, let tt = schema[type: target] else {
-                throw StoreError.typeMismatch(type: type, property: p.name, expected: p.type.name, got: "a dictionary")
-            }
-            for (k, v) in d {
-                guard let ep = tt[property: k] else { throw StoreError.unknownProperty(type: target, property: k) }
-                out[k] = try ValueCodec.coerce(try toValue(v, for: ep, in: target), to: ep, in: target, schema: schema)
-            }
-            for ep in tt.storedProperties where out[ep.name] == nil { out[ep.name] = ep.effectiveDefault }
-            return .embedded(out)
-        case is NSNull: return .null
-        default:
-            if case Optional<Any>.none = raw as Any? { return .null }
-            let mirror = Mirror(reflecting: raw)
-            if mirror.displayStyle == .optional {
-                guard let inner = mirror.children.first?.value else { return .null }
-                return try toValue(inner, for: p, in: type)
-            }
-            throw StoreError.typeMismatch(
-                type: type, property: p.name, expected: p.type.name, got: "\(Swift.type(of: raw))")
-        }
-    }
-
-    private func deepCopyValue(_ v: Value, from obj: DynamicObject) throws -> Any {
-        guard let source = obj.store else { return v }
-        switch v {
-        case .link(let t):
-            guard let o = try source.object(ofType: t.type, forPrimaryKey: t.key) else { return Value.null }
-            return o
-        case .list(let items):
-            return try items.compactMap { try source.object(ofType: $0.type, forPrimaryKey: $0.key) } as [Any]
-        default:
-            return v
-        }
-    }
-}
-
-/// A prepared INSERT for values given in declaration order.
-final class InsertPlan {
-    let statement: Statement
-    let properties: [Property]
-    let primaryKeyIndex: Int?
-    let types: [PropertyType]
-    init(statement: Statement, properties: [Property], primaryKeyIndex: Int?) {
-        self.statement = statement
-        self.properties = properties
-        self.types = properties.map(\.type)
-        self.primaryKeyIndex = primaryKeyIndex
-    }
-}
-
-struct InsertPlanKey: Hashable {
-    let type: String
-    let count: Int
-}
-
-/// A cache slot: a plan, or the knowledge that this shape needs the general path.
-struct CachedInsertPlan {
-    let plan: InsertPlan?
-    var statement: Statement? { plan?.statement }
 }

@@ -37,6 +37,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case writeOnAnotherThread
     /// A `WriteTransaction` whose write already ended (committed, cancelled, or rolled back when its handle was dropped).
     case writeEnded
+    /// A call that needs the write lock (a write, raw SQL, `refresh()`, an in-memory store's read) on the thread that last
+    /// used a `WriteTransaction` whose write is still open: the write is the handle's, so the call cannot join it, and
+    /// waiting for it there could wait for good (that thread may be the one to end it). Nothing was done.
+    case parkedWriteOnThisThread
 
     public var description: String {
         switch self {
@@ -86,6 +90,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .writeEnded:
             "this WriteTransaction's write has ended (committed, cancelled, or rolled back when its handle was "
                 + "dropped): begin a new write"
+        case .parkedWriteOnThisThread:
+            "a WriteTransaction's write is open and was last used on this thread: it belongs to its handle, so this "
+                + "call cannot join it, and waiting for it here could wait for good (this thread may be the one to end "
+                + "it), so nothing was done; do this inside w.perform { }, or after w.commit() or w.cancel(), or run "
+                + "work unrelated to the write on another thread"
         case .observeInWriteTransaction:
             "observe is not available inside a write transaction (its first snapshot would hold changes that may "
                 + "never be committed): start observing before store.write { ... } or after it"

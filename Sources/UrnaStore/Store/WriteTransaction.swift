@@ -22,11 +22,14 @@ import Foundation
 /// write belongs to no thread when it is released rolls the write back, so a task cancelled or an error path between
 /// two uses never leaves the store locked. Other threads' writes wait for the write's end, as for any write.
 ///
-/// The thread that last left the write to no thread (outside Swift concurrency) does not wait for it: its reads, raw
-/// SQL and `refresh()` run inside the write (an in-memory store's reads see it), and `write { }` or `beginWrite()`
-/// there throw `StoreError.alreadyInWriteTransaction` instead of waiting for themselves for good. A task cannot be
-/// told from the others sharing its thread: a task holding a write that awaits `asyncWrite { }` or `beginWrite()`
-/// waits for its own write until the task is cancelled (then `CancellationError`); end the write first.
+/// Between two uses the write is the handle's, never a thread's, not even the one that used it last (a pool thread may
+/// run unrelated work there next): a file store's reads there see the last commit, as on any other thread. Anything on
+/// that thread that would wait for the write (outside Swift concurrency) is refused with
+/// `StoreError.parkedWriteOnThisThread` instead, because that thread may be the one to end it: `write { }`,
+/// `beginWrite()`, raw SQL, `refresh()`, and an in-memory store's reads (a property getter there traps, as for any read
+/// that fails). Other threads wait for the write. A task cannot be told from the others sharing its thread: a task
+/// holding a write that awaits `asyncWrite { }` or `beginWrite()` waits for its own write until the task is cancelled
+/// (then `CancellationError`); end the write first.
 public final class WriteTransaction: Sendable {
     private let store: Store
     let id: UInt64
