@@ -42,12 +42,44 @@ extension MigrationRunner {
     /// The table an FTS3/4/5 table takes its text from (`content='Course'`), or nil (its own text, contentless,
     /// or another module).
     static func externalContentTable(_ sql: String) -> String? {
-        let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == "(" })
-        guard let using = words.firstIndex(where: { $0.uppercased() == "USING" }), using + 1 < words.count,
-            ["fts3", "fts4", "fts5"].contains(words[using + 1].lowercased()),
-            let open = sql.firstIndex(of: "("), let close = sql.lastIndex(of: ")"), open < close
+        // Words and the opening parenthesis are looked for outside quotes only: the table's own name may hold
+        // spaces, parentheses or the word USING (`"course search (v2)"`).
+        let chars = Array(sql)
+        var words: [(text: String, end: Int)] = []
+        var word = ""
+        var quote: Character?
+        var open: Int?
+        for (i, ch) in chars.enumerated() {
+            if let q = quote {
+                if ch == q {
+                    quote = nil
+                    words.append((word, i))  // a quoted name is a word of its own (`USING "fts5"` too)
+                    word = ""
+                } else {
+                    word.append(ch)
+                }
+                continue
+            }
+            if ch == "'" || ch == "\"" || ch == "`" || ch == "[" {
+                quote = ch == "[" ? "]" : ch
+                if !word.isEmpty { words.append((word, i)) }
+                word = ""
+            } else if ch.isWhitespace || ch == "(" {
+                if !word.isEmpty { words.append((word, i)) }
+                word = ""
+                if ch == "(" {
+                    open = i
+                    break
+                }
+            } else {
+                word.append(ch)
+            }
+        }
+        guard let open, words.count >= 2, words[words.count - 2].text.uppercased() == "USING",
+            ["fts3", "fts4", "fts5"].contains(words[words.count - 1].text.lowercased()),
+            let close = chars.lastIndex(of: ")"), open < close
         else { return nil }
-        for argument in arguments(String(sql[sql.index(after: open)..<close])) {
+        for argument in arguments(String(chars[(open + 1)..<close])) {
             guard let equals = argument.firstIndex(of: "=") else { continue }
             let key = argument[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
             guard key == "content" else { continue }

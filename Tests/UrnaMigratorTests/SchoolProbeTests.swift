@@ -123,7 +123,40 @@ import UrnaStore
             ("CREATE VIRTUAL TABLE s USING fts5(title, content='')", nil),
             ("CREATE VIRTUAL TABLE s USING fts5(title, 'content=Course')", nil),
             ("CREATE VIRTUAL TABLE s USING rtree(id, a, b)", nil),
+            // The table's own name may hold parentheses, spaces or the word USING; the module may be quoted.
+            ("CREATE VIRTUAL TABLE \"course search (v2)\" USING fts5(title, content='Course')", "Course"),
+            ("CREATE VIRTUAL TABLE [x using fts5(a)] USING fts4(title, content='Course')", "Course"),
+            ("CREATE VIRTUAL TABLE \"a\"\"(b\" USING \"fts5\" (title, content='Course')", "Course"),
+            ("CREATE VIRTUAL TABLE \"s\" USING rtree(id, a, b) -- fts5(content='Course')", nil),
         ]
         for (sql, table) in cases { #expect(MigrationRunner.externalContentTable(sql) == table, "\(sql)") }
+    }
+
+    /// A reviewer's case: an index whose own name holds a parenthesis was not recognised (the first `(` of the
+    /// statement, inside the name, was taken for the module's), so it was left stale and found nothing.
+    @Test func anIndexWhoseNameHoldsAParenthesisIsRebuilt() throws {
+        let dir = try Fixture.directory()
+        let path = dir.file("paren.sqlite")
+        try SchoolFamily.fill(at: path, version: 0)
+        let name = "course search (v2)"
+        let c = try Connection(path: path)
+        for sql in [
+            "INSERT INTO Course(code, title) VALUES ('AAA', 'Astronomy basics')",
+            "DELETE FROM Course WHERE code = 'LAT0'",
+            "CREATE VIRTUAL TABLE \(Identifier.quoted(name)) USING fts5(title, content='Course')",
+            "INSERT INTO \(Identifier.quoted(name))(\(Identifier.quoted(name))) VALUES ('rebuild')",
+        ] { try c.execute(sql) }
+        func found(_ word: String) throws -> [String] {
+            let r = try Connection(path: path, readOnly: true, create: false)
+            return try r.rows(
+                "SELECT c.code FROM \(Identifier.quoted(name)) s JOIN Course c ON c.rowid = s.rowid "
+                    + "WHERE \(Identifier.quoted(name)) MATCH ? ORDER BY c.code", [.text(word)]
+            ).map { "\($0[0])" }
+        }
+        #expect(try found("astronomy") == ["AAA"])
+        let m = Migrator(family: SchoolFamily.family)
+        let report = try m.run(try m.plan(path: path), backup: .none)
+        #expect(report.checks.contains { $0.name == "search indexes" && $0.detail.contains(name) })
+        #expect(try found("astronomy") == ["AAA"])
     }
 }
