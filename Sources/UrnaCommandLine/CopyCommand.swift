@@ -6,36 +6,43 @@ import UrnaStore
 
 /// `urna copy`: an object graph from an SQLite file into a PostgreSQL database, or back.
 enum CopyCommand {
-    static let spec = CommandSpec(
-        name: "copy", abstract: "Copy a database between an SQLite file and PostgreSQL, in one transaction.",
-        usage: "urna copy --from FILE|URL --to URL|FILE [--replace [--allow-triggers]]",
-        discussion: """
-            Copies every table of the family (objects, links, lists), _urna_schema and _urna_history, with each
-            value converted by its property's type: exact money as numeric, dates as timestamptz, embedded
-            objects as jsonb (README: storage contract). One side is an SQLite file, the other a
-            postgresql://USER@HOST:PORT/DB URL (PG* environment variables fill in what the URL leaves out).
-            Into PostgreSQL: one transaction; a database that already holds Urna data is refused unless
-            --replace, and a table outside the families is never touched; triggers made on the server on the
-            family's tables are refused by name unless --allow-triggers (a new schema sets them aside and makes
-            them again instead). Into a file: the file must not exist; it
-            appears complete or not at all. Tables and views outside the family (your own, an FTS index) are
-            not copied; a warning names each one.
-            """,
-        options: [
-            .value("from", "FILE|URL", "Where the data is."),
-            .value("to", "URL|FILE", "Where it goes."),
-            .flag("replace", "Replace the Urna data a PostgreSQL database already holds."),
-            .flag(
-                "allow-triggers",
-                "With --replace, let triggers made on the server on the family's tables run as they are refilled."),
-        ],
-        positionals: [], minPositionals: 0, maxPositionals: 0,
-        examples: [
-            "urna copy --from urna.sqlite --to postgresql://urna@127.0.0.1:5432/tse",
-            "urna copy --from postgresql://urna@127.0.0.1:5432/tse --to tse-copy.sqlite",
-        ])
+    /// The spec for the running command line: an app's executable names its own data.
+    static var spec: CommandSpec { spec(data: CommandContext.current.dataName) }
 
-    static let command = Command(spec: spec) { p in
+    static func spec(data: String) -> CommandSpec {
+        CommandSpec(
+            name: "copy", abstract: "Copy a database between an SQLite file and PostgreSQL, in one transaction.",
+            usage: "urna copy --from FILE|URL --to URL|FILE [--replace [--allow-triggers]]",
+            discussion: """
+                Copies every table of the family (objects, links, lists), _urna_schema and _urna_history, with each
+                value converted by its property's type: exact money as numeric, dates as timestamptz, embedded
+                objects as jsonb (README: storage contract). One side is an SQLite file, the other a
+                postgresql://USER@HOST:PORT/DB URL (PG* environment variables fill in what the URL leaves out).
+                Into PostgreSQL: one transaction; a database that already holds \(data) is refused unless
+                --replace, and a table outside the families is never touched; triggers made on the server on the
+                family's tables are refused by name unless --allow-triggers (a new schema sets them aside and makes
+                them again instead). Into a file: the file must not exist; it
+                appears complete or not at all. Tables and views outside the family (your own, an FTS index) are
+                not copied; a warning names each one.
+                """,
+            options: [
+                .value("from", "FILE|URL", "Where the data is."),
+                .value("to", "URL|FILE", "Where it goes."),
+                .flag("replace", "Replace the \(data) a PostgreSQL database already holds."),
+                .flag(
+                    "allow-triggers",
+                    "With --replace, let triggers made on the server on the family's tables run as they are refilled."),
+            ],
+            positionals: [], minPositionals: 0, maxPositionals: 0,
+            examples: [
+                "urna copy --from urna.sqlite --to postgresql://urna@127.0.0.1:5432/tse",
+                "urna copy --from postgresql://urna@127.0.0.1:5432/tse --to tse-copy.sqlite",
+            ])
+    }
+
+    static var command: Command { Command(spec: spec, run: run) }
+
+    @Sendable static func run(_ p: ParsedArguments) throws -> Int32 {
         guard let from = p.value("from"), let to = p.value("to") else {
             throw UsageError("--from and --to are both required")
         }
@@ -72,7 +79,7 @@ enum CopyCommand {
         if let old = target.recorded, !replace {
             throw CLIError(
                 ExitCode.failure,
-                "\(target.connection.displayName) already holds Urna data (\(old.family) version \(old.version)); "
+                "\(target.connection.displayName) already holds \(CommandContext.current.dataName) (\(old.family) version \(old.version)); "
                     + "nothing was changed: add --replace to replace it with \(file)'s")
         }
         target.allowTriggers = allowTriggers
@@ -117,7 +124,8 @@ enum CopyCommand {
             let recorded = try PostgresTransfer.recordedSchema(in: pg)
         else {
             throw CLIError(
-                ExitCode.missingInput, "\(pg.displayName) holds no Urna data (no \(StorageLayout.schemaTable) table)")
+                ExitCode.missingInput,
+                "\(pg.displayName) holds no \(CommandContext.current.dataName) (no \(StorageLayout.schemaTable) table)")
         }
         var counts: PostgresTransfer.Counts = []
         let freeBefore = Migrator.freeBytes(near: file)

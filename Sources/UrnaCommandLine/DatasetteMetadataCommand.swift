@@ -3,28 +3,39 @@ import UrnaImport
 
 /// `urna datasette-metadata`: the file's Datasette metadata on stdout (or beside the file with --write-file).
 enum DatasetteMetadataCommand {
-    static let spec = CommandSpec(
-        name: "datasette-metadata",
-        abstract: "Print Datasette metadata for a file: hidden tables, labels, descriptions.",
-        usage: "urna datasette-metadata [--db PATH] [--out FILE]",
-        discussion: """
-            Open the file in Datasette with `datasette FILE --metadata FILE.metadata.json`: the _urna_schema and
-            _urna_history tables and the link tables of lists are hidden, links show a readable label (a type's
-            name column), and every table and column says what it holds and its unit. The database name in it is
-            the file's name without its extension, as Datasette names it. Files of urna's built-in election
-            history also get the source column of each value described.
-            """,
-        options: [
-            .value("db", "PATH", "Database file (default: urna.sqlite)."),
-            .value("out", "FILE", "Write here instead of standard output (replaced whole, never half-written)."),
-        ],
-        positionals: [], minPositionals: 0, maxPositionals: 0,
-        examples: [
-            "urna datasette-metadata --db urna.sqlite --out urna.metadata.json",
-            "urna datasette-metadata --db urna.sqlite",
-        ])
+    /// The spec for the running command line: the elections family's source columns are mentioned only where
+    /// the program has that family.
+    static var spec: CommandSpec { spec(elections: CommandContext.current.family(named: "elections") != nil) }
 
-    static let command = Command(spec: spec) { p in
+    static func spec(elections: Bool) -> CommandSpec {
+        CommandSpec(
+            name: "datasette-metadata",
+            abstract: "Print Datasette metadata for a file: hidden tables, labels, descriptions.",
+            usage: "urna datasette-metadata [--db PATH] [--out FILE]",
+            discussion: """
+                Open the file in Datasette with `datasette FILE --metadata FILE.metadata.json`: the _urna_schema and
+                _urna_history tables and the link tables of lists are hidden, links show a readable label (a type's
+                name column), and every table and column says what it holds and its unit. The database name in it is
+                the file's name without its extension, as Datasette names it.
+                """
+                    + (elections
+                        ? "\nFiles of the elections family (TSE's candidate data) also get the source column of each "
+                            + "value described."
+                        : ""),
+            options: [
+                .value("db", "PATH", "Database file (default: urna.sqlite)."),
+                .value("out", "FILE", "Write here instead of standard output (replaced whole, never half-written)."),
+            ],
+            positionals: [], minPositionals: 0, maxPositionals: 0,
+            examples: [
+                "urna datasette-metadata --db urna.sqlite --out urna.metadata.json",
+                "urna datasette-metadata --db urna.sqlite",
+            ])
+    }
+
+    static var command: Command { Command(spec: spec, run: run) }
+
+    @Sendable static func run(_ p: ParsedArguments) throws -> Int32 {
         let path = databasePath(p)
         if let out = p.value("out"), out != "-" {
             try OutputPaths.refuse(out, option: "--out", database: path)

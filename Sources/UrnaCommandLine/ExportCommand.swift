@@ -92,7 +92,7 @@ enum ExportCommand {
             throw UsageError(
                 tse
                     ? "--format takes xml, csv or json, not '\(formatName)'"
-                    : "--format takes json (xml and csv are TSE formats), not '\(formatName)'")
+                    : "--format takes json, not '\(formatName)'")
         }
         if !tse && p.value("type") == nil {
             let store = try openExistingStore(databasePath(p), readOnly: true)

@@ -197,7 +197,7 @@ enum MigrateCommand {
             }
             throw CLIError(
                 ExitCode.failure,
-                "the backup path \(b) already exists: urna never overwrites a file with a backup; "
+                "the backup path \(b) already exists: \(CommandContext.current.toolName) never overwrites a file with a backup; "
                     + "remove it or choose another --backup PATH; \(unchanged)")
         }
         let dir = folder(of: b)

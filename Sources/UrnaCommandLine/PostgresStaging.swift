@@ -73,7 +73,7 @@ enum PostgresStaging {
         if let old, name == "init" {
             throw CLIError(
                 ExitCode.failure,
-                "\(display) already holds Urna data (\(old.family) version \(old.version)); init never "
+                "\(display) already holds \(CommandContext.current.dataName) (\(old.family) version \(old.version)); init never "
                     + "replaces data: use another database")
         }
         if mode == .write {
@@ -173,7 +173,7 @@ enum PostgresStaging {
     static func noUrnaData(_ display: String) -> CLIError {
         CLIError(
             ExitCode.missingInput,
-            "\(display) holds no Urna data (no \(StorageLayout.schemaTable) table): create it with "
+            "\(display) holds no \(CommandContext.current.dataName) (no \(StorageLayout.schemaTable) table): create it with "
                 + "`\(CommandContext.current.toolName) init --db URL --family NAME` or "
                 + "`\(CommandContext.current.toolName) import --db URL FILES`")
     }

@@ -99,6 +99,10 @@ struct CommandContext: Sendable {
     /// own executable (an app and urna in one folder never open each other's file by default).
     var defaultDatabase: String { toolName == "urna" ? "urna.sqlite" : "\(toolName).sqlite" }
 
+    /// Whose data a database holds, as messages name it: "Urna data" for urna, "school-app data" for an app's
+    /// executable (its users know the app, not the library under it).
+    var dataName: String { toolName == "urna" ? "Urna data" : "\(toolName) data" }
+
     var registry: FamilyRegistry { FamilyRegistry(families) }
     var familyNames: String { families.map(\.name).joined(separator: ", ") }
     func family(named name: String) -> SchemaFamily? { families.first { $0.name == name } }

@@ -45,7 +45,8 @@ public struct MigrationReport: Sendable, Codable {
     public var spaceNeed: SpaceNeed?
     /// Dry runs: the free bytes on the disk beside the file when the preview ran, nil when they cannot be told.
     public var spaceAvailable: Int64?
-    /// How much the file and its journal grew during the run, measured before the commit (the peak).
+    /// How much the file and its journal grew during the run: the larger of the growth measured just before the
+    /// commit and just after it (when the commit's checkpoint has grown the file and the WAL still holds its pages).
     public var measuredGrowthBytes: Int64?
     /// The file's size before and after `VACUUM`, when `MigrationOptions.vacuum` asked for it (a dry run
     /// vacuums its copy: the size the real run would leave).

@@ -162,12 +162,15 @@ final class MigrationRunner {
                 throw MigrationError.validationFailed(path: plan.path, failures: log.failures, total: log.total)
             }
             report.countsAfter = report.steps.last?.countsAfter ?? [:]
-            report.measuredGrowthBytes = diskBytes(path) - startBytes
+            // Before the commit (a rollback journal is whole then) and after it (the commit's checkpoint has grown
+            // the file while the WAL still holds every page): the larger is the run's high-water mark.
+            let beforeCommit = diskBytes(path)
             if !dryRun, let v = options.appVersion { try RunLedger.markApplied(c, after: ledgerStart, appVersion: v) }
             // A cancel asked for before the commit is honoured whether or not SQLite's progress handler ran since
             // (how many statements followed it depends on the steps' work: fused or not).
             if isCancelled { throw MigrationError.cancelled(path: plan.path) }
             try c.execute("COMMIT")
+            report.measuredGrowthBytes = max(beforeCommit, diskBytes(path)) - startBytes
             try c.execute("PRAGMA foreign_keys = ON")
             clock.mark("commit")
             if options.vacuum {

@@ -1,13 +1,20 @@
 import Foundation
 import UrnaStore
 
-/// The free space a run needs, measured from the file before it starts.
+/// The free space a run needs, measured from the file before it starts: an upper bound on how much the file and its
+/// journal grow during the run, for the changes the plan can see (see `workBytes`).
 public struct SpaceNeed: Sendable, Codable, Equatable, CustomStringConvertible {
     /// Bytes the tables (with their indexes and list tables) the plan rewrites take now, read with `dbstat`.
     public let rewrittenBytes: Int64
-    /// Bytes the new copies of those tables take while the old ones still exist, and the journal (a WAL file
-    /// holds every page written until the commit's checkpoint: twice the rewritten bytes; a rollback journal
-    /// about a tenth more).
+    /// Bytes the steps add beyond those tables, estimated: the columns, keys and indexes they add to the rows of
+    /// the types they keep, and the objects of new types their closures make from what the steps take away (a
+    /// list made into objects, a type merged or renamed, properties moved out), at twice its size.
+    public var addedBytes: Int64 = 0
+    /// What the file and its journal grow by, at most: the new tables (`rewrittenBytes + addedBytes`) while the
+    /// old ones still exist; in WAL mode the WAL holds every page written until the commit's checkpoint copies
+    /// them into the file (the new tables again, and the old tables' pages when SQLite zeroes freed pages or a
+    /// later step reuses them); a rollback journal holds the old pages a tenth larger. Plus 256 KB for the
+    /// schema, the history row and the journal's header pages.
     public let workBytes: Int64
     /// The backup copy (0 without a backup, or when it goes to another disk: see `backupOnOtherDisk`).
     public let backupBytes: Int64
@@ -16,14 +23,25 @@ public struct SpaceNeed: Sendable, Codable, Equatable, CustomStringConvertible {
     public var totalBytes: Int64 { workBytes + backupBytes }
 
     public var description: String {
-        var s =
-            "\(Self.megabytes(workBytes)) for the rewritten tables (\(Self.megabytes(rewrittenBytes)) now) and the journal"
+        var s = "\(Self.megabytes(workBytes)) for the rewritten tables (\(Self.megabytes(rewrittenBytes)) now"
+        if addedBytes > 0 { s += ", up to \(Self.megabytes(addedBytes)) added by the steps" }
+        s += ") and the journal"
         if backupBytes > 0 { s += " + \(Self.megabytes(backupBytes)) for the backup" }
         return s
     }
 
     /// Bytes as megabytes with one decimal ("12.3 MB").
     public static func megabytes(_ b: Int64) -> String { String(format: "%.1f MB", Double(b) / 1_048_576) }
+
+    /// The growth bound for `rewritten` bytes of tables rewritten and `added` bytes added, in WAL mode or not,
+    /// with SQLite zeroing freed pages (`secure_delete`) or not. `rewritten` counts a second time (the old pages
+    /// in the journal) unless in WAL mode without `secure_delete`, where only a later step's reuse rewrites them:
+    /// counted then too, an upper bound.
+    static func workBytes(rewritten: Int64, added: Int64, wal: Bool) -> Int64 {
+        let new = rewritten + added
+        let journal = wal ? new + rewritten + (new + rewritten) / 100 : rewritten + rewritten / 10
+        return new + journal + 262_144
+    }
 }
 
 extension Migrator {
@@ -82,23 +100,40 @@ extension Migrator {
             || StorageLayout.indexSQL(for: old, in: step.from) != StorageLayout.indexSQL(for: new, in: step.to)
     }
 
-    /// The need of a run on the file at `path`, measured there before the run starts (a WAL file needs twice the
-    /// rewritten bytes, a rollback one a tenth more), with the file's bytes again for the backup when
-    /// `backupOnSameDisk`; also the file's bytes (its pages: what a backup copies). The one figure the run checks
-    /// and reports, and the dry run reports (measured on its copy before the preview changes it).
+    /// The need of a run on the file at `path`, measured there before the run starts (see `SpaceNeed.workBytes`),
+    /// with the file's bytes again for the backup when `backupOnSameDisk`; also the file's bytes (its pages: what a
+    /// backup copies). The one figure the run checks and reports, and the dry run reports (measured on its copy
+    /// before the preview changes it).
     static func spaceNeed(_ plan: MigrationPlan, path: String, backupOnSameDisk: Bool) throws -> (
         need: SpaceNeed, fileBytes: Int64
     ) {
         let c = try RecordedFile.open(path, readOnly: true)
         let fileBytes = Int64(try c.integer("PRAGMA page_size")) * Int64(try c.integer("PRAGMA page_count"))
         let rewritten = rewrittenBytes(plan, connection: c)
+        let added = addedBytes(plan, connection: c)
         let wal = (try? c.scalar("PRAGMA journal_mode")) == .text("wal")
-        // A small margin for the schema pages, the history row and the journal's header pages: a fixed 1 MB refused
-        // a 150 KB file's upgrade on a disk with 1.2 MB free (it needed about 300 KB).
-        let work = (wal ? 2 * rewritten : rewritten + rewritten / 10) + 262_144
         let need = SpaceNeed(
-            rewrittenBytes: rewritten, workBytes: work, backupBytes: backupOnSameDisk ? fileBytes : 0)
+            rewrittenBytes: rewritten, addedBytes: added,
+            workBytes: SpaceNeed.workBytes(rewritten: rewritten, added: added, wal: wal),
+            backupBytes: backupOnSameDisk ? fileBytes : 0)
         return (need, fileBytes)
+    }
+
+    /// The bytes the plan's steps add beyond the tables they rewrite (`SpaceGrowth`); where `dbstat` is missing,
+    /// the whole file's size once more for each step that adds types.
+    static func addedBytes(_ plan: MigrationPlan, connection c: Connection) -> Int64 {
+        var growth = SpaceGrowth(connection: c)
+        var total: Int64 = 0
+        for step in plan.resolved {
+            total += growth.addedColumnBytes(step)
+            do {
+                total += try growth.createdBytes(step)
+            } catch {
+                let pageSize = (try? c.integer("PRAGMA page_size")) ?? 4096
+                total += Int64(pageSize) * Int64((try? c.integer("PRAGMA page_count")) ?? 0)
+            }
+        }
+        return total
     }
 
     /// Free bytes (for this user) on the disk holding `path`'s folder, or nil when it cannot be told.

@@ -83,7 +83,8 @@ import Testing
         let untyped = try Self.app(["export", "--db", db, "--format", "json"])
         #expect(untyped.code == 64 && untyped.stderr.contains("--type is required: one of Author"), "\(untyped.stderr)")
         let xml = try Self.app(["export", "--db", db, "--format", "xml", "--type", "Author"])
-        #expect(xml.code == 64 && xml.stderr.contains("xml and csv are TSE formats"), "\(xml.stderr)")
+        #expect(xml.code == 64 && xml.stderr.contains("--format takes json, not 'xml'"), "\(xml.stderr)")
+        #expect(!xml.stderr.contains("TSE"), "\(xml.stderr)")
         let help = try Self.app(["export", "--help"])
         #expect(!help.stdout.contains("candidato") && !help.stdout.contains("Latin-1"), "\(help.stdout)")
         #expect(help.stdout.contains("library-app export"), "\(help.stdout)")
@@ -96,7 +97,9 @@ import Testing
         let db = try Self.v0File(dir)
         let r = try Self.app(["migrate", "--db", db, "--allow-loss", "Book.titel"])
         #expect(r.code == 64, "\(r.stderr)")
-        #expect(r.stderr.contains("--allow-loss Book.titel names no type or property") && r.stderr.contains("did you mean Book.title?"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("--allow-loss Book.titel names no type or property")
+                && r.stderr.contains("did you mean Book.title?"), "\(r.stderr)")
         #expect(try Self.app(["migrate", "--db", db, "--allow-loss", "Author.fullName", "--dry-run"]).code == 0)
     }
 
@@ -105,7 +108,9 @@ import Testing
         let help = try Self.app(["--help"])
         #expect(help.code == 0)
         #expect(help.stdout.hasPrefix("OVERVIEW: library-app — the data of library"), "\(help.stdout)")
-        for word in ["TSE", "  import ", "  show ", "  download "] { #expect(!help.stdout.contains(word), "\(word): \(help.stdout)") }
+        for word in ["TSE", "  import ", "  show ", "  download "] {
+            #expect(!help.stdout.contains(word), "\(word): \(help.stdout)")
+        }
         let initHelp = try Self.app(["init", "--help"]).stdout
         #expect(initHelp.contains("library-app init --db library.sqlite --family library"), "\(initHelp)")
         #expect(!initHelp.contains("people") && !initHelp.contains("elections"), "\(initHelp)")
@@ -187,7 +192,8 @@ import Testing
         let other = dir.appendingPathComponent("other.sqlite").path
         _ = try Self.sqlite(
             other,
-            "CREATE TABLE Person (firstName TEXT, lastName TEXT, age INTEGER); INSERT INTO Person VALUES ('Ana', NULL, 1)")
+            "CREATE TABLE Person (firstName TEXT, lastName TEXT, age INTEGER); INSERT INTO Person VALUES ('Ana', NULL, 1)"
+        )
         let refused = try CLIRunner.run(["adopt", "--db", other, "--family", "people", "--version", "0"])
         #expect(refused.code == 65, "\(refused.stderr)")
         #expect(
@@ -226,7 +232,9 @@ import Testing
         #expect(migrate.code == 0, "\(migrate.stderr)")
         let query = try CLIRunner.run(["query", "--db", db, "Person", "--sort", "age", "--fields", "fullName", "--csv"])
         #expect(query.code == 0, "\(query.stderr)")
-        #expect(query.stdout.split(separator: "\n").dropFirst().joined(separator: ",") == "Ana Souza,José Lima", "\(query.stdout)")
+        #expect(
+            query.stdout.split(separator: "\n").dropFirst().joined(separator: ",") == "Ana Souza,José Lima",
+            "\(query.stdout)")
         #expect(
             try Self.sqlite(db, "SELECT group_concat(fullName, ',') FROM (SELECT fullName FROM Person ORDER BY _id)")
                 == "Ana Souza,José Lima")
@@ -245,12 +253,17 @@ import Testing
         for args in [["migrate", "--db", db], ["migrate", "--db", db, "--dry-run"]] {
             let r = try AnalysisFixtures.run(CLIAppFamilyTests.app, args, environment: squashed)
             #expect(r.code == 65, "\(r.stderr)")
-            #expect(r.stderr.contains("is at library version 0, older than version 3, the oldest library-app upgrades"), "\(r.stderr)")
+            #expect(
+                r.stderr.contains("is at library version 0, older than version 3, the oldest library-app upgrades"),
+                "\(r.stderr)")
             #expect(r.stderr.contains(advice) && !r.stderr.contains("has no version"), "\(r.stderr)")
         }
         let status = try AnalysisFixtures.run(CLIAppFamilyTests.app, ["status", "--db", db], environment: squashed)
         #expect(status.code == 0, "\(status.stderr)")
-        #expect(status.stdout.contains("pending:  none here: version 0 is older than 3, the oldest library-app upgrades; \(advice)"), "\(status.stdout)")
+        #expect(
+            status.stdout.contains(
+                "pending:  none here: version 0 is older than 3, the oldest library-app upgrades; \(advice)"),
+            "\(status.stdout)")
         #expect(try CLIAppFamilyTests.sqlite(db, "PRAGMA user_version") == "0")
     }
 }
