@@ -141,6 +141,7 @@ import UrnaStore
         let name = "course search (v2)"
         let c = try Connection(path: path)
         for sql in [
+            "PRAGMA foreign_keys = ON",  // the deleted course's list rows go with it
             "INSERT INTO Course(code, title) VALUES ('AAA', 'Astronomy basics')",
             "DELETE FROM Course WHERE code = 'LAT0'",
             "CREATE VIRTUAL TABLE \(Identifier.quoted(name)) USING fts5(title, content='Course')",
