@@ -10,8 +10,8 @@
 /// `maximumAttributes` attributes and `maximumBytes` bytes.
 ///
 /// libxml2 2.9 compares each attribute of a start tag with every earlier one, before any callback runs:
-/// 100,000 attributes in one tag took 8.9 s and 200,000 took 35 s (a 2.4 MB file). Its push parser also
-/// keeps a whole start tag in memory until its `>` arrives. Candidate dumps use a handful of attributes.
+/// 100,000 attributes in one tag took 8.9 s and 200,000 took 35 s (a 2.4 MB file). Candidate dumps use a
+/// handful of attributes.
 ///
 /// A small state machine follows the markup across chunk boundaries: text, a start tag and its quoted
 /// values, end tags, comments, CDATA sections and processing instructions, so that quotes and `>` inside
@@ -24,8 +24,9 @@
 struct XMLTagLimit {
     /// Attributes one start tag may carry.
     static let maximumAttributes = 1_000
-    /// Bytes one start tag may span, from its `<` to its `>`: above libxml2's own 10,000,000-byte limit on one
-    /// value, so that limit keeps its message.
+    /// Bytes one start tag may span, from its `<` to its `>`. A backstop: libxml2's push parser keeps a start
+    /// tag in memory until its `>` arrives, and its own 10,000,000-byte lookup limit refuses a longer one first
+    /// (with the reader's message about that limit).
     static let maximumBytes = 16 << 20
 
     /// Where the machine stands after the bytes scanned so far.
