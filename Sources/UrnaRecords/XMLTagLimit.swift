@@ -13,8 +13,8 @@
 /// 100,000 attributes in one tag took 8.9 s and 200,000 took 35 s (a 2.4 MB file). Candidate dumps use a
 /// handful of attributes.
 ///
-/// A small state machine follows the markup across chunk boundaries: text, a start tag and its quoted
-/// values, end tags, comments, CDATA sections and processing instructions, so that quotes and `>` inside
+/// A small state machine follows the markup across chunk boundaries: text (end tags with it), a start tag and
+/// its quoted values, comments, CDATA sections and processing instructions, so that quotes and `>` inside
 /// those are not taken for attributes. An attribute is counted at the quote that opens its value (every
 /// attribute has one). After `<!` followed by anything but `--` or `[CDATA[` (a DOCTYPE, which the reader
 /// refuses, or markup libxml2 refuses as malformed) the machine stops looking: libxml2 stops there.
@@ -39,7 +39,6 @@ struct XMLTagLimit {
         case startTag
         /// Inside a quoted attribute value (`quote` says which quote closes it).
         case quoted
-        case endTag
         /// Just after `<!`, then `<!-`.
         case bang, bangDash
         /// Inside `<!--`; `run` counts the dashes just seen.
@@ -76,6 +75,26 @@ struct XMLTagLimit {
     private var markupPosition: (line: Int, column: Int)?
     private var attributes = 0
 
+    /// A start tag and what follows it up to the next `<`, shorter than this, holds fewer attributes than the
+    /// limit (each takes at least five bytes: ` a=""`) and fewer bytes than `maximumBytes`.
+    private static let shortSpan = 5 * maximumAttributes
+
+    /// The offset of the next `<` at or after `start`, or `count`: eight bytes at a time.
+    @inline(__always) private static func nextLessThan(_ base: UnsafePointer<UInt8>, from start: Int, count: Int)
+        -> Int
+    {
+        var k = start
+        while k + 8 <= count {
+            let x = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self) ^ 0x3C3C_3C3C_3C3C_3C3C
+            // The lowest byte of x that is zero sets the lowest bit here (bits above it may be wrong).
+            let found = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+            if found != 0 { return k + found.trailingZeroBitCount / 8 }
+            k += 8
+        }
+        while k < count && base[k] != 0x3C { k += 1 }
+        return k
+    }
+
     private static let cdataOpening: [UInt8] = Array("[CDATA[".utf8)
 
     /// Scans the next bytes of the input; nil when every start tag in them is within the limits.
@@ -86,22 +105,34 @@ struct XMLTagLimit {
         while i < count {
             switch state {
             case .text:
-                guard let lt = memchr(base + i, 0x3C, count - i) else {
+                let lt = Self.nextLessThan(base, from: i, count: count)
+                if lt == count {
                     i = count
                     continue
                 }
-                i = UnsafeRawPointer(lt) - UnsafeRawPointer(base) + 1
-                markupOffset = scanned + i - 1
+                i = lt + 1
+                markupOffset = scanned + lt
                 markupPosition = nil
                 state = .open
             case .open:
                 switch base[i] {
-                case 0x2F: state = .endTag
+                case 0x2F: state = .text  // an end tag holds no `<`, quote or comment: skipped like text
                 case 0x3F:
                     state = .instruction
                     run = 0
                 case 0x21: state = .bang
                 default:
+                    // A start tag, and the text after it, end at the next `<`: when that is near and in this
+                    // buffer, the tag cannot reach either limit.
+                    let tag = markupOffset - scanned
+                    if tag >= 0 {
+                        let next = Self.nextLessThan(base, from: i, count: count)
+                        if next < count && next - tag < Self.shortSpan {
+                            i = next + 1
+                            markupOffset = scanned + next
+                            continue  // still .open, at the next markup
+                        }
+                    }
                     attributes = 0
                     state = .startTag
                     continue  // the byte is the tag's name (or libxml2's error)
@@ -137,13 +168,6 @@ struct XMLTagLimit {
                     i = count
                 }
                 if let refused = checkLength(base, count, at: i) { return refused }
-            case .endTag:
-                if let end = memchr(base + i, 0x3E, count - i) {
-                    i = UnsafeRawPointer(end) - UnsafeRawPointer(base) + 1
-                    state = .text
-                } else {
-                    i = count
-                }
             case .bang:
                 switch base[i] {
                 case 0x2D: state = .bangDash
