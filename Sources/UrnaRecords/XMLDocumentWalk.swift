@@ -325,6 +325,12 @@ struct XMLDocumentWalk {
         return true
     }
 
+    /// Refuses the document at a start tag `XMLTagLimit` found too big, and stops the parser.
+    mutating func refuseTag(_ tag: XMLTagLimit.Refusal) {
+        keep(ParserError(kind: .malformed, message: tag.message, line: tag.line, column: tag.column))
+        if let context { xmlStopParser(context) }
+    }
+
     /// Refuses the document at the parser's current position and stops the parser.
     /// Stops at the first name past `XMLNameTable.maximumDistinctNames`: libxml2 interns every name in a dictionary
     /// whose lookups slow down as it grows (800,000 names in one record took 54 s), and no candidate dump has them.

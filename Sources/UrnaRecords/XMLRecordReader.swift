@@ -17,7 +17,8 @@ private let libxml2Initialized: Void = xmlInitParser()
 /// `unknownElementCounts`, as is a column whose name is in no TSE layout (it is still kept as a column).
 ///
 /// Refused outright (`XMLReadError`, thrown by `next()`): XML that is not well-formed, any `<!DOCTYPE`
-/// (so no entity is ever expanded or fetched), UTF-16/UCS-4/EBCDIC text, nesting deeper than 256.
+/// (so no entity is ever expanded or fetched), UTF-16/UCS-4/EBCDIC text, nesting deeper than 256, a start tag
+/// with more than 1,000 attributes or longer than 16 MiB (`XMLTagLimit`).
 /// The encoding declaration is obeyed (UTF-8 by default; ISO-8859-1 is converted to UTF-8 before libxml2
 /// sees it, which is faster than libxml2's own conversion and parses the same). A record whose column
 /// repeats with another value is yielded as a `.reject`. Memory stays flat: the input goes to libxml2's
@@ -55,6 +56,8 @@ public final class XMLRecordReader {
     /// (`XMLLatin1Input`); nil for any other input, which libxml2 decodes itself.
     private var utf8Chunk: UnsafeMutablePointer<UInt8>?
     private var finished = false
+    /// Refuses a start tag with too many attributes or bytes before libxml2 sees it.
+    private var tagLimit = XMLTagLimit()
 
     /// Bytes handed to libxml2 so far (it is at most one chunk ahead of the records), for progress.
     public private(set) var bytesRead: Int64 = 0
@@ -170,17 +173,21 @@ public final class XMLRecordReader {
     }
 
     /// Hands bytes of the input (at most `chunkSize`) to libxml2, as UTF-8 when they are converted here.
+    /// A start tag past `XMLTagLimit`'s limits never reaches libxml2: the bytes before its `<` do (so an
+    /// earlier error and the records before it come first), then the document is refused.
     private func parse(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        let status: Int32
+        guard !bytes.isEmpty else { return }
+        var input = bytes
         if let utf8Chunk {
-            let count = XMLLatin1Input.transcode(bytes, into: utf8Chunk)
-            status = xmlParseChunk(
-                context, UnsafeRawPointer(utf8Chunk).assumingMemoryBound(to: CChar.self), Int32(count), 0)
-        } else {
-            status = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
+            input = UnsafeRawBufferPointer(start: utf8Chunk, count: XMLLatin1Input.transcode(bytes, into: utf8Chunk))
         }
-        if status != 0 { reportStop(status) }
+        let refusal = tagLimit.scan(input)
+        if let refusal { input = UnsafeRawBufferPointer(rebasing: input[..<refusal.cut]) }
+        if let base = input.baseAddress, !input.isEmpty {
+            let status = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(input.count), 0)
+            if status != 0 { reportStop(status) }
+        }
+        if let refusal { walk.pointee.refuseTag(refusal) }
     }
 
     /// libxml2 can stop without a structured error (its converter for the declared encoding meets bytes it
