@@ -288,18 +288,18 @@ protocol ExitCodeProviding { var exitCode: Int32 { get } }
 /// Standard `--db` handling: the path given, or the program's default database (urna.sqlite for urna) here.
 func databasePath(_ p: ParsedArguments) -> String { p.value("db") ?? CommandContext.current.defaultDatabase }
 
-/// Opens an existing Urna file, with exit code 66 when it is missing.
-///
-/// A read-only command reads everything from one snapshot: the store is returned inside a read
-/// transaction (left open until the process ends) whose schema is the one the store was opened with. Without
-/// it, each statement would see the file as it was at that moment, and a migration or import committing
-/// while a command runs would mix the old and the new state in one output.
 /// Whether the file at `path` opens as SQLite and has no `_urna_schema` table (a plain SQLite file).
 func lacksRecordedSchema(_ path: String) -> Bool {
     guard let c = try? Connection(path: path, readOnly: true, create: false) else { return false }
     do { return try Store.recordedSchema(in: c) == nil } catch { return false }
 }
 
+/// Opens an existing Urna file, with exit code 66 when it is missing.
+///
+/// A read-only command reads everything from one snapshot: the store is returned inside a read
+/// transaction (left open until the process ends) whose schema is the one the store was opened with. Without
+/// it, each statement would see the file as it was at that moment, and a migration or import committing
+/// while a command runs would mix the old and the new state in one output.
 func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     guard FileManager.default.fileExists(atPath: path) else {
         let tool = CommandContext.current.toolName
@@ -321,7 +321,7 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
                 throw CLIError(
                     ExitCode.badData, notOursMessage(path, reason: "no _urna_schema table", CommandContext.current))
             }
-            throw unusableDescriptor(error, path: path) ?? error
+            throw unusableDescriptor(error, path: path, toolName: CommandContext.current.toolName) ?? error
         }
     }
     // The store opens with the recorded schema, which knows its views by checksum only: the code's version of it
@@ -331,7 +331,10 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
         let planted = try Store.tablesHeldAsViews(of: code, in: store.connection)
         guard planted.isEmpty else {
             throw CLIError(
-                ExitCode.badData, "\(path): \(Store.tablesHeldAsViewsError(planted, path: path, schema: code))")
+                ExitCode.badData,
+                "\(path): "
+                    + "\(Store.tablesHeldAsViewsError(planted, path: path, schema: code, programName: CommandContext.current.toolName))"
+            )
         }
         let replaced = try Store.replacedViews(of: code, in: store.connection)
         guard replaced.isEmpty else {
@@ -365,11 +368,13 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
 /// The descriptor a file records, when it cannot be read or used (edited by hand, damaged), said with the file's
 /// name and the way back: `status` and `query` said only "the schema descriptor is not valid: The given data was
 /// not valid JSON." (a descriptor nested 100,000 deep) or "type 'goods' is declared twice", naming no file.
-func unusableDescriptor(_ error: Error, path: String) -> CLIError? {
+/// `toolName` names the program whose `restore` is the way back (an app's users were told `urna restore`).
+func unusableDescriptor(_ error: Error, path: String, toolName: String) -> CLIError? {
     guard let reason = DamagedDescriptor.reason(of: error) else { return nil }
     return CLIError(
         ExitCode.badData,
-        "\(path): " + DamagedDescriptor.detail(path: path, reason: reason, restore: "urna restore --db \(path)"))
+        "\(path): "
+            + DamagedDescriptor.detail(path: path, reason: reason, restore: "\(toolName) restore --db \(path)"))
 }
 
 /// Whether the folder holding `path` exists and can be written (for root too: a read-only mount or an

@@ -135,7 +135,9 @@ enum MigrateCommand {
         do {
             let c = try Connection(path: path, readOnly: true, create: false)
             let read: Schema?
-            do { read = try Store.recordedSchema(in: c) } catch { throw unusableDescriptor(error, path: path) ?? error }
+            do { read = try Store.recordedSchema(in: c) } catch {
+                throw unusableDescriptor(error, path: path, toolName: context.toolName) ?? error
+            }
             guard let r = read else {
                 throw CLIError(ExitCode.badData, notOursMessage(path, reason: "no _urna_schema table", context))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import UrnaImport
 
 /// The process's arguments as the bytes the shell passed. Swift's `CommandLine.arguments` decodes them as UTF-8 and
 /// turns bytes that are not (a Latin-1 file name, `caf\xE9.sqlite`) into U+FFFD: `--out out\xFF.json` wrote
@@ -15,13 +16,47 @@ enum RawArguments {
         }
     }
 
-    /// The refusal for the first argument that is not valid UTF-8, or nil when every one is.
+    /// The refusal for the first argument that is not valid UTF-8, or nil when every one is. The argument is shown
+    /// on one line, each byte that is not UTF-8 as `\xNN` and control characters escaped: it was echoed raw, so a
+    /// line feed in it forged an output line of its own. The advice fits any argument (SQL text, a --param value),
+    /// not only a file name.
     static func refusal(_ arguments: [[UInt8]], toolName: String = "urna") -> String? {
         for (k, bytes) in arguments.enumerated() where String(validating: bytes, as: UTF8.self) == nil {
-            return "argument \(k + 1) (\(String(decoding: bytes, as: UTF8.self))) is not UTF-8 text, and \(toolName) "
-                + "would read it as another name (each byte it cannot read becomes \u{FFFD}); rename the file to a "
-                + "UTF-8 name (convmv -f latin1 -t utf8 NAME) or give a path in UTF-8; nothing was read or changed"
+            return "argument \(k + 1) (\(shown(bytes))) is not UTF-8 text, and \(toolName) would read it as "
+                + "another text (each byte it cannot read becomes \u{FFFD}); give it as UTF-8 text; for a file "
+                + "name, rename the file to UTF-8 (e.g. convmv -f latin1 -t utf8 NAME) or give its path in UTF-8; "
+                + "nothing was read or changed"
         }
         return nil
+    }
+
+    /// `bytes` as one terminal-safe line: its UTF-8 runs through `TerminalSafe.line`, every other byte as `\xNN`.
+    static func shown(_ bytes: [UInt8]) -> String {
+        var out = ""
+        var run: [UInt8] = []
+        var parser = Unicode.UTF8.ForwardParser()
+        var input = bytes.makeIterator()
+        var offset = 0
+        func flush() {
+            out += TerminalSafe.line(String(decoding: run, as: UTF8.self))
+            run = []
+        }
+        while true {
+            switch parser.parseScalar(from: &input) {
+            case .valid(let scalar):
+                run += scalar
+                offset += scalar.count
+            case .error(let length):
+                flush()
+                for byte in bytes[offset..<offset + length] {
+                    let hex = String(byte, radix: 16, uppercase: true)
+                    out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+                }
+                offset += length
+            case .emptyInput:
+                flush()
+                return out
+            }
+        }
     }
 }

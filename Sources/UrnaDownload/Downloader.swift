@@ -94,7 +94,8 @@ public final class Downloader {
             request.ifModifiedSince = conditional?.etag == nil ? conditional?.lastModified : nil
             let held = Self.size(of: partial)
             if held > 0, let record = CacheRecord.read(partialCache), record.url == url,
-                let validator = record.etag ?? record.lastModified
+                let validator = record.etag.map(HTTPTransfer.Validator.etag)
+                    ?? record.lastModified.map(HTTPTransfer.Validator.lastModified)
             {
                 request.resumeFrom = held
                 request.ifRange = validator

@@ -27,6 +27,28 @@ final class HTTPTransfer {
         var staleRange = false
     }
 
+    /// A validator sent as If-Range, and which header of the answer carries it: an unquoted ETag (`ETag: abc123`,
+    /// sent by real servers) was once taken for a date, so every resume was refused as another version.
+    enum Validator: Equatable {
+        case etag(String)
+        case lastModified(String)
+
+        /// The text sent.
+        var value: String {
+            switch self {
+            case .etag(let v), .lastModified(let v): return v
+            }
+        }
+
+        /// The (lowercased) answer header to compare it with.
+        var header: String {
+            switch self {
+            case .etag: return "etag"
+            case .lastModified: return "last-modified"
+            }
+        }
+    }
+
     /// What the caller sends.
     struct Request {
         var url: String
@@ -34,7 +56,7 @@ final class HTTPTransfer {
         /// Resume at this offset of `file` (0: write from the start).
         var resumeFrom: Int64 = 0
         /// The validator of the bytes already in `file` (ETag or Last-Modified), sent as If-Range.
-        var ifRange: String?
+        var ifRange: Validator?
         var ifNoneMatch: String?
         var ifModifiedSince: String?
         var userAgent = "urna"
@@ -73,7 +95,7 @@ final class HTTPTransfer {
         for header in [
             request.ifNoneMatch.map { "If-None-Match: \($0)" },
             request.ifModifiedSince.map { "If-Modified-Since: \($0)" },
-            request.resumeFrom > 0 ? request.ifRange.map { "If-Range: \($0)" } : nil,
+            request.resumeFrom > 0 ? request.ifRange.map { "If-Range: \($0.value)" } : nil,
         ].compactMap({ $0 }) {
             headers = curl_slist_append(headers, header)
         }
@@ -235,9 +257,9 @@ final class TransferContext {
                 }
                 // A server that ignores If-Range sends the rest of its current version: appended to the partial
                 // file's bytes of the old one, the zip held half of each (exit 0; its CRC-32 failed at import).
-                if let sent = request.ifRange {
-                    let strong = sent.hasPrefix("\"") || sent.hasPrefix("W/")
-                    if let now = headers[strong ? "etag" : "last-modified"], now != sent {
+                if let validator = request.ifRange {
+                    let sent = validator.value
+                    if let now = headers[validator.header], now != sent {
                         staleRange = true
                         throw TransferRefusal(
                             "the server sent the rest of another version of the file (\(now), the partial file holds "

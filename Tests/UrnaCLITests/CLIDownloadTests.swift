@@ -79,6 +79,27 @@ struct CLIDownloadTests {
         #expect(try counts(db) == "2388,0")
     }
 
+    @Test("A server sending an unquoted ETag (ETag: abc123) is resumed after a dropped connection; the zip is whole")
+    func unquotedETagResumes() throws {
+        // The unquoted ETag sent as If-Range was taken for a date and compared with the 206's Last-Modified: every
+        // resume was refused as another version (200, 206, 200, 206, then an error, nothing downloaded).
+        let dir = try CLIRunner.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rel = String(Self.cand.dropFirst())
+        let server = try TSETestServer(in: dir, dropOnce: [rel], hostile: ["--unquoted-etag", rel])
+        defer { server.stop() }
+        let d = dir.appendingPathComponent("D")
+        let r = try download(["2018", "--kinds", "cand", "--base-url", server.baseURL, "--dir", d.path])
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("consulta_cand_2018.zip: resumed at"), "\(r.stderr)")
+        #expect(!r.stderr.contains("another version"), "\(r.stderr)")
+        let answers = try server.answers()
+        #expect(answers.map(\.status) == [200, 206])
+        let served = try Data(
+            contentsOf: server.root.appendingPathComponent("odsele/consulta_cand/consulta_cand_2018.zip"))
+        #expect(try Data(contentsOf: d.appendingPathComponent("consulta_cand_2018.zip")) == served)
+    }
+
     @Test("A download that does not open as a zip is deleted and fetched again")
     func corruptZipRefetched() throws {
         let dir = try CLIRunner.tempDir()

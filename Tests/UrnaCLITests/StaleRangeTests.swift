@@ -7,7 +7,9 @@ import Testing
 /// ETag no longer the If-Range validator sent): the rest was appended anyway, the zip kept half of each version
 /// (its member's CRC-32 failed at import) and the new ETag was recorded, so later runs got 304 and kept it.
 @Suite struct StaleRangeTests {
-    static func answer(ifRange: String, headers: [String]) throws -> (accepted: Bool, context: TransferContext) {
+    static func answer(ifRange: HTTPTransfer.Validator, headers: [String]) throws -> (
+        accepted: Bool, context: TransferContext
+    ) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("urna-range-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -28,7 +30,7 @@ import Testing
     @Test("A 206 carrying another ETag than If-Range is refused before a byte is appended")
     func otherETagRefused() throws {
         let (accepted, context) = try Self.answer(
-            ifRange: "\"a\"", headers: ["Content-Range: bytes 100-199/200", "ETag: \"b\""])
+            ifRange: .etag("\"a\""), headers: ["Content-Range: bytes 100-199/200", "ETag: \"b\""])
         #expect(!accepted)
         #expect(context.staleRange)
         #expect(context.localError?.contains("another version") == true, "\(context.localError ?? "-")")
@@ -38,13 +40,40 @@ import Testing
     func lastModified() throws {
         let old = "Mon, 07 Dec 2026 10:00:00 GMT"
         let refused = try Self.answer(
-            ifRange: old, headers: ["Content-Range: bytes 100-199/200", "Last-Modified: Tue, 08 Dec 2026 10:00:00 GMT"])
+            ifRange: .lastModified(old),
+            headers: ["Content-Range: bytes 100-199/200", "Last-Modified: Tue, 08 Dec 2026 10:00:00 GMT"])
         #expect(!refused.accepted)
         #expect(refused.context.staleRange)
-        let same = try Self.answer(ifRange: "\"a\"", headers: ["Content-Range: bytes 100-199/200", "ETag: \"a\""])
+        let same = try Self.answer(
+            ifRange: .etag("\"a\""), headers: ["Content-Range: bytes 100-199/200", "ETag: \"a\""])
         #expect(same.accepted, "\(same.context.localError ?? "-")")
         #expect(!same.context.staleRange)
-        let unsaid = try Self.answer(ifRange: old, headers: ["Content-Range: bytes 100-199/200"])
+        let unsaid = try Self.answer(ifRange: .lastModified(old), headers: ["Content-Range: bytes 100-199/200"])
         #expect(unsaid.accepted, "\(unsaid.context.localError ?? "-")")
+    }
+
+    @Test("An unquoted ETag sent as If-Range is compared with the answer's ETag, not taken for a date")
+    func unquotedETag() throws {
+        // A real server's `ETag: abc123`: every resume was refused as "another version" (its Last-Modified was
+        // compared with the ETag sent), so the download failed after two tries.
+        let same = try Self.answer(
+            ifRange: .etag("abc123"),
+            headers: [
+                "Content-Range: bytes 100-199/200", "ETag: abc123", "Last-Modified: Mon, 07 Dec 2026 10:00:00 GMT",
+            ])
+        #expect(same.accepted, "\(same.context.localError ?? "-")")
+        #expect(!same.context.staleRange)
+        let other = try Self.answer(
+            ifRange: .etag("abc123"),
+            headers: [
+                "Content-Range: bytes 100-199/200", "ETag: def456", "Last-Modified: Mon, 07 Dec 2026 10:00:00 GMT",
+            ])
+        #expect(!other.accepted)
+        #expect(other.context.staleRange)
+        #expect(other.context.localError?.contains("another version") == true, "\(other.context.localError ?? "-")")
+        // A date that looks like a quoted string is still a date: compared with Last-Modified only.
+        let date = try Self.answer(
+            ifRange: .lastModified("\"odd\""), headers: ["Content-Range: bytes 100-199/200", "ETag: \"other\""])
+        #expect(date.accepted, "\(date.context.localError ?? "-")")
     }
 }

@@ -3,7 +3,7 @@
 
   tse_http_server.py zip OUT.zip FILE...            write a deflated zip of FILEs (by base name)
   tse_http_server.py serve ROOT PORTFILE LOGFILE [--drop-once REL]... [--corrupt-once REL]...
-                    [--endless REL]... [--announce REL=BYTES]... [--redirect REL=URL]...
+                    [--endless REL]... [--announce REL=BYTES]... [--redirect REL=URL]... [--unquoted-etag REL]...
 
 serve: answers GET for files under ROOT with ETag and Last-Modified; If-None-Match / If-Modified-Since
 give 304; Range: bytes=N- gives 206 (or 200 when If-Range no longer matches, 416 past the end); a missing
@@ -11,8 +11,8 @@ file is 404. --drop-once REL: the first full answer for REL sends half the body,
 --corrupt-once REL: the first full answer for REL sends bytes that are not a zip. Hostile answers (for the
 attacker trials): --endless REL sends 200 and zip-like bytes without end; --announce REL=BYTES sends 200 with
 that Content-Length and then nothing; --redirect REL=URL answers 302 to URL; --html REL= answers 200 with an
-HTML error page; --slow REL=SECONDS sends REL's full answers in 20 pieces spread over SECONDS. The chosen port is written
-to PORTFILE; every answer is logged to LOGFILE as one JSON line (path, status, range, bytes).
+HTML error page; --unquoted-etag REL sends REL's ETag without quotes, as some real servers do; --slow
+REL=SECONDS sends REL's full answers in 20 pieces spread over SECONDS. The chosen port is written to PORTFILE; every answer is logged to LOGFILE as one JSON line (path, status, range, bytes).
 """
 import email.utils
 import hashlib
@@ -26,6 +26,7 @@ import time
 import zipfile
 
 SLOW = {}
+UNQUOTED = set()
 
 
 def make_zip(out, files):
@@ -92,7 +93,9 @@ def serve(root, port_file, log_file, drop_once, corrupt_once, hostile):
                 return self.simple(404)
             with open(path, "rb") as f:
                 body = f.read()
-            etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+            etag = hashlib.sha256(body).hexdigest()[:16]
+            if rel not in UNQUOTED:
+                etag = '"' + etag + '"'
             mtime = int(os.path.getmtime(path))
             last_modified = email.utils.formatdate(mtime, usegmt=True)
             inm = self.headers.get("If-None-Match")
@@ -178,6 +181,8 @@ def main(argv):
             if flag == "--slow":
                 rel, _, arg = value.partition("=")
                 SLOW[rel] = float(arg)
+            elif flag == "--unquoted-etag":
+                UNQUOTED.add(value)
             elif flag in ("--endless", "--announce", "--redirect", "--html"):
                 rel, _, arg = value.partition("=")
                 hostile[rel] = (flag[2:], arg)

@@ -28,11 +28,16 @@ import Testing
         let r = try Self.urna(
             "exec \"$0\" export --db \(db) --format json --type Party --out \"$(printf 'out\\377.json')\"", in: dir)
         #expect(r.code == 64, "\(r.stderr)")
-        #expect(r.stderr.contains("argument 9 (out\u{FFFD}.json) is not UTF-8 text"), "\(r.stderr)")
+        #expect(r.stderr.contains("argument 9 (out\\xFF.json) is not UTF-8 text"), "\(r.stderr)")
         #expect(Hostile.listing(dir) == before)
         let s = try Self.urna("exec \"$0\" status --db \"$(printf 'caf\\351.sqlite')\"", in: dir)
         #expect(s.code == 64, "\(s.stderr)")
         #expect(!s.stderr.contains("does not exist"), "\(s.stderr)")
+        // A line feed in the argument cannot forge a second output line.
+        let f = try Self.urna("exec \"$0\" status --db \"$(printf 'x\\377\\nrestored: s.sqlite')\"", in: dir)
+        #expect(f.code == 64, "\(f.stderr)")
+        #expect(f.stderr.split(separator: "\n").count == 1, "\(f.stderr)")
+        #expect(f.stderr.contains("(x\\xFF\\x0Arestored: s.sqlite)"), "\(f.stderr)")
         // UTF-8 names are untouched.
         let u = try Self.urna(
             "exec \"$0\" export --db \(db) --format json --type Party --out \"$(printf 'caf\\303\\251.json')\"", in: dir

@@ -57,13 +57,18 @@ extension Store {
         return out
     }
 
-    /// The error for `tablesHeldAsViews`, naming the file and the way back.
-    package static func tablesHeldAsViewsError(_ names: [String], path: String, schema: Schema) -> StoreError {
+    /// The error for `tablesHeldAsViews`, naming the file and the way back with `programName`'s own restore (an
+    /// app's users were told of "Urna's table" and `urna restore`, a program they may not have).
+    package static func tablesHeldAsViewsError(
+        _ names: [String], path: String, schema: Schema, programName: String = "urna"
+    ) -> StoreError {
         let one = names.count == 1
+        let owner = programName == "urna" ? "Urna's" : "\(programName)'s"
         return .schemaMismatch(
-            "\(names.joined(separator: ", ")) \(one ? "is a view, not Urna's table" : "are views, not Urna's tables") "
+            "\(names.joined(separator: ", ")) \(one ? "is a view, not \(owner) table" : "are views, not \(owner) tables") "
                 + "of \(schema.family): SQLite runs a view's SQL whenever it is read (it can answer made-up rows or "
-                + "never end); nothing was read or changed: restore the file from a backup (urna restore --db \(path))")
+                + "never end); nothing was read or changed: restore the file from a backup (\(programName) restore "
+                + "--db \(path))")
     }
 
     /// The text SQLite keeps in `sqlite_master.sql` for the view's `createSQL`: SQLite drops the final `;` and
