@@ -19,7 +19,8 @@ struct CLIPostgresSQLWriteKeyShapeTests {
         let parts = row.split(separator: "|").map(String.init)
         try #require(parts.count == 2, "no foreign key in the elections family: \(row)")
         let (table, key) = (parts[0], parts[1])
-        let definition = "SELECT contype::text || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = '\(key)'"
+        let definition =
+            "SELECT contype::text || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = '\(key)'"
         let before = try pg.psql(definition, url: url)
         let swapped = try CLIRunner.run([
             "sql", "--db", url, "--write",

@@ -46,7 +46,8 @@ struct CLIPostgresSQLWriteUnseenTriggerTests {
             INSERT INTO "Person"("fullName") VALUES ('Ana');
             CREATE TRIGGER audit_row BEFORE INSERT ON "Person" FOR EACH ROW EXECUTE FUNCTION note_row();
             """, url: url)
-        let id = try pg.psql("SELECT min(_id) FROM \"Person\"", url: url).trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try pg.psql("SELECT min(_id) FROM \"Person\"", url: url).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let refused = try CLIRunner.run([
             "sql", "--db", url, "--write",
             "INSERT INTO \"Person\"(_id, \"fullName\") VALUES (\(id), 'X') ON CONFLICT DO NOTHING",
