@@ -29,7 +29,7 @@ extension SQLCommand {
             try pg.restoreUserSettings()
             userTimeout = try pg.scalar("SHOW statement_timeout") ?? ""
             result = try pg.query(sql, values)
-            if let guarded { try refuseChanges(guarded, in: pg, allowTriggers: p.has("allow-triggers")) }
+            if let guarded { try refuseChanges(guarded, of: sql, in: pg, allowTriggers: p.has("allow-triggers")) }
         } catch let e as PostgresError where e.sqlState == "25006" {
             try? pg.execute("ROLLBACK")
             if write {
@@ -81,8 +81,26 @@ extension SQLCommand {
 
 extension SQLCommand {
     /// Rolls back (exit 65) a `--write` statement that set off a trigger on the family's tables (unless
-    /// `allowTriggers`) or changed what `guarded` keeps, as on SQLite files.
-    static func refuseChanges(_ guarded: PostgresSQLGuard, in pg: PostgresConnection, allowTriggers: Bool) throws {
+    /// `allowTriggers`) or changed what `guarded` keeps, as on SQLite files. A statement-level or BEFORE row
+    /// trigger leaves no row count behind when it fires, so while one is there any statement that writes
+    /// (`sql` is not read-only, or the transaction wrote something) is taken to have set it off.
+    static func refuseChanges(
+        _ guarded: PostgresSQLGuard, of sql: String, in pg: PostgresConnection, allowTriggers: Bool
+    ) throws {
+        if !guarded.unseen.isEmpty, !allowTriggers,
+            try PostgresReadOnly.refusal(sql) != nil || PostgresSQLGuard.wrote(in: pg)
+        {
+            let names = guarded.unseen.map(\.qualifiedName)
+            throw CLIError(
+                ExitCode.badData,
+                "the \(guarded.schema.family) family's tables have \(names.count == 1 ? "a trigger" : "\(names.count) triggers") "
+                    + "made on the server that fire\(names.count == 1 ? "s" : "") per statement or before each row "
+                    + "(\(names.joined(separator: ", "))), even when no row changes, so PostgreSQL leaves no count "
+                    + "of \(names.count == 1 ? "it" : "them") firing and this statement, which writes, is taken to have "
+                    + "set \(names.count == 1 ? "it" : "them") off; it was rolled back (nothing was changed): pass "
+                    + "--allow-triggers to let \(names.count == 1 ? "it" : "them") run, or disable "
+                    + "\(names.count == 1 ? "it" : "them") first (ALTER TABLE ... DISABLE TRIGGER name)")
+        }
         let fired = try guarded.firedTriggers(in: pg)
         if !fired.isEmpty, !allowTriggers {
             throw CLIError(

@@ -13,14 +13,14 @@ extension PostgresTransfer {
         let savepoint = "urna_binary_copy"
         try pg.execute("SAVEPOINT \(savepoint)")
         // FREEZE needs the table created or emptied in the current subtransaction.
-        try pg.execute("TRUNCATE \(q(t.name))")
+        try pg.execute("TRUNCATE ONLY \(q(t.name))")
         do {
             let n = try copyBinary(of: t, encoder: encoder, from: sqlite, to: pg)
             try pg.execute("RELEASE SAVEPOINT \(savepoint)")
             return n
         } catch let e where fallsBackToText(e) {
             try pg.execute("ROLLBACK TO SAVEPOINT \(savepoint)")
-            try pg.execute("TRUNCATE \(q(t.name))")
+            try pg.execute("TRUNCATE ONLY \(q(t.name))")
             let n = try copyRows(of: t, from: sqlite, to: pg, freeze: true)
             try pg.execute("RELEASE SAVEPOINT \(savepoint)")
             return n

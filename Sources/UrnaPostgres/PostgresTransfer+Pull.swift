@@ -100,7 +100,7 @@ extension PostgresTransfer {
         let binder = CopyLineBinder(t)
         var n = 0
         do {
-            try pg.copyOutLines("COPY (SELECT \(expressions) FROM \(q(t.name))) TO STDOUT") { line in
+            try pg.copyOutLines("COPY (SELECT \(expressions) FROM ONLY \(q(t.name))) TO STDOUT") { line in
                 insert.reset()
                 try binder.bind(line, to: insert)
                 try insert.runToCompletion()

@@ -154,4 +154,37 @@ extension PostgresTransfer {
                 + "(ALTER TABLE \(qualified) DROP CONSTRAINT \(PostgresConnection.quoted(key))), checking it with "
                 + "a query instead")
     }
+
+    /// Refuses a write when a table that is not Urna's inherits from one of `tables` (INHERITS, or a partition
+    /// of it; Urna's tables are never partitioned): TRUNCATE and DROP reach such a child, and reads of the parent
+    /// take its rows, so its rows would be emptied or pulled in as Urna's.
+    static func refuseInheritorsOf(_ tables: [String], in pg: PostgresConnection) throws {
+        guard !tables.isEmpty else { return }
+        let rows = try pg.query(
+            "SELECT cn.nspname::text, child.relname::text, parent.relname::text FROM pg_catalog.pg_inherits i "
+                + "JOIN pg_catalog.pg_class parent ON parent.oid = i.inhparent "
+                + "JOIN pg_catalog.pg_namespace pn ON pn.oid = parent.relnamespace "
+                + "JOIN pg_catalog.pg_class child ON child.oid = i.inhrelid "
+                + "JOIN pg_catalog.pg_namespace cn ON cn.oid = child.relnamespace "
+                + "WHERE pn.nspname = $1::text AND parent.relname = ANY ($2::text[]) ORDER BY 1, 2, 3",
+            [pg.schema, textArray(tables)]
+        ).rows
+        guard !rows.isEmpty else { return }
+        let named = rows.compactMap { row -> String? in
+            guard let schema = row[0], let child = row[1], let parent = row[2] else { return nil }
+            let qualified =
+                schema == pg.schema
+                ? PostgresConnection.quoted(child)
+                : PostgresConnection.quoted(schema) + "." + PostgresConnection.quoted(child)
+            return
+                "\(qualified) (of \(parent): ALTER TABLE \(qualified) NO INHERIT \(PostgresConnection.quoted(parent)), "
+                + "or DETACH PARTITION for a partition)"
+        }
+        throw PostgresTransferError.occupied(
+            "\(pg.displayName): \(named.count == 1 ? "a table" : "\(named.count) tables") not this program's "
+                + "inherit\(named.count == 1 ? "s" : "") from its tables: \(named.joined(separator: "; ")); "
+                + "the write empties those tables and fills them again, which would empty \(named.count == 1 ? "it" : "them") "
+                + "too, and reads would take \(named.count == 1 ? "its" : "their") rows as this program's; nothing "
+                + "was changed: detach \(named.count == 1 ? "it" : "them") as shown, and run this again")
+    }
 }

@@ -129,6 +129,7 @@ public enum PostgresTransfer {
             !recreate && (old.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let oldNames = Set(old.map { PostgresLayout.tableNames(for: $0) } ?? [])
         try refuseForeignKeysInto(oldNames.sorted(), in: pg)
+        try refuseInheritorsOf(oldNames.sorted() + metadataTables, in: pg)
         var setAside: [ServerTrigger] = []
         var ran: [ServerTrigger] = []
         if sameShape {
@@ -165,7 +166,7 @@ public enum PostgresTransfer {
             let emptiedHere = tables.filter { !binaryCopy || CopyBinaryEncoder($0) == nil }.map(\.name)
                 .filter(oldNames.contains)
             if !emptiedHere.isEmpty {
-                try pg.execute("TRUNCATE " + emptiedHere.sorted().map(q).joined(separator: ", "))
+                try pg.execute("TRUNCATE " + emptiedHere.sorted().map { "ONLY " + q($0) }.joined(separator: ", "))
             }
         } else if !oldNames.isEmpty {
             // RESTRICT (the default): a view or key of someone else's that depends on these tables stops the run.
@@ -195,7 +196,7 @@ public enum PostgresTransfer {
         for t in tables {
             guard let id = t.identityColumn else { continue }
             try pg.execute(
-                "SELECT setval(pg_get_serial_sequence('\(q(t.name))', '\(id)'), COALESCE(max(\(q(id))), 0) + 1, false) FROM \(q(t.name))"
+                "SELECT setval(pg_get_serial_sequence('\(q(t.name))', '\(id)'), COALESCE(max(\(q(id))), 0) + 1, false) FROM ONLY \(q(t.name))"
             )
         }
         try pushMetadata(from: sqlite, to: pg)
@@ -290,7 +291,7 @@ public enum PostgresTransfer {
                 for (c, kind) in columns where !have.contains(c) {
                     try pg.execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(c)) \(kind.columnType)")
                 }
-                try pg.execute("DELETE FROM \(q(table))")
+                try pg.execute("DELETE FROM ONLY \(q(table))")
             } else {
                 try pg.execute("CREATE TABLE \(pg.qualified(table)) (\n  " + defs.joined(separator: ",\n  ") + "\n)")
             }

@@ -103,7 +103,8 @@ public final class PostgresWorkingCopy {
     static let folderPrefix = "urna-postgres-"
 
     /// For a writer, before any work: refuses what would stop `commit()` later, naming it, so a long run is not
-    /// thrown away at its end. A table not Urna's with a foreign key into Urna's, and a trigger on urna's own
+    /// thrown away at its end. A table not Urna's with a foreign key into Urna's or inheriting from one of them, and
+    /// a trigger on urna's own
     /// tables, are refused always; when `refill` (the command keeps the schema: an import) a trigger that would
     /// fire on the family's tables is refused too unless `allowTriggers`. A run that changes the schema (a
     /// migration) sets those triggers aside and makes them again instead.
@@ -112,6 +113,7 @@ public final class PostgresWorkingCopy {
         guard let recorded else { return try PostgresTransfer.refuseForeignMetadataTables(in: connection) }
         let names = try PostgresLayout.tableNames(for: recorded)
         try PostgresTransfer.refuseForeignKeysInto(names, in: connection)
+        try PostgresTransfer.refuseInheritorsOf(names + PostgresTransfer.metadataTables, in: connection)
         try PostgresTransfer.refuseTriggers(
             on: (refill ? names : []) + PostgresTransfer.metadataTables, in: connection, allowing: allowTriggers)
     }

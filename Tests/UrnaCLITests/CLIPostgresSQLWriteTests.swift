@@ -17,7 +17,10 @@ struct CLIPostgresSQLWriteTests {
             ("ALTER TABLE \"Person\" ALTER COLUMN age TYPE text", "the column Person.age"),
             ("ALTER TABLE \"Person\" ADD COLUMN extra text", "the column Person.extra (text) was added"),
             ("UPDATE _urna_schema SET version = 9", "_urna_schema changed"),
-            ("ALTER TABLE \"Person\" DROP CONSTRAINT \"Person_pkey\"", "the key Person_pkey on Person was dropped"),
+            (
+                "ALTER TABLE \"Person\" DROP CONSTRAINT \"Person_pkey\"",
+                "the key Person_pkey on Person (PRIMARY KEY (_id)) was dropped or changed"
+            ),
             ("DROP TABLE _urna_history", "the table _urna_history is gone"),
             ("TRUNCATE _urna_schema", "_urna_schema changed"),
         ]
