@@ -247,13 +247,28 @@ struct FieldReader {
 
     func warnDate(_ c: MapperColumn) {
         if let p = columns.position(c), let reason = orderReason(at: p, name: c.name) {
-            warn(at: p, name: c.name, reason + "the field is left empty; write it as dd/MM/yyyy or yyyy-MM-dd")
+            warn(at: p, name: c.name, reason + "the field is left empty; " + orderFix(at: p, name: c.name))
             return
         }
         warn(
             c,
             "\(c.name) is not a date (expected dd/MM/yyyy, ddMMyyyy, dd/MM/yyyy HH:mm:ss, yyyy-MM-dd or 22-MAR-52): the field is "
                 + "left empty; correct it, or empty it if unknown")
+    }
+
+    /// The fix for a date `orderReason` explains: against an asked order it lies in the option (writing it as
+    /// dd/MM/yyyy, which it may already be, would be refused again); otherwise in how the date is written.
+    func orderFix(at p: Int, name: String) -> String {
+        switch (dateOrder(name), TSEDate.orderEvidence(raw(at: p))) {
+        case (.monthFirst, .dayFirst?) where dateOrderAsked:
+            return "import it without --date-order month-first (or with --date-order day-first), or write it as "
+                + "yyyy-MM-dd"
+        case (.dayFirst, .monthFirst?) where dateOrderAsked:
+            return "import it without --date-order day-first (or with --date-order month-first), or write it as "
+                + "yyyy-MM-dd"
+        default:
+            return "write it as dd/MM/yyyy or yyyy-MM-dd"
+        }
     }
 
     /// Why the slash date at `p` is no date in this file's order, when its order is the reason: a date that could
