@@ -321,16 +321,20 @@ struct FieldReader {
     /// Warns for each of `companions` that holds a value while `key`, which names what they belong to (a party, a
     /// coalition, a good type, an update's date), gave nothing: they are left empty with it. Before, only the key's
     /// own warning was written (or none, for an empty key), and SG_PARTIDO and NM_PARTIDO, a coalition's kind, name and
-    /// composition, a good type's text or an update time went without a word (tenth real-files trial). Nothing is
-    /// said for a layout without `key`.
+    /// composition, a good type's text or an update time went without a word (tenth real-files trial). A record
+    /// without `key` at all (an XML record may leave out any element; a CSV header without it is refused) costs
+    /// them the same way, and says so: before, they were dropped without a word (seventh session's review).
     func warnLostWith(_ key: MapperColumn, _ companions: [MapperColumn], _ owner: String) {
-        guard columns.has(key) else { return }
-        let why = holdsValue(key) ? "could not be read" : "is empty"
+        let missing = !columns.has(key)
+        let why =
+            missing
+            ? "is missing (the record has no \(key.name) field)" : holdsValue(key) ? "could not be read" : "is empty"
+        let fix = missing ? "add \(key.name)" : "correct \(key.name)"
         for c in companions where holdsValue(c) {
             warn(
                 c,
                 "\(c.name) is left empty: it belongs to \(owner), which \(key.name) names, and \(key.name) \(why); "
-                    + "correct \(key.name)")
+                    + fix)
         }
     }
 
