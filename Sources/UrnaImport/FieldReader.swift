@@ -247,13 +247,28 @@ struct FieldReader {
 
     func warnDate(_ c: MapperColumn) {
         if let p = columns.position(c), let reason = orderReason(at: p, name: c.name) {
-            warn(at: p, name: c.name, reason + "the field is left empty; write it as dd/MM/yyyy or yyyy-MM-dd")
+            warn(at: p, name: c.name, reason + "the field is left empty; " + orderFix(at: p, name: c.name))
             return
         }
         warn(
             c,
             "\(c.name) is not a date (expected dd/MM/yyyy, ddMMyyyy, dd/MM/yyyy HH:mm:ss, yyyy-MM-dd or 22-MAR-52): the field is "
                 + "left empty; correct it, or empty it if unknown")
+    }
+
+    /// The fix for a date `orderReason` explains: against an asked order it lies in the option (writing it as
+    /// dd/MM/yyyy, which it may already be, would be refused again); otherwise in how the date is written.
+    func orderFix(at p: Int, name: String) -> String {
+        switch (dateOrder(name), TSEDate.orderEvidence(raw(at: p))) {
+        case (.monthFirst, .dayFirst?) where dateOrderAsked:
+            return "import it without --date-order month-first (or with --date-order day-first), or write it as "
+                + "yyyy-MM-dd"
+        case (.dayFirst, .monthFirst?) where dateOrderAsked:
+            return "import it without --date-order day-first (or with --date-order month-first), or write it as "
+                + "yyyy-MM-dd"
+        default:
+            return "write it as dd/MM/yyyy or yyyy-MM-dd"
+        }
     }
 
     /// Why the slash date at `p` is no date in this file's order, when its order is the reason: a date that could
@@ -306,16 +321,20 @@ struct FieldReader {
     /// Warns for each of `companions` that holds a value while `key`, which names what they belong to (a party, a
     /// coalition, a good type, an update's date), gave nothing: they are left empty with it. Before, only the key's
     /// own warning was written (or none, for an empty key), and SG_PARTIDO and NM_PARTIDO, a coalition's kind, name and
-    /// composition, a good type's text or an update time went without a word (tenth real-files trial). Nothing is
-    /// said for a layout without `key`.
+    /// composition, a good type's text or an update time went without a word (tenth real-files trial). A record
+    /// without `key` at all (an XML record may leave out any element; a CSV header without it is refused) costs
+    /// them the same way, and says so: before, they were dropped without a word (seventh session's review).
     func warnLostWith(_ key: MapperColumn, _ companions: [MapperColumn], _ owner: String) {
-        guard columns.has(key) else { return }
-        let why = holdsValue(key) ? "could not be read" : "is empty"
+        let missing = !columns.has(key)
+        let why =
+            missing
+            ? "is missing (the record has no \(key.name) field)" : holdsValue(key) ? "could not be read" : "is empty"
+        let fix = missing ? "add \(key.name)" : "correct \(key.name)"
         for c in companions where holdsValue(c) {
             warn(
                 c,
                 "\(c.name) is left empty: it belongs to \(owner), which \(key.name) names, and \(key.name) \(why); "
-                    + "correct \(key.name)")
+                    + fix)
         }
     }
 

@@ -109,7 +109,7 @@ struct XMLDocumentWalk {
             return
         }
         let id = assembler.names.id(localName)
-        if XMLNameTable.isOverflow(id) { return refuseManyNames() }
+        if assembler.names.isOverflow(id) { return refuseManyNames() }
         let role = assembler.names.roles[Int(id)]
         var line = 0
         if role == .candidato || role == .bem || role == .coligacao { line = markupStart().line }
@@ -179,7 +179,7 @@ struct XMLDocumentWalk {
             let a = attributes + 5 * k
             guard let name = a[0] else { continue }
             let id = assembler.names.id(name)
-            if XMLNameTable.isOverflow(id) { return refuseManyNames() }
+            if assembler.names.isOverflow(id) { return refuseManyNames() }
             if a[2] != nil {
                 assembler.countIgnored(id)  // xsi:..., foreign metadata
                 continue
@@ -331,7 +331,6 @@ struct XMLDocumentWalk {
         if let context { xmlStopParser(context) }
     }
 
-    /// Refuses the document at the parser's current position and stops the parser.
     /// Stops at the first name past `XMLNameTable.maximumDistinctNames`: libxml2 interns every name in a dictionary
     /// whose lookups slow down as it grows (800,000 names in one record took 54 s), and no candidate dump has them.
     private mutating func refuseManyNames() {
@@ -341,6 +340,7 @@ struct XMLDocumentWalk {
                 + "(candidate dumps use about 100): it is not a candidate dump")
     }
 
+    /// Refuses the document at the parser's current position and stops the parser.
     mutating func refuse(_ kind: XMLReadError.Kind, _ message: String) {
         var column = 0
         if let input = context?.pointee.input { column = Int(input.pointee.col) }

@@ -89,9 +89,11 @@ struct XMLNameTable {
         return id
     }
 
-    /// The id of a name given as text (the reader's own names for text nodes, such as `#text`).
+    /// The id of a name given as text (the reader's own names for text nodes, such as `#text`): such a name takes
+    /// no place among the file's `maximumDistinctNames`, so a file with exactly that many names of its own and stray
+    /// text beside its records is still read.
     mutating func id(named name: String) -> Int32 {
-        name.withCString { slowId(UnsafeRawPointer($0).assumingMemoryBound(to: xmlChar.self)) }
+        name.withCString { slowId(UnsafeRawPointer($0).assumingMemoryBound(to: xmlChar.self), own: false) }
     }
 
     /// The id of a canonical column name, adding it when new.
@@ -123,16 +125,23 @@ struct XMLNameTable {
     static let overflowName = "#more-distinct-names"
 
     /// Whether `id` is the entry every name past `maximumDistinctNames` shares.
-    static func isOverflow(_ id: Int32) -> Bool { Int(id) == maximumDistinctNames }
+    func isOverflow(_ id: Int32) -> Bool { id == overflowId }
 
-    private mutating func slowId(_ pointer: UnsafePointer<xmlChar>) -> Int32 {
+    /// The id of the entry every name past the limit shares (-1 until there is one).
+    private var overflowId: Int32 = -1
+    /// How many of the names are the file's own (not the reader's `#text` and `#cdata-section`).
+    private var ownNames = 0
+
+    private mutating func slowId(_ pointer: UnsafePointer<xmlChar>, own: Bool = true) -> Int32 {
         var text = String(cString: pointer)
         if let id = idsByText[text] { return id }
-        if raw.count >= Self.maximumDistinctNames {
-            if let id = idsByText[Self.overflowName] { return id }
+        if own && ownNames >= Self.maximumDistinctNames {
+            if overflowId >= 0 { return overflowId }
             text = Self.overflowName
         }
         let id = Int32(raw.count)
+        if own { ownNames += 1 }
+        if text == Self.overflowName { overflowId = id }
         let role: Role
         switch text {
         case "candidatos": role = .candidatos

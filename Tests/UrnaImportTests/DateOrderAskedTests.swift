@@ -68,4 +68,36 @@ import UrnaStore
         #expect(text.contains("DT_NASCIMENTO '3/27/1967' is written month first (M/d/yyyy), but the import was asked"))
         #expect(text.contains("--date-order day-first"))
     }
+    /// The fix given for a date written against the asked order points at the option: before, `27/03/1967` under
+    /// `--date-order month-first` was told "write it as dd/MM/yyyy or yyyy-MM-dd", which it already was and which
+    /// would be refused again (seventh session's review, D3).
+    @Test func aDateAgainstTheAskedOrderIsToldToDropTheOption() throws {
+        let folder = try S.scratchFolder()
+        let file = try S.candidateFile(
+            [
+                [
+                    "SQ_CANDIDATO": "1", "DT_GERACAO": "09/09/2018", "DT_ELEICAO": "10/07/2018",
+                    "DT_NASCIMENTO": "27/03/1967",
+                ],
+                [
+                    "SQ_CANDIDATO": "2", "NR_CANDIDATO": "4321", "DT_GERACAO": "09/09/2018", "DT_ELEICAO": "10/07/2018",
+                    "DT_NASCIMENTO": "3/27/1967",
+                ],
+            ], in: folder)
+        for (order, asked, other, wrong) in [
+            (TSEDate.Order.monthFirst, "month-first", "day-first", "27/03/1967"),
+            (TSEDate.Order.dayFirst, "day-first", "month-first", "3/27/1967"),
+        ] {
+            let summary = try importFile(file, into: folder + "/\(asked).sqlite", order: order)
+            #expect(summary.fieldsNulled == 1)
+            let text = try String(contentsOfFile: summary.rejectsFile ?? "", encoding: .isoLatin1)
+            let row = text.split(separator: "\n").first { $0.contains("'\(wrong)'") }.map(String.init) ?? ""
+            #expect(
+                row.contains(
+                    "import it without --date-order \(asked) (or with --date-order \(other)), or write it as yyyy-MM-dd"
+                ),
+                "\(row)")
+            #expect(!row.contains("dd/MM/yyyy or"), "\(row)")
+        }
+    }
 }

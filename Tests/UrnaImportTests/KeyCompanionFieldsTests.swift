@@ -100,4 +100,43 @@ import UrnaRecords
         }
         #expect(summary.fieldsNulled == 3)
     }
+    /// An XML record may leave out the key element while giving its companions (a CSV without NR_PARTIDO is refused
+    /// as missing a required column): before, the acronym and name, a coalition's kind and name or a good type's
+    /// text were dropped with no warning, no rejects row and "0 fields nulled" (seventh session's review, D6).
+    @Test func aCompanionWithoutItsKeyElementIsNamedAndCounted() throws {
+        let folder = try S.scratchFolder()
+        let head =
+            "<DT_GERACAO>09/09/2018</DT_GERACAO><ANO_ELEICAO>2018</ANO_ELEICAO><NR_TURNO>1</NR_TURNO>"
+            + "<DS_ELEICAO>Eleicoes Gerais Estaduais 2018</DS_ELEICAO><DT_ELEICAO>07/10/2018</DT_ELEICAO>"
+            + "<SG_UF>MG</SG_UF><SG_UE>MG</SG_UE><CD_CARGO>6</CD_CARGO><DS_CARGO>DEPUTADO FEDERAL</DS_CARGO>"
+        let xml =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<candidatos>\n"
+            + "<candidato>\(head)<SQ_CANDIDATO>1</SQ_CANDIDATO><NR_CANDIDATO>1234</NR_CANDIDATO>"
+            + "<NM_CANDIDATO>FULANO</NM_CANDIDATO><SG_PARTIDO>PT</SG_PARTIDO>"
+            + "<NM_PARTIDO>PARTIDO DOS TRABALHADORES</NM_PARTIDO></candidato>\n"
+            + "<candidato>\(head)<SQ_CANDIDATO>2</SQ_CANDIDATO><NR_CANDIDATO>4321</NR_CANDIDATO>"
+            + "<NM_CANDIDATO>BELTRANO</NM_CANDIDATO><TP_AGREMIACAO>COLIGACAO</TP_AGREMIACAO>"
+            + "<NM_COLIGACAO>Muda Minas</NM_COLIGACAO></candidato>\n"
+            + "<bem>\(head)<SQ_CANDIDATO>1</SQ_CANDIDATO><NR_ORDEM_CANDIDATO>1</NR_ORDEM_CANDIDATO>"
+            + "<DS_TIPO_BEM_CANDIDATO>Casa</DS_TIPO_BEM_CANDIDATO><DS_BEM_CANDIDATO>CASA</DS_BEM_CANDIDATO>"
+            + "<VR_BEM_CANDIDATO>100,00</VR_BEM_CANDIDATO><HH_ULTIMA_ATUALIZACAO>10:00:00</HH_ULTIMA_ATUALIZACAO>"
+            + "</bem>\n</candidatos>\n"
+        let file = try S.write(xml, named: "consulta_cand_2018_MG.xml", in: folder)
+        let db = folder + "/x.sqlite"
+        let summary = try S.importFiles([file], into: db)
+        #expect(try S.integer(db, "SELECT count(*) FROM Candidate") == 2)
+        #expect(try S.integer(db, "SELECT count(*) FROM Good") == 1)
+        #expect(try S.integer(db, "SELECT count(*) FROM Party") == 0)
+        let rows = try warnings(summary)
+        for (line, name) in [
+            ("3", "SG_PARTIDO"), ("3", "NM_PARTIDO"), ("4", "TP_AGREMIACAO"), ("4", "NM_COLIGACAO"),
+            ("5", "DS_TIPO_BEM_CANDIDATO"), ("5", "HH_ULTIMA_ATUALIZACAO"),
+        ] {
+            #expect(
+                rows.contains { $0.line == line && $0.reason.contains("\(name) is left empty") },
+                "\(name) at line \(line): \(rows.map(\.reason))")
+        }
+        #expect(rows.contains { $0.reason.contains("has no NR_PARTIDO") })
+        #expect(summary.fieldsNulled == 6)
+    }
 }
