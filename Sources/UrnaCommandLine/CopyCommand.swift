@@ -88,16 +88,7 @@ enum CopyCommand {
             refill: target.recorded.map { SchemaDescriptor.encode($0) == SchemaDescriptor.encode(schema) } ?? false)
         let counts = try target.commit(from: sqlite, resolve: PostgresStaging.codeSchema)
         TypedText.report(summary(from: file, to: target.connection.displayName, schema: schema, counts: counts))
-        if !target.triggersRan.isEmpty {
-            CLI.printError(
-                "triggers that ran on the server (--allow-triggers), once for every row put back: "
-                    + target.triggersRan.map(\.qualifiedName).joined(separator: ", "))
-        }
-        if !target.triggersRemade.isEmpty {
-            CLI.printError(
-                "triggers set aside and made again on the new tables (they did not run): "
-                    + target.triggersRemade.map(\.qualifiedName).joined(separator: ", "))
-        }
+        PostgresStaging.reportTriggers(of: target)
         let relations = try sqlite.rows(
             "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
         ).map { ("\($0[0])", "\($0[1])") }

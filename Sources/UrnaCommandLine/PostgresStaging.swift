@@ -128,16 +128,7 @@ enum PostgresStaging {
         if !parsed.has("quiet") && !parsed.has("json") {
             let rows = counts.reduce(0) { $0 + $1.rows }
             CLI.printError("stored in \(display): \(rows) rows in \(counts.count) tables, in one transaction")
-            if !copy.triggersRan.isEmpty {
-                CLI.printError(
-                    "triggers that ran on the server (--allow-triggers), once for every row put back: "
-                        + copy.triggersRan.map(\.qualifiedName).joined(separator: ", "))
-            }
-            if !copy.triggersRemade.isEmpty {
-                CLI.printError(
-                    "triggers set aside and made again on the new tables (they did not run): "
-                        + copy.triggersRemade.map(\.qualifiedName).joined(separator: ", "))
-            }
+            reportTriggers(of: copy)
         }
         return code
     }
@@ -197,6 +188,20 @@ enum PostgresStaging {
             SchemaDescriptor.encode(code) == SchemaDescriptor.encode(recorded)
         else { return recorded }
         return code
+    }
+    /// Names on stderr the server's triggers a commit of `copy` ran (`--allow-triggers`) or set aside and made
+    /// again; nothing when there were none.
+    static func reportTriggers(of copy: PostgresWorkingCopy) {
+        if !copy.triggersRan.isEmpty {
+            CLI.printError(
+                "triggers that ran on the server (--allow-triggers), once for every row put back: "
+                    + copy.triggersRan.map(\.qualifiedName).joined(separator: ", "))
+        }
+        if !copy.triggersRemade.isEmpty {
+            CLI.printError(
+                "triggers set aside and made again on the new tables (they did not run): "
+                    + copy.triggersRemade.map(\.qualifiedName).joined(separator: ", "))
+        }
     }
 }
 
