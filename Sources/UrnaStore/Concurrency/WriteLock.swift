@@ -78,6 +78,18 @@ final class WriteLock: @unchecked Sendable {
         depth += 1
     }
 
+    /// Throws `parkedWriteOnThisThread` where `lock()` would (the calling thread left the write parked), and returns at
+    /// once otherwise: for a caller about to wait for another lock first, which a thread waiting inside it for the
+    /// parked write may hold. Only the calling thread makes itself the parker, so the answer holds until it parks one.
+    func refuseIfParkedHere() throws {
+        let me = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        if owner == Self.parked && parker == me && write != 0 && !Self.inTask {
+            throw StoreError.parkedWriteOnThisThread
+        }
+    }
+
     /// `lock()` for work that runs no SQL and cannot fail (a statement's reset, the statement cache): on the thread that
     /// left a write parked it holds the lock at once, on the write's behalf, until `unlock()` parks the write again
     /// (nothing it does touches the write's rows, and waiting there could wait for good).

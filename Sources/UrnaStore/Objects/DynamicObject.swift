@@ -88,7 +88,8 @@ public final class DynamicObject {
         // A read that fails is not a deletion: the error surfaces from the next read.
         do {
             guard try store.rowExists(type: type, key: key) else {
-                if !store.isInWriteTransaction { foundGone = true }
+                // Gone for good only when no write is open: one may still create the row (see `reloadIfStale`).
+                if !store.writeLock.isHeld { foundGone = true }
                 return true
             }
             return false
@@ -246,8 +247,9 @@ public final class DynamicObject {
         // committed meanwhile, and the values read before it would pass for current.
         let generation = store.generation
         guard let row = try store.loadRow(type: type, key: key) else {
-            // Committed state (a write's own delete may still roll back): this object is gone for good.
-            if !store.isInWriteTransaction { foundGone = true }
+            // Committed state with no write open (a write's own delete may still roll back, and a write parked or on
+            // another thread may still create the row at its commit): this object is gone for good.
+            if !store.writeLock.isHeld { foundGone = true }
             throw StoreError.invalidated(type: type.name)
         }
         values = row

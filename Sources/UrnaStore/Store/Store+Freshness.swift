@@ -31,6 +31,9 @@ extension Store {
             if changed { notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name)))) }
             return changed
         }
+        // Refused before waiting for `refreshLock`: another thread's refresh may hold it while it waits for the write
+        // this thread left parked, and only this thread's `commit()` would end that wait.
+        try writeLock.refuseIfParkedHere()
         return try refreshLock.withLock {
             let changed = try writeLock.withLock { try catchUpWithOtherConnections() }
             if changed { notifyObservers(ChangeSet(possiblyChanged: Set(schema.tableTypes.map(\.name)))) }

@@ -99,6 +99,12 @@ public final class Store: @unchecked Sendable {
             throw StoreError.schemaMismatch(
                 "\(path) is not an Urna file (it has no \(StorageLayout.schemaTable) table)")
         }
+        // The checks `Store(path:schema:)` makes after its schema matched: the recorded schema's tables held as views
+        // would answer made-up rows (or never end), its views replaced would run other SQL.
+        let planted = try Store.tablesHeldAsViews(of: recorded, in: c)
+        if !planted.isEmpty { throw Store.tablesHeldAsViewsError(planted, path: c.path, schema: recorded) }
+        let replaced = try Store.replacedViews(of: recorded, in: c)
+        if !replaced.isEmpty { throw Store.replacedViewsError(replaced, path: c.path, schema: recorded) }
         return try Store(connection: c, schema: recorded, verify: false)
     }
 

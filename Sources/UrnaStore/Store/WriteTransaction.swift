@@ -98,6 +98,10 @@ extension Store {
     /// Leaves the write `takeWrite` entered; when the thread's last use of it ended, the write belongs to no thread.
     func parkWrite(remembering: Bool = true) {
         let me = currentThreadID()
+        // What was read inside the write (an object's values, a counted `Results`) is the write's, uncommitted: read
+        // again on the next use. Bumped before the write is parked, while no other thread can see it as current. A file
+        // store only: in memory the parker's next read is refused anyway (not yet done for a value cached inside).
+        if readers != nil { bumpGeneration() }
         if writeLock.park(remembering: remembering), let fileID { FileWriters.shared.end(fileID, thread: me) }
     }
 
