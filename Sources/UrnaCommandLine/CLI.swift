@@ -312,7 +312,8 @@ func openExistingStore(_ path: String, readOnly: Bool = false) throws -> Store {
     try HotJournal.recoverIfNeeded(path)
     func open(readOnly: Bool) throws -> Store {
         do {
-            return try Store.openExisting(path: path, readOnly: readOnly)
+            return try Store.openExisting(
+                path: path, readOnly: readOnly, programName: CommandContext.current.toolName)
         } catch {
             // An app's users know the app, not the library under it: a plain SQLite file is "not a school-app
             // file", with the app's `adopt` for it, as `migrate` says (status, query and export said "not an Urna

@@ -90,6 +90,11 @@ public final class Store: @unchecked Sendable {
 
     /// Opens an existing file with the schema it records about itself (no Swift model needed).
     public static func openExisting(path: String, readOnly: Bool = false) throws -> Store {
+        try openExisting(path: path, readOnly: readOnly, programName: "urna")
+    }
+
+    /// `openExisting(path:readOnly:)` for a program built on Urna: its refusals name `programName`'s own restore.
+    package static func openExisting(path: String, readOnly: Bool, programName: String) throws -> Store {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.schemaMismatch(
                 "\(path) does not exist: create it with Store(path:schema:) (openExisting only opens files)")
@@ -102,7 +107,9 @@ public final class Store: @unchecked Sendable {
         // The checks `Store(path:schema:)` makes after its schema matched: the recorded schema's tables held as views
         // would answer made-up rows (or never end), its views replaced would run other SQL.
         let planted = try Store.tablesHeldAsViews(of: recorded, in: c)
-        if !planted.isEmpty { throw Store.tablesHeldAsViewsError(planted, path: c.path, schema: recorded) }
+        if !planted.isEmpty {
+            throw Store.tablesHeldAsViewsError(planted, path: c.path, schema: recorded, programName: programName)
+        }
         let replaced = try Store.replacedViews(of: recorded, in: c)
         if !replaced.isEmpty { throw Store.replacedViewsError(replaced, path: c.path, schema: recorded) }
         return try Store(connection: c, schema: recorded, verify: false)
