@@ -35,7 +35,7 @@ struct FaultInjectionTests {
         // About 1.6 MB are left; the MG candidacies and assets need several times that.
         let r = try CLIRunner.run(["import", "--db", db, "--quiet"] + FaultFixtures.mgPair)
         #expect(r.code == 1, "\(r.stderr)")
-        #expect(r.stderr.hasPrefix("Error: \(db): the disk is full"), "\(r.stderr)")
+        #expect(withoutLeftoverNotes(r.stderr).hasPrefix("Error: \(db): the disk is full"), "\(r.stderr)")
         #expect(r.stderr.contains("nothing was imported and the database is as it was"), "\(r.stderr)")
         try expectUnchanged(db, before, "import on a full disk")
     }
@@ -49,7 +49,7 @@ struct FaultInjectionTests {
         let db = fs.path("new.sqlite")
         let r = try CLIRunner.run(["import", "--db", db, "--quiet"] + FaultFixtures.mgPair)
         #expect(r.code == 1, "\(r.stderr)")
-        #expect(r.stderr.hasPrefix("Error: \(db): the disk is full"), "\(r.stderr)")
+        #expect(withoutLeftoverNotes(r.stderr).hasPrefix("Error: \(db): the disk is full"), "\(r.stderr)")
         #expect(FaultFixtures.listing(fs.directory) == [], "left behind: \(FaultFixtures.listing(fs.directory))")
     }
 
@@ -72,21 +72,25 @@ struct FaultInjectionTests {
 
         let noBackup = try CLIRunner.run(["migrate", "--db", db, "--no-backup"])
         #expect(noBackup.code == 1, "\(noBackup.stderr)")
-        #expect(noBackup.stderr.hasPrefix("Error: the disk holding \(db) is full"), "\(noBackup.stderr)")
+        #expect(
+            withoutLeftoverNotes(noBackup.stderr).hasPrefix("Error: the disk holding \(db) is full"),
+            "\(noBackup.stderr)")
         #expect(noBackup.stderr.contains("nothing was changed"), "\(noBackup.stderr)")
         try expectUnchanged(db, before, "--no-backup")
 
         let elsewhere = dir.appendingPathComponent("elsewhere.bak").path
         let withBackup = try CLIRunner.run(["migrate", "--db", db, "--backup", elsewhere])
         #expect(withBackup.code == 1, "\(withBackup.stderr)")
-        #expect(withBackup.stderr.hasPrefix("Error: the disk holding \(db) is full"), "\(withBackup.stderr)")
+        #expect(
+            withoutLeftoverNotes(withBackup.stderr).hasPrefix("Error: the disk holding \(db) is full"),
+            "\(withBackup.stderr)")
         try expectUnchanged(db, before, "--backup elsewhere")
         #expect(!FileManager.default.fileExists(atPath: elsewhere), "a failed run keeps no backup")
 
         let beside = try CLIRunner.run(["migrate", "--db", db])
         #expect(beside.code == 1, "\(beside.stderr)")
         #expect(
-            beside.stderr.hasPrefix(
+            withoutLeftoverNotes(beside.stderr).hasPrefix(
                 "Error: the upgrade was refused before writing the backup \(db).v0.bak: the disk has too little free space"
             ), "\(beside.stderr)")
         // The space check refused it before writing anything: its figures, not SQLite's "disk is full".
@@ -105,7 +109,7 @@ struct FaultInjectionTests {
         let backupFull = try CLIRunner.run(["migrate", "--db", roomy, "--backup", backup])
         #expect(backupFull.code == 1, "\(backupFull.stderr)")
         #expect(
-            backupFull.stderr.hasPrefix(
+            withoutLeftoverNotes(backupFull.stderr).hasPrefix(
                 "Error: the upgrade was refused before writing the backup \(backup): the disk has too little free space"
             ), "\(backupFull.stderr)")
         #expect(backupFull.stderr.contains("are free on that disk"), "\(backupFull.stderr)")
@@ -162,7 +166,7 @@ struct FaultInjectionTests {
         let i = try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.mgPair)
         #expect(i.code == 1, "\(i.stderr)")
         #expect(
-            i.stderr.hasPrefix(
+            withoutLeftoverNotes(i.stderr).hasPrefix(
                 "Error: \(elections) is read-only (Read-only file system): urna import must write to it; nothing was changed"
             ),
             "\(i.stderr)")
@@ -170,7 +174,7 @@ struct FaultInjectionTests {
             let m = try CLIRunner.run(args)
             #expect(m.code == 1, "\(args): \(m.stderr)")
             #expect(
-                m.stderr.hasPrefix(
+                withoutLeftoverNotes(m.stderr).hasPrefix(
                     "Error: \(people) is read-only (Read-only file system): urna migrate must write to it"),
                 "\(args): \(m.stderr)")
         }
@@ -243,13 +247,13 @@ struct FaultInjectionTests {
         let i = try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.mgPair)
         #expect(i.code == 1, "\(i.stderr)")
         #expect(
-            i.stderr.hasPrefix(
+            withoutLeftoverNotes(i.stderr).hasPrefix(
                 "Error: \(elections) is read-only (Operation not permitted): urna import must write to it"),
             "\(i.stderr)")
         let m = try CLIRunner.run(["migrate", "--db", people])
         #expect(m.code == 1, "\(m.stderr)")
         #expect(
-            m.stderr.hasPrefix(
+            withoutLeftoverNotes(m.stderr).hasPrefix(
                 "Error: \(people) is read-only (Operation not permitted): urna migrate must write to it"), "\(m.stderr)"
         )
         try expectUnchanged(elections, electionsBefore, "import on an immutable file")
@@ -281,13 +285,15 @@ struct FaultInjectionTests {
         let i = try CLIRunner.run(["import", "--db", elections, "--quiet"] + FaultFixtures.mgPair)
         #expect(i.code == 1, "\(i.stderr)")
         #expect(
-            i.stderr.hasPrefix("Error: \(elections): the database is locked by another process that is writing to it"),
+            withoutLeftoverNotes(i.stderr).hasPrefix(
+                "Error: \(elections): the database is locked by another process that is writing to it"),
             "\(i.stderr)")
         #expect(i.stderr.contains("try again when that process finishes"), "\(i.stderr)")
         let m = try CLIRunner.run(["migrate", "--db", people])
         #expect(m.code == 1, "\(m.stderr)")
         #expect(
-            m.stderr.hasPrefix("Error: \(people) is locked by another process that is writing to it"), "\(m.stderr)")
+            withoutLeftoverNotes(m.stderr).hasPrefix(
+                "Error: \(people) is locked by another process that is writing to it"), "\(m.stderr)")
         #expect(m.stderr.contains("try again when it finishes"), "\(m.stderr)")
         #expect(
             !FaultFixtures.listing(dir).contains { $0.hasSuffix(".bak") }, "backup left: \(FaultFixtures.listing(dir))")
@@ -332,7 +338,7 @@ struct FaultInjectionTests {
         for c in cases {
             let r = try CLIRunner.run(["migrate", "--db", db, "--backup", c.path])
             #expect(r.code == c.code, "--backup '\(c.path)': \(r.stderr)")
-            #expect(r.stderr.hasPrefix(c.message), "--backup '\(c.path)': \(r.stderr)")
+            #expect(withoutLeftoverNotes(r.stderr).hasPrefix(c.message), "--backup '\(c.path)': \(r.stderr)")
             #expect(r.stdout.isEmpty, "--backup '\(c.path)' ran: \(r.stdout)")
             try expectUnchanged(db, before, "--backup '\(c.path)'")
             #expect(FaultFixtures.listing(dir) == listing, "--backup '\(c.path)'")
@@ -358,13 +364,14 @@ struct FaultInjectionTests {
         try junkBytes.write(to: URL(fileURLWithPath: junk))
         let i = try CLIRunner.run(["import", "--db", junk, "--quiet"] + FaultFixtures.acPair)
         #expect(i.code == 65, "\(i.stderr)")
-        #expect(i.stderr.hasPrefix("Error: \(junk): this is not an SQLite database"), "\(i.stderr)")
+        #expect(
+            withoutLeftoverNotes(i.stderr).hasPrefix("Error: \(junk): this is not an SQLite database"), "\(i.stderr)")
         let m = try CLIRunner.run(["migrate", "--db", junk])
         #expect(m.code == 65, "\(m.stderr)")
-        #expect(m.stderr.hasPrefix("Error: \(junk) is not an SQLite database"), "\(m.stderr)")
+        #expect(withoutLeftoverNotes(m.stderr).hasPrefix("Error: \(junk) is not an SQLite database"), "\(m.stderr)")
         let dry = try CLIRunner.run(["migrate", "--dry-run", "--db", junk])
         #expect(dry.code == 65, "a dry run says the same, not a failed backup: \(dry.stderr)")
-        #expect(dry.stderr.hasPrefix("Error: \(junk) is not an SQLite database"), "\(dry.stderr)")
+        #expect(withoutLeftoverNotes(dry.stderr).hasPrefix("Error: \(junk) is not an SQLite database"), "\(dry.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: junk)) == junkBytes)
 
         // A people file with pages overwritten in the middle of its Person table.
@@ -377,8 +384,19 @@ struct FaultInjectionTests {
         let damagedBytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
         let d = try CLIRunner.run(["migrate", "--db", damaged])
         #expect(d.code == 65, "\(d.stderr)")
-        #expect(d.stderr.hasPrefix("Error: \(damaged) is damaged (database disk image is malformed)"), "\(d.stderr)")
+        #expect(
+            withoutLeftoverNotes(d.stderr).hasPrefix("Error: \(damaged) is damaged (database disk image is malformed)"),
+            "\(d.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: damaged)) == damagedBytes)
         #expect(!FaultFixtures.listing(dir).contains { $0.hasSuffix(".bak") }, "\(FaultFixtures.listing(dir))")
     }
+}
+
+/// stderr without the notes a run prints when it removes what another, killed, run left in the shared temporary
+/// folder (`note: removed ... left by a run that was stopped ...`): tests run in parallel, so any run may be the one
+/// that finds such a leftover, and its note comes before the error the test is about.
+private func withoutLeftoverNotes(_ stderr: String) -> String {
+    stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        .filter { !($0.hasPrefix("note: removed ") && $0.contains("left by a run that was stopped")) }
+        .joined(separator: "\n")
 }
